@@ -1,0 +1,70 @@
+"""`session-inspector`: headless commands, and the TUI when no command is given.
+
+Every module in `inspector.commands` that defines `register(subparsers)` adds one subcommand; its parser
+sets `func=run`, and `run(args) -> int` returns the exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from . import commands
+
+EXIT_OK = 0
+EXIT_ERROR = 2
+
+
+def command_modules() -> list:
+    """Every command module, in name order."""
+    mods = []
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
+        if info.name.startswith("_"):
+            continue
+        mod = importlib.import_module(f"{commands.__name__}.{info.name}")
+        if hasattr(mod, "register"):
+            mods.append(mod)
+    return mods
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="session-inspector",
+        description=(
+            "Inspect OpenClaw / pi session transcripts: where the context window goes, what pruning would cut. "
+            "Without a command, opens the interactive inspector (on the bundled demo session when no PATH is given "
+            "and no sessions are found)."
+        ),
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for mod in command_modules():
+        mod.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    commands_known = set(parser._subparsers._group_actions[0].choices) if parser._subparsers else set()  # type: ignore[union-attr]
+    if not argv or (argv[0] not in commands_known and argv[0] not in ("-h", "--help")):
+        return run_app(argv)
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def run_app(argv: list[str]) -> int:
+    """Open the interactive inspector (`session-inspector [PATH] [--demo]`)."""
+    from .commands.stats import run_default
+
+    return run_default(argv)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

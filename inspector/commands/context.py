@@ -1,0 +1,71 @@
+"""`session-inspector context PATH`: one row per message of the context the model sees."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.table import Table
+from rich.text import Text
+
+from ..figures import context_report
+from ._common import EXIT_ERROR, add_session_options, console, encoding_of, open_or_fail, print_json, window_options
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("context", help="the rebuilt context, one row per message, with every estimator")
+    p.add_argument("path", type=Path, help="session .jsonl file")
+    p.add_argument("--leaf", default=None, metavar="ID", help="build the context from this entry instead of the last one")
+    add_session_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    session = open_or_fail(args.path)
+    if session is None:
+        return EXIT_ERROR
+    opts, config_error = window_options(args)
+    try:
+        ctx = session.context(args.leaf)
+    except KeyError:
+        print(f"session-inspector: no entry with id {args.leaf!r} in {args.path}")
+        return EXIT_ERROR
+    data = context_report(session, ctx, opts, encoding_of(args))
+    if config_error:
+        data["config_error"] = config_error
+    if args.json:
+        print_json(data)
+        return 0
+    c = console()
+    t = Table(title=f"Context of {data['file']} (leaf {data['leaf_id']})", title_justify="left")
+    for col in ("#", "line", "entry", "role", "tool", "pi tok", "prune ch", "compact tok", "guard ch", "tiktoken", "recorded ctx", "cum pi"):
+        t.add_column(col, justify="right" if col not in ("entry", "role", "tool") else "left")
+    for r in data["messages"]:
+        e = r["estimates"]
+        u = r["usage"]
+        recorded = ""
+        if isinstance(u, dict):
+            recorded = str(u.get("totalTokens") or "")
+        t.add_row(
+            *(
+                Text(str(v))
+                for v in (
+                    r["index"],
+                    r["line"],
+                    r["entry_id"] or "",
+                    r["role"],
+                    r["tool_name"] or "",
+                    e["pi_tokens"],
+                    e["openclaw_prune_chars"],
+                    e["openclaw_compaction_tokens"],
+                    e["tool_guard_chars"],
+                    "" if e["tiktoken"] is None else e["tiktoken"],
+                    recorded,
+                    r["cumulative_pi_tokens"],
+                )
+            )
+        )
+    c.print(t)
+    win = data["context_window"]
+    c.print(Text(f"window {win['tokens']:,} ({win['source']}), guard {data['guard']['level']}; diagnostics: {len(data['diagnostics'])}"))
+    return 0

@@ -1,0 +1,154 @@
+"""Rebuild the messages the model sees, exactly as pi's `buildSessionContext` (spec §1.5).
+
+Works on entry metadata only: message content stays on disk until asked for.
+"""
+
+from __future__ import annotations
+
+from . import model as m
+from .tree import SessionTree
+
+SIBLING_SCAN_LIMIT = 2000
+
+
+def _maps_to_message(entry: m.Entry) -> bool:
+    """pi's `appendMessage` mapping: message, custom_message, branch_summary with a non-empty summary."""
+    t = entry.type
+    if t == m.MESSAGE:
+        return entry.role is not None
+    if t == m.CUSTOM_MESSAGE:
+        return True
+    if t == m.BRANCH_SUMMARY:
+        return entry.role is not None  # set only when the summary is non-empty
+    return False
+
+
+def _row(entry: m.Entry, index: int) -> m.ContextMessage:
+    return m.ContextMessage(
+        index=index,
+        entry_index=entry.index,
+        entry_id=entry.id,
+        line=entry.line,
+        role=entry.role or "?",
+        tool_name=entry.tool_name,
+        est_packed=entry.est_packed,
+        usage_packed=entry.usage_packed,
+        excluded_from_llm=entry.excluded_from_context,
+    )
+
+
+def build_context(tree: SessionTree, leaf_index: int | None = None) -> m.SessionContext:
+    """The context for `leaf_index` (default: the last entry)."""
+    if leaf_index is None:
+        leaf_index = tree.leaf_index
+    if leaf_index is None:
+        return m.SessionContext(leaf_id=None, messages=[], path=[], model=None, thinking_level="off")
+    entries = tree.entries
+    path, diags = tree.path_to(leaf_index)
+
+    thinking_level = "off"
+    model: dict[str, str] | None = None
+    compaction_pos: int | None = None
+    for pos, idx in enumerate(path):
+        e = entries[idx]
+        if e.type == m.THINKING_LEVEL_CHANGE and e.data is not None:
+            thinking_level = e.data.get("thinkingLevel")
+        elif e.type == m.MODEL_CHANGE and e.data is not None:
+            model = {"provider": e.data.get("provider"), "modelId": e.data.get("modelId")}
+        elif e.type == m.MESSAGE and e.role == "assistant":
+            model = {"provider": e.provider, "modelId": e.model}
+        elif e.type == m.COMPACTION:
+            compaction_pos = pos
+
+    rows: list[m.ContextMessage] = []
+    first_kept_pos: int | None = None
+    if compaction_pos is None:
+        for idx in path:
+            e = entries[idx]
+            if _maps_to_message(e):
+                rows.append(_row(e, len(rows)))
+    else:
+        comp = entries[path[compaction_pos]]
+        rows.append(_row(comp, 0))
+        first_kept = comp.data.get("firstKeptEntryId") if comp.data else None
+        found = False
+        for pos in range(compaction_pos):
+            e = entries[path[pos]]
+            if not found and e.id is not None and e.id == first_kept:
+                found = True
+                first_kept_pos = pos
+            if found and _maps_to_message(e):
+                rows.append(_row(e, len(rows)))
+        if not found:
+            reason = "points at the compaction itself (manual /compact)" if first_kept == comp.id else "is not on the path"
+            diags.append(
+                m.Diagnostic(
+                    "first_kept_not_found",
+                    f"compaction {comp.id}: firstKeptEntryId {first_kept!r} {reason}; nothing before it is kept",
+                    "info",
+                    comp.line,
+                    comp.offset,
+                )
+            )
+        for idx in path[compaction_pos + 1 :]:
+            e = entries[idx]
+            if _maps_to_message(e):
+                rows.append(_row(e, len(rows)))
+
+    ctx = m.SessionContext(
+        leaf_id=entries[leaf_index].id,
+        messages=rows,
+        path=path,
+        model=model,
+        thinking_level=thinking_level if isinstance(thinking_level, str) else "off",
+        compaction_index=path[compaction_pos] if compaction_pos is not None else None,
+        first_kept_index=path[first_kept_pos] if first_kept_pos is not None else None,
+        diagnostics=diags,
+    )
+    ctx.diagnostics.extend(tool_pairing_diagnostics(tree, ctx))
+    return ctx
+
+
+def tool_pairing_diagnostics(tree: SessionTree, ctx: m.SessionContext) -> list[m.Diagnostic]:
+    """Warn when toolCalls and toolResults on the active path do not pair up (delivery-mirror siblings)."""
+    entries = tree.entries
+    pending: dict[str, m.Entry] = {}
+    out: list[m.Diagnostic] = []
+    for row in ctx.messages:
+        e = entries[row.entry_index]
+        if e.role == "assistant":
+            for cid in e.tool_call_ids:
+                pending[cid] = e
+        elif e.role == "toolResult":
+            if e.tool_call_id in pending:
+                del pending[e.tool_call_id]
+            else:
+                out.append(
+                    m.Diagnostic(
+                        "orphan_tool_result",
+                        f"toolResult {e.tool_call_id!r} ({e.tool_name}) has no matching toolCall on the active path",
+                        "warning",
+                        e.line,
+                        e.offset,
+                    )
+                )
+    for cid, e in pending.items():
+        siblings = _sibling_hint(tree, e, cid)
+        out.append(
+            m.Diagnostic(
+                "missing_tool_result",
+                f"toolCall {cid!r} in entry {e.id} has no toolResult on the active path{siblings}",
+                "warning",
+                e.line,
+                e.offset,
+            )
+        )
+    return out
+
+
+def _sibling_hint(tree: SessionTree, call_entry: m.Entry, call_id: str) -> str:
+    """Point at a toolResult for `call_id` that sits on another branch (OpenClaw's delivery-mirror case)."""
+    for e in tree.entries[call_entry.index + 1 : call_entry.index + 1 + SIBLING_SCAN_LIMIT]:
+        if e.role == "toolResult" and e.tool_call_id == call_id:
+            return f"; its result is entry {e.id} (line {e.line}) on a sibling branch (delivery-mirror race, OpenClaw repairs it in memory)"
+    return ""

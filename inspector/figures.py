@@ -1,0 +1,311 @@
+"""The figures the CLI prints and the UI shows, computed once here (the UI never computes).
+
+`session_stats` is `stats --json`; `context_report` is `context --json`. Field names are a stable contract
+(documented in the README): add fields freely, never rename.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from . import model as m
+from .breakdown import context_breakdown
+from .session import Session
+from .tokens import calculate_context_tokens, get_token_counter
+from .window import ContextWindow, evaluate_context_window_guard, resolve_context_window
+
+ESTIMATORS = ("pi_tokens", "openclaw_prune_chars", "openclaw_compaction_tokens", "tool_guard_chars")
+USAGE_FIELDS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
+COST_FIELDS = ("input", "output", "cacheRead", "cacheWrite", "total")
+
+
+@dataclass(slots=True)
+class WindowOptions:
+    """Where the context window comes from: OpenClaw config data, and an explicit override."""
+
+    config: dict[str, Any] | None = None
+    override: int | None = None
+
+
+def window_for(ctx: m.SessionContext, options: WindowOptions) -> ContextWindow:
+    model = ctx.model or {}
+    return resolve_context_window(model.get("provider"), model.get("modelId"), options.config, options.override)
+
+
+def guard_json(window: ContextWindow) -> dict[str, Any]:
+    g = evaluate_context_window_guard(window.tokens)
+    return {
+        "level": g.level,
+        "warn_below": g.warn_below,
+        "hard_min": g.hard_min,
+        "message": g.message,
+    }
+
+
+def window_json(window: ContextWindow) -> dict[str, Any]:
+    out = {"tokens": window.tokens, "source": window.source}
+    capped = getattr(window, "capped_by", None)
+    if capped:
+        out["capped_by"] = capped
+    return out
+
+
+def sum_usage(entries: list[m.Entry]) -> dict[str, Any]:
+    """Σ of recorded usage (tokens and USD cost) over assistant entries."""
+    totals: dict[str, Any] = {k: 0 for k in USAGE_FIELDS}
+    cost: dict[str, float] = {k: 0.0 for k in COST_FIELDS}
+    calls = 0
+    for e in entries:
+        u = e.usage
+        if not u:
+            continue
+        calls += 1
+        for k in USAGE_FIELDS:
+            v = u.get(k)
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                totals[k] += v
+        c = u.get("cost")
+        if isinstance(c, dict):
+            for k in COST_FIELDS:
+                v = c.get(k)
+                if isinstance(v, (int, float)) and not isinstance(v, bool):
+                    cost[k] += v
+    totals["cost"] = {k: round(v, 10) for k, v in cost.items()}
+    totals["assistant_calls"] = calls
+    return totals
+
+
+def last_context_usage(session: Session, ctx: m.SessionContext) -> dict[str, Any]:
+    """pi's `estimateContextTokens` on the context: last valid assistant usage + chars/4 of what follows."""
+    entries = session.entries
+    last = None
+    for pos in range(len(ctx.messages) - 1, -1, -1):
+        e = entries[ctx.messages[pos].entry_index]
+        if e.role == "assistant" and e.usage_packed is not None and e.stop_reason not in ("aborted", "error"):
+            last = pos
+            break
+    if last is None:
+        trailing = sum(r.estimates.pi_tokens for r in ctx.messages if r.estimates)
+        return {"tokens": trailing, "usage_tokens": 0, "trailing_tokens": trailing, "last_usage_index": None}
+    usage_tokens = calculate_context_tokens(entries[ctx.messages[last].entry_index].usage)
+    trailing = sum(r.estimates.pi_tokens for r in ctx.messages[last + 1 :] if r.estimates)
+    return {
+        "tokens": usage_tokens + trailing,
+        "usage_tokens": usage_tokens,
+        "trailing_tokens": trailing,
+        "last_usage_index": last,
+    }
+
+
+def estimator_ratios(session: Session, ctx: m.SessionContext, tiktoken_counts: list[int | None] | None) -> dict[str, Any]:
+    """How far each estimator is from what the provider recorded, over the context's assistant calls.
+
+    For every assistant message with recorded usage, the prompt it was sent with is estimated as the sum of
+    the context messages before it; the recorded prompt is `input + cacheRead + cacheWrite`. The ratio is
+    Σ estimate / Σ recorded (1.0 = exact; below 1 the estimator undercounts — note that the system prompt and
+    tool schemas are never in the transcript, so every estimator is expected to be somewhat below 1).
+    """
+    entries = session.entries
+    running = {k: 0 for k in ESTIMATORS}
+    running_tiktoken = 0
+    est_sum = {k: 0 for k in ESTIMATORS}
+    tik_sum = 0
+    recorded_sum = 0
+    samples = 0
+    for pos, row in enumerate(ctx.messages):
+        e = entries[row.entry_index]
+        u = e.usage if e.role == "assistant" else None
+        if u and e.provider != "openclaw":
+            prompt = sum(
+                v for k in ("input", "cacheRead", "cacheWrite") if isinstance((v := u.get(k)), (int, float)) and not isinstance(v, bool)
+            )
+            if prompt > 0:
+                samples += 1
+                recorded_sum += prompt
+                for k in ESTIMATORS:
+                    est_sum[k] += running[k]
+                tik_sum += running_tiktoken
+        if row.estimates:
+            for k in ESTIMATORS:
+                running[k] += getattr(row.estimates, k)
+        if tiktoken_counts is not None and tiktoken_counts[pos] is not None:
+            running_tiktoken += tiktoken_counts[pos]
+    out: dict[str, Any] = {"samples": samples, "recorded_prompt_tokens": recorded_sum}
+    if recorded_sum:
+        out["pi_tokens"] = round(est_sum["pi_tokens"] / recorded_sum, 4)
+        out["openclaw_compaction_tokens"] = round(est_sum["openclaw_compaction_tokens"] / recorded_sum, 4)
+        out["openclaw_prune_chars_div4"] = round(est_sum["openclaw_prune_chars"] / 4 / recorded_sum, 4)
+        out["tool_guard_chars_div4"] = round(est_sum["tool_guard_chars"] / 4 / recorded_sum, 4)
+        if tiktoken_counts is not None:
+            out["tiktoken"] = round(tik_sum / recorded_sum, 4)
+    return out
+
+
+def tiktoken_counts_for(session: Session, ctx: m.SessionContext, encoding: str | None) -> tuple[list[int | None] | None, dict[str, Any]]:
+    """tiktoken count of every context message (content re-read from disk), and the counter's status."""
+    if encoding is None:
+        return None, {"enabled": False}
+    counter = get_token_counter(encoding)
+    info = {"enabled": counter.available, "encoding": counter.name, "notice": counter.notice}
+    if not counter.available:
+        return [None] * len(ctx.messages), info
+    counts: list[int | None] = []
+    for row in ctx.messages:
+        msg = session.load_message(session.entries[row.entry_index])
+        counts.append(counter.count_message(msg) if msg is not None else None)
+    return counts, info
+
+
+def context_report(
+    session: Session,
+    ctx: m.SessionContext,
+    window_options: WindowOptions,
+    encoding: str | None = "cl100k_base",
+) -> dict[str, Any]:
+    """`context --json`: one row per context message with every estimator, plus window and guard."""
+    window = window_for(ctx, window_options)
+    counts, tik_info = tiktoken_counts_for(session, ctx, encoding)
+    entries = session.entries
+    rows = []
+    cumulative = 0
+    for pos, row in enumerate(ctx.messages):
+        e = entries[row.entry_index]
+        est = row.estimates.to_json() if row.estimates else {k: 0 for k in ESTIMATORS}
+        est["tiktoken"] = counts[pos] if counts is not None else None
+        cumulative += est["pi_tokens"]
+        rows.append(
+            {
+                "index": row.index,
+                "entry_id": row.entry_id,
+                "entry_type": e.type,
+                "line": row.line,
+                "role": row.role,
+                "tool_name": row.tool_name,
+                "estimates": est,
+                "cumulative_pi_tokens": cumulative,
+                "usage": row.usage,
+                "excluded_from_llm": row.excluded_from_llm,
+                "timestamp": e.message_timestamp,
+            }
+        )
+    return {
+        "file": str(session.path),
+        "format": session.format,
+        "version": session.version,
+        "leaf_id": ctx.leaf_id,
+        "model": ctx.model,
+        "thinking_level": ctx.thinking_level,
+        "context_window": window_json(window),
+        "guard": guard_json(window),
+        "tiktoken": tik_info,
+        "totals": {
+            **{k: sum(r["estimates"][k] for r in rows) for k in ESTIMATORS},
+            "tiktoken": sum(c for c in counts if c is not None) if counts is not None else None,
+            "estimate_context_tokens": last_context_usage(session, ctx),
+        },
+        "diagnostics": [d.to_json() for d in session.all_diagnostics(ctx)],
+        "messages": rows,
+    }
+
+
+def compaction_kind(session: Session, e: m.Entry) -> str:
+    """How a compaction entry keeps history: split_turn, turn_boundary, manual (self-reference), boundary_only, not_on_path."""
+    data = e.data or {}
+    fk = data.get("firstKeptEntryId")
+    if fk is not None and fk == e.id:
+        return "manual"
+    target = session.entry_by_id(fk) if isinstance(fk, str) else None
+    if target is None:
+        return "first_kept_missing"
+    first = next((x for x in session.entries if x.type != m.SESSION), None)
+    if first is not None and target.index == first.index:
+        return "boundary_only"
+    if target.role == "assistant":
+        return "split_turn"
+    if target.type != m.MESSAGE:
+        return "non_message_start"
+    return "turn_boundary"
+
+
+def session_stats(
+    session: Session,
+    window_options: WindowOptions,
+    encoding: str | None = "cl100k_base",
+    leaf_id: str | None = None,
+) -> dict[str, Any]:
+    """`stats --json`: counts, tree shape, compactions, models, token totals, usage, window, diagnostics."""
+    ctx = session.context(leaf_id)
+    entries = session.entries
+    window = window_for(ctx, window_options)
+    by_type = Counter(e.type for e in entries)
+    by_role = Counter(e.role for e in entries if e.type == m.MESSAGE and e.role)
+    on_path = set(ctx.path)
+    compactions = []
+    for e in entries:
+        if e.type != m.COMPACTION:
+            continue
+        data = e.data or {}
+        compactions.append(
+            {
+                "entry_id": e.id,
+                "line": e.line,
+                "on_path": e.index in on_path,
+                "in_force": e.index == ctx.compaction_index,
+                "first_kept_entry_id": data.get("firstKeptEntryId"),
+                "tokens_before": data.get("tokensBefore"),
+                "from_hook": data.get("fromHook"),
+                "kind": compaction_kind(session, e),
+                "summary_chars": len(data.get("summary") or "") if isinstance(data.get("summary"), str) else None,
+            }
+        )
+    models = Counter((e.provider, e.model) for e in entries if e.role == "assistant")
+    counts, tik_info = tiktoken_counts_for(session, ctx, encoding)
+    ctx_totals = {k: sum(getattr(r.estimates, k) for r in ctx.messages if r.estimates) for k in ESTIMATORS}
+    ctx_totals["tiktoken"] = sum(c for c in counts if c is not None) if counts is not None else None
+    path_entries = [entries[i] for i in ctx.path]
+    context_usage = last_context_usage(session, ctx)
+    return {
+        "file": str(session.path),
+        "format": session.format,
+        "version": session.version,
+        "valid": session.valid,
+        "size_bytes": session.file_size,
+        "header": _header_json(session.header),
+        "session_name": session.tree.session_name,
+        "entries": {"total": len(entries), "by_type": dict(sorted(by_type.items())), "by_role": dict(sorted(by_role.items()))},
+        "leaf_id": ctx.leaf_id,
+        "tree": {
+            "roots": len(session.tree.roots()),
+            "orphans": len(session.tree.orphans()),
+            "branch_points": [entries[i].id for i in session.tree.branch_points()],
+            "path_length": len(ctx.path),
+            "off_path_entries": len(entries) - len(ctx.path),
+            "labels": dict(session.tree.labels),
+        },
+        "compactions": compactions,
+        "models": [{"provider": p, "model": mo, "assistant_messages": n} for (p, mo), n in models.most_common()],
+        "model": ctx.model,
+        "thinking_level": ctx.thinking_level,
+        "context": {
+            "messages": len(ctx.messages),
+            "estimates": ctx_totals,
+            "estimate_context_tokens": context_usage,
+            "tiktoken": tik_info,
+            "estimator_ratios": estimator_ratios(session, ctx, counts),
+            "breakdown": context_breakdown(session, ctx, "pi_tokens", top=10),
+        },
+        "usage": {"all_entries": sum_usage(entries), "active_path": sum_usage(path_entries)},
+        "context_window": window_json(window),
+        "guard": guard_json(window),
+        "context_fill": round(context_usage["tokens"] / window.tokens, 4) if window.tokens else None,
+        "diagnostics": [d.to_json() for d in session.all_diagnostics(ctx)],
+    }
+
+
+def _header_json(header: dict[str, Any] | None) -> dict[str, Any] | None:
+    if header is None:
+        return None
+    keep = ("id", "version", "timestamp", "cwd", "parentSession", "provider", "modelId", "thinkingLevel", "branchedFrom")
+    return {k: header[k] for k in keep if k in header}

@@ -1,0 +1,141 @@
+"""Byte-level scanning of a session file: complete lines with their offsets, incrementally.
+
+`LineScanner` reads a file in large chunks (constant memory whatever the file size), yields each complete
+line with its 1-based line number and byte offset, keeps a trailing partial line buffered until its newline
+arrives, and notices when the file was truncated or replaced (size shrink, different inode) so the caller
+can re-index. It never writes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+CHUNK_SIZE = 8 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class RawLine:
+    """One physical line: 1-based `line` number, byte `offset` of its start, bytes without the `\\n`."""
+
+    line: int
+    offset: int
+    data: bytes
+    terminated: bool = True
+
+
+@dataclass(slots=True)
+class FileIdentity:
+    """What tells us that a file is still the one we indexed."""
+
+    dev: int
+    ino: int
+    size: int
+
+    @classmethod
+    def of(cls, st: os.stat_result) -> "FileIdentity":
+        return cls(st.st_dev, st.st_ino, st.st_size)
+
+
+class FileReplaced(Exception):
+    """The file shrank or was replaced since it was indexed: everything must be read again."""
+
+
+class LineScanner:
+    """Incremental reader of complete lines of one file.
+
+    `consumed` is the offset just past the last complete line handed out; bytes after it (a line a writer
+    is still writing) are kept in `pending` and re-examined on the next `scan()`.
+    """
+
+    def __init__(self, path: Path | str, chunk_size: int = CHUNK_SIZE) -> None:
+        self.path = Path(path)
+        self.chunk_size = chunk_size
+        self.consumed = 0
+        self.next_line = 1
+        self.pending = b""
+        self.identity: FileIdentity | None = None
+        self._skip_newline = False
+
+    def check_identity(self) -> os.stat_result:
+        """Stat the file; raise `FileReplaced` if it shrank below what we read or is another inode."""
+        st = os.stat(self.path)
+        if self.identity is not None:
+            if (st.st_dev, st.st_ino) != (self.identity.dev, self.identity.ino):
+                raise FileReplaced(f"{self.path} was replaced (inode changed)")
+            if st.st_size < self.consumed + len(self.pending):
+                raise FileReplaced(
+                    f"{self.path} was truncated ({st.st_size} bytes, {self.consumed + len(self.pending)} read)"
+                )
+        return st
+
+    def scan(self) -> Iterator[tuple[int, int, bytes]]:
+        """Yield `(line, offset, data)` for every complete line appended since the last scan."""
+        st = self.check_identity()
+        self.identity = FileIdentity.of(st)
+        yield from self.scan_until(None)
+
+    def scan_until(self, end: int | None) -> Iterator[tuple[int, int, bytes]]:
+        """Complete lines from `consumed` up to byte `end` (EOF when None), without identity checks."""
+        start = self.consumed + len(self.pending)
+        with open(self.path, "rb") as f:
+            f.seek(start)
+            remaining = None if end is None else end - start
+            while remaining is None or remaining > 0:
+                size = self.chunk_size if remaining is None else min(self.chunk_size, remaining)
+                chunk = f.read(size)
+                if not chunk:
+                    break
+                if remaining is not None:
+                    remaining -= len(chunk)
+                yield from self._feed(chunk)
+            if end is None:
+                self.identity = FileIdentity.of(os.fstat(f.fileno()))
+
+    def _feed(self, chunk: bytes) -> Iterator[tuple[int, int, bytes]]:
+        if self._skip_newline and not self.pending:
+            self._skip_newline = False
+            if chunk[:1] == b"\n":
+                chunk = chunk[1:]
+                self.consumed += 1
+        last_nl = chunk.rfind(b"\n")
+        if last_nl < 0:
+            self.pending += chunk
+            return
+        if self.pending:
+            body = self.pending + chunk[:last_nl]
+            self.pending = b""
+        else:
+            body = chunk[:last_nl]
+        tail = chunk[last_nl + 1 :]
+        offset = self.consumed
+        line_no = self.next_line
+        for data in body.split(b"\n"):
+            yield line_no, offset, data
+            offset += len(data) + 1
+            line_no += 1
+        self.consumed = offset
+        self.next_line = line_no
+        self.pending = tail
+
+    def take_pending(self) -> RawLine | None:
+        """Hand out the unterminated last line as if complete (for a one-shot read of a static file)."""
+        if not self.pending:
+            return None
+        return RawLine(self.next_line, self.consumed, self.pending, terminated=False)
+
+    def accept_pending(self) -> None:
+        """Mark the unterminated last line as consumed; a newline arriving later is skipped."""
+        self.consumed += len(self.pending)
+        self.pending = b""
+        self.next_line += 1
+        self._skip_newline = True
+
+
+def read_range(path: Path | str, offset: int, length: int) -> bytes:
+    """Read `length` bytes at `offset` (one entry's line)."""
+    with open(path, "rb") as f:
+        f.seek(offset)
+        return f.read(length)

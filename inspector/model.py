@@ -1,0 +1,239 @@
+"""The common model every reader produces: entries (metadata only), diagnostics and context messages.
+
+Entries keep *metadata* (offsets, ids, role, tool name, estimates, recorded usage) and, for the small
+non-message entry types, their parsed dict. The content of `message` and `custom_message` entries is not
+kept: it is re-read from disk on demand (`Session.load_message`), so a 1 GB file fits in a small fraction
+of its size in memory.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass, field
+from typing import Any
+
+_EST = struct.Struct("<4q")
+USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
+COST_KEYS = ("input", "output", "cacheRead", "cacheWrite", "total")
+_USAGE = struct.Struct("<10d")
+_NAN = float("nan")
+
+
+def pack_estimates(values: tuple[int, int, int, int] | None) -> bytes | None:
+    return None if values is None else _EST.pack(*values)
+
+
+def pack_usage(usage: Any) -> bytes | None:
+    """Recorded usage packed in 80 bytes (NaN where a field is absent): a fraction of a dict's memory."""
+    if type(usage) is not dict:
+        return None
+    try:  # the usual shape: every field present and numeric
+        c = usage["cost"]
+        return _USAGE.pack(
+            usage["input"], usage["output"], usage["cacheRead"], usage["cacheWrite"], usage["totalTokens"],
+            c["input"], c["output"], c["cacheRead"], c["cacheWrite"], c["total"],
+        )
+    except (KeyError, TypeError, struct.error):
+        pass
+    cost = usage.get("cost")
+    cost = cost if isinstance(cost, dict) else {}
+    vals = [usage.get(k) for k in USAGE_KEYS] + [cost.get(k) for k in COST_KEYS]
+    return _USAGE.pack(*(float(v) if type(v) in (int, float) else _NAN for v in vals))
+
+
+def unpack_usage(packed: bytes | None) -> dict[str, Any] | None:
+    """The usage object back (standard fields only; absent ones stay absent; integral values as int)."""
+    if packed is None:
+        return None
+    vals = _USAGE.unpack(packed)
+
+    def num(v: float) -> int | float:
+        return int(v) if v.is_integer() and abs(v) < 2**53 else v
+
+    out: dict[str, Any] = {k: num(v) for k, v in zip(USAGE_KEYS, vals) if not math.isnan(v)}
+    cost = {k: num(v) for k, v in zip(COST_KEYS, vals[len(USAGE_KEYS) :]) if not math.isnan(v)}
+    if cost:
+        out["cost"] = cost
+    return out
+
+# Entry types of pi / OpenClaw v3 session files (spec §1.3).
+SESSION = "session"
+MESSAGE = "message"
+MODEL_CHANGE = "model_change"
+THINKING_LEVEL_CHANGE = "thinking_level_change"
+COMPACTION = "compaction"
+BRANCH_SUMMARY = "branch_summary"
+CUSTOM = "custom"
+CUSTOM_MESSAGE = "custom_message"
+LABEL = "label"
+SESSION_INFO = "session_info"
+
+KNOWN_ENTRY_TYPES = frozenset(
+    {
+        MESSAGE,
+        MODEL_CHANGE,
+        THINKING_LEVEL_CHANGE,
+        COMPACTION,
+        BRANCH_SUMMARY,
+        CUSTOM,
+        CUSTOM_MESSAGE,
+        LABEL,
+        SESSION_INFO,
+    }
+)
+
+# Texts pi's convertToLlm wraps summaries in (pi 0.66.1 packages/coding-agent/src/core/messages.ts).
+COMPACTION_SUMMARY_PREFIX = (
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+)
+COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
+BRANCH_SUMMARY_PREFIX = (
+    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+)
+BRANCH_SUMMARY_SUFFIX = "</summary>"
+
+CURRENT_SESSION_VERSION = 3
+
+
+@dataclass(slots=True)
+class Diagnostic:
+    """One problem (or notable fact) found while reading a file.
+
+    `line` is the 1-based physical line number and `offset` the byte offset of that line's start, when the
+    problem belongs to a line. `severity` is `error` (data pi would skip or could not use), `warning`
+    (pi reads it, but something is off) or `info`.
+    """
+
+    kind: str
+    message: str
+    severity: str = "warning"
+    line: int | None = None
+    offset: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "severity": self.severity,
+            "line": self.line,
+            "offset": self.offset,
+            "message": self.message,
+        }
+
+
+@dataclass(slots=True)
+class Estimates:
+    """Per-message size estimates, each named after the code it reproduces (see `inspector.tokens`)."""
+
+    pi_tokens: int
+    openclaw_prune_chars: int
+    openclaw_compaction_tokens: int
+    tool_guard_chars: int
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "pi_tokens": self.pi_tokens,
+            "openclaw_prune_chars": self.openclaw_prune_chars,
+            "openclaw_compaction_tokens": self.openclaw_compaction_tokens,
+            "tool_guard_chars": self.tool_guard_chars,
+        }
+
+
+@dataclass(slots=True)
+class Entry:
+    """Metadata of one non-header line of a session file.
+
+    `index` is the position in `Session.entries` (file order, valid entries only); `line`/`offset`/`length`
+    locate the raw bytes (without the newline). `id`/`parent_id` are the stored ones, or synthetic ids for
+    v1 files (migrated in memory, like pi's `migrateV1ToV2`). `data` is the parsed dict for every entry
+    type except `message` and `custom_message`, whose (possibly huge) content is re-read on demand.
+
+    For entries that map to a context message (`message`, `custom_message`, non-empty `branch_summary`,
+    and `compaction` as its summary message) `role` is the AgentMessage role and `estimates` are computed
+    at index time.
+    """
+
+    index: int
+    line: int
+    offset: int
+    length: int
+    type: str
+    id: str | None
+    parent_id: str | None
+    timestamp: str | None = None
+    data: dict[str, Any] | None = None
+    role: str | None = None
+    tool_name: str | None = None
+    tool_call_id: str | None = None
+    tool_call_ids: tuple[str, ...] = ()
+    provider: str | None = None
+    model: str | None = None
+    stop_reason: str | None = None
+    usage_packed: bytes | None = None
+    message_timestamp: float | int | None = None
+    block_kinds: tuple[str, ...] = ()
+    est_packed: bytes | None = None
+    migrated_role: bool = False
+    excluded_from_context: bool = False
+
+    @property
+    def estimates(self) -> Estimates | None:
+        """The four estimates of the message this entry contributes (None if it contributes none)."""
+        p = self.est_packed
+        return None if p is None else Estimates(*_EST.unpack(p))
+
+    @property
+    def usage(self) -> dict[str, Any] | None:
+        """Recorded provider usage of an assistant message (standard fields)."""
+        return unpack_usage(self.usage_packed)
+
+    @property
+    def is_message(self) -> bool:
+        return self.type == MESSAGE
+
+    @property
+    def known_type(self) -> bool:
+        return self.type in KNOWN_ENTRY_TYPES
+
+
+@dataclass(slots=True)
+class ContextMessage:
+    """One message of the rebuilt context (pi `buildSessionContext`), in order.
+
+    `entry_index`/`entry_id`/`line` name the entry that produced it: for the virtual compaction-summary and
+    branch-summary messages, the `compaction` or `branch_summary` entry.
+    """
+
+    index: int
+    entry_index: int
+    entry_id: str | None
+    line: int
+    role: str
+    tool_name: str | None
+    est_packed: bytes | None
+    usage_packed: bytes | None
+    excluded_from_llm: bool = False
+
+    @property
+    def estimates(self) -> Estimates | None:
+        p = self.est_packed
+        return None if p is None else Estimates(*_EST.unpack(p))
+
+    @property
+    def usage(self) -> dict[str, Any] | None:
+        """The recorded provider usage (assistant messages)."""
+        return unpack_usage(self.usage_packed)
+
+
+@dataclass(slots=True)
+class SessionContext:
+    """The context the model sees for one leaf: messages plus the model and thinking level in force."""
+
+    leaf_id: str | None
+    messages: list[ContextMessage]
+    path: list[int]
+    model: dict[str, str] | None
+    thinking_level: str
+    compaction_index: int | None = None
+    first_kept_index: int | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)

@@ -1,0 +1,321 @@
+"""An opened session file: the one object the CLI and the UI work with.
+
+`open_session(path)` indexes the whole file (metadata and estimates for every entry, content left on
+disk); `Session.refresh()` reads only what was appended since, re-indexing from scratch when the file was
+truncated or replaced. Nothing here ever writes to the session file.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from . import model as m
+from .context import build_context
+from .formats.openclaw import BOM, EntryReader, agent_message_of, decode_line, extract_range
+from .index import FileIdentity, FileReplaced, LineScanner, read_range
+from .tree import SessionTree
+
+
+PARALLEL_MIN_BYTES = 64 * 1024 * 1024
+CHUNKS_PER_WORKER = 4
+
+
+def _workers() -> int:
+    """Worker processes for indexing big files (`SESSION_INSPECTOR_WORKERS` overrides; 1 = serial)."""
+    env = os.environ.get("SESSION_INSPECTOR_WORKERS")
+    if env and env.isdigit():
+        return max(1, int(env))
+    return min(os.cpu_count() or 1, 8)
+
+
+def _peek_version(first_line: bytes) -> int:
+    try:
+        obj = orjson.loads(first_line)
+    except orjson.JSONDecodeError:
+        return m.CURRENT_SESSION_VERSION
+    if isinstance(obj, dict) and obj.get("type") == m.SESSION and isinstance(obj.get("id"), str):
+        v = obj.get("version")
+        return v if type(v) is int else 1
+    return m.CURRENT_SESSION_VERSION
+
+
+def _split_points(f, size: int, parts: int) -> list[int]:
+    """Byte offsets cutting [0, size) into about `parts` ranges, each ending just after a newline."""
+    points = [0]
+    for k in range(1, parts):
+        target = size * k // parts
+        if target <= points[-1]:
+            continue
+        f.seek(target)
+        f.readline()
+        pos = f.tell()
+        if points[-1] < pos < size:
+            points.append(pos)
+    points.append(size)
+    return points
+
+
+class SessionOpenError(Exception):
+    """The file cannot be opened as a session at all (missing, unreadable, a directory)."""
+
+
+@dataclass(slots=True)
+class RefreshResult:
+    """What `Session.refresh()` found: new entries, or a full re-index (`reset`) with a notice."""
+
+    new_entries: list[m.Entry] = field(default_factory=list)
+    reset: bool = False
+    notice: str | None = None
+
+
+class Session:
+    """A session file indexed in memory: header, entry metadata, tree, diagnostics."""
+
+    format = "openclaw"
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self._reset_state()
+
+    def _reset_state(self) -> None:
+        self.diagnostics: list[m.Diagnostic] = []
+        self.reader = EntryReader(self.diagnostics.append)
+        self.tree = SessionTree()
+        by_id, entries = self.tree.by_id, self.tree.entries
+
+        def canonical_id(pid: str) -> str | None:
+            idx = by_id.get(pid)
+            return None if idx is None else entries[idx].id
+
+        self.reader.id_of = canonical_id
+        self.scanner = LineScanner(self.path)
+        self.pending_bytes = 0
+        self._context_cache: dict[str | None, m.SessionContext] = {}
+
+    # -- loading --------------------------------------------------------------------------------
+
+    def load(self) -> "Session":
+        """Index the whole file."""
+        _check_openable(self.path)
+        self._consume()
+        if self.reader.header is None and not self.reader.invalid_header:
+            if self.tree.entries or self.scanner.consumed == 0:
+                self.diagnostics.append(
+                    m.Diagnostic("empty", "file is empty: no session header", "error")
+                    if self.scanner.consumed == 0 and not self.scanner.pending
+                    else m.Diagnostic("missing_header", "no session header found", "error")
+                )
+        return self
+
+    def _consume(self) -> list[m.Entry]:
+        size = os.stat(self.path).st_size
+        if self.scanner.consumed == 0 and not self.scanner.pending and size >= PARALLEL_MIN_BYTES and _workers() > 1:
+            new = self._load_parallel(size)
+        else:
+            new = self._consume_serial()
+        self._take_pending(new)
+        if new:
+            self._context_cache.clear()
+        return new
+
+    def _consume_serial(self) -> list[m.Entry]:
+        new: list[m.Entry] = []
+        feed = self.reader.feed
+        add = self.tree.add
+        try:
+            for line, offset, data in self.scanner.scan():
+                entry = feed(line, offset, data)
+                if entry is not None:
+                    add(entry)
+                    new.append(entry)
+        except PermissionError as exc:
+            raise SessionOpenError(f"{self.path}: permission denied") from exc
+        return new
+
+    def _take_pending(self, new: list[m.Entry]) -> None:
+        """An unterminated last line: read it if it parses (a static file), else wait for its newline."""
+        pending = self.scanner.take_pending()
+        self.pending_bytes = 0
+        if pending is None:
+            return
+        try:
+            entry = self.reader.feed(pending.line, pending.offset, pending.data, terminated=False)
+        except ValueError:
+            self.pending_bytes = len(pending.data)  # a writer mid-line: normal for a live file
+            return
+        self.scanner.accept_pending()
+        if entry is not None:
+            self.tree.add(entry)
+            new.append(entry)
+
+    def _load_parallel(self, size: int) -> list[m.Entry]:
+        """Index a big file with worker processes parsing byte ranges; entries are assembled here in order."""
+        with open(self.path, "rb") as f:
+            first = f.readline()
+            if first.startswith(BOM):
+                return self._consume_serial()
+            version = _peek_version(first)
+            if first.endswith(b"\r\n"):
+                self.reader.saw_crlf = True
+                self.diagnostics.append(m.Diagnostic("crlf", "CRLF line endings (the \\r is whitespace to JSON.parse)", "info", 1, 0))
+            bounds = _split_points(f, size, _workers() * CHUNKS_PER_WORKER)
+        st = self.scanner.check_identity()
+        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
+        new: list[m.Entry] = []
+        accept = self.reader.accept_record
+        add = self.tree.add
+        base = 0
+        tail = b""
+        with ProcessPoolExecutor(max_workers=_workers(), mp_context=ctx) as pool:
+            futures = [pool.submit(extract_range, str(self.path), a, b, 1, version) for a, b in zip(bounds, bounds[1:])]
+            for fut in futures:
+                rows, lines_seen, tail = fut.result()
+                for line, offset, length, rec in rows:
+                    entry = accept(base + line, offset, length, rec)
+                    if entry is not None:
+                        add(entry)
+                        new.append(entry)
+                base += lines_seen
+        self.scanner.consumed = bounds[-1] - len(tail)
+        self.scanner.pending = tail
+        self.scanner.next_line = base + 1
+        self.scanner.identity = FileIdentity.of(st)
+        return new
+
+    def refresh(self) -> RefreshResult:
+        """Read what was appended since the last read; re-index if the file shrank or was replaced."""
+        try:
+            new = self._consume()
+        except FileReplaced as exc:
+            self._reset_state()
+            self.load()
+            return RefreshResult(list(self.tree.entries), reset=True, notice=f"{exc}; re-indexed")
+        except FileNotFoundError:
+            return RefreshResult(notice=f"{self.path} disappeared")
+        return RefreshResult(new)
+
+    # -- queries --------------------------------------------------------------------------------
+
+    @property
+    def header(self) -> dict[str, Any] | None:
+        return self.reader.header
+
+    @property
+    def version(self) -> int:
+        return self.reader.version
+
+    @property
+    def valid(self) -> bool:
+        """Whether pi would accept the file (first object a session header with a string id)."""
+        return self.reader.header is not None and not self.reader.invalid_header
+
+    @property
+    def entries(self) -> list[m.Entry]:
+        return self.tree.entries
+
+    @property
+    def file_size(self) -> int:
+        return self.scanner.consumed + len(self.scanner.pending)
+
+    def entry_by_id(self, entry_id: str) -> m.Entry | None:
+        idx = self.tree.by_id.get(entry_id)
+        return None if idx is None else self.tree.entries[idx]
+
+    def context(self, leaf_id: str | None = None) -> m.SessionContext:
+        """The context pi builds for `leaf_id` (default: the last entry). Raises KeyError for an unknown id."""
+        cached = self._context_cache.get(leaf_id)
+        if cached is not None:
+            return cached
+        leaf_index = None
+        if leaf_id is not None:
+            leaf_index = self.tree.by_id[leaf_id]
+        ctx = build_context(self.tree, leaf_index)
+        self._context_cache[leaf_id] = ctx
+        return ctx
+
+    def all_diagnostics(self, ctx: m.SessionContext | None = None) -> list[m.Diagnostic]:
+        """File diagnostics, tree diagnostics, then those of `ctx` (default: the leaf's context)."""
+        ctx = ctx if ctx is not None else self.context()
+        out = list(self.diagnostics)
+        for eid, first, second in self.tree.duplicates:
+            e = self.tree.entries[second]
+            out.append(
+                m.Diagnostic(
+                    "duplicate_id",
+                    f"id {eid!r} also used on line {self.tree.entries[first].line}; the later entry wins (as in pi)",
+                    "warning",
+                    e.line,
+                    e.offset,
+                )
+            )
+        for idx in self.tree.orphans():
+            e = self.tree.entries[idx]
+            out.append(
+                m.Diagnostic("orphan", f"parentId {e.parent_id!r} names no entry: a root of its own", "warning", e.line, e.offset)
+            )
+        if self.pending_bytes:
+            out.append(
+                m.Diagnostic(
+                    "partial_line",
+                    f"last line has no newline yet ({self.pending_bytes} bytes): waiting for the writer",
+                    "info",
+                    self.scanner.next_line,
+                    self.scanner.consumed,
+                )
+            )
+        out.extend(ctx.diagnostics)
+        return out
+
+    # -- content on demand ----------------------------------------------------------------------
+
+    def raw_line(self, entry: m.Entry) -> bytes:
+        """The entry's bytes as stored (without the newline)."""
+        return read_range(self.path, entry.offset, entry.length)
+
+    def load_entry_object(self, entry: m.Entry) -> dict[str, Any]:
+        """The entry's full JSON object, re-read from disk (v1/v2 migrations applied in memory)."""
+        obj, _ = decode_line(self.raw_line(entry))
+        if not isinstance(obj, dict):
+            raise ValueError(f"line {entry.line} changed on disk since it was indexed")
+        if entry.type == m.COMPACTION and entry.data is not None:
+            obj = entry.data  # carries the v1 firstKeptEntryIndex migration
+        return obj
+
+    def load_message(self, entry: m.Entry) -> dict[str, Any] | None:
+        """The AgentMessage this entry contributes to the context (summaries as pi's virtual messages)."""
+        if entry.type == m.COMPACTION and entry.data is not None:
+            return agent_message_of(entry, entry.data, self.version)
+        return agent_message_of(entry, self.load_entry_object(entry), self.version)
+
+    def context_messages(self, ctx: m.SessionContext | None = None) -> list[dict[str, Any]]:
+        """All AgentMessages of a context, loaded from disk (use for small files or slices)."""
+        ctx = ctx if ctx is not None else self.context()
+        return [self.load_message(self.tree.entries[row.entry_index]) or {} for row in ctx.messages]
+
+
+def _check_openable(path: Path) -> None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise SessionOpenError(f"{path}: no such file") from None
+    except PermissionError:
+        raise SessionOpenError(f"{path}: permission denied") from None
+    except OSError as exc:
+        raise SessionOpenError(f"{path}: {exc.strerror or exc}") from None
+    if os.path.isdir(path):
+        raise SessionOpenError(f"{path}: is a directory (use `session-inspector ls {path}`)")
+    if not os.access(path, os.R_OK):
+        raise SessionOpenError(f"{path}: permission denied")
+    del st
+
+
+def open_session(path: Path | str) -> Session:
+    """Open and index a session file. Raises `SessionOpenError` with a one-line reason."""
+    return Session(path).load()

@@ -1,0 +1,72 @@
+"""Shared test helpers: tiny JSONL writers and the location of the shared corpus."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+def corpus_file(*parts: str) -> Path:
+    """A file of ../shared/corpus, or skip the test when the corpus is not there."""
+    path = CORPUS.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"corpus not available: {path}")
+    return path
+
+
+def jline(obj) -> str:
+    """One JSONL line as pi writes it (compact, non-ASCII as itself)."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def write_lines(path: Path, objs, trailing_newline: bool = True) -> Path:
+    text = "\n".join(o if isinstance(o, str) else jline(o) for o in objs)
+    path.write_text(text + ("\n" if trailing_newline else ""), encoding="utf-8")
+    return path
+
+
+def header(version=3, sid="s-1"):
+    return {"type": "session", "version": version, "id": sid, "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}
+
+
+def msg(eid, parent, message, ts="2026-01-01T00:00:01.000Z"):
+    return {"type": "message", "id": eid, "parentId": parent, "timestamp": ts, "message": message}
+
+
+def user(text, ts=1767225601000):
+    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": ts}
+
+
+def assistant(text="ok", tool_calls=(), usage=None, provider="anthropic", model="claude-sonnet-4-5", stop="stop"):
+    content = [{"type": "text", "text": text}] if text else []
+    for cid, name, args in tool_calls:
+        content.append({"type": "toolCall", "id": cid, "name": name, "arguments": args})
+    return {
+        "role": "assistant",
+        "content": content,
+        "api": "anthropic-messages",
+        "provider": provider,
+        "model": model,
+        "usage": usage
+        or {"input": 100, "output": 20, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 120,
+            "cost": {"input": 0.0003, "output": 0.0003, "cacheRead": 0, "cacheWrite": 0, "total": 0.0006}},
+        "stopReason": "toolUse" if tool_calls else stop,
+        "timestamp": 1767225602000,
+    }
+
+
+def tool_result(cid, name, text, details=None):
+    m = {"role": "toolResult", "toolCallId": cid, "toolName": name, "content": [{"type": "text", "text": text}],
+         "isError": False, "timestamp": 1767225603000}
+    if details is not None:
+        m["details"] = details
+    return m
+
+
+def entry(etype, eid, parent, **payload):
+    return {"type": etype, "id": eid, "parentId": parent, "timestamp": "2026-01-01T00:00:05.000Z", **payload}

@@ -1,0 +1,105 @@
+"""The context gauge: how full the context is against the window, and OpenClaw's guard verdict on the window.
+
+The figures come from the engine: `inspector.figures.last_context_usage` (pi's `estimateContextTokens`: last
+recorded usage plus chars/4 of what follows), `window_for` (OpenClaw's window resolution) and
+`inspector.window.evaluate_context_window_guard` (ok / warn / block). The gauge's colour follows the guard; the
+bar turns to the warning colour past 80 % and to the error colour past the window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from inspector.textsafe import make_inert
+from inspector.window import ContextWindow, Guard
+
+FILL_WARN_AT = 0.8
+
+
+@dataclass(frozen=True)
+class GaugeData:
+    """What the gauge shows: `usage` is `last_context_usage(...)`; `window` and `guard` come from the engine."""
+
+    usage: dict[str, Any]
+    window: ContextWindow
+    guard: Guard
+
+
+class ContextGauge(Widget):
+    """A bar of the context now vs the context window, with the guard thresholds and verdict."""
+
+    COMPONENT_CLASSES = {"gauge--fill", "gauge--empty", "gauge--label", "gauge--muted", "gauge--verdict"}
+
+    DEFAULT_CSS = """
+    ContextGauge {
+        height: auto;
+        padding: 0 1;
+        & > .gauge--fill { color: $success; }
+        & > .gauge--empty { color: $panel-lighten-2; }
+        & > .gauge--label { text-style: bold; }
+        & > .gauge--muted { color: $text-muted; }
+        & > .gauge--verdict { color: $text-success; text-style: bold; }
+        &.-high > .gauge--fill { color: $warning; }
+        &.-over > .gauge--fill { color: $error; }
+        &.-warn > .gauge--verdict { color: $text-warning; }
+        &.-warn > .gauge--fill { color: $warning; }
+        &.-block > .gauge--verdict { color: $text-error; }
+        &.-block > .gauge--fill { color: $error; }
+    }
+    """
+
+    data: reactive[GaugeData | None] = reactive(None, layout=True)
+    """The figures shown; None while the session loads."""
+
+    def watch_data(self, data: GaugeData | None) -> None:
+        level = data.guard.level if data else "ok"
+        fill = self._fill(data)
+        self.set_class(level == "warn", "-warn")
+        self.set_class(level == "block", "-block")
+        self.set_class(FILL_WARN_AT <= fill < 1.0, "-high")
+        self.set_class(fill >= 1.0, "-over")
+
+    @staticmethod
+    def _fill(data: GaugeData | None) -> float:
+        if data is None or not data.window.tokens:
+            return 0.0
+        return data.usage["tokens"] / data.window.tokens
+
+    def render(self):
+        data = self.data
+        if data is None:
+            return Text("context: loading…", style=self.get_component_rich_style("gauge--muted"))
+        s = self.get_component_rich_style
+        used = data.usage["tokens"]
+        window = data.window.tokens
+        fill = self._fill(data)
+        width = max(10, self.content_region.width or 40)
+        head = Text()
+        head.append("Context now ", s("gauge--label"))
+        head.append(f"{used:,} / {window:,} tok  ")
+        head.append(f"{fill * 100:.1f}%", s("gauge--label"))
+        filled = min(width, round(min(fill, 1.0) * width))
+        bar = Text()
+        bar.append("█" * filled, s("gauge--fill"))
+        bar.append("░" * (width - filled), s("gauge--empty"))
+        source = data.window.source + (f", capped by {data.window.capped_by}" if data.window.capped_by else "")
+        win = Text(make_inert(f"window {window:,} ({source})"), style=s("gauge--muted"), overflow="ellipsis", no_wrap=True)
+        verdict = Text()
+        verdict.append(f"guard {data.guard.level.upper()}", s("gauge--verdict"))
+        verdict.append(f"  warn < {data.guard.warn_below:,} · block < {data.guard.hard_min:,}", s("gauge--muted"))
+        parts = [head, bar, win, verdict]
+        if data.guard.message:
+            parts.append(Text(make_inert(data.guard.message), style=s("gauge--verdict")))
+        parts.append(
+            Text(
+                f"last recorded usage {data.usage['usage_tokens']:,} + {data.usage['trailing_tokens']:,} estimated after it",
+                style=s("gauge--muted"),
+            )
+        )
+        return Group(*parts)

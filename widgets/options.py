@@ -1,0 +1,68 @@
+"""What the app is started with: the file or directory, window options, and the injectable world.
+
+Tests and snapshots pass a fixed clock, a manual file watcher, a poll interval (or none) and an explicit
+home/env so nothing depends on the host's time, home directory or file-system events.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Mapping, Protocol
+
+from .watch import DirectoryWatcher
+
+
+class Clock(Protocol):
+    """Where "now" comes from (relative times in the session browser, the header's refresh time)."""
+
+    def now(self) -> datetime:
+        """The current time, timezone-aware."""
+        ...
+
+
+class SystemClock:
+    """The real clock."""
+
+    def now(self) -> datetime:
+        return datetime.now(timezone.utc)
+
+
+@dataclass(frozen=True)
+class FixedClock:
+    """A clock that always says the same time (tests, snapshots, screenshots)."""
+
+    at: datetime
+
+    def now(self) -> datetime:
+        return self.at
+
+
+WatcherFactory = Callable[[list[Path]], DirectoryWatcher]
+
+
+@dataclass
+class InspectorOptions:
+    """How the inspector was asked to start, plus the injectable clock, watcher, intervals and environment.
+
+    `path` is a session file or a directory (None: the default places, or the demo when none are found);
+    `demo` always opens the bundled demo. `poll_interval` is the live-follow period in seconds (None: no
+    timer; tests call `InspectorScreen.check_for_updates()` themselves). `watcher_factory` builds the
+    directory watcher of the session browser (None: watchfiles). `home`/`env` are passed to discovery and
+    config lookup. `animations` False turns animations and cursor blink off.
+    """
+
+    path: Path | None = None
+    demo: bool = False
+    context_window: int | None = None
+    config_path: Path | None = None
+    clock: Clock = field(default_factory=SystemClock)
+    poll_interval: float | None = 0.2
+    watcher_factory: WatcherFactory | None = None
+    home: Path | None = None
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    animations: bool = True
+    encoding: str | None = "cl100k_base"
+    initial_theme: str | None = None

@@ -1,0 +1,96 @@
+"""The header of an open session: file, format and version, model, context window and source, guard, live state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from inspector.textsafe import one_line
+from inspector.window import ContextWindow, Guard
+
+from .previews import human_bytes
+
+
+@dataclass(frozen=True)
+class HeaderData:
+    """Everything the header shows (figures from the engine)."""
+
+    path: Path
+    format: str
+    version: int
+    valid: bool
+    session_name: str | None
+    session_id: str | None
+    model: dict[str, str] | None
+    thinking_level: str
+    window: ContextWindow
+    guard: Guard
+    entries: int
+    size_bytes: int
+    live: str = ""
+
+
+class SessionHeader(Widget):
+    """Two lines naming the open session and the window it is judged against."""
+
+    COMPONENT_CLASSES = {"header--title", "header--muted", "header--ok", "header--warn", "header--block", "header--live"}
+
+    DEFAULT_CSS = """
+    SessionHeader {
+        height: 2;
+        background: $panel;
+        padding: 0 1;
+        & > .header--title { color: $text; text-style: bold; }
+        & > .header--muted { color: $text-muted; }
+        & > .header--ok { color: $text-success; text-style: bold; }
+        & > .header--warn { color: $text-warning; text-style: bold; }
+        & > .header--block { color: $text-error; text-style: bold; }
+        & > .header--live { color: $text-accent; }
+    }
+    """
+
+    data: reactive[HeaderData | None] = reactive(None)
+    """The session shown; None while loading."""
+
+    loading_text: reactive[str] = reactive("")
+    """Shown instead of the data while the file is indexed."""
+
+    def render(self) -> Text:
+        s = self.get_component_rich_style
+        data = self.data
+        width = max(20, self.content_region.width)
+        if data is None:
+            return Text(one_line(self.loading_text or "loading…", width * 2), style=s("header--muted"))
+        line1 = Text(no_wrap=True, overflow="ellipsis")
+        name = data.session_name or data.session_id or ""
+        line1.append(one_line(data.path.name, 60), s("header--title"))
+        line1.append(f"  {one_line(str(data.path.parent), 60)}", s("header--muted"))
+        line1.append(f"   {data.format} v{data.version}")
+        if data.version < 3:
+            line1.append(" (migrated in memory)", s("header--muted"))
+        if not data.valid:
+            line1.append("  INVALID for pi", s("header--block"))
+        if name:
+            line1.append(f"   {one_line(name, 40)}", s("header--muted"))
+        line1.append(f"   {data.entries:,} entries · {human_bytes(data.size_bytes)}", s("header--muted"))
+        line2 = Text(no_wrap=True, overflow="ellipsis")
+        model = data.model or {}
+        line2.append("model ", s("header--muted"))
+        line2.append(one_line(f"{model.get('provider')}/{model.get('modelId')}", 60) if model else "unknown")
+        line2.append(f" · thinking {one_line(str(data.thinking_level), 10)}", s("header--muted"))
+        line2.append(" · window ", s("header--muted"))
+        line2.append(f"{data.window.tokens:,}")
+        src = data.window.source + (f", capped by {data.window.capped_by}" if data.window.capped_by else "")
+        line2.append(f" ({one_line(src, 60)})", s("header--muted"))
+        line2.append(" · guard ", s("header--muted"))
+        line2.append(data.guard.level.upper(), s(f"header--{data.guard.level}"))
+        if data.live:
+            line2.append(f" · {data.live}", s("header--live"))
+        text = Text("\n", no_wrap=True).join([line1, line2])
+        text.no_wrap = True
+        text.overflow = "ellipsis"
+        return text

@@ -1,0 +1,503 @@
+"""The transcript: one Line-API `ScrollView` that draws only the rows on screen.
+
+Never one widget per message: `render_line(y)` builds the strip for row `scroll_y + y` from entry metadata
+(kept in memory by the engine) and a preview read from disk for that row only, cached in an LRU. Previews of
+very long lines, and tiktoken counts, are loaded in thread workers; rows show a placeholder until they arrive.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events, work
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from inspector import model as m
+from inspector.tokens import get_token_counter
+
+from .previews import compact_number, entry_preview_text, message_preview_text, preview, role_icon, row_label
+from .transcript_model import ESTIMATOR_UNITS, TranscriptModel
+
+SYNC_PREVIEW_BYTES = 64 * 1024
+BAR_CELLS = 10
+EIGHTHS = " ▏▎▍▌▋▊▉█"
+LABEL_CELLS = 13
+SIZE_CELLS = 8
+CUMULATIVE_CELLS = 9
+TIKTOKEN_BATCH = 400
+
+
+def token_bar(fraction: float, cells: int = BAR_CELLS) -> str:
+    """A left-aligned bar of `cells` cells filled to `fraction` (eighth-cell precision)."""
+    fraction = max(0.0, min(1.0, fraction))
+    eighths = round(fraction * cells * 8)
+    if fraction > 0 and eighths == 0:
+        eighths = 1
+    full, part = divmod(eighths, 8)
+    bar = "█" * full + (EIGHTHS[part] if part else "")
+    return bar.ljust(cells)
+
+
+class Transcript(ScrollView, can_focus=True):
+    """The rows of a `TranscriptModel`, with a cursor, an estimator, lazy previews and lazy tiktoken counts."""
+
+    COMPONENT_CLASSES = {
+        "transcript--cursor",
+        "transcript--user",
+        "transcript--assistant",
+        "transcript--tool",
+        "transcript--summary",
+        "transcript--other",
+        "transcript--dim",
+        "transcript--number",
+        "transcript--bar",
+        "transcript--marker",
+        "transcript--match",
+        "transcript--placeholder",
+    }
+
+    DEFAULT_CSS = """
+    Transcript {
+        background: $surface;
+        overflow-x: hidden;
+        overflow-y: scroll;
+        & > .transcript--cursor { background: $block-cursor-blurred-background; }
+        &:focus > .transcript--cursor { background: $block-cursor-background; color: $block-cursor-foreground; }
+        & > .transcript--user { color: $text-success; }
+        & > .transcript--assistant { color: $text-primary; }
+        & > .transcript--tool { color: $text-warning; }
+        & > .transcript--summary { color: $text-accent; text-style: bold; }
+        & > .transcript--other { color: $text-muted; }
+        & > .transcript--dim { color: $text-disabled; }
+        & > .transcript--number { color: $text-muted; }
+        & > .transcript--bar { color: $primary; }
+        & > .transcript--marker { color: $text-accent; }
+        & > .transcript--match { background: $warning-muted; }
+        & > .transcript--placeholder { color: $text-disabled; }
+    }
+    """
+
+    BINDINGS = [
+        Binding("up,k", "cursor_up", "Up", show=False),
+        Binding("down,j", "cursor_down", "Down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown,space", "page_down", "Page down", show=False),
+        Binding("home,g", "first", "First", show=False),
+        Binding("end,G", "last", "Last", show=False),
+        Binding("enter", "select", "Details", show=False),
+    ]
+
+    cursor: reactive[int] = reactive(0, always_update=False, init=False)
+    """View position of the highlighted row."""
+
+    estimator: reactive[str] = reactive("pi", init=False)
+    """Which size the size / bar / context columns show: pi, prune, tiktoken or usage."""
+
+    class Highlighted(Message):
+        """The cursor moved to view position `position` (unfiltered row `row`)."""
+
+        def __init__(self, transcript: "Transcript", position: int, row: int | None) -> None:
+            super().__init__()
+            self.transcript = transcript
+            self.position = position
+            self.row = row
+
+    class Selected(Message):
+        """A row was chosen (Enter or click): show its details."""
+
+        def __init__(self, transcript: "Transcript", row: int) -> None:
+            super().__init__()
+            self.transcript = transcript
+            self.row = row
+
+    class CountsUpdated(Message):
+        """tiktoken counts arrived for some context messages."""
+
+    def __init__(self, *, encoding: str | None = "cl100k_base", name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.model: TranscriptModel | None = None
+        self.encoding = encoding
+        self.search_query: str | None = None
+        self._generation = 0
+        self._strips: LRUCache[tuple, Strip] = LRUCache(2048)
+        self._previews: LRUCache[int, str] = LRUCache(4096)
+        self._pending_previews: set[int] = set()
+        self._pending_counts: set[int] = set()
+        self._counting: set[int] = set()
+        self._cumulative_cache: dict[str, list[int | None]] = {}
+        self._load_scheduled = False
+        self._search_re: re.Pattern[str] | None = None
+
+    # -- model ----------------------------------------------------------------------------------
+
+    def set_model(self, model: TranscriptModel, *, keep_cursor_row: int | None = None, cursor: int | None = None) -> None:
+        """Show `model`. The cursor goes to `cursor` (view position), or stays on `keep_cursor_row` when shown."""
+        same_rows = self.model is not None and self.model.ctx is model.ctx and self.model.show_off_path == model.show_off_path
+        self.model = model
+        self._generation += 1
+        self._strips.clear()
+        self._cumulative_cache.clear()
+        if not same_rows:
+            self._previews.clear()
+        self._pending_previews.clear()
+        self.virtual_size = Size(self.size.width, len(model))
+        target = cursor
+        if target is None and keep_cursor_row is not None:
+            target = model.nearest_view_index(keep_cursor_row)
+        if target is None:
+            target = min(self.cursor, max(0, len(model) - 1))
+        self.set_reactive(Transcript.cursor, max(0, min(target, len(model) - 1)))
+        self._scroll_cursor_into_view(center=True)
+        self.refresh()
+        self.post_message(self.Highlighted(self, self.cursor, self.current_row))
+
+    def extend_model(self, model: TranscriptModel) -> None:
+        """Replace the model with one that has the same rows plus more at the end (live append)."""
+        old = self.model
+        self.model = model
+        if old is not None:
+            model.tiktoken.update(old.tiktoken)
+            if old.filtered:
+                model.set_filters(old.filter_roles, old.filter_tools)
+        self._generation += 1
+        self._strips.clear()
+        self._cumulative_cache.clear()
+        self.virtual_size = Size(self.size.width, len(model))
+        self.refresh()
+
+    def invalidate(self) -> None:
+        """Redraw every row (filters, counts or styles changed)."""
+        self._generation += 1
+        self._strips.clear()
+        self._cumulative_cache.clear()
+        if self.model is not None:
+            self.virtual_size = Size(self.size.width, len(self.model))
+            if self.cursor >= len(self.model):
+                self.set_reactive(Transcript.cursor, max(0, len(self.model) - 1))
+        self.refresh()
+
+    @property
+    def current_row(self) -> int | None:
+        """Unfiltered row index under the cursor."""
+        if self.model is None or not self.model.view:
+            return None
+        return self.model.view[min(self.cursor, len(self.model.view) - 1)]
+
+    @property
+    def at_bottom(self) -> bool:
+        """Whether the cursor is on the last row (live follow keeps it there)."""
+        return self.model is None or self.cursor >= len(self.model) - 1
+
+    def set_search(self, query: str | None) -> None:
+        """Highlight `query` (case-insensitive) in the previews."""
+        self.search_query = query or None
+        self._search_re = re.compile(re.escape(query), re.IGNORECASE) if query else None
+        self.invalidate()
+
+    # -- reactives ------------------------------------------------------------------------------
+
+    def validate_cursor(self, value: int) -> int:
+        if self.model is None or not self.model.view:
+            return 0
+        return max(0, min(value, len(self.model.view) - 1))
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self._scroll_cursor_into_view()
+        self.refresh()
+        self.post_message(self.Highlighted(self, new, self.current_row))
+
+    def watch_estimator(self) -> None:
+        self.invalidate()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips.clear()
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.model is not None:
+            self.virtual_size = Size(event.size.width, len(self.model))
+        self._strips.clear()
+        self._scroll_cursor_into_view()
+
+    def _scroll_cursor_into_view(self, center: bool = False) -> None:
+        height = self.scrollable_content_region.height or self.size.height
+        if height <= 0:
+            return
+        top = round(self.scroll_y)
+        if center and not (top <= self.cursor < top + height):
+            self.scroll_to(y=max(0, self.cursor - height // 2), animate=False, immediate=True)
+        elif self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
+
+    # -- actions --------------------------------------------------------------------------------
+
+    def action_cursor_up(self) -> None:
+        self.cursor -= 1
+
+    def action_cursor_down(self) -> None:
+        self.cursor += 1
+
+    def action_page_up(self) -> None:
+        self.cursor -= max(1, self.scrollable_content_region.height - 1)
+
+    def action_page_down(self) -> None:
+        self.cursor += max(1, self.scrollable_content_region.height - 1)
+
+    def action_first(self) -> None:
+        self.cursor = 0
+
+    def action_last(self) -> None:
+        if self.model is not None:
+            self.cursor = len(self.model) - 1
+            self._scroll_cursor_into_view()
+
+    def action_select(self) -> None:
+        row = self.current_row
+        if row is not None:
+            self.post_message(self.Selected(self, row))
+
+    def move_to(self, position: int, *, center: bool = True) -> None:
+        """Put the cursor on view position `position`, centering it when it was off screen."""
+        self.cursor = position
+        self._scroll_cursor_into_view(center=center)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or self.model is None:
+            return
+        position = offset.y + round(self.scroll_y)
+        if 0 <= position < len(self.model):
+            self.cursor = position
+            if event.chain >= 2:
+                self.action_select()
+
+    # -- rendering ------------------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        position = round(self.scroll_y) + y
+        if self.model is None or position >= len(self.model):
+            return Strip.blank(width, self.rich_style)
+        selected = position == self.cursor
+        key = (position, width, self._generation, selected, self.has_focus and selected)
+        strip = self._strips.get(key)
+        if strip is None:
+            strip, complete = self._render_row(position, width, selected)
+            if complete:
+                self._strips[key] = strip
+        return strip
+
+    def _cumulative(self) -> list[int | None]:
+        est = self.estimator
+        cached = self._cumulative_cache.get(est)
+        if cached is None and self.model is not None:
+            cached = self.model.cumulative(est)
+            self._cumulative_cache[est] = cached
+        return cached or []
+
+    def _role_style(self, role: str, entry: m.Entry) -> str:
+        if role == "user":
+            return "transcript--user"
+        if role == "assistant":
+            return "transcript--assistant"
+        if role in ("toolResult", "bashExecution"):
+            return "transcript--tool"
+        if role in ("compactionSummary", "branchSummary") or entry.type == m.COMPACTION:
+            return "transcript--summary"
+        return "transcript--other"
+
+    def _render_row(self, position: int, width: int, selected: bool) -> tuple[Strip, bool]:
+        model = self.model
+        assert model is not None
+        row = model.view[position]
+        info = model.info(row)
+        entry = info.entry
+        role = model.role_of(row)
+        pos = model.row_ctx_pos[row]
+        est = self.estimator
+        complete = True
+        style = self.get_component_rich_style
+        base = self.rich_style
+        role_style = style(self._role_style(role, entry))
+        dim = not info.on_path or info.dropped_by_compaction or (info.message is not None and info.message.excluded_from_llm)
+        if dim:
+            role_style = style("transcript--dim")
+        number_style = style("transcript--dim") if dim else style("transcript--number")
+
+        # marker: branch point, dropped by compaction, off path
+        if info.children > 1:
+            marker = "⑂"
+        elif info.dropped_by_compaction:
+            marker = "×"
+        elif not info.on_path:
+            marker = "○"
+        else:
+            marker = " "
+        index_cells = len(str(model.row_count)) + 1
+        index_text = str(entry.line) if model.show_off_path else str(pos if pos is not None else "")
+        label = f"{role_icon(role)} {row_label(entry, role)}"
+        # numbers
+        size = model.size(est, pos) if pos is not None else None
+        if est == "tiktoken" and pos is not None and pos not in model.tiktoken:
+            self._want_count(pos)
+            complete = False
+        cumulative = self._cumulative()[pos] if pos is not None else None
+        max_size = model.max_size(est)
+        show_bar = width >= 70
+        fixed = 2 + index_cells + 1 + LABEL_CELLS + 1 + (BAR_CELLS + 1 if show_bar else 0) + SIZE_CELLS + 1 + CUMULATIVE_CELLS
+        preview_cells = max(4, width - fixed - 1)
+
+        text = Text(no_wrap=True, end="")
+        text.append(marker.ljust(2), style("transcript--marker"))
+        text.append(index_text.rjust(index_cells) + " ", number_style)
+        text.append(set_cell_size(label, LABEL_CELLS) + " ", role_style)
+        preview_text = self._preview(row, entry, info.message is not None or entry.role is not None)
+        if preview_text is None:
+            text.append(set_cell_size("…", preview_cells), style("transcript--placeholder"))
+            complete = False
+        else:
+            shown = preview_text if cell_len(preview_text) <= preview_cells else set_cell_size(preview_text, preview_cells - 1) + "…"
+            piece = Text(set_cell_size(shown, preview_cells), style=style("transcript--dim") if dim else Style())
+            if self._search_re is not None:
+                for match in self._search_re.finditer(shown):
+                    piece.stylize(style("transcript--match"), match.start(), match.end())
+            text.append_text(piece)
+        text.append(" ")
+        if show_bar:
+            fraction = (size / max_size) if (size and max_size) else 0.0
+            text.append(token_bar(fraction) + " ", style("transcript--dim") if dim else style("transcript--bar"))
+        text.append(compact_number(size).rjust(SIZE_CELLS) if pos is not None else " " * SIZE_CELLS, number_style)
+        text.append(" ")
+        text.append(compact_number(cumulative).rjust(CUMULATIVE_CELLS) if pos is not None else " " * CUMULATIVE_CELLS, number_style)
+        segments = list(text.render(self.app.console))
+        strip = Strip(segments, text.cell_len).adjust_cell_length(width)
+        strip = strip.apply_style(base + style("transcript--cursor") if selected else base)
+        return strip, complete
+
+    # -- lazy previews --------------------------------------------------------------------------
+
+    def _preview(self, row: int, entry: m.Entry, is_message: bool) -> str | None:
+        cached = self._previews.get(row)
+        if cached is not None:
+            return cached
+        if not is_message or entry.type == m.COMPACTION:
+            text = preview(self._load_preview_text(entry, is_message))
+            self._previews[row] = text
+            return text
+        if entry.length <= SYNC_PREVIEW_BYTES:
+            text = preview(self._load_preview_text(entry, is_message))
+            self._previews[row] = text
+            return text
+        self._pending_previews.add(row)
+        self._schedule_load()
+        return None
+
+    def _load_preview_text(self, entry: m.Entry, is_message: bool) -> str:
+        model = self.model
+        assert model is not None
+        if not is_message:
+            return entry_preview_text(entry)
+        try:
+            msg = model.session.load_message(entry)
+        except (OSError, ValueError) as exc:
+            return f"(cannot read line {entry.line}: {exc})"
+        if msg is None:
+            return entry_preview_text(entry)
+        return message_preview_text(msg)
+
+    def _schedule_load(self) -> None:
+        if not self._load_scheduled:
+            self._load_scheduled = True
+            self.call_later(self._start_loads)
+
+    def _start_loads(self) -> None:
+        self._load_scheduled = False
+        if self._pending_previews:
+            rows = sorted(self._pending_previews)
+            self._pending_previews.clear()
+            self._load_previews(rows, self._generation)
+        if self._pending_counts:
+            positions = sorted(self._pending_counts - self._counting)
+            self._pending_counts.clear()
+            if positions:
+                self._counting.update(positions)
+                self._count_tokens(positions, self._generation)
+
+    @work(thread=True, group="previews")
+    def _load_previews(self, rows: list[int], generation: int) -> None:
+        model = self.model
+        if model is None:
+            return
+        out: dict[int, str] = {}
+        for row in rows:
+            entry = model.entry(row)
+            out[row] = preview(self._load_preview_text(entry, True))
+        self.app.call_from_thread(self._previews_loaded, out, generation)
+
+    def _previews_loaded(self, out: dict[int, str], generation: int) -> None:
+        if generation != self._generation:
+            return
+        for row, text in out.items():
+            self._previews[row] = text
+        self._strips.clear()
+        self.refresh()
+
+    # -- lazy tiktoken ----------------------------------------------------------------------------
+
+    def _want_count(self, pos: int) -> None:
+        if pos in self._counting or self.encoding is None or (self.model is not None and pos in self.model.tiktoken):
+            return
+        self._pending_counts.add(pos)
+        self._schedule_load()
+
+    def request_counts(self, positions: list[int]) -> None:
+        """Count tiktoken tokens for these context positions in the background (if not known yet)."""
+        if self.model is None or self.encoding is None:
+            return
+        todo = [p for p in positions if p not in self.model.tiktoken and p not in self._counting]
+        if todo:
+            self._counting.update(todo)
+            self._count_tokens(todo, self._generation)
+
+    @work(thread=True, group="tiktoken")
+    def _count_tokens(self, positions: list[int], generation: int) -> None:
+        model = self.model
+        if model is None or self.encoding is None:
+            return
+        counter = get_token_counter(self.encoding)
+        for start in range(0, len(positions), TIKTOKEN_BATCH):
+            out: dict[int, int | None] = {}
+            for pos in positions[start : start + TIKTOKEN_BATCH]:
+                msg_row = model.ctx.messages[pos]
+                try:
+                    msg = model.session.load_message(model.entry_at(msg_row.entry_index))
+                except (OSError, ValueError, IndexError):
+                    msg = None
+                out[pos] = counter.count_message(msg) if (msg is not None and counter.available) else None
+            self.app.call_from_thread(self._counts_loaded, model, out)
+
+    def _counts_loaded(self, model: TranscriptModel, out: dict[int, Any]) -> None:
+        model.set_tiktoken(out)
+        self._counting.difference_update(out)
+        if model is self.model:
+            self._strips.clear()
+            self._cumulative_cache.pop("tiktoken", None)
+            self.refresh()
+            self.post_message(self.CountsUpdated())
+
+    def unit(self) -> str:
+        """Unit of the size columns under the current estimator."""
+        return ESTIMATOR_UNITS.get(self.estimator, "")
