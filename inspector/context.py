@@ -105,8 +105,31 @@ def build_context(tree: SessionTree, leaf_index: int | None = None) -> m.Session
         first_kept_index=path[first_kept_pos] if first_kept_pos is not None else None,
         diagnostics=diags,
     )
-    ctx.diagnostics.extend(tool_pairing_diagnostics(tree, ctx))
     return ctx
+
+
+def extend_context(tree: SessionTree, ctx: m.SessionContext, entry: m.Entry) -> bool:
+    """Append `entry` to the context of the previous leaf, if it simply continues that path.
+
+    Returns False when the context must be rebuilt instead (a new branch, a compaction, an unknown leaf):
+    this is what keeps one appended line cheap on a 300k-entry session.
+    """
+    if entry.type == m.COMPACTION or entry.id is None or ctx.leaf_id is None:
+        return False
+    if entry.parent_id != ctx.leaf_id or tree.by_id.get(entry.id) != entry.index:
+        return False
+    ctx.path.append(entry.index)
+    ctx.leaf_id = entry.id
+    if entry.type == m.THINKING_LEVEL_CHANGE and entry.data is not None:
+        level = entry.data.get("thinkingLevel")
+        ctx.thinking_level = level if isinstance(level, str) else "off"
+    elif entry.type == m.MODEL_CHANGE and entry.data is not None:
+        ctx.model = {"provider": entry.data.get("provider"), "modelId": entry.data.get("modelId")}
+    elif entry.type == m.MESSAGE and entry.role == "assistant":
+        ctx.model = {"provider": entry.provider, "modelId": entry.model}
+    if _maps_to_message(entry):
+        ctx.messages.append(_row(entry, len(ctx.messages)))
+    return True
 
 
 def tool_pairing_diagnostics(tree: SessionTree, ctx: m.SessionContext) -> list[m.Diagnostic]:

@@ -34,8 +34,10 @@ def window_for(ctx: m.SessionContext, options: WindowOptions) -> ContextWindow:
     return resolve_context_window(model.get("provider"), model.get("modelId"), options.config, options.override)
 
 
-def guard_json(window: ContextWindow) -> dict[str, Any]:
-    g = evaluate_context_window_guard(window.tokens)
+def guard_json(window: ContextWindow, model: dict[str, Any] | None = None) -> dict[str, Any]:
+    """OpenClaw's window guard for `window` (warn below 32000, block below 16000), with its own log text."""
+    model = model or {}
+    g = evaluate_context_window_guard(window, provider=model.get("provider"), model_id=model.get("modelId"))
     return {
         "level": g.level,
         "warn_below": g.warn_below,
@@ -198,7 +200,7 @@ def context_report(
         "model": ctx.model,
         "thinking_level": ctx.thinking_level,
         "context_window": window_json(window),
-        "guard": guard_json(window),
+        "guard": guard_json(window, ctx.model),
         "tiktoken": tik_info,
         "totals": {
             **{k: sum(r["estimates"][k] for r in rows) for k in ESTIMATORS},
@@ -298,7 +300,7 @@ def session_stats(
         },
         "usage": {"all_entries": sum_usage(entries), "active_path": sum_usage(path_entries)},
         "context_window": window_json(window),
-        "guard": guard_json(window),
+        "guard": guard_json(window, ctx.model),
         "context_fill": round(context_usage["tokens"] / window.tokens, 4) if window.tokens else None,
         "diagnostics": [d.to_json() for d in session.all_diagnostics(ctx)],
     }

@@ -349,14 +349,14 @@ class SessionBuilder:
 
     def new_uuid(self) -> str:
         """A random (seeded) UUIDv4 string, e.g. for run ids in custom entries."""
-        b = bytearray(self.rng.getrandbits(8) for _ in range(16))
+        b = bytearray(self.rng.randbytes(16))
         b[6] = (b[6] & 0x0F) | 0x40
         b[8] = (b[8] & 0x3F) | 0x80
         h = b.hex()
         return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
     def _b62(self, n: int) -> str:
-        return "".join(self.rng.choice(_B62) for _ in range(n))
+        return "".join(self.rng.choices(_B62, k=n))
 
     def wait(self, ms: int) -> None:
         """Move the clock forward (user think time, a long tool run, a pause between runs)."""
@@ -396,7 +396,7 @@ class SessionBuilder:
         """A `thinking` block with an opaque signature; `redacted=True` gives pi's redacted form (payload in the signature)."""
         if signature is None:
             size = 360 + self.rng.randrange(240) if not redacted else 900 + self.rng.randrange(600)
-            signature = base64.b64encode(bytes(self.rng.getrandbits(8) for _ in range(size))).decode("ascii")
+            signature = base64.b64encode(self.rng.randbytes(size)).decode("ascii")
         if redacted:
             return {"type": "thinking", "thinking": text or "[Reasoning redacted]", "thinkingSignature": signature, "redacted": True}
         return {"type": "thinking", "thinking": text, "thinkingSignature": signature}
@@ -461,8 +461,10 @@ class SessionBuilder:
 
     def message(self, message: dict, *, advance_leaf: bool = True) -> str:
         """A `message` entry carrying `message` as given (for roles without a helper, e.g. `bashExecution`, `custom`)."""
-        tokens = _content_tokens(message.get("content", "")) if message.get("role") != "bashExecution" else \
-            _approx_tokens(str(message.get("command", "")) + str(message.get("output", "")))
+        tokens = 0.0
+        if self._track:
+            tokens = _content_tokens(message.get("content", "")) if message.get("role") != "bashExecution" else \
+                _approx_tokens(str(message.get("command", "")) + str(message.get("output", "")))
         return self._append("message", {"message": message}, advance_leaf=advance_leaf, tokens=tokens)
 
     def user(self, content: str | Iterable[dict | str], *, provenance: dict | None = None) -> str:
@@ -495,7 +497,8 @@ class SessionBuilder:
 
         `blocks`: a string (one text block) or blocks/strings. `usage=None` synthesizes Anthropic-like usage from the
         context on the path (prompt-cache reads within `prompt_cache_ttl_ms`, writes for the new part, a few uncached input
-        tokens, output from the content or `output_tokens`). `stop_reason` defaults to `toolUse` when there are tool calls,
+        tokens, output from the content or `output_tokens`). Token counts there are a tokenizer stand-in (3 ASCII chars
+        per token, 1.1 tokens per other character, width*height/750 per PNG), not one of the spec's estimators. `stop_reason` defaults to `toolUse` when there are tool calls,
         `error` when `error_message` is given, else `stop`. `message.timestamp` is the request start; the entry's own
         timestamp is `duration_ms` later. `extra` fields are appended after the standard ones.
         """
@@ -507,7 +510,7 @@ class SessionBuilder:
         provider, model, api = provider or self.provider, model or self.model, api or self.api
         if stop_reason is None:
             stop_reason = "error" if error_message else ("toolUse" if call_ids else "stop")
-        own_tokens = _content_tokens(content)
+        own_tokens = _content_tokens(content) if (self._track or output_tokens is None) else 0.0
         out_tokens = output_tokens if output_tokens is not None else max(1, round(own_tokens * 1.04) + 2)
         request_ms = self.now_ms
         parent_id = self.leaf_id if parent is _MISSING else parent

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from . import model as m
-from .context import build_context
+from .context import build_context, extend_context, tool_pairing_diagnostics
 from .formats.openclaw import BOM, EntryReader, agent_message_of, decode_line, extract_range
 from .index import FileIdentity, FileReplaced, LineScanner, read_range
 from .tree import SessionTree
@@ -122,8 +122,17 @@ class Session:
             new = self._consume_serial()
         self._take_pending(new)
         if new:
-            self._context_cache.clear()
+            self._update_contexts(new)
         return new
+
+    def _update_contexts(self, new: list[m.Entry]) -> None:
+        """Keep the leaf's context when the new entries just continue it; forget every other cached one."""
+        ctx = self._context_cache.get(None)
+        self._context_cache.clear()
+        if ctx is None or any(e.index != new[0].index + i for i, e in enumerate(new)):
+            return
+        if all(extend_context(self.tree, ctx, e) for e in new):
+            self._context_cache[None] = ctx
 
     def _consume_serial(self) -> list[m.Entry]:
         new: list[m.Entry] = []
@@ -271,6 +280,7 @@ class Session:
                 )
             )
         out.extend(ctx.diagnostics)
+        out.extend(tool_pairing_diagnostics(self.tree, ctx))
         return out
 
     # -- content on demand ----------------------------------------------------------------------

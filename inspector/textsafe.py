@@ -2,15 +2,17 @@
 
 Rich markup is never interpreted by our renderers (they use `Text` objects / `markup=False`); this module
 handles the other half: control characters. ESC, BEL, OSC/CSI introducers and every other C0/C1 control
-except newline and tab are shown as visible escapes (`\\x1b`), so a transcript can never move the cursor,
-change colours, set the window title or emit hyperlinks.
+except newline and tab, and the bidi override controls, are shown as visible escapes (`\\x1b`), so a
+transcript can never move the cursor, change colours, set the window title, emit hyperlinks or reorder text.
 """
 
 from __future__ import annotations
 
 import re
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufff9-\ufffb]")
+# C0/C1 controls (not \n, \t), line/paragraph separators, interlinear annotations, and the bidi
+# embedding/override/isolate controls (which can visually reorder text: "Trojan Source").
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufff9-\ufffb\u202a-\u202e\u2066-\u2069]")
 
 
 def _visible(match: re.Match[str]) -> str:

@@ -267,3 +267,53 @@ def test_png_images_are_valid():
 def test_iso_roundtrip():
     assert iso_from_ms(ms_from_iso("2026-01-02T03:04:05.678Z")) == "2026-01-02T03:04:05.678Z"
     assert iso_from_ms(0) == "1970-01-01T00:00:00.000Z"
+
+
+def _load_bench_generator():
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "bench" / "generate.py"
+    spec = importlib.util.spec_from_file_location("bench_generate", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_bench_generator_is_deterministic_valid_and_mixed(tmp_path):
+    gen = _load_bench_generator()
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    stats = gen.generate(a, entries=1500, seed=3)
+    gen.generate(b, entries=1500, seed=3)
+    assert a.read_bytes() == b.read_bytes()
+    assert stats.entries >= 1500 and stats.bytes == a.stat().st_size
+    ids, types, calls, results = set(), set(), set(), set()
+    for line in a.read_bytes().splitlines():
+        obj = orjson.loads(line)
+        assert_documented_order(obj)
+        types.add(obj["type"] if obj["type"] != "custom" else obj["customType"])
+        if obj["type"] == "session":
+            continue
+        assert obj["id"] not in ids and (obj["parentId"] is None or obj["parentId"] in ids)
+        ids.add(obj["id"])
+        msg = obj.get("message") or {}
+        if msg.get("role") == "assistant":
+            calls.update(b["id"] for b in msg["content"] if b["type"] == "toolCall")
+        elif msg.get("role") == "toolResult":
+            results.add(msg["toolCallId"])
+    assert calls == results
+    assert {"message", "compaction", "branch_summary", "model_change", "openclaw.cache-ttl", "model-snapshot"} <= types
+    assert gen.parse_size("1GB") == 2**30 and gen.parse_size("512") == 512 and gen.parse_size("1.5M") == 1572864
+
+
+def test_serializer_agrees_with_the_engines_json_stringify():
+    jsjson = pytest.importorskip("inspector.jsjson")
+    from inspector.demo import build_demo_session
+
+    lines = sample().text().splitlines() + build_demo_session().splitlines()
+    for line in lines:
+        assert jsjson.js_stringify(orjson.loads(line)) == line
+    for value in (2.5e-6, 1e21, 123456789012345678.0, -0.0, 0.1 + 0.2):
+        assert js_number(value) == jsjson.js_number_to_string(value)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
-from inspector.formats.openclaw import decode_line
 from inspector.tokens import model_visible_texts
 
 from .previews import entry_preview_text
@@ -68,5 +67,3 @@ def find_match(
             return vi
     return None
 
-
-__all__ = ["find_match", "row_matches", "decode_line"]

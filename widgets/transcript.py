@@ -8,6 +8,7 @@ very long lines, and tiktoken counts, are loaded in thread workers; rows show a 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from rich.cells import cell_len, set_cell_size
@@ -36,6 +37,23 @@ LABEL_CELLS = 13
 SIZE_CELLS = 8
 CUMULATIVE_CELLS = 9
 TIKTOKEN_BATCH = 400
+
+
+@dataclass(frozen=True)
+class RowLayout:
+    """Column widths of a transcript row for a given width and row count."""
+
+    index_cells: int
+    preview_cells: int
+    show_bar: bool
+
+
+def row_layout(width: int, row_count: int) -> RowLayout:
+    """marker(2) index label preview [bar] size context: the preview takes what is left."""
+    index_cells = len(str(max(row_count, 1))) + 1
+    show_bar = width >= 70
+    fixed = 2 + index_cells + 1 + LABEL_CELLS + 1 + (BAR_CELLS + 1 if show_bar else 0) + SIZE_CELLS + 1 + CUMULATIVE_CELLS
+    return RowLayout(index_cells, max(4, width - fixed - 1), show_bar)
 
 
 def token_bar(fraction: float, cells: int = BAR_CELLS) -> str:
@@ -346,7 +364,8 @@ class Transcript(ScrollView, can_focus=True):
             marker = "○"
         else:
             marker = " "
-        index_cells = len(str(model.row_count)) + 1
+        layout = row_layout(width, model.row_count)
+        index_cells = layout.index_cells
         index_text = str(entry.line) if model.show_off_path else str(pos if pos is not None else "")
         label = f"{role_icon(role)} {row_label(entry, role)}"
         # numbers
@@ -356,9 +375,8 @@ class Transcript(ScrollView, can_focus=True):
             complete = False
         cumulative = self._cumulative()[pos] if pos is not None else None
         max_size = model.max_size(est)
-        show_bar = width >= 70
-        fixed = 2 + index_cells + 1 + LABEL_CELLS + 1 + (BAR_CELLS + 1 if show_bar else 0) + SIZE_CELLS + 1 + CUMULATIVE_CELLS
-        preview_cells = max(4, width - fixed - 1)
+        show_bar = layout.show_bar
+        preview_cells = layout.preview_cells
 
         text = Text(no_wrap=True, end="")
         text.append(marker.ljust(2), style("transcript--marker"))

@@ -1,0 +1,102 @@
+"""The headless CLI as a user runs it: real subprocesses, JSON contracts, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from conftest import ROOT, assistant, entry, header, msg, tool_result, user, write_lines
+
+CONTEXT_ROW_KEYS = {"index", "entry_id", "line", "role", "tool_name", "estimates", "usage"}
+ESTIMATE_KEYS = {"pi_tokens", "openclaw_prune_chars", "openclaw_compaction_tokens", "tool_guard_chars", "tiktoken"}
+
+
+def cli(*args, home=None):
+    env = dict(os.environ, HOME=str(home or ROOT / "tests" / "no-such-home"), OPENCLAW_STATE_DIR=str((home or ROOT) / "no-state"))
+    return subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], capture_output=True, text=True, env=env, timeout=120)
+
+
+def sample(tmp_path):
+    return write_lines(
+        tmp_path / "s.jsonl",
+        [
+            header(),
+            entry("model_change", "m1", None, provider="anthropic", modelId="claude-sonnet-4-5"),
+            msg("u1", "m1", user("read it")),
+            msg("a1", "u1", assistant("", tool_calls=[("c1", "read", {"path": "a.py"})])),
+            msg("t1", "a1", tool_result("c1", "read", "x" * 4000, details={"lines": 1})),
+            entry("compaction", "k1", "t1", summary="S" * 40, firstKeptEntryId="a1", tokensBefore=99),
+            msg("a2", "k1", assistant("done")),
+            "{damaged",
+        ],
+    )
+
+
+def test_context_json_contract(tmp_path):
+    r = cli("context", sample(tmp_path), "--json", "--context-window", "50000")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert {"file", "leaf_id", "context_window", "guard", "diagnostics", "messages"} <= set(data)
+    assert data["context_window"] == {"tokens": 50000, "source": "flag"}
+    assert data["leaf_id"] == "a2"
+    rows = data["messages"]
+    assert [(x["role"], x["entry_id"], x["line"]) for x in rows] == [
+        ("compactionSummary", "k1", 6), ("assistant", "a1", 4), ("toolResult", "t1", 5), ("assistant", "a2", 7)
+    ]
+    for row in rows:
+        assert CONTEXT_ROW_KEYS <= set(row) and ESTIMATE_KEYS <= set(row["estimates"])
+    assert rows[2]["estimates"]["pi_tokens"] == 1000
+    assert rows[2]["estimates"]["tool_guard_chars"] == 2 * (4000 + len('{"lines":1}'))
+    assert rows[1]["usage"]["totalTokens"] == 120 and rows[2]["usage"] is None
+    assert rows[0]["estimates"]["openclaw_prune_chars"] == 256
+    assert any(d["kind"] == "unparseable" and d["line"] == 8 for d in data["diagnostics"])
+
+
+def test_stats_json_and_text(tmp_path):
+    p = sample(tmp_path)
+    r = cli("stats", p, "--json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["entries"]["by_type"] == {"compaction": 1, "message": 4, "model_change": 1}
+    assert data["compactions"][0]["kind"] == "split_turn" and data["compactions"][0]["in_force"]
+    assert data["context_window"]["tokens"] == 200000 and data["context_window"]["source"].startswith("model:")
+    assert data["guard"]["level"] == "ok"
+    assert data["usage"]["all_entries"]["assistant_calls"] == 2
+    assert data["context"]["estimates"]["pi_tokens"] == sum(
+        x["estimates"]["pi_tokens"] for x in json.loads(cli("context", p, "--json").stdout)["messages"]
+    )
+    text = cli("stats", p)
+    assert text.returncode == 0 and "context window" in text.stdout and "unparseable" in text.stdout
+
+
+def test_missing_unreadable_and_bad_leaf_exit_nonzero_with_one_line(tmp_path):
+    r = cli("stats", tmp_path / "nope.jsonl")
+    assert r.returncode == 2 and r.stderr.strip().count("\n") == 0 and "no such file" in r.stderr
+    r = cli("context", tmp_path)
+    assert r.returncode == 2 and "is a directory" in r.stderr
+    r = cli("context", sample(tmp_path), "--leaf", "zzz")
+    assert r.returncode == 2 and "zzz" in r.stdout + r.stderr
+
+
+def test_guard_levels_follow_window(tmp_path):
+    p = sample(tmp_path)
+    assert json.loads(cli("stats", p, "--json", "--context-window", "20000", "--no-tiktoken").stdout)["guard"]["level"] == "warn"
+    assert json.loads(cli("stats", p, "--json", "--context-window", "8000", "--no-tiktoken").stdout)["guard"]["level"] == "block"
+
+
+def test_config_file_sets_window(tmp_path):
+    cfg = tmp_path / "openclaw.json"
+    cfg.write_text("{ // json5\n models: { providers: { anthropic: { models: [ { id: 'claude-sonnet-4-5', contextWindow: 64000, }, ], }, }, },\n}")
+    data = json.loads(cli("stats", sample(tmp_path), "--json", "--config", cfg, "--no-tiktoken").stdout)
+    assert data["context_window"]["tokens"] == 64000 and "contextWindow" in data["context_window"]["source"]
+
+
+def test_untrusted_text_is_inert_in_text_output(tmp_path):
+    evil = "[bold red]X[/] \x1b[31mred\x1b]0;title\x07 [link=http://e]l[/link]"
+    p = write_lines(tmp_path / "e.jsonl", [header(), msg("u1", None, user(evil)), entry("session_info", "i", "u1", name=evil)])
+    r = cli("stats", p)
+    assert r.returncode == 0
+    assert "\x1b" not in r.stdout and "\x07" not in r.stdout
+    assert "[bold red]X[/]" in r.stdout and "\\x1b[31m" in r.stdout

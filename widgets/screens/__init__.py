@@ -1,0 +1,1 @@
+"""Screens: the session browser, the inspector of one session, errors, diagnostics, filters and help."""

@@ -1,0 +1,64 @@
+"""Every diagnostic of the open session (damaged lines first), with line numbers; Enter jumps to the line."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Static
+
+from inspector import model as m
+from inspector.textsafe import make_inert
+
+SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+class DiagnosticsScreen(ModalScreen[int | None]):
+    """A table of diagnostics; dismisses with the chosen line number (or None)."""
+
+    DEFAULT_CSS = """
+    DiagnosticsScreen {
+        align: center middle;
+        & #diagnostics-box { width: 95%; height: 85%; border: heavy $warning; background: $panel; padding: 0 1; }
+        & #diagnostics-title { text-style: bold; color: $text-warning; }
+        & DataTable { height: 1fr; }
+    }
+    """
+
+    BINDINGS = [Binding("escape,q,d", "close", "Close")]
+
+    def __init__(self, diagnostics: list[m.Diagnostic]) -> None:
+        super().__init__()
+        self.diagnostics = sorted(diagnostics, key=lambda d: (SEVERITY_ORDER.get(d.severity, 3), d.line or 0))
+
+    def compose(self) -> ComposeResult:
+        errors = sum(d.severity == "error" for d in self.diagnostics)
+        with Vertical(id="diagnostics-box"):
+            yield Static(Text(f"Diagnostics · {len(self.diagnostics)} ({errors} errors) · Enter: go to line · Esc: close"), id="diagnostics-title")
+            yield DataTable(cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("line", "severity", "kind", "message")
+        for i, d in enumerate(self.diagnostics):
+            table.add_row(
+                str(d.line) if d.line is not None else "",
+                d.severity,
+                d.kind,
+                Text(make_inert(d.message)),
+                key=str(i),
+            )
+        if not self.diagnostics:
+            table.add_row("", "", "", Text("No problems found."))
+        table.focus()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is None or not self.diagnostics:
+            return
+        d = self.diagnostics[int(event.row_key.value)]
+        self.dismiss(d.line)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,94 @@
+"""Errors are screens, not tracebacks: a missing file, permission denied, an unsupported format."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Center, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from inspector.textsafe import make_inert
+
+
+@dataclass(frozen=True)
+class ErrorInfo:
+    """What went wrong: `kind` is `missing`, `permission`, `directory`, `unsupported` or `unreadable`."""
+
+    kind: str
+    title: str
+    path: Path
+    reason: str
+    hints: tuple[str, ...] = ()
+    details: tuple[str, ...] = ()
+
+    @classmethod
+    def from_open_error(cls, path: Path, reason: str) -> "ErrorInfo":
+        """Classify a `SessionOpenError` (or OSError text) for `path` by looking at the file system."""
+        if not os.path.lexists(path):
+            return cls("missing", "File not found", path, reason, (
+                "Check the path, or run `session-inspector` without a path to browse the sessions found on this machine.",
+                "`session-inspector --demo` opens the bundled demo session.",
+            ))
+        if os.path.isdir(path):
+            return cls("directory", "This is a directory", path, reason, ("Open it with `session-inspector DIR` to browse its sessions.",))
+        if not os.access(path, os.R_OK) or "permission" in reason.lower():
+            return cls("permission", "Permission denied", path, reason, (
+                "The file exists but this user cannot read it (OpenClaw writes transcripts with mode 0600).",
+                "Run as the user that owns the OpenClaw state directory, or copy the file somewhere readable.",
+            ))
+        return cls("unreadable", "Cannot open the file", path, reason)
+
+    @classmethod
+    def unsupported(cls, path: Path, details: list[str]) -> "ErrorInfo":
+        """A file that is not an OpenClaw / pi session transcript."""
+        return cls("unsupported", "Not an OpenClaw / pi session (unsupported format)", path,
+                   'The first line is not a {"type":"session","id":…} header and no line is a known entry type.',
+                   ("Session Inspector reads OpenClaw and pi-coding-agent session JSONL files (versions 1-3).",
+                    "Claude Code and Codex transcripts are not supported yet."),
+                   tuple(details))
+
+
+class ErrorScreen(Screen):
+    """A full screen explaining why a file cannot be shown, with what to do about it."""
+
+    DEFAULT_CSS = """
+    ErrorScreen {
+        align: center middle;
+        & #error-box { width: 90%; max-width: 110; height: auto; border: heavy $error; padding: 1 2; background: $panel; }
+        & #error-title { color: $text-error; text-style: bold; }
+        & .error-path { color: $text-muted; }
+        & .error-hint { color: $text; margin-top: 1; }
+        & .error-detail { color: $text-muted; }
+    }
+    """
+
+    BINDINGS = [Binding("escape", "back", "Back"), Binding("q", "app.quit", "Quit")]
+
+    def __init__(self, info: ErrorInfo) -> None:
+        super().__init__()
+        self.info = info
+
+    def compose(self) -> ComposeResult:
+        info = self.info
+        with Center():
+            with Vertical(id="error-box"):
+                yield Static(Text(info.title), id="error-title")
+                yield Static(Text(make_inert(str(info.path))), classes="error-path")
+                yield Static(Text(make_inert(info.reason)), classes="error-hint")
+                for detail in info.details:
+                    yield Static(Text(make_inert(detail)), classes="error-detail")
+                for hint in info.hints:
+                    yield Static(Text(hint), classes="error-hint")
+        yield Footer()
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+        else:
+            self.app.exit(return_code=2)

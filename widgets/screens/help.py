@@ -1,0 +1,60 @@
+"""Help (`?`): what the columns and estimators mean, and every key of the screen it was opened from."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from ..transcript_model import ESTIMATOR_HELP, ESTIMATOR_LABELS
+
+INTRO = """Each transcript row is one message of the context the model sees (pi's buildSessionContext), in order:
+role and tool, a one-line preview, a bar and size under the chosen estimator, and the context so far.
+The right side shows the context now against the window (OpenClaw's window resolution and guard), where it
+goes by tool and role, and the largest messages; Enter on a row shows the whole message.
+Markers: ⑂ branch point (the entry has several children) · ○ off the active path · × dropped by compaction."""
+
+
+class HelpScreen(ModalScreen[None]):
+    """Keys and concepts; any of Esc / q / ? closes it."""
+
+    DEFAULT_CSS = """
+    HelpScreen {
+        align: center middle;
+        & #help-box { width: 96; max-width: 95%; height: 90%; border: heavy $primary; background: $panel; padding: 0 1; }
+    }
+    """
+
+    BINDINGS = [Binding("escape,q,question_mark", "close", "Close")]
+
+    def __init__(self, bindings: list[tuple[str, str, str]], title: str = "Session Inspector") -> None:
+        super().__init__()
+        self.key_rows = bindings
+        self.title_text = title
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-box"):
+            yield Static(Text(self.title_text, style="bold"))
+            yield Static(Text(INTRO))
+            est = Table(box=None, padding=(0, 1), show_header=False)
+            est.add_column(style="bold", no_wrap=True)
+            est.add_column()
+            for key, label in ESTIMATOR_LABELS.items():
+                est.add_row(label, ESTIMATOR_HELP[key])
+            yield Static(Text("\nEstimators (e cycles)", style="bold"))
+            yield Static(est)
+            keys = Table(box=None, padding=(0, 1), show_header=False)
+            keys.add_column(style="bold", no_wrap=True)
+            keys.add_column(no_wrap=True)
+            keys.add_column()
+            for key, description, tooltip in self.key_rows:
+                keys.add_row(key, description, tooltip)
+            yield Static(Text("\nKeys (also in the command palette, ctrl+p)", style="bold"))
+            yield Static(keys)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
