@@ -5,9 +5,9 @@
 
 The mix follows a long OpenClaw coding session: mostly messages (user turns, assistants with thinking and tool calls,
 tool results whose sizes have a long tail, exec results carrying their `aggregated` copy in `details`), some CJK, an
-`openclaw.cache-ttl` after every run, compactions whenever the context would reach the threshold (pi-native and
-safeguard), occasional model/thinking-level changes, delivery-mirror siblings and a few abandoned branches with a
-`branch_summary`. Lines are streamed to disk through `SessionBuilder` (same serializer as the fixtures, so the output
+`openclaw.cache-ttl` after every run, compactions (also mid-run) whenever a request would cross the threshold
+(pi-native and safeguard), occasional model/thinking-level changes, delivery-mirror siblings and a few abandoned
+branches with a `branch_summary`. Lines are streamed to disk through `SessionBuilder` (same serializer as the fixtures, so the output
 is byte-compatible with pi); memory stays constant. Text comes from pools built once from the demo's generators and
 sliced at random line boundaries. Deterministic for a given `--seed`.
 
@@ -29,7 +29,7 @@ from typing import BinaryIO
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from inspector import demo  # noqa: E402
-from inspector.fixtures import SessionBuilder, make_usage, png_base64, zero_usage  # noqa: E402
+from inspector.fixtures import SessionBuilder, make_usage, png_base64  # noqa: E402
 
 SYSTEM_PROMPT_TOKENS = 21_000
 COMPACT_AT_CHARS = 520_000  # ≈ 175k tokens of conversation at ~3 chars/token: pi's threshold for a 200k window
@@ -209,6 +209,7 @@ class _Session:
         self.cut_candidates.append((uid, self.ctx_chars))
         self.ctx_chars += len(ask)
         for _ in range(min(12, int(rng.expovariate(1 / 3.0)) + 1)):
+            self._maybe_compact()
             blocks: list = []
             out_chars = 0
             if rng.random() < 0.45:
@@ -236,8 +237,14 @@ class _Session:
                 self.stats.tool_results += 1
             del aid
         final = self.pools.take(rng, "web", rng.randint(60, 2500))
+        self._maybe_compact()
         self._assistant([final], len(final))
         return b.cache_ttl(provider=self.model[0], model_id=self.model[1])
+
+    def _maybe_compact(self) -> None:
+        """Compact before a request that would cross the threshold (pi/OpenClaw compact mid-run too)."""
+        if self.ctx_chars >= COMPACT_AT_CHARS and self.cut_candidates:
+            self._compact()
 
     def _compact(self) -> None:
         rng, b = self.rng, self.b
@@ -254,11 +261,13 @@ class _Session:
         self.stats.compactions += 1
 
     def _abandoned_branch(self, fork_point: str) -> None:
+        ctx_at_fork = self.ctx_chars
         for _ in range(self.rng.randint(1, 2)):
             self._turn()
         summary = ("The user explored a different conversation branch before returning here.\nSummary of that "
                    "exploration:\n\n" + demo.BRANCH_SUMMARY)
         self.b.branch_summary(fork_point, summary, details={"readFiles": [], "modifiedFiles": [PATHS[4]]}, from_hook=False)
+        self.ctx_chars = ctx_at_fork + len(summary)
         self.cut_candidates.clear()
         self.cached_prompt = 0
         self.stats.branches += 1
@@ -283,8 +292,6 @@ class _Session:
         while not done():
             fork_point = self._turn()
             turns += 1
-            if self.ctx_chars >= COMPACT_AT_CHARS:
-                self._compact()
             roll = rng.random()
             if turns % 700 == 25:  # a few abandoned branches: at turn 25, then every 700 turns
                 self._abandoned_branch(fork_point)

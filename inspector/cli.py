@@ -60,10 +60,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_app(argv: list[str]) -> int:
-    """Open the interactive inspector (`session-inspector [PATH] [--demo]`)."""
-    from .commands.stats import run_default
+    """Open the interactive inspector (`session-inspector [PATH] [--demo] [--context-window N] [--config FILE]`)."""
+    from widgets.app import main as run_inspector  # lazy: headless commands never import Textual
 
-    return run_default(argv)
+    return run_inspector(argv)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,11 +14,13 @@ Text generators for tool output (`jest_log`, `ts_source`, `redis_info`, ...) are
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import random
+from collections.abc import Sequence
 from pathlib import Path
 
-from inspector.fixtures import SessionBuilder, js_dumps, js_length, png_base64
+from inspector.fixtures import SessionBuilder, iso_from_ms, js_dumps, js_length, png_base64
 
 __all__ = ["DEMO_FEATURES", "build_demo_session", "demo_session_path", "main"]
 
@@ -78,14 +80,16 @@ def _ident(rng: random.Random, parts: int = 2) -> str:
     return words[0] + "".join(w.capitalize() for w in words[1:])
 
 
-def ts_source(rng: random.Random, module: str, target_chars: int) -> str:
-    """A plausible TypeScript module of about `target_chars` characters."""
+def ts_source(rng: random.Random, module: str, target_chars: int, lines: Sequence[str] = ()) -> str:
+    """A plausible TypeScript module of about `target_chars` characters, containing `lines` after the imports."""
     out = [
         f"// {module}",
         "import type { Request, Response, NextFunction } from 'express';",
         "import { logger } from '../lib/logger';",
         "import { metrics } from '../lib/metrics';",
         "import { config } from '../config';",
+        "",
+        *lines,
         "",
     ]
     n = 0
@@ -228,8 +232,9 @@ def v8_profile(rng: random.Random, rows: int) -> str:
                                 "dist/middleware/redisRateLimiter.js", "node:internal/streams/writable",
                                 "node_modules/ioredis/built/Pipeline.js", "dist/lib/metrics.js"))
             kind = rng.choice(("JS: *", "JS: ~", "JS: ^", "Builtin:", "Function:"))
+            url = where if where.startswith("node:") else f"file://{PROJECT}/{where}"
             out.append(f"  {rng.randint(1, 4000):6d}  {rng.uniform(0, 9):4.1f}%  {rng.uniform(0, 11):4.1f}%  "
-                       f"{kind} {fn} file://{PROJECT}/{where}:{rng.randint(1, 900)}:{rng.randint(1, 80)}")
+                       f"{kind} {fn} {url}:{rng.randint(1, 900)}:{rng.randint(1, 80)}")
     return "\n".join(out) + "\n"
 
 
@@ -628,7 +633,7 @@ ZH_WIKI_SECTIONS = (
 )
 
 
-def zh_wiki_page(rng: random.Random, target_chars: int) -> str:
+def zh_wiki_page(rng: random.Random, target_chars: int, fetched_at: str = "2026-01-02T10:19:03.448Z") -> str:
     """An internal wiki page in Chinese, as `web_fetch` returns it (pretty JSON with the markdown in `text`)."""
     services = ("订单服务", "搜索服务", "支付网关", "消息推送", "报表服务", "用户中心")
     body = ["# 限流设计说明（深圳团队）", "> 本文档记录各服务限流方案的演进、压测数据和值班手册。最后更新：2025 年 12 月。"]
@@ -657,11 +662,19 @@ def zh_wiki_page(rng: random.Random, target_chars: int) -> str:
         "extractor": "readability",
         "truncated": False,
         "length": js_length(markdown),
-        "fetchedAt": "2026-01-02T10:19:03.448Z",
+        "fetchedAt": fetched_at,
         "tookMs": 388,
         "text": "<<<EXTERNAL_UNTRUSTED_CONTENT>>>\nSource: Web Fetch\n---\n" + markdown + "\n<<<END_EXTERNAL_UNTRUSTED_CONTENT>>>",
     }
     return _pretty_json(payload)
+
+
+RG_WINDOW_START = """src/middleware/rateLimiter.ts:7:const windowStart = Date.now();
+src/middleware/rateLimiter.ts:52:    if (Date.now() - windowStart > opts.windowMs) {
+src/middleware/rateLimiter.ts:58:      resetAt: windowStart + opts.windowMs,
+src/middleware/rateLimiter.ts:91:  const elapsed = Date.now() - windowStart;
+src/middleware/__tests__/rateLimiter.spec.ts:6:    jest.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') });
+"""
 
 
 def locale_json(lang: str) -> str:
@@ -690,34 +703,79 @@ def locale_json(lang: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def web_doc_page(rng: random.Random, target_chars: int) -> str:
+OPTION_ROWS = (
+    ("windowMs", "60000", "Length of the sliding window in milliseconds."),
+    ("max", "60", "Requests allowed per key within one window."),
+    ("keyPrefix", '"rl"', "Prefix for every Redis key the limiter writes."),
+    ("keyGenerator", "req => req.ip", "Derives the client key from the request (IP, user id, tenant id)."),
+    ("skipFailedRequests", "false", "Do not count responses with status >= 400."),
+    ("standardHeaders", "true", "Send `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`."),
+    ("retryAfter", "true", "Send `Retry-After` (seconds) with 429 responses."),
+    ("failOpen", "false", "Allow requests when the store is unreachable instead of rejecting them."),
+    ("enableOfflineQueue", "true", "Queue commands while the connection is down (ioredis)."),
+    ("maxRetriesPerRequest", "20", "Give up on a command after this many reconnection attempts (ioredis)."),
+    ("connectTimeout", "10000", "Milliseconds before an initial connection attempt fails."),
+    ("commandTimeout", "null", "Reject a command that has not been answered after this many milliseconds."),
+    ("retryStrategy", "times => min(times * 50, 2000)", "Delay before the next reconnection attempt; return null to stop."),
+    ("reconnectOnError", "null", "Reconnect (and optionally resend) when a reply matches, e.g. READONLY after failover."),
+    ("autoResubscribe", "true", "Re-issue SUBSCRIBE after reconnecting."),
+    ("lazyConnect", "false", "Connect on the first command instead of at construction."),
+)
+
+IOREDIS_INTRO = """# Connection handling: offline queue, retries and reconnection
+
+A client connection to Redis can drop at any time: failovers, network blips, a restarted container. What your
+application sees in that moment depends on three options that interact: the offline queue, the per-command retry
+limit and the reconnection strategy.
+"""
+
+IOREDIS_SECTIONS = (
+    ("The offline queue", """While the client is not connected, commands are queued in memory and sent once the connection is back
+(`enableOfflineQueue: true`, the default). That hides short outages, but a request handler awaiting such a command
+waits for as long as the outage lasts. For latency-sensitive paths such as rate limiting, disable the queue on a
+dedicated connection: commands then fail immediately with `Stream isn't writeable and enableOfflineQueue options
+is false`, and the caller can fall back."""),
+    ("Per-command retries", """A command that was sent but not answered when the socket closed is retried after reconnecting, up to
+`maxRetriesPerRequest` times (20 by default). Each retry waits for a reconnection, so the worst case is the sum of
+the retry delays. Set it to 1 or 0 where a fast failure is worth more than eventual success."""),
+    ("Reconnection strategy", """`retryStrategy(times)` returns the delay in milliseconds before the next attempt, or a non-number to stop
+reconnecting. A capped exponential backoff (`Math.min(50 * 2 ** times, 2000)`) recovers quickly from blips without
+hammering a server that is restarting."""),
+    ("Scripts after a failover", """A promoted replica does not know the scripts loaded on the old primary. `EVALSHA` then answers `NOSCRIPT`;
+load the script again with `SCRIPT LOAD` and retry once. Defining commands with `defineCommand` does this for you."""),
+    ("Observability", """Listen to `error`, `reconnecting` and `ready` events and export them as metrics. A rising reconnect rate is
+usually the first visible symptom of an overloaded or misconfigured Redis."""),
+)
+
+
+def web_doc_page(rng: random.Random, target_chars: int, *, url: str = "https://engineering.example.com/redis-rate-limits",
+                 title: str = "Rate limiting with Redis: sliding windows that survive deploys",
+                 intro: str = WEB_DOC_INTRO, sections: Sequence[tuple[str, str]] = WEB_DOC_SECTIONS,
+                 fetched_at: str = "2026-01-02T08:58:41.713Z") -> str:
     """A docs page as OpenClaw's `web_fetch` returns it: a pretty JSON payload whose `text` is the page as markdown."""
-    body = [WEB_DOC_INTRO]
+    body = [intro]
     i = 0
     while sum(len(p) for p in body) < target_chars * 0.8:
-        title, text = WEB_DOC_SECTIONS[i % len(WEB_DOC_SECTIONS)]
-        body.append(f"## {title}" + (f" (part {i // len(WEB_DOC_SECTIONS) + 1})" if i >= len(WEB_DOC_SECTIONS) else ""))
+        heading, text = sections[i % len(sections)]
+        body.append(f"## {heading}" + (f" (part {i // len(sections) + 1})" if i >= len(sections) else ""))
         body.append(text)
-        body.append("| Option | Default | Description |\n|---|---|---|")
-        for _ in range(rng.randint(4, 9)):
-            opt = _ident(rng, 2)
-            default = rng.choice(("true", "false", "1000", "60000", "null", '"rl"'))
-            text = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(6, 14))).capitalize()
-            body.append(f"| `{opt}` | `{default}` | {text}. |")
+        rows = rng.sample(OPTION_ROWS, rng.randint(4, 8))
+        body.append("| Option | Default | Description |\n|---|---|---|\n"
+                    + "\n".join(f"| `{name}` | `{default}` | {desc} |" for name, default, desc in rows))
         i += 1
     markdown = "\n\n".join(body)
     payload = {
-        "url": "https://redis.io/learn/howtos/ratelimiting",
-        "finalUrl": "https://redis.io/learn/howtos/ratelimiting",
+        "url": url,
+        "finalUrl": url,
         "status": 200,
         "contentType": "text/html",
-        "title": "Rate limiting with Redis: sliding windows that survive deploys",
+        "title": title,
         "extractMode": "markdown",
         "extractor": "readability",
         "truncated": False,
         "length": js_length(markdown),
-        "fetchedAt": "2026-01-02T09:12:40.101Z",
-        "tookMs": 612,
+        "fetchedAt": fetched_at,
+        "tookMs": 400 + rng.randrange(800),
         "text": "<<<EXTERNAL_UNTRUSTED_CONTENT>>>\nSource: Web Fetch\n---\n" + markdown + "\n<<<END_EXTERNAL_UNTRUSTED_CONTENT>>>",
     }
     return _pretty_json(payload)
@@ -919,7 +977,14 @@ def _bootstrap_and_first_turns(b: SessionBuilder, t: _Tools, rng: random.Random)
     # Turn 1: orientation
     b.user("Hey — picking lumen-api up again after the break. Get me oriented: read the README and the rate limiter, "
            "and run the test suite so we know where we are.")
-    limiter_src = ts_source(rng, "src/middleware/rateLimiter.ts", 9_200)
+    limiter_src = ts_source(rng, "src/middleware/rateLimiter.ts", 6_500, [
+        "const windowStart = Date.now();",
+        "const counters = new Map<string, number[]>();",
+        "",
+        "export function rateLimiter(opts: RateLimiterOptions) {",
+        "  return (req: Request, res: Response, next: NextFunction) => hit(req, res, next, opts);",
+        "}",
+    ])
     t.step(t.think("Read README and the limiter first, then run the suite. The suite takes ~40 s."),
            t.read(_p("README.md"), README_MD), t.read(_p("src/middleware/rateLimiter.ts"), limiter_src))
     log1 = jest_log(rng, 20, {"rateLimiter › sliding window resets after ttl":
@@ -941,9 +1006,9 @@ def _bootstrap_and_first_turns(b: SessionBuilder, t: _Tools, rng: random.Random)
 
     # Turn 2: the flaky test (redacted thinking)
     b.user("The flaky one is `rateLimiter.spec.ts › sliding window resets after ttl`. Dig into why it only fails on CI.")
-    spec_src = jest_spec(rng, "rateLimiter", 9_500)
+    spec_src = jest_spec(rng, "rateLimiter", 7_000)
     t.step(b.thinking(redacted=True),
-           t.exec("rg -n \"Date.now\\(\\)|windowStart\" src/middleware", grep_output(rng, "slidingWindow", 6), ms=90),
+           t.exec("rg -n \"Date.now\\(\\)|windowStart\" src/middleware", RG_WINDOW_START, ms=90),
            t.read(_p("src/middleware/__tests__/rateLimiter.spec.ts"), spec_src))
     t.step(t.think("windowStart is captured once when the module loads. With jest fake timers installed in beforeEach, "
                    "the module-level Date.now() predates the fake clock on CI where module loading is slower, so the "
@@ -964,13 +1029,13 @@ def _bootstrap_and_first_turns(b: SessionBuilder, t: _Tools, rng: random.Random)
     b.user(["Here's the Grafana panel from prod on Dec 30 — the 429 spike at 02:10 lines up with the 2.14.0 deploy. "
             "Same bug, or something else? Also, is there a good write-up on Redis sliding windows you trust?",
             b.image(chart_png(rng, 160, 80, spike_at=0.62))])
-    page = web_doc_page(rng, 13_000)
+    page = web_doc_page(rng, 10_000, fetched_at=iso_from_ms(b.now_ms + 1_900))
     t.step(t.think("The spike starts right at the rollout and decays over ~10 minutes: counters reset per pod, then "
-                   "refill. Fetch the Redis guide for the sliding-log design."),
-           t.web_fetch("https://redis.io/learn/howtos/ratelimiting", page))
+                   "refill. Fetch the write-up on Redis sliding windows for the sliding-log design."),
+           t.web_fetch("https://engineering.example.com/redis-rate-limits", page))
     b.assistant("Different bug from the flaky test, same root: the spike starts exactly at the rollout and decays over "
                 "~10 minutes — each new pod starts with empty counters, so clients get a fresh quota per pod. "
-                "The Redis guide's **sliding log in a sorted set, run as one Lua script** fixes both problems "
+                "The write-up's **sliding log in a sorted set, run as one Lua script** fixes both problems "
                 "(shared counters, exact window). It also recommends `redis.call('TIME')` as the clock. 📈")
     b.cache_ttl()
     b.wait(610_000)
@@ -979,20 +1044,21 @@ def _bootstrap_and_first_turns(b: SessionBuilder, t: _Tools, rng: random.Random)
 def _redis_and_i18n_turns(b: SessionBuilder, t: _Tools, rng: random.Random) -> None:
     # Turn 4: the Redis limiter
     b.user("Let's do the proper fix: a Redis-backed limiter with a Lua script, same `rateLimiter()` API. Write it.")
-    pkg = js_dumps({"name": "lumen-api", "version": "2.14.0", "private": True,
+    pkg = json.dumps({"name": "lumen-api", "version": "2.14.0", "private": True,
                     "scripts": {"dev": "tsx watch src/server.ts", "build": "tsc -p .", "test": "jest --runInBand",
                                 "lint": "eslint . && prettier -c .", "loadtest": "k6 run loadtest/ratelimit.js"},
                     "dependencies": {"express": "^4.21.2", "ioredis": "^5.4.1", "pino": "^9.5.0", "pg": "^8.13.1",
                                      "bullmq": "^5.34.0", "helmet": "^8.0.0", "zod": "^3.24.1"},
                     "devDependencies": {"jest": "^29.7.0", "ts-jest": "^29.2.5", "typescript": "^5.6.3",
-                                        "tsx": "^4.19.2", "eslint": "^9.17.0", "prettier": "^3.4.2"}})
+                                        "tsx": "^4.19.2", "eslint": "^9.17.0", "prettier": "^3.4.2"}},
+                     indent=2) + "\n"
     t.step(t.think("ioredis is already a dependency (session store). Check package.json, then write the module."),
            t.read(_p("package.json"), pkg))
     redis_limiter = ts_source(rng, "src/middleware/redisRateLimiter.ts", 7_600)
     t.step("Writing the Redis limiter and its tests.",
            t.write(_p("src/middleware/redisRateLimiter.ts"), redis_limiter),
            t.write(_p("src/middleware/__tests__/redisRateLimiter.spec.ts"), jest_spec(rng, "redisRateLimiter", 5_200)))
-    log4 = jest_log(rng, 14)
+    log4 = jest_log(rng, 10)
     t.step(t.exec("npm test 2>&1 | tail -n 300", log4, ms=44_100))
     t.step(t.edit(_p("src/middleware/rateLimiter.ts"),
                   "export function rateLimiter(opts: RateLimiterOptions) {",
@@ -1098,7 +1164,7 @@ def _after_compaction(b: SessionBuilder, t: _Tools, rng: random.Random) -> None:
     t.step(t.write(_p("src/lib/redis.ts"), redis_lib), t.edit(_p("package.json"), '"ioredis": "^5.4.1"', '"redis": "^5.0.1"', 19))
     fails = {f"redisRateLimiter › {_test_name(rng)} #{n}":
              "ErrorReply: NOSCRIPT No matching script. Please use EVAL." for n in range(1, 10)}
-    t.step(t.exec("npm test 2>&1 | tail -n 300", jest_log(rng, 20, fails), code=1, ms=39_800))
+    t.step(t.exec("npm test 2>&1 | tail -n 300", jest_log(rng, 12, fails), code=1, ms=39_800))
     b.assistant("node-redis v5 breaks the limiter: 9 failures, all `NOSCRIPT` — v5 throws `ErrorReply` with a different "
                 "shape, so our reload-on-NOSCRIPT path never runs. `connect-redis` also expects ioredis options. "
                 "Fixable, but it's a day of work for one dependency. I'd stay on ioredis.")
@@ -1121,7 +1187,8 @@ def _after_compaction(b: SessionBuilder, t: _Tools, rng: random.Random) -> None:
     # Turn 9': resilience
     b.user("Agreed, stay on ioredis (pin 5.4). Give the limiter its own connection with reconnect/backoff and a circuit "
            "breaker that falls back to the in-memory limiter.")
-    limiter_v2 = ts_source(rng, "src/middleware/redisRateLimiter.ts", 16_500)
+    limiter_v2 = ts_source(rng, "src/middleware/redisRateLimiter.ts", 16_500, [
+        "import { sharedRedis } from '../lib/redis';", "", "const redis = sharedRedis;"])
     t.step(t.think("Dedicated connection: enableOfflineQueue false, retryStrategy min(50*2^n, 2000). Breaker: 3 failures "
                    "-> open, 30 s -> half-open probe."),
            t.read(_p("src/middleware/redisRateLimiter.ts"), limiter_v2))
@@ -1129,6 +1196,9 @@ def _after_compaction(b: SessionBuilder, t: _Tools, rng: random.Random) -> None:
                   "const redis = new Redis(config.redisUrl, {\n    enableOfflineQueue: false,\n"
                   "    retryStrategy: (n) => Math.min(50 * 2 ** n, 2000),\n  });\nconst breaker = new CircuitBreaker({ "
                   "failures: 3, coolDownMs: 30_000 });", 18),
+           t.write(_p("src/middleware/circuitBreaker.ts"), ts_source(rng, "src/middleware/circuitBreaker.ts", 2_600, [
+               "export class CircuitBreaker {", "  snapshot() {", "    const snapshot = structuredClone(this.state);",
+               "    return snapshot;", "  }", "}"])),
            t.write(_p("src/middleware/__tests__/circuitBreaker.spec.ts"), jest_spec(rng, "circuitBreaker", 4_800)))
     t.step(t.exec("npm test 2>&1 | tail -n 300", jest_log(rng, 26), ms=45_300))
     b.assistant("Done: the limiter has its own ioredis connection (`enableOfflineQueue: false`, capped exponential "
@@ -1139,7 +1209,10 @@ def _after_compaction(b: SessionBuilder, t: _Tools, rng: random.Random) -> None:
 
     # Turn 10: docs page
     b.user("Check the ioredis docs on `enableOfflineQueue` and `maxRetriesPerRequest` — do we need both?")
-    t.step(t.web_fetch("https://ioredis.readthedocs.io/en/latest/README/#offline-queue", web_doc_page(rng, 36_000)))
+    ioredis_url = "https://docs.example.com/ioredis/connection-handling"
+    t.step(t.web_fetch(ioredis_url, web_doc_page(rng, 36_000, url=ioredis_url, intro=IOREDIS_INTRO, sections=IOREDIS_SECTIONS,
+                                                 title="Connection handling: offline queue, retries and reconnection",
+                                                 fetched_at=iso_from_ms(b.now_ms + 1_200))))
     b.assistant("Both, for different reasons: `enableOfflineQueue: false` makes commands fail fast while disconnected "
                 "(the breaker then takes over); `maxRetriesPerRequest: 1` bounds how long a command waits when the "
                 "socket drops mid-flight. I've noted both for the design doc.")
@@ -1149,7 +1222,7 @@ def _after_compaction(b: SessionBuilder, t: _Tools, rng: random.Random) -> None:
     # Turn 10b: a Chinese wiki page (CJK-heavy tool result)
     b.user("深圳团队之前写过一份限流设计文档，帮我读一下，看看和我们的方案有没有冲突。")
     t.step(t.think("Fetch the internal wiki page and compare: algorithm, clock source, fallback, metrics."),
-           t.web_fetch("https://wiki.lumen.internal/zh/infra/ratelimit-design", zh_wiki_page(rng, 22_000)))
+           t.web_fetch("https://wiki.lumen.internal/zh/infra/ratelimit-design", zh_wiki_page(rng, 22_000, fetched_at=iso_from_ms(b.now_ms + 1_500))))
     b.assistant("读完了，整体上没有冲突，而且思路高度一致 👍\n\n"
                 "1. **算法**：他们也选了「滑动日志 + Lua 脚本」，和我们的 `redisRateLimiter` 完全相同。\n"
                 "2. **时钟**：同样使用 Redis `TIME`，避免宿主机时钟漂移。\n"
@@ -1223,7 +1296,10 @@ def _pr_ci_and_docs(b: SessionBuilder, t: _Tools, rng: random.Random) -> None:
            "for the Shenzhen team.")
     t.step(t.think("Re-read the final limiter and breaker so the doc matches the code."),
            t.read(_p("src/middleware/redisRateLimiter.ts"), ts_source(rng, "src/middleware/redisRateLimiter.ts", 18_500)),
-           t.read(_p("src/middleware/circuitBreaker.ts"), ts_source(rng, "src/middleware/circuitBreaker.ts", 8_200)))
+           t.read(_p("src/middleware/circuitBreaker.ts"), ts_source(rng, "src/middleware/circuitBreaker.ts", 8_200, [
+               "export class CircuitBreaker {", "  snapshot() {",
+               "    const snapshot = { ...this.state, failures: [...this.state.failures] };", "    return snapshot;",
+               "  }", "}"])))
     t.step(t.think("Sections: summary, algorithm, failure handling, performance, 中文摘要."),
            t.write(_p("docs/rate-limiting.md"), DESIGN_DOC))
     b.assistant("Written `docs/rate-limiting.md` (summary, algorithm, failure handling, performance, 中文摘要) and "

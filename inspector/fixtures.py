@@ -325,8 +325,8 @@ class SessionBuilder:
         self.prices = prices
         self.session_id: str | None = None
         self.leaf_id: str | None = None
-        self.entries: list[dict] = []
-        self.last_tool_call_ids: list[str] = []
+        self.entries: list[dict] = []  # header and entries as written (empty when streaming to a sink)
+        self.last_tool_call_ids: list[str] = []  # toolCall ids of the last assistant() that moved the leaf
         self._lines: list[str] = []
         self._sink = sink
         self._track = track_context
@@ -440,10 +440,10 @@ class SessionBuilder:
         self._emit(None, line)
 
     def _append(self, entry_type: str, payload: dict, *, payload_first: bool = False, parent: Any = _MISSING,
-                ts: str | None = None, advance_leaf: bool = True, tokens: float = 0.0) -> str:
+                advance_leaf: bool = True, tokens: float = 0.0) -> str:
         eid = self._new_id()
         parent_id = self.leaf_id if parent is _MISSING else parent
-        timestamp = ts or self._tick()
+        timestamp = self._tick()
         base = {"id": eid, "parentId": parent_id, "timestamp": timestamp}
         obj = {"type": entry_type, **payload, **base} if payload_first else {"type": entry_type, **base, **payload}
         self._emit(obj, js_dumps(obj))

@@ -319,6 +319,22 @@ def _maybe_js_number_differs(out: bytes) -> bool:
     return b"0." in t or b"0e" in t or b"0E" in t or b"0000000000000000" in t
 
 
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_JSON_NUMBER = re.compile(rb"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+
+
+def _number_length_delta(out: bytes) -> int:
+    """JS length minus orjson length over every number token of orjson's output (strings skipped)."""
+    delta = 0
+    for tok in _JSON_NUMBER.findall(_JSON_STRING.sub(b'""', out)):
+        is_float = b"." in tok or b"e" in tok or b"E" in tok
+        if not is_float and len(tok.lstrip(b"-")) < 16:
+            continue
+        value = float(tok) if is_float else int(tok)
+        delta += len(js_number_to_string(value)) - len(tok)
+    return delta
+
+
 def js_stringify_len(value: Any) -> int:
     """`JSON.stringify(value).length` in JavaScript (UTF-16 code units), without building the string.
 
@@ -330,8 +346,9 @@ def js_stringify_len(value: Any) -> int:
             out = orjson.dumps(value)
         except (orjson.JSONEncodeError, TypeError):
             out = None
-        if out is not None and not _maybe_js_number_differs(out):
-            return len(out) if out.isascii() else js_len(out.decode("utf-8"))
+        if out is not None:
+            n = len(out) if out.isascii() else js_len(out.decode("utf-8"))
+            return n + _number_length_delta(out) if _maybe_js_number_differs(out) else n
     try:
         return _stringify_len(value)
     except RecursionError as exc:

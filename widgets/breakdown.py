@@ -21,7 +21,7 @@ from inspector.textsafe import one_line
 
 from .previews import compact_number, role_icon
 
-SHARE_CELLS = 12
+SHARE_CELLS = 8
 
 
 def share_bar(share: float, cells: int = SHARE_CELLS) -> str:
@@ -73,26 +73,25 @@ class ContextBreakdown(VerticalScroll):
         if note:
             parts.append(Text(note, style="italic"))
         tools = Table(box=None, padding=(0, 1), show_edge=False, expand=False, header_style="bold")
-        tools.add_column("tool", no_wrap=True, max_width=18, overflow="ellipsis")
+        tools.add_column("tool", no_wrap=True, max_width=16, overflow="ellipsis")
         tools.add_column("calls", justify="right")
-        tools.add_column("results", justify="right")
-        tools.add_column(unit, justify="right")
+        tools.add_column(unit, justify="right", no_wrap=True)
         tools.add_column("share", no_wrap=True)
         for t in data["by_tool"]:
             tools.add_row(
-                Text(one_line(t["name"], 18)), str(t["calls"]), str(t["results"]), compact_number(t["size"]),
+                Text(one_line(t["name"], 16)), str(t["calls"] or t["results"]), compact_number(t["size"]),
                 Text(f"{share_bar(t['share'])} {t['share'] * 100:4.1f}%"),
             )
         if not data["by_tool"]:
-            tools.add_row(Text("(no tool calls)"), "", "", "", "")
+            tools.add_row(Text("(no tool calls)"), "", "", "")
         roles = Table(box=None, padding=(0, 1), show_edge=False, expand=False, header_style="bold")
-        roles.add_column("role", no_wrap=True)
+        roles.add_column("role", no_wrap=True, max_width=16, overflow="ellipsis")
         roles.add_column("msgs", justify="right")
-        roles.add_column(unit, justify="right")
+        roles.add_column(unit, justify="right", no_wrap=True)
         roles.add_column("share", no_wrap=True)
         for r in data["by_role"]:
             roles.add_row(
-                Text(f"{role_icon(r['name'])} {one_line(r['name'], 16)}"), str(r["messages"]), compact_number(r["size"]),
+                Text(f"{role_icon(r['name'])} {one_line(r['name'], 14)}"), str(r["messages"]), compact_number(r["size"]),
                 Text(f"{share_bar(r['share'])} {r['share'] * 100:4.1f}%"),
             )
         for p in parts:

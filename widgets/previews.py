@@ -19,7 +19,7 @@ ROLE_ICONS: dict[str, str] = {
     "assistant": "◂",
     "toolResult": "↳",
     "compactionSummary": "≡",
-    "branchSummary": "⑂",
+    "branchSummary": "↩",
     "custom": "✎",
     "bashExecution": "$",
 }
@@ -32,6 +32,13 @@ ROLE_LABELS: dict[str, str] = {
     "branchSummary": "branch sum.",
     "custom": "custom",
     "bashExecution": "bash",
+    "model_change": "model",
+    "thinking_level_change": "thinking",
+    "session_info": "name",
+    "label": "label",
+    "custom": "custom",
+    "compaction": "compaction",
+    "branch_summary": "branch sum.",
 }
 
 PREVIEW_SCAN_CHARS = 4000

@@ -59,8 +59,19 @@ def breakdown_for(session: Session, ctx: m.SessionContext, estimator: str) -> tu
     return context_breakdown(session, ctx, field_name, top=TOP_N), note
 
 
-def compute_figures(session: Session, ctx: m.SessionContext, window_options: WindowOptions, estimator: str, live: str = "") -> SessionFigures:
-    """Everything the header, gauge and breakdown show for `ctx`."""
+def compute_figures(
+    session: Session,
+    ctx: m.SessionContext,
+    window_options: WindowOptions,
+    estimator: str,
+    live: str = "",
+    previous: SessionFigures | None = None,
+) -> SessionFigures:
+    """Everything the header, gauge and breakdown show for `ctx`.
+
+    With `previous`, the breakdown and diagnostics (linear in the context's size) are taken from it and only the
+    header and gauge are recomputed: the cheap path for frequent live refreshes of very large sessions.
+    """
     window = window_for(ctx, window_options)
     model = ctx.model or {}
     guard = evaluate_context_window_guard(window, provider=model.get("provider"), model_id=model.get("modelId"))
@@ -81,6 +92,8 @@ def compute_figures(session: Session, ctx: m.SessionContext, window_options: Win
         size_bytes=session.file_size,
         live=live,
     )
+    if previous is not None:
+        return SessionFigures(header, GaugeData(usage, window, guard), previous.breakdown, previous.breakdown_note, previous.diagnostics)
     breakdown, note = breakdown_for(session, ctx, estimator)
     return SessionFigures(header, GaugeData(usage, window, guard), breakdown, note, session.all_diagnostics(ctx))
 

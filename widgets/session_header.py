@@ -68,7 +68,8 @@ class SessionHeader(Widget):
         line1 = Text(no_wrap=True, overflow="ellipsis")
         name = data.session_name or data.session_id or ""
         line1.append(one_line(data.path.name, 60), s("header--title"))
-        line1.append(f"  {one_line(str(data.path.parent), 60)}", s("header--muted"))
+        if str(data.path.parent) not in ("", "."):
+            line1.append(f"  {one_line(str(data.path.parent), 60)}", s("header--muted"))
         line1.append(f"   {data.format} v{data.version}")
         if data.version < 3:
             line1.append(" (migrated in memory)", s("header--muted"))

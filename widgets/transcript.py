@@ -357,7 +357,7 @@ class Transcript(ScrollView, can_focus=True):
 
         # marker: branch point, dropped by compaction, off path
         if info.children > 1:
-            marker = "⑂"
+            marker = "├"
         elif info.dropped_by_compaction:
             marker = "×"
         elif not info.on_path:
@@ -400,9 +400,11 @@ class Transcript(ScrollView, can_focus=True):
         text.append(compact_number(size).rjust(SIZE_CELLS) if pos is not None else " " * SIZE_CELLS, number_style)
         text.append(" ")
         text.append(compact_number(cumulative).rjust(CUMULATIVE_CELLS) if pos is not None else " " * CUMULATIVE_CELLS, number_style)
-        segments = list(text.render(self.app.console))
-        strip = Strip(segments, text.cell_len).adjust_cell_length(width)
-        strip = strip.apply_style(base + style("transcript--cursor") if selected else base)
+        segments = Segment.apply_style(text.render(self.app.console), base)
+        if selected:
+            cursor = style("transcript--cursor")
+            segments = Segment.apply_style(segments, post_style=Style(bgcolor=cursor.bgcolor, color=cursor.color, bold=cursor.bold))
+        strip = Strip(list(segments), text.cell_len).adjust_cell_length(width, base + style("transcript--cursor") if selected else base)
         return strip, complete
 
     # -- lazy previews --------------------------------------------------------------------------

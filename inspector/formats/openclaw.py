@@ -116,6 +116,7 @@ REC_OTHER = 1
 REC_ERROR = 2
 _WS = frozenset(b" \t\r\n\x0b\x0c")
 _INTERNED: dict[str, str] = {}
+_KINDS: dict[tuple, tuple] = {}
 
 
 def _intern(value: Any) -> str | None:
@@ -153,7 +154,11 @@ def extract_record(data: bytes, version: int) -> tuple | None:
     call_ids: tuple = ()
     kinds: tuple = ()
     if type(content) is list:
-        kinds = tuple(_intern(b.get("type")) or "?" if type(b) is dict else "?" for b in content)
+        kinds = tuple([b.get("type", "?") if type(b) is dict else "?" for b in content])
+        try:
+            kinds = _KINDS.setdefault(kinds, kinds)  # a few distinct shapes, shared by every entry
+        except TypeError:  # a block "type" that is not hashable
+            kinds = tuple(k if type(k) is str else "?" for k in kinds)
     elif type(content) is str:
         kinds = ("string",)
     excluded = False

@@ -295,7 +295,7 @@ def build_preview(session: Session, options: PreviewOptions | None = None) -> Pr
     eligibility = is_cache_ttl_eligible(provider, model_id, api)
     window = resolve_context_window(provider, model_id, options.config, options.context_window)
 
-    now_ms = options.now_ms if options.now_ms is not None else time.time() * 1000
+    now_ms = options.now_ms if options.now_ms is not None else time.time_ns() // 1_000_000  # Date.now(): whole ms
     touch = read_last_cache_touch(session.entries, provider, model_id)
     fallback_ms = None
     fallback_id = None

@@ -28,7 +28,8 @@ class FilterScreen(ModalScreen[tuple[list[str], list[str]] | None]):
     """
 
     BINDINGS = [
-        Binding("escape,enter", "apply", "Apply"),
+        Binding("escape", "apply", "Apply"),
+        Binding("enter", "apply", "Apply", priority=True, show=False),
         Binding("c", "clear", "Clear filters"),
     ]
 

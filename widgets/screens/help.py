@@ -12,11 +12,13 @@ from textual.widgets import Static
 
 from ..transcript_model import ESTIMATOR_HELP, ESTIMATOR_LABELS
 
-INTRO = """Each transcript row is one message of the context the model sees (pi's buildSessionContext), in order:
-role and tool, a one-line preview, a bar and size under the chosen estimator, and the context so far.
-The right side shows the context now against the window (OpenClaw's window resolution and guard), where it
-goes by tool and role, and the largest messages; Enter on a row shows the whole message.
-Markers: ⑂ branch point (the entry has several children) · ○ off the active path · × dropped by compaction."""
+INTRO = (
+    "Each transcript row is one message of the context the model sees (pi's buildSessionContext), in order: "
+    "role and tool, a one-line preview, a bar and size under the chosen estimator, and the context so far.\n"
+    "The right side shows the context now against the window (OpenClaw's window resolution and guard), where it "
+    "goes by tool and role, and the largest messages; Enter on a row shows the whole message.\n"
+    "Markers: ├ branch point (the entry has several children) · ○ off the active path · × dropped by compaction."
+)
 
 
 class HelpScreen(ModalScreen[None]):

@@ -7,6 +7,7 @@ the UI thread and are applied there. The screen owns the `Session`; widgets get 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -23,6 +24,7 @@ from inspector.session import Session, SessionOpenError
 from ..breakdown import ContextBreakdown
 from ..detail import MessageDetail
 from ..gauge import ContextGauge
+from ..live_context import extend_context
 from ..new_entries import NewEntriesIndicator
 from ..notice_bar import NoticeBar
 from ..options import InspectorOptions
@@ -39,6 +41,8 @@ from .filter import FilterScreen
 from .help import HelpScreen
 
 TIKTOKEN_ALL_BELOW = 20_000
+FULL_FIGURES_BELOW = 20_000  # contexts up to this size get breakdown + diagnostics on every refresh
+FULL_FIGURES_EVERY = 2.0  # larger ones at most every 2 s (header and gauge always)
 DETAIL_DEBOUNCE = 0.06
 
 
@@ -85,6 +89,7 @@ class InspectorScreen(Screen):
         self._biggest_rank = -1
         self._detail_timer = None
         self._config_error: str | None = None
+        self._full_figures_at = 0.0
 
     # -- layout ---------------------------------------------------------------------------------
 
@@ -165,6 +170,7 @@ class InspectorScreen(Screen):
         self.session = session
         self._loading = None
         self._progress_timer.stop()
+        self._full_figures_at = time.monotonic()
         self.model = model
         self.transcript.set_model(model, cursor=len(model) - 1)
         self._apply_figures(figures)
@@ -197,7 +203,7 @@ class InspectorScreen(Screen):
         columns = self.query_one("#columns", TranscriptColumns)
         columns.estimator = self.estimator
         columns.row_count = self.model.row_count if self.model else 0
-        title = "all entries (file order)" if self.show_off_path else "message"
+        title = "all entries" if self.show_off_path else "message"
         if self.model is not None and self.model.filtered:
             shown = sorted((self.model.filter_roles or set()) | (self.model.filter_tools or set()))
             title += f" · filter: {', '.join(shown)} ({len(self.model):,} of {self.model.row_count:,})"
@@ -209,15 +215,17 @@ class InspectorScreen(Screen):
 
     def check_for_updates(self) -> None:
         """Read what was appended to the file (also called by the poll timer)."""
-        if self.session is None or self._refreshing:
+        if self.session is None or self._refreshing or self.model is None:
             return
         self._refreshing = True
         model = self.model
-        self._refresh(self.session, self.estimator, self.show_off_path,
-                      model.filter_roles if model else None, model.filter_tools if model else None)
+        full = len(model.ctx.messages) <= FULL_FIGURES_BELOW or time.monotonic() - self._full_figures_at >= FULL_FIGURES_EVERY
+        self._refresh(self.session, model.ctx, self.estimator, self.show_off_path, model.filter_roles, model.filter_tools,
+                      None if full else self.figures)
 
     @work(thread=True, group="refresh")
-    def _refresh(self, session: Session, estimator: str, off_path: bool, roles, tools) -> None:
+    def _refresh(self, session: Session, old_ctx: m.SessionContext, estimator: str, off_path: bool, roles, tools,
+                 previous: SessionFigures | None) -> None:
         try:
             result = session.refresh()
         except (OSError, SessionOpenError) as exc:
@@ -226,12 +234,15 @@ class InspectorScreen(Screen):
         if not result.new_entries and not result.reset:
             self.app.call_from_thread(self._refresh_idle, result.notice, self._live_text(session))
             return
-        ctx = session.context()
+        ctx = None if result.reset else extend_context(session.tree, old_ctx, result.new_entries)
+        if ctx is None:
+            ctx = session.context()
+            previous = None
         model = TranscriptModel(session, ctx, show_off_path=off_path)
         if roles or tools:
             model.set_filters(roles, tools)
-        figures = compute_figures(session, ctx, self._window_options, estimator, self._live_text(session))
-        self.app.call_from_thread(self._refreshed, result.reset, result.notice, model, figures)
+        figures = compute_figures(session, ctx, self._window_options, estimator, self._live_text(session), previous)
+        self.app.call_from_thread(self._refreshed, result.reset, result.notice, model, figures, previous is None)
 
     def _refresh_failed(self, reason: str) -> None:
         self._refreshing = False
@@ -247,8 +258,10 @@ class InspectorScreen(Screen):
 
             header.data = replace(header.data, live=live)
 
-    def _refreshed(self, reset: bool, notice: str | None, model: TranscriptModel, figures: SessionFigures) -> None:
+    def _refreshed(self, reset: bool, notice: str | None, model: TranscriptModel, figures: SessionFigures, full: bool) -> None:
         self._refreshing = False
+        if full:
+            self._full_figures_at = time.monotonic()
         transcript = self.transcript
         old = self.model
         following = transcript.at_bottom
@@ -335,7 +348,6 @@ class InspectorScreen(Screen):
             self.transcript.request_counts(list(range(len(self.model.ctx.messages))))
         if self.session is not None and self.model is not None:
             self._recompute_breakdown(self.session, self.model.ctx, estimator)
-        self.notify(f"sizes: {ESTIMATOR_LABELS[estimator]}", timeout=1.5)
 
     @work(thread=True, exclusive=True, group="breakdown")
     def _recompute_breakdown(self, session: Session, ctx: m.SessionContext, estimator: str) -> None:
@@ -359,7 +371,6 @@ class InspectorScreen(Screen):
         target = model.row_of_entry(entry_index) if entry_index is not None else None
         self.transcript.set_model(model, keep_cursor_row=target if target is not None else 0)
         self._update_columns()
-        self.notify("showing every entry, off-path ones marked ○" if self.show_off_path else "showing the context only", timeout=1.5)
 
     def action_search(self) -> None:
         self.query_one("#search", SearchBar).open()

@@ -1,0 +1,69 @@
+"""The Textual app: picks the first screen, wires screens, bindings and the command palette. Nothing else.
+
+`main(argv)` is what `session-inspector [PATH] [--demo] [--context-window N] [--config FILE]` runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import Screen
+
+from .commands import ScreenCommands
+from .launch import demo_path, parse_args
+from .options import InspectorOptions
+from .screens.browser import BrowserScreen
+from .screens.error import ErrorInfo, ErrorScreen
+from .screens.inspector import InspectorScreen
+
+STYLES = Path(__file__).resolve().parent.parent / "styles" / "inspector.tcss"
+
+
+class InspectorApp(App[int]):
+    """Session Inspector: a session browser, an inspector per session, error screens."""
+
+    CSS_PATH = str(STYLES)
+    TITLE = "Session Inspector"
+    COMMANDS = App.COMMANDS | {ScreenCommands}
+    BINDINGS = [Binding("q", "quit", "Quit")]
+
+    def __init__(self, options: InspectorOptions | None = None) -> None:
+        super().__init__()
+        self.options = options or InspectorOptions()
+        if not self.options.animations:
+            self.animation_level = "none"
+        if self.options.initial_theme:
+            self.theme = self.options.initial_theme
+
+    def on_mount(self) -> None:
+        self.push_screen(self.start_screen())
+
+    def start_screen(self) -> Screen:
+        """The demo, one session, a directory's sessions, or the default places (demo when empty)."""
+        o = self.options
+        if o.demo:
+            return self.demo_screen()
+        if o.path is not None:
+            if o.path.is_dir():
+                return BrowserScreen(o.path, o)
+            return InspectorScreen(o.path, o)
+        return BrowserScreen(None, o, on_empty=lambda: self.switch_screen(self.demo_screen()))
+
+    def demo_screen(self) -> Screen:
+        """The bundled demo session, or an error screen saying it is missing from this installation."""
+        path = demo_path()
+        if path is None:
+            return ErrorScreen(ErrorInfo("missing", "Demo session not found", Path("inspector/data"),
+                                         "This installation has no bundled demo session.",
+                                         ("Pass a session file or directory: session-inspector PATH",)))
+        return InspectorScreen(path, self.options)
+
+
+def main(argv: list[str]) -> int:
+    """Parse the interactive command line and run the app until it exits."""
+    options = parse_args(argv)
+    app = InspectorApp(options)
+    app.run()
+    return app.return_code or 0

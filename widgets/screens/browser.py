@@ -1,0 +1,230 @@
+"""The session browser: sessions found in a directory (or OpenClaw's and pi's default places), live.
+
+Discovery and per-file summaries run in thread workers; a directory watcher (watchfiles, or a test's
+`ManualWatcher`) triggers a new discovery whenever a file appears, changes or disappears. When started without
+a directory and nothing is found, the browser hands over to the bundled demo session.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from inspector.discovery import Discovery, SessionFile, discover_sessions, pi_agent_dir
+from inspector.config import openclaw_state_dir
+from inspector.textsafe import one_line
+
+from ..options import InspectorOptions
+from ..session_summary import SummaryCache
+from ..session_table import COLUMNS, BrowserRow, SessionTable
+from ..watch import DirectoryWatcher, WatchfilesWatcher
+
+
+class BrowserScreen(Screen):
+    """A sortable, filterable, live table of session files; Enter opens one."""
+
+    DEFAULT_CSS = """
+    BrowserScreen {
+        & #browser-title { height: 1; background: $panel; padding: 0 1; text-style: bold; }
+        & #browser-filter { border: tall $border-blurred; }
+        & #browser-filter:focus { border: tall $accent; }
+        & #browser-warnings { height: auto; max-height: 4; color: $text-warning; padding: 0 1; }
+    }
+    """
+
+    BINDINGS = [
+        Binding("enter", "open", "Open", tooltip="Open the highlighted session"),
+        Binding("slash", "focus_filter", "Filter", tooltip="Filter as you type"),
+        Binding("s", "next_sort", "Sort", tooltip="Sort by the next column"),
+        Binding("S", "reverse_sort", "Reverse", tooltip="Reverse the sort order"),
+        Binding("ctrl+r", "rescan", "Rescan", show=False, tooltip="Look for sessions again"),
+        Binding("t", "app.change_theme", "Theme", show=False, tooltip="Change the colour theme"),
+        Binding("question_mark", "help", "Help", tooltip="Keys"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, tooltip="Clear the filter"),
+    ]
+
+    def __init__(self, root: Path | None, options: InspectorOptions, on_empty: Callable[[], None] | None = None) -> None:
+        super().__init__()
+        self.root = root
+        self.options = options
+        self.on_empty = on_empty
+        self.files: list[SessionFile] = []
+        self.warnings: list[str] = []
+        self.summaries = SummaryCache()
+        self.sort_column = "updated"
+        self.reverse = True
+        self.watcher: DirectoryWatcher | None = None
+        self.discoveries = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="browser-title")
+        yield Input(placeholder="filter: agent, session, path, kind… (/ to focus, Esc to clear)", id="browser-filter")
+        yield SessionTable(id="sessions")
+        yield Static("", id="browser-warnings")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if not self.options.animations:
+            self.query_one("#browser-filter", Input).cursor_blink = False
+        self.query_one(SessionTable).focus()
+        self._update_title()
+        self.rescan()
+        self._watch()
+
+    # -- discovery --------------------------------------------------------------------------------
+
+    def watch_paths(self) -> list[Path]:
+        """What the watcher observes: the root, or OpenClaw's agents dir and pi's sessions dir."""
+        if self.root is not None:
+            return [self.root]
+        env, home = self.options.env, self.options.home
+        return [openclaw_state_dir(env, home) / "agents", pi_agent_dir(env, home) / "sessions"]
+
+    def rescan(self) -> None:
+        """Run discovery again (thread worker)."""
+        self._discover()
+
+    @work(thread=True, exclusive=True, group="discover")
+    def _discover(self) -> None:
+        if self.root is not None:
+            found = discover_sessions(self.root, home=self.options.home, env=self.options.env)
+        else:
+            found = discover_sessions(home=self.options.home, env=self.options.env)
+        self.app.call_from_thread(self._discovered, found)
+
+    def _discovered(self, found: Discovery) -> None:
+        self.discoveries += 1
+        self.files = found.sessions
+        self.warnings = found.warnings
+        if not self.files and self.root is None and self.on_empty is not None:
+            callback, self.on_empty = self.on_empty, None
+            callback()
+            return
+        self._redraw()
+        warnings = self.query_one("#browser-warnings", Static)
+        warnings.update(Text("\n".join(one_line(w, 200) for w in self.warnings[:4])))
+        missing = [f.path for f in self.files if self.summaries.get(f.path) is None]
+        if missing:
+            self._summarize(missing)
+
+    @work(thread=True, exclusive=True, group="summaries")
+    def _summarize(self, paths: list[Path]) -> None:
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
+        for path in paths:
+            if worker.is_cancelled:
+                return
+            self.summaries.compute(path)
+            self.app.call_from_thread(self._redraw)
+
+    @work(exclusive=True, group="watch")
+    async def _watch(self) -> None:
+        factory = self.options.watcher_factory or (lambda paths: WatchfilesWatcher(paths))
+        self.watcher = factory(self.watch_paths())
+        async for _changes in self.watcher.changes():
+            self.rescan()
+
+    def on_unmount(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+
+    # -- drawing ----------------------------------------------------------------------------------
+
+    def rows(self) -> list[BrowserRow]:
+        """Every discovered file with its summary (if computed)."""
+        return [BrowserRow(f, self.summaries.get(f.path)) for f in self.files]
+
+    def _redraw(self) -> None:
+        table = self.query_one(SessionTable)
+        text_filter = self.query_one("#browser-filter", Input).value
+        table.show(self.rows(), self.options.clock.now(), self.sort_column, self.reverse, text_filter)
+        self._update_title()
+
+    def _update_title(self) -> None:
+        where = str(self.root) if self.root is not None else "OpenClaw and pi default places"
+        table = self.query_one(SessionTable)
+        shown = len(table.rows_shown)
+        count = f"{shown} of {len(self.files)}" if shown != len(self.files) else f"{len(self.files)}"
+        status = "scanning…" if self.discoveries == 0 else f"{count} session file(s)"
+        self.query_one("#browser-title", Static).update(Text(one_line(f"Sessions · {status} in {where}", 300)))
+
+    @on(Input.Changed, "#browser-filter")
+    def _filter_changed(self) -> None:
+        self._redraw()
+
+    @on(Input.Submitted, "#browser-filter")
+    def _filter_submitted(self) -> None:
+        self.query_one(SessionTable).focus()
+
+    @on(DataTable.HeaderSelected)
+    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
+        key = event.column_key.value
+        if key == self.sort_column:
+            self.reverse = not self.reverse
+        else:
+            self.sort_column, self.reverse = str(key), key in ("updated", "size", "messages", "context", "compactions")
+        self._redraw()
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_open()
+
+    # -- actions ----------------------------------------------------------------------------------
+
+    def action_open(self) -> None:
+        path = self.query_one(SessionTable).current_path
+        if path is None:
+            return
+        from .inspector import InspectorScreen
+
+        self.app.push_screen(InspectorScreen(Path(path), self.options))
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#browser-filter", Input).focus()
+
+    def action_clear_filter(self) -> None:
+        self.query_one("#browser-filter", Input).value = ""
+        self.query_one(SessionTable).focus()
+
+    def action_next_sort(self) -> None:
+        keys = [k for k, _ in COLUMNS]
+        self.sort_column = keys[(keys.index(self.sort_column) + 1) % len(keys)]
+        self._redraw()
+
+    def action_reverse_sort(self) -> None:
+        self.reverse = not self.reverse
+        self._redraw()
+
+    def action_rescan(self) -> None:
+        self.rescan()
+
+    def action_help(self) -> None:
+        from .help import HelpScreen
+
+        rows = []
+        for binding in self.BINDINGS:
+            assert isinstance(binding, Binding)
+            rows.append((binding.key.replace("question_mark", "?").replace("slash", "/"), binding.description, binding.tooltip or ""))
+        self.app.push_screen(HelpScreen(rows, "Session browser"))
+
+    def palette_commands(self) -> list[tuple[str, str, Callable[[], object]]]:
+        """Every action of this screen for the command palette: (title, help, callback)."""
+        out: list[tuple[str, str, Callable[[], object]]] = []
+        for binding in self.BINDINGS:
+            assert isinstance(binding, Binding)
+            out.append((binding.description, f"{binding.tooltip} ({binding.key})", lambda a=binding.action: self.run_action(a)))
+        for key, label in COLUMNS:
+            out.append((f"Sort by {label}", "Sort the table by this column", lambda k=key: self._sort_by(k)))
+        return out
+
+    def _sort_by(self, key: str) -> None:
+        self.sort_column = key
+        self._redraw()
