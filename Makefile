@@ -18,6 +18,7 @@ demo: $(STAMP)
 
 ## Run the whole test suite (architecture contract, unit, property, snapshot, integration).
 test: $(STAMP)
+	$(BIN)/ruff check inspector widgets styles bench tests
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 

@@ -31,7 +31,7 @@ def _row(entry: m.Entry, index: int) -> m.ContextMessage:
         line=entry.line,
         role=entry.role or "?",
         tool_name=entry.tool_name,
-        est_packed=entry.est_packed,
+        nums=entry.nums,
         usage_packed=entry.usage_packed,
         excluded_from_llm=entry.excluded_from_context,
     )

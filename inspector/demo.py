@@ -107,7 +107,7 @@ def ts_source(rng: random.Random, module: str, target_chars: int, lines: Sequenc
         arg = fields[0][0]
         out.append(f"export function {name}(req: Request, opts: {iface}): number {{")
         out.append(f"  const key = `${{config.keyPrefix}}:${{req.ip}}:{rng.choice(_ROUTES)}`;")
-        out.append(f"  const now = Date.now();")
+        out.append("  const now = Date.now();")
         for _ in range(rng.randint(2, 6)):
             v = _ident(rng, 2)
             out.append(f"  const {v} = Math.max(0, opts.{arg} ? {rng.randint(1, 900)} : now % {rng.randint(50, 5000)});")

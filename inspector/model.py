@@ -13,15 +13,10 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-_EST = struct.Struct("<4q")
 USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
 COST_KEYS = ("input", "output", "cacheRead", "cacheWrite", "total")
 _USAGE = struct.Struct("<10d")
 _NAN = float("nan")
-
-
-def pack_estimates(values: tuple[int, int, int, int] | None) -> bytes | None:
-    return None if values is None else _EST.pack(*values)
 
 
 def pack_usage(usage: Any) -> bytes | None:
@@ -139,8 +134,51 @@ class Estimates:
         }
 
 
+# Per-entry numbers in one bytes object: line, offset, length, the four estimates (-1 = the entry maps to no
+# message), the message timestamp (NaN = none) and flags. ~100 bytes where separate ints took ~250.
+_NUMS = struct.Struct("<qqqqqqqdq")
+FLAG_MIGRATED_ROLE = 1
+FLAG_EXCLUDED_FROM_CONTEXT = 2
+
+
+def pack_nums(line: int, offset: int, length: int, estimates: tuple | None, message_timestamp: Any, flags: int = 0) -> bytes:
+    est = estimates if estimates is not None else (-1, -1, -1, -1)
+    ts = float(message_timestamp) if type(message_timestamp) in (int, float) else _NAN
+    return _NUMS.pack(line, offset, length, *est, ts, flags)
+
+
+def _num_field(i: int, doc: str) -> property:
+    return property(lambda self: _NUMS.unpack(self.nums)[i], doc=doc)
+
+
+class _PackedEstimates:
+    """`estimates` and `message_timestamp` read from the packed `nums` of an entry (or its context row)."""
+
+    __slots__ = ()
+
+    @property
+    def estimates(self) -> "Estimates | None":
+        """The four estimates of the message this produces (None: it produces none)."""
+        v = _NUMS.unpack(self.nums)  # type: ignore[attr-defined]
+        return None if v[3] < 0 else Estimates(v[3], v[4], v[5], v[6])
+
+    @property
+    def est_packed(self) -> tuple | None:
+        """The estimates as a comparable tuple (None: no message)."""
+        v = _NUMS.unpack(self.nums)  # type: ignore[attr-defined]
+        return None if v[3] < 0 else v[3:7]
+
+    @property
+    def message_timestamp(self) -> int | float | None:
+        """`message.timestamp` (epoch ms) of the message this produces, if it has a numeric one."""
+        ts = _NUMS.unpack(self.nums)[7]  # type: ignore[attr-defined]
+        if math.isnan(ts):
+            return None
+        return int(ts) if ts.is_integer() else ts
+
+
 @dataclass(slots=True)
-class Entry:
+class Entry(_PackedEstimates):
     """Metadata of one non-header line of a session file.
 
     `index` is the position in `Session.entries` (file order, valid entries only); `line`/`offset`/`length`
@@ -150,13 +188,11 @@ class Entry:
 
     For entries that map to a context message (`message`, `custom_message`, non-empty `branch_summary`,
     and `compaction` as its summary message) `role` is the AgentMessage role and `estimates` are computed
-    at index time.
+    at index time. Numbers live packed in `nums` (see `pack_nums`) to keep 300k entries small.
     """
 
     index: int
-    line: int
-    offset: int
-    length: int
+    nums: bytes
     type: str
     id: str | None
     parent_id: str | None
@@ -170,22 +206,14 @@ class Entry:
     model: str | None = None
     stop_reason: str | None = None
     usage_packed: bytes | None = None
-    message_timestamp: float | int | None = None
     block_kinds: tuple[str, ...] = ()
-    est_packed: bytes | None = None
-    migrated_role: bool = False
-    excluded_from_context: bool = False
 
-    @property
-    def estimates(self) -> Estimates | None:
-        """The four estimates of the message this entry contributes (None if it contributes none)."""
-        p = self.est_packed
-        return None if p is None else Estimates(*_EST.unpack(p))
-
-    @property
-    def usage(self) -> dict[str, Any] | None:
-        """Recorded provider usage of an assistant message (standard fields)."""
-        return unpack_usage(self.usage_packed)
+    line = _num_field(0, "1-based physical line number (0 while unknown, in a tail view).")
+    offset = _num_field(1, "Byte offset of the line's start.")
+    length = _num_field(2, "Byte length of the line, without the newline.")
+    migrated_role = property(lambda self: bool(_NUMS.unpack(self.nums)[8] & FLAG_MIGRATED_ROLE))
+    excluded_from_context = property(lambda self: bool(_NUMS.unpack(self.nums)[8] & FLAG_EXCLUDED_FROM_CONTEXT))
+    usage = property(lambda self: unpack_usage(self.usage_packed), doc="Recorded provider usage (assistant messages).")
 
     @property
     def is_message(self) -> bool:
@@ -197,7 +225,7 @@ class Entry:
 
 
 @dataclass(slots=True)
-class ContextMessage:
+class ContextMessage(_PackedEstimates):
     """One message of the rebuilt context (pi `buildSessionContext`), in order.
 
     `entry_index`/`entry_id`/`line` name the entry that produced it: for the virtual compaction-summary and
@@ -210,19 +238,11 @@ class ContextMessage:
     line: int
     role: str
     tool_name: str | None
-    est_packed: bytes | None
+    nums: bytes
     usage_packed: bytes | None
     excluded_from_llm: bool = False
 
-    @property
-    def estimates(self) -> Estimates | None:
-        p = self.est_packed
-        return None if p is None else Estimates(*_EST.unpack(p))
-
-    @property
-    def usage(self) -> dict[str, Any] | None:
-        """The recorded provider usage (assistant messages)."""
-        return unpack_usage(self.usage_packed)
+    usage = property(lambda self: unpack_usage(self.usage_packed), doc="Recorded provider usage (assistant messages).")
 
 
 @dataclass(slots=True)

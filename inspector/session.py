@@ -8,6 +8,7 @@ truncated or replaced. Nothing here ever writes to the session file.
 from __future__ import annotations
 
 import multiprocessing as mp
+from collections import deque
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from .tree import SessionTree
 
 
 PARALLEL_MIN_BYTES = 64 * 1024 * 1024
-CHUNKS_PER_WORKER = 4
+CHUNKS_PER_WORKER = 16
 
 
 def _workers() -> int:
@@ -182,15 +183,25 @@ class Session:
         add = self.tree.add
         base = 0
         tail = b""
+        ranges = list(zip(bounds, bounds[1:]))
         with ProcessPoolExecutor(max_workers=_workers(), mp_context=ctx) as pool:
-            futures = [pool.submit(extract_range, str(self.path), a, b, 1, version) for a, b in zip(bounds, bounds[1:])]
-            for fut in futures:
-                rows, lines_seen, tail = fut.result()
+            # At most workers + 1 ranges in flight: finished results wait in memory until assembled.
+            inflight: deque = deque()
+            for a, b in ranges[: _workers() + 1]:
+                inflight.append(pool.submit(extract_range, str(self.path), a, b, 1, version))
+            submitted = len(inflight)
+            while inflight:
+                rows, lines_seen, tail = inflight.popleft().result()
+                if submitted < len(ranges):
+                    a, b = ranges[submitted]
+                    inflight.append(pool.submit(extract_range, str(self.path), a, b, 1, version))
+                    submitted += 1
                 for line, offset, length, rec in rows:
                     entry = accept(base + line, offset, length, rec)
                     if entry is not None:
                         add(entry)
                         new.append(entry)
+                del rows
                 base += lines_seen
         self.scanner.consumed = bounds[-1] - len(tail)
         self.scanner.pending = tail

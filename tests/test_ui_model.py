@@ -11,9 +11,7 @@ from inspector.figures import WindowOptions, context_report
 from inspector.fixtures import SessionBuilder, png_base64
 from inspector.session import open_session
 from inspector.tokens import calculate_context_tokens
-from inspector.context import build_context
 from widgets.detail_render import DetailData, DetailStyles, image_summary, render_detail
-from widgets.live_context import extend_context
 from widgets.previews import compact_number, message_preview_text, preview
 from widgets.search import find_match
 from widgets.session_table import relative_time
@@ -153,47 +151,3 @@ def test_small_formatters():
     assert relative_time(NOW - timedelta(minutes=5), NOW) == "5m ago"
     assert relative_time(NOW - timedelta(days=3), NOW) == "3d ago"
 
-
-def _append(path, b, before):
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(b.text()[len(before):])
-
-
-def test_extend_context_equals_a_full_rebuild_for_appends(tmp_path):
-    b = basic_builder()
-    path = write_session(tmp_path, "s.jsonl", b)
-    session = open_session(path)
-    ctx = session.context()
-    before = b.text()
-    b.model_change("openai", "gpt-5")
-    b.thinking_level_change("high")
-    b.user("more")
-    b.assistant([b.tool_call("exec", {"command": "ls"})], provider="openai", model="gpt-5")
-    b.tool_result(b.last_tool_call_ids[0], "exec", "out")
-    b.label(b.leaf_id, "checkpoint")
-    _append(path, b, before)
-    new = session.refresh().new_entries
-    extended = extend_context(session.tree, ctx, new)
-    full = build_context(session.tree)
-    assert extended is not None
-    assert [(r.entry_index, r.role, r.tool_name) for r in extended.messages] == [(r.entry_index, r.role, r.tool_name) for r in full.messages]
-    assert [r.index for r in extended.messages] == list(range(len(full.messages)))
-    assert extended.path == full.path and extended.model == full.model and extended.thinking_level == full.thinking_level
-    assert extended.leaf_id == full.leaf_id
-
-
-def test_extend_context_refuses_branches_and_compactions(tmp_path):
-    b = compaction_builder()
-    path = write_session(tmp_path, "c.jsonl", b)
-    session = open_session(path)
-    ctx = session.context()
-    before = b.text()
-    b.branch(ctx.messages[1].entry_id)
-    b.user("from an earlier point")
-    _append(path, b, before)
-    assert extend_context(session.tree, ctx, session.refresh().new_entries) is None
-    ctx = build_context(session.tree)
-    before = b.text()
-    b.compaction("again", b.leaf_id, 1000)
-    _append(path, b, before)
-    assert extend_context(session.tree, ctx, session.refresh().new_entries) is None

@@ -17,8 +17,11 @@ from ..session import Session, SessionOpenError, open_session
 EXIT_ERROR = 2
 
 
-def add_session_options(p: argparse.ArgumentParser) -> None:
-    """Options every session command takes: `--json`, `--config`, `--context-window`, `--encoding`."""
+def add_session_options(p: argparse.ArgumentParser, *, leaf: bool = False) -> None:
+    """PATH and the options every session command takes: `--json`, `--config`, `--context-window`, `--encoding`."""
+    p.add_argument("path", type=Path, help="session .jsonl file")
+    if leaf:
+        p.add_argument("--leaf", default=None, metavar="ID", help="build the context from this entry instead of the last one")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON (stable field names)")
     p.add_argument("--config", type=Path, default=None, help="OpenClaw config file (default: the user's openclaw.json)")
     p.add_argument("--context-window", type=int, default=None, metavar="N", help="override the context window (tokens)")

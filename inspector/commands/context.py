@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from rich.table import Table
 from rich.text import Text
@@ -14,9 +13,7 @@ from ._common import EXIT_ERROR, add_session_options, console, encoding_of, open
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("context", help="the rebuilt context, one row per message, with every estimator")
-    p.add_argument("path", type=Path, help="session .jsonl file")
-    p.add_argument("--leaf", default=None, metavar="ID", help="build the context from this entry instead of the last one")
-    add_session_options(p)
+    add_session_options(p, leaf=True)
     p.set_defaults(func=run)
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -32,8 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "savings, and the tool-result context guard. Nothing is written."
         ),
     )
-    p.add_argument("path", type=Path, help="session .jsonl file")
-    p.add_argument("--leaf", default=None, metavar="ID", help="build the context from this entry instead of the last one")
+    add_session_options(p, leaf=True)
     p.add_argument("--now", default=None, metavar="ISO", help="evaluate the TTL gate at this time (default: now)")
     p.add_argument("--force", action="store_true", help="run the pruner even when the TTL gate is closed")
     p.add_argument("--ttl", default=None, metavar="DURATION", help="contextPruning.ttl (e.g. 5m, 1h; bare numbers are minutes)")
@@ -54,7 +52,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="estimate as if the transcript policy drops thinking blocks (dropThinkingBlocks)",
     )
     p.add_argument("--all", action="store_true", help="list every message, not only tool results")
-    add_session_options(p)
     p.set_defaults(func=run)
 
 

@@ -14,9 +14,7 @@ from ._common import EXIT_ERROR, add_session_options, console, encoding_of, open
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("stats", help="counts, tree, compactions, token totals per estimator, usage, window, diagnostics")
-    p.add_argument("path", type=Path, help="session .jsonl file")
-    p.add_argument("--leaf", default=None, metavar="ID", help="build the context from this entry instead of the last one")
-    add_session_options(p)
+    add_session_options(p, leaf=True)
     p.set_defaults(func=run)
 
 

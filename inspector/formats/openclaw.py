@@ -192,7 +192,7 @@ def extract_record(data: bytes, version: int) -> tuple | None:
         usage,
         ts if type(ts) in (int, float) else None,
         kinds,
-        m.pack_estimates(estimate_all(msg)),
+        estimate_all(msg),
         excluded,
         migrated,
         note,
@@ -343,11 +343,10 @@ class EntryReader:
         elif type(role) is not str:
             self.report(m.Diagnostic("bad_role", f"message has no string 'role' ({role!r})", "error", line, offset))
             role = "<missing>"
+        flags = (m.FLAG_MIGRATED_ROLE if migrated else 0) | (m.FLAG_EXCLUDED_FROM_CONTEXT if excluded else 0)
         entry = m.Entry(
             len(self.entries),
-            line,
-            offset,
-            length,
+            m.pack_nums(line, offset, length, est, ts, flags),
             m.MESSAGE,
             eid,
             parent,
@@ -361,11 +360,7 @@ class EntryReader:
             model,
             stop,
             usage,
-            ts,
             kinds,
-            est,
-            migrated,
-            excluded,
         )
         self.entries.append(entry)
         return entry
@@ -379,18 +374,16 @@ class EntryReader:
             self.report(m.Diagnostic("unknown_type", f"unknown entry type {etype!r}; kept as opaque", "info", line, offset))
         eid, parent = self._ids(obj.get("id"), obj.get("parentId"), line, offset, ordinal)
         ts = obj.get("timestamp")
-        entry = m.Entry(len(self.entries), line, offset, length, etype, eid, parent, ts if isinstance(ts, str) else None)
-        if etype == m.CUSTOM_MESSAGE:
-            entry.data = {k: v for k, v in obj.items() if k != "content"}
-        else:
-            entry.data = obj
+        data = {k: v for k, v in obj.items() if k != "content"} if etype == m.CUSTOM_MESSAGE else obj
+        entry = m.Entry(len(self.entries), b"", etype, eid, parent, ts if isinstance(ts, str) else None, data)
         if etype == m.COMPACTION and self.version < 2:
             self._migrate_v1_compaction(entry, obj)
         msg = agent_message_of(entry, obj, self.version)
         if msg is not None:
             entry.role = msg["role"]
-            entry.est_packed = m.pack_estimates(estimate_all(msg))
-            entry.message_timestamp = msg.get("timestamp")
+            entry.nums = m.pack_nums(line, offset, length, estimate_all(msg), msg.get("timestamp"))
+        else:
+            entry.nums = m.pack_nums(line, offset, length, None, None)
         self.entries.append(entry)
         return entry
 

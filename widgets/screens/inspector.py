@@ -24,7 +24,6 @@ from inspector.session import Session, SessionOpenError
 from ..breakdown import ContextBreakdown
 from ..detail import MessageDetail
 from ..gauge import ContextGauge
-from ..live_context import extend_context
 from ..new_entries import NewEntriesIndicator
 from ..notice_bar import NoticeBar
 from ..options import InspectorOptions
@@ -234,9 +233,8 @@ class InspectorScreen(Screen):
         if not result.new_entries and not result.reset:
             self.app.call_from_thread(self._refresh_idle, result.notice, self._live_text(session))
             return
-        ctx = None if result.reset else extend_context(session.tree, old_ctx, result.new_entries)
-        if ctx is None:
-            ctx = session.context()
+        ctx = session.context()  # cheap when the engine could extend the old context in place
+        if result.reset or ctx is not old_ctx:
             previous = None
         model = TranscriptModel(session, ctx, show_off_path=off_path)
         if roles or tools:
