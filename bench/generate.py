@@ -7,9 +7,10 @@ The mix follows a long OpenClaw coding session: mostly messages (user turns, ass
 tool results whose sizes have a long tail, exec results carrying their `aggregated` copy in `details`), some CJK, an
 `openclaw.cache-ttl` after every run, compactions (also mid-run) whenever a request would cross the threshold
 (pi-native and safeguard), occasional model/thinking-level changes, delivery-mirror siblings and a few abandoned
-branches with a `branch_summary`. Lines are streamed to disk through `SessionBuilder` (same serializer as the fixtures, so the output
-is byte-compatible with pi); memory stays constant. Text comes from pools built once from the demo's generators and
-sliced at random line boundaries. Deterministic for a given `--seed`.
+branches with a `branch_summary`. Lines are streamed to disk through `SessionBuilder`, which writes each entry with
+`inspector.jsjson.js_stringify` (JavaScript's `JSON.stringify`, so the output is byte-compatible with pi); memory stays
+constant. Text comes from pools built once from the generators in `inspector.demo_text` and sliced at random line
+boundaries. Deterministic for a given `--seed`.
 
 Sizes: KB/MB/GB are binary (KiB/MiB/GiB); a bare number is bytes. Keep big outputs out of the repo (/tmp or bench/out/).
 """
@@ -28,7 +29,7 @@ from typing import BinaryIO
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from inspector import demo  # noqa: E402
+from inspector import demo_text  # noqa: E402
 from inspector.fixtures import SessionBuilder, make_usage, png_base64  # noqa: E402
 
 SYSTEM_PROMPT_TOKENS = 21_000
@@ -86,15 +87,15 @@ class _Pools:
             return "\n".join(parts)
 
         self.kinds = {
-            "code": build(lambda: demo.ts_source(rng, f"src/{demo._ident(rng, 2)}.ts", 12_000), 700_000),
-            "tests": build(lambda: demo.jest_log(rng, 12, {"limiter › resets": "expect(received).toBe(expected)"}), 500_000),
-            "profile": build(lambda: demo.v8_profile(rng, 40), 300_000),
-            "redis": build(lambda: demo.redis_info(rng, 12), 200_000),
-            "load": build(lambda: demo.k6_report(rng, 6), 200_000),
-            "grep": build(lambda: demo.grep_output(rng, "createMemoryLimiter", 200), 300_000),
-            "aria": build(lambda: demo.aria_snapshot(rng, 150), 400_000),
-            "web": build(lambda: demo.web_doc_page(rng, 30_000), 400_000),
-            "zh": build(lambda: demo.zh_wiki_page(rng, 20_000), 300_000),
+            "code": build(lambda: demo_text.ts_source(rng, f"src/{demo_text.ident(rng, 2)}.ts", 12_000), 700_000),
+            "tests": build(lambda: demo_text.jest_log(rng, 12, {"limiter › resets": "expect(received).toBe(expected)"}), 500_000),
+            "profile": build(lambda: demo_text.v8_profile(rng, 40), 300_000),
+            "redis": build(lambda: demo_text.redis_info(rng, 12), 200_000),
+            "load": build(lambda: demo_text.k6_report(rng, 6), 200_000),
+            "grep": build(lambda: demo_text.grep_output(rng, "createMemoryLimiter", 200), 300_000),
+            "aria": build(lambda: demo_text.aria_snapshot(rng, 150), 400_000),
+            "web": build(lambda: demo_text.web_doc_page(rng, 30_000), 400_000),
+            "zh": build(lambda: demo_text.zh_wiki_page(rng, 20_000), 300_000),
         }
 
     def take(self, rng: random.Random, kind: str, size: int) -> str:
@@ -188,7 +189,7 @@ class _Session:
                 (f"Successfully wrote {len(content.encode())} bytes to {path}", None, False)
         if roll < 0.94:
             kind = "zh" if rng.random() < 0.25 else "web"
-            call = b.tool_call("web_fetch", {"url": f"https://docs.example.com/{demo._ident(rng, 2)}", "extractMode": "markdown"})
+            call = b.tool_call("web_fetch", {"url": f"https://docs.example.com/{demo_text.ident(rng, 2)}", "extractMode": "markdown"})
             return call, (self.pools.take(rng, kind, min(size * 2, 60_000)), {"status": 200, "extractor": "readability"}, False)
         if roll < 0.985:
             call = b.tool_call("browser", {"action": "snapshot", "targetId": f"{rng.getrandbits(24):06X}"})
@@ -250,7 +251,7 @@ class _Session:
         rng, b = self.rng, self.b
         kept = next(((eid, before) for eid, before in reversed(self.cut_candidates)
                      if self.ctx_chars - before >= KEEP_RECENT_CHARS), self.cut_candidates[0])
-        summary = demo.COMPACTION_HISTORY if rng.random() < 0.5 else \
+        summary = demo_text.COMPACTION_HISTORY if rng.random() < 0.5 else \
             self.pools.take(rng, "web", rng.randint(2000, 12_000))
         from_hook = rng.random() < 0.6
         details = {"readFiles": sorted(rng.sample(PATHS, 3)), "modifiedFiles": sorted(rng.sample(PATHS, 2))}
@@ -265,7 +266,7 @@ class _Session:
         for _ in range(self.rng.randint(1, 2)):
             self._turn()
         summary = ("The user explored a different conversation branch before returning here.\nSummary of that "
-                   "exploration:\n\n" + demo.BRANCH_SUMMARY)
+                   "exploration:\n\n" + demo_text.BRANCH_SUMMARY)
         self.b.branch_summary(fork_point, summary, details={"readFiles": [], "modifiedFiles": [PATHS[4]]}, from_hook=False)
         self.ctx_chars = ctx_at_fork + len(summary)
         self.cut_candidates.clear()

@@ -12,10 +12,11 @@
     b.write(tmp_path / "s.jsonl")
 
 Faithfulness (spec §1.2, §1.3, §2): entry keys in pi's order (`type, id, parentId, timestamp, <payload>`; `custom` and
-`custom_message` put their payload first and `id, parentId, timestamp` last), message keys in pi-ai's order, compact JSON
-like `JSON.stringify` (no spaces, non-ASCII written raw, JavaScript number formatting), one line per entry, `\\n` endings.
+`custom_message` put their payload first and `id, parentId, timestamp` last), message keys in pi-ai's order, each
+line written by `inspector.jsjson.js_stringify` (JavaScript's `JSON.stringify`, byte for byte), `\\n` endings.
 Absent optional fields are omitted, never written as `null`. Ids are 8 hex chars derived from the seed (unique within a
-builder); ISO timestamps (`2026-01-02T03:04:05.678Z`) come from an injected clock; `message.timestamp` is epoch ms.
+builder); ISO timestamps (`2026-01-02T03:04:05.678Z`, `toISOString()` via `inspector.timeutil`) come from an injected
+clock; `message.timestamp` is epoch ms.
 
 Every append returns the new entry's id and makes it the leaf (like pi's `SessionManager`), except
 `delivery_mirror()`, which models OpenClaw's unlocked second writer and leaves the leaf where it was.
@@ -29,23 +30,17 @@ import random
 import struct
 import zlib
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timezone
-from json.encoder import encode_basestring
 from pathlib import Path
 from typing import IO, Any
 
-import orjson
+from .jsjson import js_stringify
+from .timeutil import iso_from_ms, ms_from_iso
 
 __all__ = [
     "DEFAULT_START",
     "SONNET_4_5_PRICES",
     "SessionBuilder",
-    "iso_from_ms",
-    "js_dumps",
-    "js_length",
-    "js_number",
     "make_usage",
-    "ms_from_iso",
     "png_base64",
     "zero_usage",
 ]
@@ -58,112 +53,6 @@ SONNET_4_5_PRICES = {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3
 _MISSING: Any = object()
 _AUTO: Any = object()
 _B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-
-# --------------------------------------------------------------------------------------------------------------------
-# JavaScript-compatible JSON
-
-
-def js_number(x: float) -> str:
-    """Format a float exactly as JavaScript's `Number.prototype.toString` (and so `JSON.stringify`) does."""
-    if x != x or x in (math.inf, -math.inf):
-        return "null"
-    if x == 0:
-        return "0"
-    if x < 0:
-        return "-" + js_number(-x)
-    mantissa, _, exp_text = repr(x).partition("e")
-    int_part, _, frac_part = mantissa.partition(".")
-    digits = int_part + frac_part
-    point = len(int_part) + (int(exp_text) if exp_text else 0)
-    stripped = digits.lstrip("0")
-    point -= len(digits) - len(stripped)
-    s = stripped.rstrip("0")
-    k, n = len(s), point
-    if k <= n <= 21:
-        return s + "0" * (n - k)
-    if 0 < n <= 21:
-        return s[:n] + "." + s[n:]
-    if -6 < n <= 0:
-        return "0." + "0" * (-n) + s
-    e = n - 1
-    sign = "+" if e >= 0 else "-"
-    return (s if k == 1 else s[0] + "." + s[1:]) + "e" + sign + str(abs(e))
-
-
-def _with_js_floats(obj: Any) -> Any:
-    """Copy of `obj` where every float is an orjson Fragment carrying JavaScript's formatting."""
-    if isinstance(obj, float):
-        return orjson.Fragment(js_number(obj))
-    if isinstance(obj, dict):
-        if any(isinstance(v, (float, dict, list, tuple)) for v in obj.values()):
-            return {k: _with_js_floats(v) for k, v in obj.items()}
-        return obj
-    if isinstance(obj, (list, tuple)):
-        if any(isinstance(v, (float, dict, list, tuple)) for v in obj):
-            return [_with_js_floats(v) for v in obj]
-        return obj
-    return obj
-
-
-def _escape_js_string(s: str) -> str:
-    # Re-pair surrogates written as two code points, then escape the lone ones the way JSON.stringify does.
-    s = s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
-    out = encode_basestring(s)
-    if any("\ud800" <= ch <= "\udfff" for ch in out):
-        out = "".join(f"\\u{ord(ch):04x}" if "\ud800" <= ch <= "\udfff" else ch for ch in out)
-    return out
-
-
-def _slow_dumps(obj: Any) -> str:
-    if obj is None:
-        return "null"
-    if obj is True:
-        return "true"
-    if obj is False:
-        return "false"
-    if isinstance(obj, str):
-        return _escape_js_string(obj)
-    if isinstance(obj, int):
-        return str(obj)
-    if isinstance(obj, float):
-        return js_number(obj)
-    if isinstance(obj, dict):
-        return "{" + ",".join(_escape_js_string(str(k)) + ":" + _slow_dumps(v) for k, v in obj.items()) + "}"
-    if isinstance(obj, (list, tuple)):
-        return "[" + ",".join(_slow_dumps(v) for v in obj) + "]"
-    raise TypeError(f"not JSON-serializable: {type(obj).__name__}")
-
-
-def js_dumps(obj: Any) -> str:
-    """`JSON.stringify(obj)`: compact, keys in insertion order, non-ASCII raw, JS numbers, lone surrogates escaped."""
-    try:
-        return orjson.dumps(_with_js_floats(obj)).decode("utf-8")
-    except (orjson.JSONEncodeError, TypeError):
-        return _slow_dumps(obj)
-
-
-def js_length(s: str) -> int:
-    """JavaScript `s.length`: UTF-16 code units (an emoji counts 2)."""
-    return len(s.encode("utf-16-le", "surrogatepass")) // 2
-
-
-# --------------------------------------------------------------------------------------------------------------------
-# Time
-
-
-def ms_from_iso(text: str) -> int:
-    """Epoch milliseconds of an ISO-8601 UTC timestamp such as `2026-01-02T03:04:05.678Z`."""
-    dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    return round(dt.timestamp() * 1000)
-
-
-def iso_from_ms(ms: int) -> str:
-    """`new Date(ms).toISOString()`."""
-    dt = datetime.fromtimestamp(ms // 1000, tz=timezone.utc)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S") + f".{ms % 1000:03d}Z"
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -271,11 +160,11 @@ def _block_tokens(block: Any) -> float:
     if kind == "thinking":
         return _approx_tokens(block.get("thinking", ""))
     if kind == "toolCall":
-        return 12 + _approx_tokens(block.get("name", "") + js_dumps(block.get("arguments", {})))
+        return 12 + _approx_tokens(block.get("name", "") + js_stringify(block.get("arguments", {})))
     if kind == "image":
         size = _png_size(block.get("data", ""))
         return math.ceil(size[0] * size[1] / 750) if size else 1600
-    return _approx_tokens(js_dumps(block))
+    return _approx_tokens(js_stringify(block))
 
 
 def _content_tokens(content: Any) -> float:
@@ -431,7 +320,7 @@ class SessionBuilder:
         obj.update(id=self.session_id, timestamp=iso_from_ms(self.now_ms), cwd=cwd)
         if parent_session is not None:
             obj["parentSession"] = parent_session
-        self._emit(obj, js_dumps(obj))
+        self._emit(obj, js_stringify(obj))
         self._tick()
         return self.session_id
 
@@ -446,7 +335,7 @@ class SessionBuilder:
         timestamp = self._tick()
         base = {"id": eid, "parentId": parent_id, "timestamp": timestamp}
         obj = {"type": entry_type, **payload, **base} if payload_first else {"type": entry_type, **base, **payload}
-        self._emit(obj, js_dumps(obj))
+        self._emit(obj, js_stringify(obj))
         if self._track:
             p = self._ctx.get(parent_id) if parent_id is not None else None
             ctx, cached, req = (p[0], p[2], p[3]) if p else (0.0, 0.0, 0)

@@ -21,7 +21,6 @@ Anything else (sets, bytes, objects) raises `TypeError`, and a self-referencing 
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any
 
@@ -109,13 +108,13 @@ def _string_literal_len(s: str) -> int:
     return n
 
 
-def _shortest_digits(x: float) -> tuple[str, int]:
-    """Shortest round-trip decimal digits `d` and exponent `n` with |x| = 0.d × 10**n (x finite, non-zero).
+def _shortest_digits(r: str) -> tuple[str, int]:
+    """Shortest round-trip decimal digits `d` and exponent `n` with |x| = 0.d × 10**n, from `r = repr(x)`.
 
     Python's `repr(float)` and ECMAScript `Number::toString` both choose the shortest digit string that
     reads back as the same double (closest to the exact value when several qualify), so the digits agree.
     """
-    r = repr(abs(x))
+    r = r.lstrip("-")
     exp = 0
     epos = r.find("e")
     if epos >= 0:
@@ -134,13 +133,15 @@ def _shortest_digits(x: float) -> tuple[str, int]:
 
 
 def _float_to_js(x: float) -> str:
-    if x != x or x in (math.inf, -math.inf):
-        return "null"
-    if x == 0:
-        return "0"  # also -0
-    if -_MAX_SAFE <= x <= _MAX_SAFE and x.is_integer():
-        return str(int(x))
-    digits, n = _shortest_digits(x)
+    r = repr(x)
+    if "e" not in r:
+        # Positional repr: |x| in [1e-4, 1e16), or inf/nan. Same digits and layout as JS, bar a trailing ".0".
+        if "n" in r:  # 'inf', '-inf', 'nan'
+            return "null"
+        if r.endswith(".0"):
+            return "0" if x == 0 else r[:-2]  # -0 prints as 0
+        return r
+    digits, n = _shortest_digits(r)
     sign = "-" if x < 0 else ""
     k = len(digits)
     if k <= n <= 21:
@@ -296,11 +297,73 @@ def _stringify_to_text(value: Any) -> str:
     return "".join(out)
 
 
+# orjson writes what JSON.stringify writes for strings (same short escapes, lower-case \u00xx, everything else
+# raw, and it refuses lone surrogates), booleans, null, containers (compact) and integers up to 2**53. Only
+# floats, bigger integers and JS's array-index key order need help: `_js_ready` hands orjson a copy where those
+# numbers are `orjson.Fragment`s holding JavaScript's text and such objects have their keys in JS order.
+
+
+class _NotPlainJSON(Exception):
+    """A value the orjson fast path must not serialise (a non-JSON type or a subclass): use the exact path."""
+
+
+def _js_ready(value: Any) -> Any:
+    """`value` itself when orjson would write it as JSON.stringify does; else a copy that orjson writes so."""
+    t = type(value)
+    if t is str or t is bool or value is None:
+        return value
+    if t is int:
+        return value if -_MAX_SAFE <= value <= _MAX_SAFE else orjson.Fragment(js_number_to_string(value))
+    if t is float:
+        return orjson.Fragment(_float_to_js(value))
+    if t is dict:
+        return _js_ready_dict(value)
+    if t is list or t is tuple:
+        return _js_ready_list(value)
+    raise _NotPlainJSON
+
+
+def _js_ready_dict(d: dict[Any, Any]) -> dict[Any, Any]:
+    out = None
+    for k, v in d.items():
+        if type(v) is str:
+            continue
+        new = _js_ready(v)
+        if new is not v:
+            if out is None:
+                out = d.copy()
+            out[k] = new
+    src = d if out is None else out
+    for k in d:
+        if k[:1].isdigit() and _is_array_index(k):
+            return {key: src[key] for key in _ordered_keys(d)}
+    return src
+
+
+def _js_ready_list(a: list[Any] | tuple[Any, ...]) -> list[Any] | tuple[Any, ...]:
+    out = None
+    for i, v in enumerate(a):
+        if type(v) is str:
+            continue
+        new = _js_ready(v)
+        if new is not v:
+            if out is None:
+                out = list(a)
+            out[i] = new
+    return a if out is None else out
+
+
 def js_stringify(value: Any) -> str:
     """Reproduce JavaScript `JSON.stringify(value)` (no indentation) for a JSON-parsed Python value.
 
     Raises `TypeError` for non-JSON types and `JSStringifyError` for self-referencing containers.
+    Fast path: orjson on `_js_ready(value)`; anything it cannot vouch for (lone surrogates, subclasses,
+    non-string keys, nesting deeper than orjson's 254 levels) goes through the exact serialiser.
     """
+    try:
+        return orjson.dumps(_js_ready(value)).decode("utf-8")
+    except (_NotPlainJSON, TypeError, AttributeError, RecursionError):
+        pass  # orjson.JSONEncodeError is a TypeError; a key like (1,) has no .isdigit(); cycles recurse forever
     try:
         return _stringify_to_text(value)
     except RecursionError as exc:

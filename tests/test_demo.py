@@ -10,7 +10,8 @@ import orjson
 import pytest
 
 from inspector.demo import build_demo_session, demo_session_path
-from inspector.fixtures import js_dumps, js_length, ms_from_iso
+from inspector.jsjson import js_len, js_stringify
+from inspector.timeutil import ms_from_iso
 from test_fixtures_builder import assert_documented_order
 
 CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af]")
@@ -60,11 +61,11 @@ def pi_tokens(msg: dict) -> int:
     chars = 0
     for block in msg["content"] if isinstance(msg["content"], list) else [{"type": "text", "text": msg["content"]}]:
         if block["type"] == "text":
-            chars += js_length(block["text"])
+            chars += js_len(block["text"])
         elif block["type"] == "thinking":
-            chars += js_length(block["thinking"])
+            chars += js_len(block["thinking"])
         elif block["type"] == "toolCall":
-            chars += js_length(block["name"]) + js_length(js_dumps(block["arguments"]))
+            chars += js_len(block["name"]) + js_len(js_stringify(block["arguments"]))
         elif block["type"] == "image" and msg["role"] == "toolResult":
             chars += 4800
     return math.ceil(chars / 4)
@@ -197,8 +198,8 @@ def test_thinking_images_cjk_and_large_results(entries):
     texts = [b.get("text", "") for e in messages(entries) for b in (e["message"]["content"]
              if isinstance(e["message"]["content"], list) else [{"text": e["message"]["content"]}])]
     assert any(CJK.search(t) for t in texts[:60]) and sum(len(CJK.findall(t)) for t in texts) > 5_000
-    assert any(js_length(t) > len(t) for t in texts)  # emoji outside the BMP
-    sizes = [js_length(b["text"]) for e in messages(entries, "toolResult") for b in e["message"]["content"]
+    assert any(js_len(t) > len(t) for t in texts)  # emoji outside the BMP
+    sizes = [js_len(b["text"]) for e in messages(entries, "toolResult") for b in e["message"]["content"]
              if b["type"] == "text"]
     assert len([s for s in sizes if 10_000 <= s <= 80_000]) >= 8
     tools = {e["message"]["toolName"] for e in messages(entries, "toolResult")}
@@ -227,3 +228,25 @@ def test_tool_calls_pair_with_results_on_the_active_path(active_path):
     results = [e["message"]["toolCallId"] for e in active_path if e["type"] == "message"
                and e["message"]["role"] == "toolResult"]
     assert calls == results and len(set(calls)) == len(calls)
+
+
+def test_text_generators_are_seeded_and_sized():
+    import json
+    import random
+
+    from inspector import demo_text
+
+    def render(seed: int) -> list[str]:
+        rng = random.Random(seed)
+        return [demo_text.ts_source(rng, "src/a.ts", 3_000), demo_text.jest_log(rng, 3, {"x › y": "boom"}),
+                demo_text.web_doc_page(rng, 5_000), demo_text.zh_wiki_page(rng, 4_000)]
+
+    first = render(1)
+    assert first == render(1) and first != render(2)
+    source, log, page, wiki = first
+    assert len(source) >= 3_000 and source.startswith("// src/a.ts\n")
+    assert "✕ x › y" in log and "Tests:       1 failed" in log
+    for payload in (json.loads(page), json.loads(wiki)):  # web_fetch results: `length` is the markdown's JS length
+        markdown = payload["text"].split("---\n", 1)[1].rsplit("\n<<<END_EXTERNAL_UNTRUSTED_CONTENT>>>", 1)[0]
+        assert payload["length"] == js_len(markdown)
+    assert CJK.search(wiki)

@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import enum
 import json
 import math
 import random
 import re
-import struct
-from decimal import Decimal
 import shutil
+import struct
 import subprocess
+import uuid
+from datetime import datetime, timezone
+from decimal import Decimal
 
 import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from inspector import jsjson
 from inspector.jsjson import JSStringifyError, js_len, js_number_to_string, js_stringify, js_stringify_len
 
 NODE = shutil.which("node")
@@ -31,8 +35,17 @@ needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
         (1.0, "1"),
         (-0.0, "0"),
         (0, "0"),
+        (5.0, "5"),
         (1e21, "1e+21"),
         (1e20, "100000000000000000000"),
+        (1e16, "10000000000000000"),
+        (123456789012345678.0, "123456789012345680"),
+        (1.5e300, "1.5e+300"),
+        (0.30000000000000004, "0.30000000000000004"),
+        (0.0021650000000000003, "0.0021650000000000003"),
+        (2.5e-6, "0.0000025"),
+        (9.9e-7, "9.9e-7"),
+        (3e-7, "3e-7"),
         (1e-7, "1e-7"),
         (1e-6, "0.000001"),
         (1.5e-7, "1.5e-7"),
@@ -124,6 +137,11 @@ def test_compact_containers_keep_key_order() -> None:
     assert js_stringify_len(value) == len(js_stringify(value))
 
 
+def test_nested_values_use_js_numbers_and_escapes() -> None:
+    value = {"a": [1, 2.0, None, True], "é": "中\n\t\"\\\x01\u2028/", "s": "\ud800x", "p": ["\ud83d\ude00"]}
+    assert js_stringify(value) == '{"a":[1,2,null,true],"é":"中\\n\\t\\"\\\\\\u0001\u2028/","s":"\\ud800x","p":["😀"]}'
+
+
 def test_array_index_keys_come_first_like_js_objects() -> None:
     value = {"b": 1, "10": 2, "2": 3, "01": 4, "-1": 5, "4294967295": 6, "4294967294": 7}
     assert js_stringify(value) == '{"2":3,"10":2,"4294967294":7,"b":1,"01":4,"-1":5,"4294967295":6}'
@@ -148,13 +166,17 @@ def test_non_json_values_throw() -> None:
 # ---- properties -------------------------------------------------------------------------------------------------
 
 _text = st.text(st.characters(codec=None, exclude_categories=()), max_size=30)
+# Keys include array indices (JS lists them first), near misses ("01", "-1") and 2**32-1, which is no index.
+_keys = _text | st.integers(min_value=0, max_value=2**33).map(str) | st.sampled_from(["01", "-1", "1.5", "4294967295"])
 _json_values = st.recursive(
     st.none()
     | st.booleans()
     | st.integers(min_value=-(2**70), max_value=2**70)
     | st.floats(allow_nan=True, allow_infinity=True)
     | _text,
-    lambda children: st.lists(children, max_size=5) | st.dictionaries(_text, children, max_size=5),
+    lambda children: st.lists(children, max_size=5)
+    | st.lists(children, max_size=3).map(tuple)
+    | st.dictionaries(_keys, children, max_size=5),
     max_leaves=25,
 )
 _plain_values = st.recursive(
@@ -229,14 +251,9 @@ def test_strings_and_objects_match_node() -> None:
     assert [js_stringify_len(v) for v in values] == [js_len(s) for s in expected]
 
 
-# -- the orjson fast path of js_stringify_len must agree with the exact serialiser everywhere -------------------
+# -- the orjson fast paths of js_stringify and js_stringify_len must agree with the exact serialiser everywhere --
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from inspector import jsjson  # noqa: E402
-
-_json_values = st.recursive(
+_finite_json_values = st.recursive(
     st.none()
     | st.booleans()
     | st.integers(min_value=-(2**70), max_value=2**70)
@@ -248,7 +265,7 @@ _json_values = st.recursive(
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.dictionaries(st.text(max_size=8), _json_values, max_size=5))
+@given(st.dictionaries(st.text(max_size=8), _finite_json_values, max_size=5))
 def test_fast_path_length_equals_exact_length(args):
     assert jsjson.js_stringify_len(args) == len(jsjson.js_stringify(args).encode("utf-16-le", "surrogatepass")) // 2
 
@@ -260,3 +277,45 @@ def test_fast_path_is_taken_for_plain_tool_arguments_and_skipped_for_floats():
     assert jsjson.js_stringify_len({"x": 1e16}) == len('{"x":10000000000000000}')
     assert jsjson.js_stringify_len({"x": 9007199254740993}) == len('{"x":9007199254740992}')
     assert jsjson.js_stringify_len({"x": "\ud800"}) == len('{"x":"\\ud800"}')
+
+
+def _exact(value: object) -> str:
+    """The exact (recursive, orjson-free) serialiser: the reference the fast path must reproduce."""
+    return jsjson._stringify_to_text(value)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_json_values)
+def test_js_stringify_fast_path_equals_exact_serialiser(value: object) -> None:
+    assert js_stringify(value) == _exact(value)
+
+
+def test_js_stringify_does_not_modify_its_argument() -> None:
+    value = {"b": [1.0, {"x": 2**60}], "10": 0.5, "a": "s"}
+    before = repr(value)
+    assert js_stringify(value) == '{"10":0.5,"b":[1,{"x":1152921504606847000}],"a":"s"}'
+    assert repr(value) == before and list(value) == ["b", "10", "a"]
+
+
+def test_subclasses_and_deep_nesting_take_the_exact_path() -> None:
+    class Big(enum.IntEnum):
+        HUGE = 2**60
+
+    class Text(str):
+        pass
+
+    class Ratio(float):
+        pass
+
+    value = {"e": Big.HUGE, "t": Text("x"), "r": Ratio(2.0), Text("k"): [Ratio(1e21)]}
+    assert js_stringify(value) == '{"e":1152921504606847000,"t":"x","r":2,"k":[1e+21]}' == _exact(value)
+    deep: object = 1.0
+    for _ in range(400):  # deeper than orjson's 254 levels
+        deep = [deep]
+    assert js_stringify(deep) == "[" * 400 + "1" + "]" * 400
+
+
+@pytest.mark.parametrize("odd", [enum.Enum("Colour", "RED").RED, uuid.UUID(int=7), datetime(2026, 1, 1, tzinfo=timezone.utc)])
+def test_values_json_parse_never_gives_throw_even_where_orjson_could_write_them(odd: object) -> None:
+    with pytest.raises(TypeError):
+        js_stringify({"a": [odd]})

@@ -37,8 +37,9 @@ class InspectorApp(App[int]):
         if self.options.initial_theme:
             self.theme = self.options.initial_theme
 
-    def on_mount(self) -> None:
-        self.push_screen(self.start_screen())
+    def get_default_screen(self) -> Screen:
+        """The first screen is the real one (no blank screen underneath that could repaint over it)."""
+        return self.start_screen()
 
     def start_screen(self) -> Screen:
         """The demo, one session, a directory's sessions, or the default places (demo when empty)."""

@@ -231,8 +231,12 @@ class Transcript(ScrollView, can_focus=True):
         return max(0, min(value, len(self.model.view) - 1))
 
     def watch_cursor(self, old: int, new: int) -> None:
+        top = round(self.scroll_y)
         self._scroll_cursor_into_view()
-        self.refresh()
+        if round(self.scroll_y) == top:
+            # no scroll: repaint just the two rows whose cursor state changed (a scroll repaints everything)
+            self.refresh_line(old)
+            self.refresh_line(new)
         self.post_message(self.Highlighted(self, new, self.current_row))
 
     def watch_estimator(self) -> None:

@@ -15,17 +15,16 @@ both are reproduced and reported.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 import orjson
 
 from .. import model as m
+from ..timeutil import iso_to_ms
 from ..tokens import estimate_all
 
 HUGE_LINE_BYTES = 16 * 1024 * 1024
 BOM = b"\xef\xbb\xbf"
-EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def decode_line(data: bytes) -> tuple[Any, str | None]:
@@ -93,20 +92,6 @@ def agent_message_of(entry: m.Entry, obj: dict[str, Any], version: int) -> dict[
             "timestamp": iso_to_ms(obj.get("timestamp")),
         }
     return None
-
-
-def iso_to_ms(value: Any) -> int | None:
-    """`new Date(iso).getTime()` for the ISO strings pi writes (None where JS would give NaN)."""
-    if not isinstance(value, str):
-        return None
-    try:
-        dt = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    if dt.tzinfo is None:
-        # JS reads a date-time without offset as local time; pi always writes `Z`. Treat as UTC.
-        dt = dt.replace(tzinfo=timezone.utc)
-    return (dt - EPOCH) // timedelta(milliseconds=1)
 
 
 # -- stage 1: one line -> a compact, picklable record (stateless; runs in worker processes) ----------------------

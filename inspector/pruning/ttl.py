@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any
 
+from ..timeutil import iso_from_ms, ms_from_iso
 from .utf16 import js_trim
 
 CACHE_TTL_CUSTOM_TYPE = "openclaw.cache-ttl"
@@ -30,32 +30,13 @@ SOURCE_NONE = "none"
 # --------------------------------------------------------------------------------------------- time helpers
 
 
-def iso_from_ms(ms: float | None) -> str | None:
-    """JavaScript `new Date(ms).toISOString()` (UTC, milliseconds, `Z`)."""
-    if ms is None:
-        return None
-    dt = datetime.fromtimestamp(math.floor(ms) / 1000, tz=timezone.utc)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
-
-
-def ms_from_iso(text: str) -> float:
-    """Epoch milliseconds of an ISO-8601 timestamp (`Z` or an offset; a naive time is taken as UTC)."""
-    s = text.strip()
-    if s.endswith(("Z", "z")):
-        s = s[:-1] + "+00:00"
-    dt = datetime.fromisoformat(s)
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    return dt.timestamp() * 1000
-
-
 def ms_from_any(value: Any) -> float | None:
     """Epoch ms from a number (already ms) or an ISO string; None when neither."""
     if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
         return float(value)
     if isinstance(value, str):
         try:
-            return ms_from_iso(value)
+            return float(ms_from_iso(value))
         except ValueError:
             return None
     return None

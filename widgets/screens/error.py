@@ -88,7 +88,7 @@ class ErrorScreen(Screen):
         yield Footer()
 
     def action_back(self) -> None:
-        if len(self.app.screen_stack) > 2:
+        if len(self.app.screen_stack) > 1:
             self.app.pop_screen()
         else:
             self.app.exit(return_code=2)

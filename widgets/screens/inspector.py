@@ -533,7 +533,7 @@ class InspectorScreen(Screen):
         self.app.push_screen(HelpScreen(rows, f"Session Inspector · {self.path.name}"))
 
     def action_back(self) -> None:
-        if len(self.app.screen_stack) > 2:
+        if len(self.app.screen_stack) > 1:
             self.app.pop_screen()
 
     def palette_commands(self) -> list[tuple[str, str, Callable[[], object]]]:
