@@ -389,7 +389,11 @@ _JSON_NUMBER = re.compile(rb"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 def _number_length_delta(out: bytes) -> int:
     """JS length minus orjson length over every number token of orjson's output (strings skipped)."""
     delta = 0
-    for tok in _JSON_NUMBER.findall(_JSON_STRING.sub(b'""', out)):
+    if b'\\"' in out:
+        outside = _JSON_STRING.sub(b'""', out)
+    else:  # no escaped quote: every '"' delimits a string, so the even pieces are what lies outside them
+        outside = b" ".join(out.split(b'"')[0::2])
+    for tok in _JSON_NUMBER.findall(outside):
         is_float = b"." in tok or b"e" in tok or b"E" in tok
         if not is_float and len(tok.lstrip(b"-")) < 16:
             continue

@@ -116,7 +116,7 @@ class Transcript(ScrollView, can_focus=True):
         Binding("enter", "select", "Details", show=False),
     ]
 
-    cursor: reactive[int] = reactive(0, always_update=False, init=False)
+    cursor: reactive[int] = reactive(0, repaint=False, init=False)
     """View position of the highlighted row."""
 
     estimator: reactive[str] = reactive("pi", init=False)
