@@ -59,3 +59,16 @@ def test_session_info_v3_stats():
     assert [m["role"] for m in report["messages"]] == ["user", "assistant"]
     assert report["messages"][1]["usage"]["totalTokens"] == 442
     assert all(m["estimates"]["tiktoken"] > 0 for m in report["messages"])
+
+
+@pytest.mark.parametrize("name", PI_FILES)
+def test_context_now_equals_pi_estimate_context_tokens(name):
+    """The metadata-only "context now" figure equals pi's estimateContextTokens on the loaded messages."""
+    from inspector.figures import last_context_usage
+    from inspector.tokens import estimate_context_tokens
+
+    session = open_session(corpus_file("pi", name))
+    ctx = session.context()
+    ours = last_context_usage(session, ctx)
+    ref = estimate_context_tokens(session.context_messages(ctx))
+    assert (ours["tokens"], ours["usage_tokens"], ours["trailing_tokens"]) == (ref["tokens"], ref["usage_tokens"], ref["trailing_tokens"])
