@@ -7,6 +7,7 @@ truncated or replaced. Nothing here ever writes to the session file.
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing as mp
 from collections import deque
 import os
@@ -64,7 +65,11 @@ def _split_points(f, size: int, parts: int) -> list[int]:
 
 
 class SessionOpenError(Exception):
-    """The file cannot be opened as a session at all (missing, unreadable, a directory)."""
+    """The file cannot be opened as a session at all; `kind` is `missing`, `permission`, `directory` or `os`."""
+
+    def __init__(self, message: str, kind: str = "os") -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 @dataclass(slots=True)
@@ -127,11 +132,16 @@ class Session:
         return new
 
     def _update_contexts(self, new: list[m.Entry]) -> None:
-        """Keep the leaf's context when the new entries just continue it; forget every other cached one."""
-        ctx = self._context_cache.get(None)
+        """Keep the leaf's context when the new entries just continue it; forget every other cached one.
+
+        The continued context is a new object (its lists copied, ~1 ms for 300k rows): a context handed out
+        earlier, possibly being read by another thread, never changes.
+        """
+        old = self._context_cache.get(None)
         self._context_cache.clear()
-        if ctx is None or any(e.index != new[0].index + i for i, e in enumerate(new)):
+        if old is None or any(e.index != new[0].index + i for i, e in enumerate(new)):
             return
+        ctx = dataclasses.replace(old, messages=list(old.messages), path=list(old.path), diagnostics=list(old.diagnostics))
         if all(extend_context(self.tree, ctx, e) for e in new):
             self._context_cache[None] = ctx
 
@@ -146,7 +156,7 @@ class Session:
                     add(entry)
                     new.append(entry)
         except PermissionError as exc:
-            raise SessionOpenError(f"{self.path}: permission denied") from exc
+            raise SessionOpenError(f"{self.path}: permission denied", "permission") from exc
         return new
 
     def _take_pending(self, new: list[m.Entry]) -> None:
@@ -325,15 +335,15 @@ def _check_openable(path: Path) -> None:
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise SessionOpenError(f"{path}: no such file") from None
+        raise SessionOpenError(f"{path}: no such file", "missing") from None
     except PermissionError:
-        raise SessionOpenError(f"{path}: permission denied") from None
+        raise SessionOpenError(f"{path}: permission denied", "permission") from None
     except OSError as exc:
         raise SessionOpenError(f"{path}: {exc.strerror or exc}") from None
     if os.path.isdir(path):
-        raise SessionOpenError(f"{path}: is a directory (use `session-inspector ls {path}`)")
+        raise SessionOpenError(f"{path}: is a directory (use `session-inspector ls {path}`)", "directory")
     if not os.access(path, os.R_OK):
-        raise SessionOpenError(f"{path}: permission denied")
+        raise SessionOpenError(f"{path}: permission denied", "permission")
     del st
 
 

@@ -104,9 +104,8 @@ class SessionTree:
             return []
         return [first, *self._more_children.get(parent_id, ())]
 
-    @property
-    def children(self) -> dict[str, list[int]]:
-        """parent id -> child indices (built on demand; prefer `children_of`)."""
+    def children_map(self) -> dict[str, list[int]]:
+        """parent id -> child indices, built on demand (O(entries): prefer `children_of`)."""
         return {pid: self.children_of(pid) for pid in self._first_child}
 
     def branch_points(self) -> list[int]:

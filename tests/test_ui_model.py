@@ -151,3 +151,17 @@ def test_small_formatters():
     assert relative_time(NOW - timedelta(minutes=5), NOW) == "5m ago"
     assert relative_time(NOW - timedelta(days=3), NOW) == "3d ago"
 
+
+
+def test_command_line_of_the_interactive_inspector(tmp_path):
+    from pathlib import Path
+
+    import pytest
+
+    from widgets.launch import parse_args
+
+    o = parse_args([str(tmp_path), "--context-window", "64000", "--config", "oc.json"])
+    assert o.path == tmp_path and o.context_window == 64000 and o.config_path == Path("oc.json") and not o.demo
+    assert parse_args(["--demo"]).demo
+    with pytest.raises(SystemExit):
+        parse_args(["--context-window", "0"])

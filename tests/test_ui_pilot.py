@@ -502,3 +502,26 @@ def test_help_lists_the_keys(tmp_path):
             assert isinstance(app.screen, InspectorScreen)
 
     run(body())
+
+
+def test_mouse_click_selects_a_row_and_double_click_opens_it(tmp_path):
+    path = write_session(tmp_path, "s.jsonl", basic_builder())
+
+    async def body():
+        app = make_app(path)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            screen = inspector(app)
+            t = screen.transcript
+            await pilot.click("#transcript", offset=(20, 3))
+            await settle(pilot)
+            assert t.cursor == round(t.scroll_y) + 3
+            await pilot.click("#transcript", offset=(20, 4), times=2)
+            await settle(pilot)
+            assert t.cursor == round(t.scroll_y) + 4
+            from textual.widgets import TabbedContent
+
+            assert screen.query_one("#tabs", TabbedContent).active == "tab-message"
+            assert screen.query_one(MessageDetail).data.entry.index == screen.model.entry(t.current_row).index
+
+    run(body())

@@ -101,8 +101,9 @@ def test_transcript_off_path(here, snap_compare):
 
 
 def test_transcript_compaction_and_branch_summary(here, snap_compare):
-    """A compacted session: row 0 is the compaction summary (≡ compaction), then the kept messages, the branch summary
-    row (↩ branch sum.) and the rest; the cursor is on the compaction row after `c`."""
+    """A compacted session: row 0 is the compaction summary (≡ compaction, "replaces 41,000 tok of history · …", ├
+    because the abandoned branch forks there), then the kept messages, the branch summary row (↩ branch sum.) and the
+    rest; the cursor is on the compaction row after `c`."""
     write_session(here, "c.jsonl", compaction_builder())
     assert snap_compare(make_app(Path("c.jsonl")), terminal_size=SIZE, run_before=keys("c"))
 
@@ -135,9 +136,10 @@ def test_detail_thinking_and_tool_call(here, snap_compare):
 
 
 def test_detail_tool_result_cut(here, snap_compare):
-    """Detail of the long `read` result: the text block cut with "… N more characters hidden (press a to show all)"."""
+    """Detail of the long `read` result zoomed full screen (`z`) and scrolled to its end: the text block stops at
+    4,000 characters with "… 853 more characters hidden (press a to show all)"."""
     pred = lambda m, r: m.role_of(r) == "toolResult" and m.entry(r).tool_name == "read"  # noqa: E731
-    assert snap_compare(make_app(basic(here)), terminal_size=SIZE, run_before=move_to(pred, "enter", "z"))
+    assert snap_compare(make_app(basic(here)), terminal_size=SIZE, run_before=move_to(pred, "enter", "z", "end"))
 
 
 def test_detail_raw_json(here, snap_compare):

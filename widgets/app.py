@@ -50,16 +50,16 @@ class InspectorApp(App[int]):
             if o.path.is_dir():
                 return BrowserScreen(o.path, o)
             return InspectorScreen(o.path, o)
-        return BrowserScreen(None, o, on_empty=lambda: self.switch_screen(self.demo_screen()))
+        return BrowserScreen(None, o, on_empty=lambda: self.push_screen(self.demo_screen(can_go_back=False)))
 
-    def demo_screen(self) -> Screen:
+    def demo_screen(self, can_go_back: bool = True) -> Screen:
         """The bundled demo session, or an error screen saying it is missing from this installation."""
         path = demo_path()
         if path is None:
             return ErrorScreen(ErrorInfo("missing", "Demo session not found", Path("inspector/data"),
                                          "This installation has no bundled demo session.",
                                          ("Pass a session file or directory: session-inspector PATH",)))
-        return InspectorScreen(path, self.options)
+        return InspectorScreen(path, self.options, can_go_back=can_go_back)
 
 
 def main(argv: list[str]) -> int:

@@ -21,6 +21,8 @@ from .transcript_model import TranscriptModel
 class MessageDetail(VerticalScroll, can_focus=True):
     """Shows one row of a `TranscriptModel` in full."""
 
+    ALLOW_MAXIMIZE = True
+
     COMPONENT_CLASSES = {"detail--heading", "detail--muted", "detail--thinking", "detail--error", "detail--label"}
 
     DEFAULT_CSS = """
@@ -78,7 +80,7 @@ class MessageDetail(VerticalScroll, can_focus=True):
         self.show_all = False
         self._load(model, row)
 
-    @work(thread=True, exclusive=True, group="detail")
+    @work(thread=True, exclusive=True, group="detail", description="detail")
     def _load(self, model: TranscriptModel, row: int) -> None:
         entry = model.entry(row)
         cm = model.message(row)
@@ -90,7 +92,7 @@ class MessageDetail(VerticalScroll, can_focus=True):
         except (OSError, ValueError) as exc:
             error = f"cannot read line {entry.line}: {exc}"
         tiktoken = note = None
-        pos = model.row_ctx_pos[row]
+        pos = model.ctx_pos(row)
         if pos is not None and pos in model.tiktoken:
             tiktoken = model.tiktoken[pos]
         elif message is not None and self.encoding is not None:

@@ -174,7 +174,7 @@ def _meta_rows(data: DetailData) -> list[tuple[str, str]]:
         if msg.get("errorMessage"):
             rows.append(("error", str(msg.get("errorMessage"))))
     elif role == "toolResult":
-        rows.append(("tool", f"{msg.get('toolName')}  call {msg.get('toolCallId')}  error={msg.get('isError')}"))
+        rows.append(("tool", f"{msg.get('toolName')}  call {msg.get('toolCallId')}  isError {json.dumps(msg.get('isError'))}"))
     if e.type == m.COMPACTION and e.data:
         d = e.data
         rows.append(("compaction", f"first kept {d.get('firstKeptEntryId')}  tokens before {d.get('tokensBefore')}  fromHook {d.get('fromHook')}"))

@@ -59,7 +59,7 @@ class InspectorOptions:
     context_window: int | None = None
     config_path: Path | None = None
     clock: Clock = field(default_factory=SystemClock)
-    poll_interval: float | None = 0.2
+    poll_interval: float | None = 0.1
     watcher_factory: WatcherFactory | None = None
     home: Path | None = None
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))

@@ -36,7 +36,6 @@ ROLE_LABELS: dict[str, str] = {
     "thinking_level_change": "thinking",
     "session_info": "name",
     "label": "label",
-    "custom": "custom",
     "compaction": "compaction",
     "branch_summary": "branch sum.",
 }
@@ -141,7 +140,11 @@ def message_preview_text(msg: dict[str, Any] | None) -> str:
         if not parts and msg.get("errorMessage"):
             return f"error: {msg['errorMessage']}"
         return " ".join(parts)
-    if role in ("compactionSummary", "branchSummary"):
+    if role == "compactionSummary":
+        before = msg.get("tokensBefore")
+        lead = f"replaces {before:,} tok of history · " if isinstance(before, int) and not isinstance(before, bool) else ""
+        return lead + str(msg.get("summary") or "")
+    if role == "branchSummary":
         return str(msg.get("summary") or "")
     if role == "bashExecution":
         return f"$ {msg.get('command')}  {str(msg.get('output') or '')[:PREVIEW_SCAN_CHARS]}"
@@ -174,6 +177,6 @@ def entry_preview_text(entry: m.Entry) -> str:
     return f"{t}"
 
 
-def preview(text: str, width: int = 600) -> str:
+def preview(text: str, width: int = 300) -> str:
     """The inert one-line form of `text`, at most `width` characters (cropped to cells when drawn)."""
     return one_line(text[: PREVIEW_SCAN_CHARS * 2], max(1, width))

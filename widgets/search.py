@@ -53,7 +53,7 @@ def find_match(
 ) -> int | None:
     """The first view position after (before) `start` whose row contains `query`, wrapping around once."""
     needle = query.lower()
-    if not needle or not model.view:
+    if not needle or not len(model.view):
         return None
     n = len(model.view)
     raw_check = _needs_parse_check(needle)

@@ -14,7 +14,6 @@ from typing import Any
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
 from textual import events, work
 from textual.binding import Binding
 from textual.cache import LRUCache
@@ -30,7 +29,7 @@ from inspector.tokens import get_token_counter
 from .previews import compact_number, entry_preview_text, message_preview_text, preview, role_icon, row_label
 from .transcript_model import ESTIMATOR_UNITS, TranscriptModel
 
-SYNC_PREVIEW_BYTES = 64 * 1024
+SYNC_PREVIEW_BYTES = 64 * 1024  # longer lines are always read in a worker
 BAR_CELLS = 10
 EIGHTHS = " ▏▎▍▌▋▊▉█"
 LABEL_CELLS = 13
@@ -54,6 +53,23 @@ def row_layout(width: int, row_count: int) -> RowLayout:
     show_bar = width >= 70
     fixed = 2 + index_cells + 1 + LABEL_CELLS + 1 + (BAR_CELLS + 1 if show_bar else 0) + SIZE_CELLS + 1 + CUMULATIVE_CELLS
     return RowLayout(index_cells, max(4, width - fixed - 1), show_bar)
+
+
+def fit(text: str, cells: int) -> str:
+    """`text` cropped or padded to exactly `cells` terminal cells."""
+    if text.isascii():
+        return text[:cells].ljust(cells)
+    return set_cell_size(text, cells)
+
+
+def ellipsize(text: str, cells: int) -> str:
+    """`text` in exactly `cells` cells, ending in an ellipsis when it had to be cut."""
+    if text.isascii():
+        return text.ljust(cells) if len(text) <= cells else text[: cells - 1] + "…"
+    head = text[: cells + 1]  # every printable character takes at least one cell: nothing past this can show
+    if len(head) == len(text) and cell_len(head) <= cells:
+        return set_cell_size(head, cells)
+    return set_cell_size(set_cell_size(head, cells - 1) + "…", cells)
 
 
 def token_bar(fraction: float, cells: int = BAR_CELLS) -> str:
@@ -153,9 +169,9 @@ class Transcript(ScrollView, can_focus=True):
         self._pending_previews: set[int] = set()
         self._pending_counts: set[int] = set()
         self._counting: set[int] = set()
-        self._cumulative_cache: dict[str, list[int | None]] = {}
         self._load_scheduled = False
         self._search_re: re.Pattern[str] | None = None
+        self._style_cache: dict[str, Style] | None = None
 
     # -- model ----------------------------------------------------------------------------------
 
@@ -165,7 +181,6 @@ class Transcript(ScrollView, can_focus=True):
         self.model = model
         self._generation += 1
         self._strips.clear()
-        self._cumulative_cache.clear()
         if not same_rows:
             self._previews.clear()
         self._pending_previews.clear()
@@ -190,7 +205,6 @@ class Transcript(ScrollView, can_focus=True):
                 model.set_filters(old.filter_roles, old.filter_tools)
         self._generation += 1
         self._strips.clear()
-        self._cumulative_cache.clear()
         self.virtual_size = Size(self.size.width, len(model))
         self.refresh()
 
@@ -198,7 +212,6 @@ class Transcript(ScrollView, can_focus=True):
         """Redraw every row (filters, counts or styles changed)."""
         self._generation += 1
         self._strips.clear()
-        self._cumulative_cache.clear()
         if self.model is not None:
             self.virtual_size = Size(self.size.width, len(self.model))
             if self.cursor >= len(self.model):
@@ -208,7 +221,7 @@ class Transcript(ScrollView, can_focus=True):
     @property
     def current_row(self) -> int | None:
         """Unfiltered row index under the cursor."""
-        if self.model is None or not self.model.view:
+        if self.model is None or not len(self.model.view):
             return None
         return self.model.view[min(self.cursor, len(self.model.view) - 1)]
 
@@ -226,7 +239,7 @@ class Transcript(ScrollView, can_focus=True):
     # -- reactives ------------------------------------------------------------------------------
 
     def validate_cursor(self, value: int) -> int:
-        if self.model is None or not self.model.view:
+        if self.model is None or not len(self.model.view):
             return 0
         return max(0, min(value, len(self.model.view) - 1))
 
@@ -244,7 +257,16 @@ class Transcript(ScrollView, can_focus=True):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
+        self._style_cache = None
         self._strips.clear()
+
+    def on_focus(self) -> None:
+        self._style_cache = None
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self._style_cache = None
+        self.refresh()
 
     def on_resize(self, event: events.Resize) -> None:
         if self.model is not None:
@@ -293,8 +315,11 @@ class Transcript(ScrollView, can_focus=True):
 
     def move_to(self, position: int, *, center: bool = True) -> None:
         """Put the cursor on view position `position`, centering it when it was off screen."""
+        height = self.scrollable_content_region.height or self.size.height
+        top = round(self.scroll_y)
+        if center and height > 0 and not (top <= position < top + height):
+            self.scroll_to(y=max(0, position - height // 2), animate=False, immediate=True)
         self.cursor = position
-        self._scroll_cursor_into_view(center=center)
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
@@ -322,14 +347,6 @@ class Transcript(ScrollView, can_focus=True):
                 self._strips[key] = strip
         return strip
 
-    def _cumulative(self) -> list[int | None]:
-        est = self.estimator
-        cached = self._cumulative_cache.get(est)
-        if cached is None and self.model is not None:
-            cached = self.model.cumulative(est)
-            self._cumulative_cache[est] = cached
-        return cached or []
-
     def _role_style(self, role: str, entry: m.Entry) -> str:
         if role == "user":
             return "transcript--user"
@@ -341,6 +358,19 @@ class Transcript(ScrollView, can_focus=True):
             return "transcript--summary"
         return "transcript--other"
 
+    def _styles(self) -> dict[str, Style]:
+        """Rich styles of the component classes, over the widget's own style (cached until styles change)."""
+        if self._style_cache is None:
+            base = self.rich_style
+            get = self.get_component_rich_style
+            styles = {name: get(name) for name in self.COMPONENT_CLASSES}
+            styles["base"] = base
+            styles["plain"] = base
+            cursor = styles["transcript--cursor"]
+            styles["cursor-post"] = Style(bgcolor=cursor.bgcolor, color=cursor.color, bold=cursor.bold)
+            self._style_cache = styles
+        return self._style_cache
+
     def _render_row(self, position: int, width: int, selected: bool) -> tuple[Strip, bool]:
         model = self.model
         assert model is not None
@@ -348,68 +378,75 @@ class Transcript(ScrollView, can_focus=True):
         info = model.info(row)
         entry = info.entry
         role = model.role_of(row)
-        pos = model.row_ctx_pos[row]
+        pos = model.ctx_pos(row)
         est = self.estimator
         complete = True
-        style = self.get_component_rich_style
-        base = self.rich_style
-        role_style = style(self._role_style(role, entry))
+        st = self._styles()
         dim = not info.on_path or info.dropped_by_compaction or (info.message is not None and info.message.excluded_from_llm)
-        if dim:
-            role_style = style("transcript--dim")
-        number_style = style("transcript--dim") if dim else style("transcript--number")
+        role_style = st["transcript--dim"] if dim else st[self._role_style(role, entry)]
+        number_style = st["transcript--dim"] if dim else st["transcript--number"]
+        text_style = st["transcript--dim"] if dim else st["plain"]
 
         # marker: branch point, dropped by compaction, off path
         if info.children > 1:
-            marker = "├"
+            marker = "├ "
         elif info.dropped_by_compaction:
-            marker = "×"
+            marker = "× "
         elif not info.on_path:
-            marker = "○"
+            marker = "○ "
         else:
-            marker = " "
+            marker = "  "
         layout = row_layout(width, model.row_count)
-        index_cells = layout.index_cells
         index_text = str(entry.line) if model.show_off_path else str(pos if pos is not None else "")
-        label = f"{role_icon(role)} {row_label(entry, role)}"
-        # numbers
         size = model.size(est, pos) if pos is not None else None
         if est == "tiktoken" and pos is not None and pos not in model.tiktoken:
             self._want_count(pos)
             complete = False
-        cumulative = self._cumulative()[pos] if pos is not None else None
-        max_size = model.max_size(est)
-        show_bar = layout.show_bar
-        preview_cells = layout.preview_cells
+        cumulative = model.cumulative_at(est, pos) if pos is not None else None
 
-        text = Text(no_wrap=True, end="")
-        text.append(marker.ljust(2), style("transcript--marker"))
-        text.append(index_text.rjust(index_cells) + " ", number_style)
-        text.append(set_cell_size(label, LABEL_CELLS) + " ", role_style)
+        segments = [
+            Segment(marker, st["transcript--marker"]),
+            Segment(index_text.rjust(layout.index_cells) + " ", number_style),
+            Segment(fit(f"{role_icon(role)} {row_label(entry, role)}", LABEL_CELLS) + " ", role_style),
+        ]
+        cells = layout.preview_cells
         preview_text = self._preview(row, entry, info.message is not None or entry.role is not None)
         if preview_text is None:
-            text.append(set_cell_size("…", preview_cells), style("transcript--placeholder"))
+            segments.append(Segment(fit("…", cells), st["transcript--placeholder"]))
             complete = False
         else:
-            shown = preview_text if cell_len(preview_text) <= preview_cells else set_cell_size(preview_text, preview_cells - 1) + "…"
-            piece = Text(set_cell_size(shown, preview_cells), style=style("transcript--dim") if dim else Style())
-            if self._search_re is not None:
-                for match in self._search_re.finditer(shown):
-                    piece.stylize(style("transcript--match"), match.start(), match.end())
-            text.append_text(piece)
-        text.append(" ")
-        if show_bar:
+            shown = ellipsize(preview_text, cells)
+            if self._search_re is None:
+                segments.append(Segment(shown, text_style))
+            else:
+                segments.extend(self._highlight(shown, text_style, st["transcript--match"]))
+        segments.append(Segment(" ", st["base"]))
+        if layout.show_bar:
+            max_size = model.max_size(est)
             fraction = (size / max_size) if (size and max_size) else 0.0
-            text.append(token_bar(fraction) + " ", style("transcript--dim") if dim else style("transcript--bar"))
-        text.append(compact_number(size).rjust(SIZE_CELLS) if pos is not None else " " * SIZE_CELLS, number_style)
-        text.append(" ")
-        text.append(compact_number(cumulative).rjust(CUMULATIVE_CELLS) if pos is not None else " " * CUMULATIVE_CELLS, number_style)
-        segments = Segment.apply_style(text.render(self.app.console), base)
+            segments.append(Segment(token_bar(fraction) + " ", st["transcript--dim"] if dim else st["transcript--bar"]))
+        blank_size = " " * SIZE_CELLS
+        segments.append(Segment(compact_number(size).rjust(SIZE_CELLS) if pos is not None else blank_size, number_style))
+        segments.append(Segment(" ", st["base"]))
+        segments.append(Segment(compact_number(cumulative).rjust(CUMULATIVE_CELLS) if pos is not None else " " * CUMULATIVE_CELLS, number_style))
         if selected:
-            cursor = style("transcript--cursor")
-            segments = Segment.apply_style(segments, post_style=Style(bgcolor=cursor.bgcolor, color=cursor.color, bold=cursor.bold))
-        strip = Strip(list(segments), text.cell_len).adjust_cell_length(width, base + style("transcript--cursor") if selected else base)
+            segments = list(Segment.apply_style(segments, post_style=st["cursor-post"]))
+        strip = Strip(segments).adjust_cell_length(width, st["transcript--cursor"] if selected else st["base"])
         return strip, complete
+
+    def _highlight(self, shown: str, style: Style, match_style: Style) -> list[Segment]:
+        """`shown` split into segments with the search matches in `match_style`."""
+        assert self._search_re is not None
+        out: list[Segment] = []
+        last = 0
+        for match in self._search_re.finditer(shown):
+            if match.start() > last:
+                out.append(Segment(shown[last : match.start()], style))
+            out.append(Segment(shown[match.start() : match.end()], style + match_style))
+            last = match.end()
+        if last < len(shown):
+            out.append(Segment(shown[last:], style))
+        return out
 
     # -- lazy previews --------------------------------------------------------------------------
 
@@ -460,7 +497,7 @@ class Transcript(ScrollView, can_focus=True):
                 self._counting.update(positions)
                 self._count_tokens(positions, self._generation)
 
-    @work(thread=True, group="previews")
+    @work(thread=True, group="previews", description="previews")
     def _load_previews(self, rows: list[int], generation: int) -> None:
         model = self.model
         if model is None:
@@ -496,7 +533,7 @@ class Transcript(ScrollView, can_focus=True):
             self._counting.update(todo)
             self._count_tokens(todo, self._generation)
 
-    @work(thread=True, group="tiktoken")
+    @work(thread=True, group="tiktoken", description="tiktoken")
     def _count_tokens(self, positions: list[int], generation: int) -> None:
         model = self.model
         if model is None or self.encoding is None:
@@ -518,7 +555,6 @@ class Transcript(ScrollView, can_focus=True):
         self._counting.difference_update(out)
         if model is self.model:
             self._strips.clear()
-            self._cumulative_cache.pop("tiktoken", None)
             self.refresh()
             self.post_message(self.CountsUpdated())
 

@@ -6,13 +6,18 @@ usage the provider recorded (`inspector.tokens.calculate_context_tokens`). This 
 which rows are shown (context only, or every entry with off-path ones marked), filters, running totals for the
 "context so far" column, and row lookups for jumps. It holds `Entry` / `ContextMessage` objects, never message
 content; content is read from disk for the rows on screen only.
+
+Per-row numbers live in `array('q')` (unknown = -1) and unfiltered views are `range`s: on a 300k-message session
+these are the only per-row containers the UI adds, and arrays and ranges are invisible to the cyclic garbage
+collector, whose passes would otherwise walk every element of every list on each collection.
 """
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_left
 from dataclasses import dataclass
-from itertools import accumulate
-from typing import Iterable, Literal
+from typing import Iterable, Literal, Sequence
 
 from inspector import model as m
 from inspector.session import Session
@@ -35,6 +40,12 @@ ESTIMATOR_HELP: dict[str, str] = {
 }
 
 SUMMARY_ROLES = frozenset({"compactionSummary", "branchSummary"})
+_NO_PACKED = object()
+UNKNOWN = -1
+
+
+def _arr(values: Iterable[int] = ()) -> array:
+    return array("q", values)
 
 
 @dataclass(slots=True)
@@ -56,29 +67,84 @@ class TranscriptModel:
     are marked, entries before the kept part of a compaction are marked as dropped.
     """
 
-    def __init__(self, session: Session, ctx: m.SessionContext, *, show_off_path: bool = False) -> None:
+    def __init__(
+        self,
+        session: Session,
+        ctx: m.SessionContext,
+        *,
+        show_off_path: bool = False,
+        previous: "TranscriptModel | None" = None,
+    ) -> None:
+        """Rows of `ctx`. With `previous` (the model this one follows after a live append that only added rows),
+        its per-row numbers are reused and only the new rows are computed: a refresh of a 300k-message session
+        stays proportional to what was appended."""
         self.session = session
         self.ctx = ctx
         self.show_off_path = show_off_path
         entries = session.entries
         self._entries = entries
+        self.message_count = len(ctx.messages)  # the engine may extend ctx in place later: this model stops here
+        self._entry_count = len(entries)
         self.tiktoken: dict[int, int | None] = {}
-        self._sizes: dict[str, list[int | None]] = {}
-        self._cumulative: dict[str, list[int | None]] = {}
+        self._tiktoken_prefix = _arr()  # running tiktoken totals while every earlier message is counted
+        self._sizes: dict[str, array] = {}
+        self._cumulative: dict[str, array] = {}
         self._max: dict[str, int] = {}
         self.filter_roles: frozenset[str] | None = None
         self.filter_tools: frozenset[str] | None = None
-        self._branch_counts = {i: len(session.tree.children.get(entries[i].id or "", ())) for i in session.tree.branch_points()}
+        if previous is not None and not self._can_inherit(previous):
+            previous = None
+        self._branch_counts = self._branches(previous)
+        n = self.message_count
+        self._ctx_pos: array | None = None  # None: row == context position (context mode)
         if show_off_path:
-            self.row_entries: list[int] = list(range(len(entries)))
-            pos_of = {msg.entry_index: pos for pos, msg in enumerate(ctx.messages)}
-            self.row_ctx_pos: list[int | None] = [pos_of.get(i) for i in self.row_entries]
-            self._on_path = set(ctx.path)
+            self.row_entries: array = _arr(range(self._entry_count))
+            pos_of = {msg.entry_index: pos for pos, msg in enumerate(ctx.messages[:n])}
+            self._ctx_pos = _arr(pos_of.get(i, UNKNOWN) for i in range(self._entry_count))
+            self._on_path: set[int] | None = set(ctx.path)
         else:
-            self.row_entries = [msg.entry_index for msg in ctx.messages]
-            self.row_ctx_pos = list(range(len(ctx.messages)))
+            if previous is not None:
+                self.row_entries = previous.row_entries[:] + _arr(msg.entry_index for msg in ctx.messages[len(previous.row_entries) : n])
+            else:
+                self.row_entries = _arr(msg.entry_index for msg in ctx.messages[:n])
             self._on_path = None
-        self.view: list[int] = list(range(len(self.row_entries)))
+        self.view: Sequence[int] = range(len(self.row_entries))
+        if previous is not None:
+            self._inherit_numbers(previous)
+
+    def _children_count(self, parent_id: str) -> int:
+        return len(self.session.tree.children_of(parent_id))
+
+    def _branches(self, previous: "TranscriptModel | None") -> dict[int, int]:
+        tree = self.session.tree
+        if previous is None:
+            return {i: self._children_count(self._entries[i].id or "") for i in tree.branch_points()}
+        counts = dict(previous._branch_counts)
+        for e in self._entries[previous._entry_count : self._entry_count]:
+            if e.parent_id:
+                parent = tree.by_id.get(e.parent_id)
+                if parent is not None:
+                    kids = self._children_count(e.parent_id)
+                    if kids > 1:
+                        counts[parent] = kids
+        return counts
+
+    def _can_inherit(self, previous: "TranscriptModel") -> bool:
+        if previous.show_off_path or self.show_off_path or previous.session is not self.session:
+            return False
+        return previous.message_count <= self.message_count and (previous.ctx is self.ctx or previous.extends(self.ctx))
+
+    def _inherit_numbers(self, previous: "TranscriptModel") -> None:
+        n = self.message_count
+        self.tiktoken = dict(previous.tiktoken)
+        for est, old in list(previous._sizes.items()):
+            self._sizes[est] = old[:n] + self._compute_sizes(est, min(len(old), n), n)
+        for est, old in list(previous._cumulative.items()):
+            old = old[:n]
+            self._cumulative[est] = old + self._compute_cumulative(est, len(old), n, old[-1] if len(old) else UNKNOWN)
+        for est, old_max in list(previous._max.items()):
+            sizes = self._size_array(est)
+            self._max[est] = max(old_max, max(sizes[previous.message_count : n], default=0))
 
     # -- rows -----------------------------------------------------------------------------------
 
@@ -99,9 +165,16 @@ class TranscriptModel:
         """The entry of unfiltered row `row`."""
         return self._entries[self.row_entries[row]]
 
+    def ctx_pos(self, row: int) -> int | None:
+        """The context position of unfiltered row `row` (None: the entry is not in the context)."""
+        if self._ctx_pos is None:
+            return row
+        pos = self._ctx_pos[row]
+        return None if pos == UNKNOWN else pos
+
     def message(self, row: int) -> m.ContextMessage | None:
         """The context message of row `row` (None for an entry that is not in the context)."""
-        pos = self.row_ctx_pos[row]
+        pos = self.ctx_pos(row)
         return None if pos is None else self.ctx.messages[pos]
 
     def info(self, row: int) -> RowInfo:
@@ -131,25 +204,19 @@ class TranscriptModel:
         """The unfiltered row showing entry `entry_index`, if any."""
         if self.show_off_path:
             return entry_index if entry_index < len(self.row_entries) else None
-        for pos, msg in enumerate(self.ctx.messages):
-            if msg.entry_index == entry_index:
-                return pos
-        return None
+        try:
+            return self.row_entries.index(entry_index)
+        except ValueError:
+            return None
 
     def view_index(self, row: int) -> int | None:
         """Position of unfiltered row `row` in the filtered view."""
-        if len(self.view) == len(self.row_entries):
-            return row
-        from bisect import bisect_left
-
         i = bisect_left(self.view, row)
         return i if i < len(self.view) and self.view[i] == row else None
 
     def nearest_view_index(self, row: int) -> int:
         """The view position of `row`, or of the first shown row after it (clamped)."""
-        from bisect import bisect_left
-
-        if not self.view:
+        if not len(self.view):
             return 0
         return min(bisect_left(self.view, row), len(self.view) - 1)
 
@@ -178,9 +245,9 @@ class TranscriptModel:
     def _apply_filters(self) -> None:
         roles, tools = self.filter_roles, self.filter_tools
         if roles is None and tools is None:
-            self.view = list(range(self.row_count))
+            self.view = range(self.row_count)
             return
-        out = []
+        out = _arr()
         for row in range(self.row_count):
             if roles is not None and self.role_of(row) not in roles:
                 continue
@@ -195,36 +262,86 @@ class TranscriptModel:
 
     # -- sizes ----------------------------------------------------------------------------------
 
-    def sizes(self, estimator: str) -> list[int | None]:
-        """Per context message: the size under `estimator` (None = not known / not applicable)."""
-        if estimator == "tiktoken":
-            return [self.tiktoken.get(pos) for pos in range(len(self.ctx.messages))]
+    def _size_array(self, estimator: str) -> array:
         cached = self._sizes.get(estimator)
         if cached is None:
-            cached = self._compute_sizes(estimator)
+            cached = self._compute_sizes(estimator, 0, self.message_count)
             self._sizes[estimator] = cached
         return cached
 
-    def _compute_sizes(self, estimator: str) -> list[int | None]:
-        msgs = self.ctx.messages
-        if estimator == "pi":
-            return [r.estimates.pi_tokens if r.estimates else 0 for r in msgs]
-        if estimator == "prune":
-            return [r.estimates.openclaw_prune_chars if r.estimates else 0 for r in msgs]
+    def sizes(self, estimator: str) -> list[int | None]:
+        """Per context message: the size under `estimator` (None = not known / not applicable)."""
+        if estimator == "tiktoken":
+            return [self.tiktoken.get(pos) for pos in range(self.message_count)]
+        return [None if v == UNKNOWN else v for v in self._size_array(estimator)]
+
+    def _compute_sizes(self, estimator: str, start: int, stop: int) -> array:
+        msgs = self.ctx.messages[start:stop]
+        if estimator in ("pi", "prune"):
+            i = 0 if estimator == "pi" else 1
+            out = _arr()
+            for r in msgs:
+                packed = getattr(r, "est_packed", _NO_PACKED)
+                if packed is _NO_PACKED:
+                    est = r.estimates
+                    out.append((est.pi_tokens if i == 0 else est.openclaw_prune_chars) if est else 0)
+                else:
+                    out.append(packed[i] if packed else 0)
+            return out
         if estimator == "usage":
-            out: list[int | None] = []
+            res = _arr()
             for r in msgs:
                 u = r.usage if r.role == "assistant" else None
                 v = u.get("output") if isinstance(u, dict) else None
-                out.append(v if isinstance(v, int) and not isinstance(v, bool) else None)
-            return out
+                res.append(v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else UNKNOWN)
+            return res
         raise ValueError(f"unknown estimator {estimator!r}")
 
     def size(self, estimator: str, pos: int) -> int | None:
         """Size of context message `pos` under `estimator`."""
         if estimator == "tiktoken":
             return self.tiktoken.get(pos)
-        return self.sizes(estimator)[pos]
+        v = self._size_array(estimator)[pos]
+        return None if v == UNKNOWN else v
+
+    def _compute_cumulative(self, estimator: str, start: int, stop: int, carry: int) -> array:
+        out = _arr()
+        if estimator == "usage":
+            cur = carry
+            for r in self.ctx.messages[start:stop]:
+                if r.role == "assistant" and isinstance(r.usage, dict):
+                    v = calculate_context_tokens(r.usage)
+                    if v:
+                        cur = v
+                out.append(cur)
+            return out
+        total = carry if carry != UNKNOWN else 0
+        sizes = self._size_array(estimator)
+        for pos in range(start, stop):
+            v = sizes[pos]
+            total += v if v > 0 else 0
+            out.append(total)
+        return out
+
+    def _cumulative_array(self, estimator: str) -> array:
+        cached = self._cumulative.get(estimator)
+        if cached is None:
+            cached = self._compute_cumulative(estimator, 0, self.message_count, UNKNOWN)
+            self._cumulative[estimator] = cached
+        return cached
+
+    def cumulative_at(self, estimator: str, pos: int) -> int | None:
+        """The context so far at context message `pos` under `estimator` (see `cumulative`)."""
+        if estimator == "tiktoken":
+            prefix = self._tiktoken_prefix
+            while len(prefix) <= pos:
+                v = self.tiktoken.get(len(prefix))
+                if v is None:
+                    return None
+                prefix.append((prefix[-1] if len(prefix) else 0) + v)
+            return prefix[pos]
+        v = self._cumulative_array(estimator)[pos]
+        return None if v == UNKNOWN else v
 
     def cumulative(self, estimator: str) -> list[int | None]:
         """The context so far at each context message (inclusive) under `estimator`.
@@ -235,31 +352,22 @@ class TranscriptModel:
         if estimator == "tiktoken":
             out: list[int | None] = []
             total = 0
-            for pos in range(len(self.ctx.messages)):
+            for pos in range(self.message_count):
                 v = self.tiktoken.get(pos)
                 if v is None:
-                    out.extend([None] * (len(self.ctx.messages) - pos))
+                    out.extend([None] * (self.message_count - pos))
                     break
                 total += v
                 out.append(total)
             return out
-        cached = self._cumulative.get(estimator)
-        if cached is not None:
-            return cached
-        if estimator == "usage":
-            cur: int | None = None
-            res: list[int | None] = []
-            for r in self.ctx.messages:
-                if r.role == "assistant" and isinstance(r.usage, dict):
-                    v = calculate_context_tokens(r.usage)
-                    if v:
-                        cur = v
-                res.append(cur)
-            cached = res
-        else:
-            cached = list(accumulate((v or 0) for v in self.sizes(estimator)))
-        self._cumulative[estimator] = cached
-        return cached
+        return [None if v == UNKNOWN else v for v in self._cumulative_array(estimator)]
+
+    def prepare(self, estimator: str) -> None:
+        """Compute the sizes, running totals and bar scale of `estimator` now (call it in a worker thread)."""
+        if estimator != "tiktoken":
+            self._size_array(estimator)
+            self._cumulative_array(estimator)
+            self.max_size(estimator)
 
     def max_size(self, estimator: str) -> int:
         """The largest single-message size under `estimator` (scale of the token bars)."""
@@ -267,8 +375,9 @@ class TranscriptModel:
             return max((v for v in self.tiktoken.values() if v), default=0)
         cached = self._max.get(estimator)
         if cached is None:
-            cached = max((v for v in self.sizes(estimator) if v), default=0)
-            self._max[estimator] = cached
+            cached = max(self._size_array(estimator), default=0)
+            self._max[estimator] = max(cached, 0)
+            cached = self._max[estimator]
         return cached
 
     def set_tiktoken(self, counts: dict[int, int | None]) -> None:
@@ -293,24 +402,26 @@ class TranscriptModel:
 
     def biggest(self, estimator: str, limit: int = 200) -> list[int]:
         """View positions of the largest shown rows under `estimator`, largest first (at most `limit`)."""
-        sizes = self.sizes(estimator)
+        import heapq
+
         scored = []
         for vi, row in enumerate(self.view):
-            pos = self.row_ctx_pos[row]
+            pos = self.ctx_pos(row)
             if pos is None:
                 continue
-            v = sizes[pos]
+            v = self.size(estimator, pos)
             if v:
-                scored.append((-v, vi))
-        scored.sort()
-        return [vi for _, vi in scored[:limit]]
+                scored.append((v, -vi))
+        return [-nvi for _v, nvi in heapq.nlargest(limit, scored)]
 
     # -- live -----------------------------------------------------------------------------------
 
     def extends(self, new_ctx: m.SessionContext) -> bool:
-        """Whether `new_ctx` is this context with messages appended (so rows can be added in place)."""
-        old = self.ctx.messages
+        """Whether `new_ctx` is this model's context with messages appended (so rows can be added in place)."""
+        n = self.message_count
         new = new_ctx.messages
-        if self.show_off_path or new_ctx.compaction_index != self.ctx.compaction_index or len(new) < len(old):
+        if self.show_off_path or new_ctx.compaction_index != self.ctx.compaction_index or len(new) < n:
             return False
-        return not old or (new[len(old) - 1].entry_index == old[-1].entry_index and new[0].entry_index == old[0].entry_index)
+        if new_ctx is self.ctx or n == 0:
+            return True
+        return new[n - 1].entry_index == self.row_entries[n - 1] and new[0].entry_index == self.row_entries[0]

@@ -91,7 +91,7 @@ class BrowserScreen(Screen):
         """Run discovery again (thread worker)."""
         self._discover()
 
-    @work(thread=True, exclusive=True, group="discover")
+    @work(thread=True, exclusive=True, group="discover", description="discover")
     def _discover(self) -> None:
         if self.root is not None:
             found = discover_sessions(self.root, home=self.options.home, env=self.options.env)
@@ -114,7 +114,7 @@ class BrowserScreen(Screen):
         if missing:
             self._summarize(missing)
 
-    @work(thread=True, exclusive=True, group="summaries")
+    @work(thread=True, exclusive=True, group="summaries", description="summaries")
     def _summarize(self, paths: list[Path]) -> None:
         from textual.worker import get_current_worker
 
@@ -125,7 +125,7 @@ class BrowserScreen(Screen):
             self.summaries.compute(path)
             self.app.call_from_thread(self._redraw)
 
-    @work(exclusive=True, group="watch")
+    @work(exclusive=True, group="watch", description="watch")
     async def _watch(self) -> None:
         factory = self.options.watcher_factory or (lambda paths: WatchfilesWatcher(paths))
         self.watcher = factory(self.watch_paths())

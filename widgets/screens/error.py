@@ -70,9 +70,11 @@ class ErrorScreen(Screen):
 
     BINDINGS = [Binding("escape", "back", "Back"), Binding("q", "app.quit", "Quit")]
 
-    def __init__(self, info: ErrorInfo) -> None:
+    def __init__(self, info: ErrorInfo, *, covers: int = 0) -> None:
+        """`covers`: screens under this one that failed to open and go away with it on Escape."""
         super().__init__()
         self.info = info
+        self.covers = covers
 
     def compose(self) -> ComposeResult:
         info = self.info
@@ -88,7 +90,8 @@ class ErrorScreen(Screen):
         yield Footer()
 
     def action_back(self) -> None:
-        if len(self.app.screen_stack) > 1:
-            self.app.pop_screen()
+        if len(self.app.screen_stack) > 1 + self.covers:
+            for _ in range(1 + self.covers):
+                self.app.pop_screen()
         else:
             self.app.exit(return_code=2)

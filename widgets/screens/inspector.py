@@ -18,12 +18,12 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane
 
-from inspector import model as m
 from inspector.session import Session, SessionOpenError
 
 from ..breakdown import ContextBreakdown
 from ..detail import MessageDetail
 from ..gauge import ContextGauge
+from ..heap import freeze_long_lived
 from ..new_entries import NewEntriesIndicator
 from ..notice_bar import NoticeBar
 from ..options import InspectorOptions
@@ -38,14 +38,13 @@ from .diagnostics import DiagnosticsScreen
 from .error import ErrorInfo, ErrorScreen
 from .filter import FilterScreen
 from .help import HelpScreen
+from .live_follow import LiveFollow
 
 TIKTOKEN_ALL_BELOW = 20_000
-FULL_FIGURES_BELOW = 20_000  # contexts up to this size get breakdown + diagnostics on every refresh
-FULL_FIGURES_EVERY = 2.0  # larger ones at most every 2 s (header and gauge always)
 DETAIL_DEBOUNCE = 0.06
 
 
-class InspectorScreen(Screen):
+class InspectorScreen(LiveFollow, Screen):
     """One session file, live."""
 
     BINDINGS = [
@@ -64,15 +63,17 @@ class InspectorScreen(Screen):
         Binding("a", "detail_show_all", "Show all", show=False, tooltip="Show long blocks of the message in full"),
         Binding("r", "detail_raw", "Raw JSON", show=False, tooltip="Show the raw JSON line of the message"),
         Binding("d", "diagnostics", "Diagnostics", show=False, tooltip="List damaged lines and other problems"),
-        Binding("z", "zoom", "Zoom", show=False, tooltip="Maximize the focused pane (again to restore)"),
+        Binding("z", "zoom", "Zoom message", show=False, tooltip="Show the selected message full screen (again to restore)"),
         Binding("p", "pruning", "Pruning", show=False, tooltip="Preview OpenClaw context pruning (next version)"),
         Binding("t", "app.change_theme", "Theme", show=False, tooltip="Change the colour theme"),
         Binding("question_mark", "help", "Help", tooltip="Keys and what the columns mean"),
         Binding("escape", "back", "Back", show=False, tooltip="Back to the session list"),
     ]
 
-    def __init__(self, path: Path, options: InspectorOptions) -> None:
+    def __init__(self, path: Path, options: InspectorOptions, *, can_go_back: bool = True) -> None:
+        """`can_go_back` False: Escape does not return to the screen below (the demo opened over an empty browser)."""
         super().__init__()
+        self.can_go_back = can_go_back
         self.path = Path(path)
         self.options = options
         self.session: Session | None = None
@@ -89,6 +90,7 @@ class InspectorScreen(Screen):
         self._detail_timer = None
         self._config_error: str | None = None
         self._full_figures_at = 0.0
+        self._last_append_at = 0.0
 
     # -- layout ---------------------------------------------------------------------------------
 
@@ -126,7 +128,7 @@ class InspectorScreen(Screen):
 
     # -- opening --------------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="open")
+    @work(thread=True, exclusive=True, group="open", description="open")
     def _open(self) -> None:
         window_options, loaded = load_window_options(self.options)
         self._window_options = window_options
@@ -147,7 +149,9 @@ class InspectorScreen(Screen):
             return
         ctx = session.context()
         model = TranscriptModel(session, ctx)
+        model.prepare(self.estimator)
         figures = compute_figures(session, ctx, window_options, self.estimator, self._live_text(session))
+        freeze_long_lived()
         self.app.call_from_thread(self._opened, session, model, figures)
 
     def _show_progress(self) -> None:
@@ -163,7 +167,7 @@ class InspectorScreen(Screen):
         self.query_one("#header", SessionHeader).loading_text = f"indexing {self.path.name}: {pct:.0f}% of {total / 1e6:,.1f} MB · {len(session.entries):,} entries"
 
     def _open_failed(self, info: ErrorInfo) -> None:
-        self.app.switch_screen(ErrorScreen(info))
+        self.app.push_screen(ErrorScreen(info, covers=1))
 
     def _opened(self, session: Session, model: TranscriptModel, figures: SessionFigures) -> None:
         self.session = session
@@ -179,7 +183,7 @@ class InspectorScreen(Screen):
     def _live_text(self, session: Session) -> str:
         if session.pending_bytes:
             return f"writer mid-line ({session.pending_bytes} bytes waiting)"
-        return f"live · checked {self.options.clock.now().strftime('%H:%M:%S')}" if self.options.poll_interval else ""
+        return f"live · checked {self.options.clock.now().astimezone().strftime('%H:%M:%S')}" if self.options.poll_interval else ""
 
     def _apply_figures(self, figures: SessionFigures) -> None:
         self.figures = figures
@@ -209,79 +213,6 @@ class InspectorScreen(Screen):
         if self.search_query:
             title += f" · search: {self.search_query}"
         columns.title = title
-
-    # -- live -----------------------------------------------------------------------------------
-
-    def check_for_updates(self) -> None:
-        """Read what was appended to the file (also called by the poll timer)."""
-        if self.session is None or self._refreshing or self.model is None:
-            return
-        self._refreshing = True
-        model = self.model
-        full = len(model.ctx.messages) <= FULL_FIGURES_BELOW or time.monotonic() - self._full_figures_at >= FULL_FIGURES_EVERY
-        self._refresh(self.session, model.ctx, self.estimator, self.show_off_path, model.filter_roles, model.filter_tools,
-                      None if full else self.figures)
-
-    @work(thread=True, group="refresh")
-    def _refresh(self, session: Session, old_ctx: m.SessionContext, estimator: str, off_path: bool, roles, tools,
-                 previous: SessionFigures | None) -> None:
-        try:
-            result = session.refresh()
-        except (OSError, SessionOpenError) as exc:
-            self.app.call_from_thread(self._refresh_failed, str(exc))
-            return
-        if not result.new_entries and not result.reset:
-            self.app.call_from_thread(self._refresh_idle, result.notice, self._live_text(session))
-            return
-        ctx = session.context()  # cheap when the engine could extend the old context in place
-        if result.reset or ctx is not old_ctx:
-            previous = None
-        model = TranscriptModel(session, ctx, show_off_path=off_path)
-        if roles or tools:
-            model.set_filters(roles, tools)
-        figures = compute_figures(session, ctx, self._window_options, estimator, self._live_text(session), previous)
-        self.app.call_from_thread(self._refreshed, result.reset, result.notice, model, figures, previous is None)
-
-    def _refresh_failed(self, reason: str) -> None:
-        self._refreshing = False
-        self.query_one("#notice", NoticeBar).show(reason, "error")
-
-    def _refresh_idle(self, notice: str | None, live: str) -> None:
-        self._refreshing = False
-        if notice:
-            self.query_one("#notice", NoticeBar).show(notice, "error")
-        header = self.query_one("#header", SessionHeader)
-        if header.data is not None and header.data.live != live:
-            from dataclasses import replace
-
-            header.data = replace(header.data, live=live)
-
-    def _refreshed(self, reset: bool, notice: str | None, model: TranscriptModel, figures: SessionFigures, full: bool) -> None:
-        self._refreshing = False
-        if full:
-            self._full_figures_at = time.monotonic()
-        transcript = self.transcript
-        old = self.model
-        following = transcript.at_bottom
-        old_len = len(old) if old is not None else 0
-        self.model = model
-        self._biggest = None
-        if reset:
-            transcript.set_model(model, cursor=len(model) - 1 if following else min(transcript.cursor, len(model) - 1))
-            self.query_one("#notice", NoticeBar).show(notice or "file changed on disk; re-indexed", "info")
-            self.notify(notice or "re-indexed", title="Session file replaced", markup=False)
-        elif old is not None and (old.extends(model.ctx) or (old.show_off_path and model.show_off_path)):
-            transcript.extend_model(model)
-        else:
-            transcript.set_model(model, keep_cursor_row=transcript.current_row)
-        added = len(model) - old_len
-        indicator = self.query_one("#new-entries", NewEntriesIndicator)
-        if following:
-            transcript.action_last()
-            indicator.count = 0
-        elif added > 0 and not reset:
-            indicator.count += added
-        self._apply_figures(figures)
 
     # -- transcript events -----------------------------------------------------------------------
 
@@ -340,19 +271,28 @@ class InspectorScreen(Screen):
         """Switch the transcript's size columns (and the breakdown where it applies) to `estimator`."""
         self.estimator = estimator
         self._biggest = None
-        self.transcript.estimator = estimator
-        self._update_columns()
-        if estimator == "tiktoken" and self.model is not None and len(self.model.ctx.messages) <= TIKTOKEN_ALL_BELOW:
-            self.transcript.request_counts(list(range(len(self.model.ctx.messages))))
-        if self.session is not None and self.model is not None:
-            self._recompute_breakdown(self.session, self.model.ctx, estimator)
+        if self.model is None or self.session is None:
+            self.transcript.estimator = estimator
+            self._update_columns()
+            return
+        self._prepare_estimator(self.session, self.model, estimator)
 
-    @work(thread=True, exclusive=True, group="breakdown")
-    def _recompute_breakdown(self, session: Session, ctx: m.SessionContext, estimator: str) -> None:
+    @work(thread=True, exclusive=True, group="breakdown", description="estimator")
+    def _prepare_estimator(self, session: Session, model: TranscriptModel, estimator: str) -> None:
         from ..session_figures import breakdown_for
 
-        data, note = breakdown_for(session, ctx, estimator)
-        self.app.call_from_thread(self.query_one("#breakdown", ContextBreakdown).show, data, "chars" if estimator == "prune" else "tok", note)
+        model.prepare(estimator)
+        data, note = breakdown_for(session, model.ctx, estimator)
+        self.app.call_from_thread(self._estimator_ready, model, estimator, data, note)
+
+    def _estimator_ready(self, model: TranscriptModel, estimator: str, data, note) -> None:
+        if estimator != self.estimator:
+            return
+        self.transcript.estimator = estimator
+        self._update_columns()
+        self.query_one("#breakdown", ContextBreakdown).show(data, "chars" if estimator == "prune" else "tok", note)
+        if estimator == "tiktoken" and model is self.model and model.message_count <= TIKTOKEN_ALL_BELOW:
+            self.transcript.request_counts(list(range(model.message_count)))
 
     def action_toggle_off_path(self) -> None:
         if self.session is None or self.model is None:
@@ -360,13 +300,22 @@ class InspectorScreen(Screen):
         self.show_off_path = not self.show_off_path
         row = self.transcript.current_row
         entry_index = self.model.entry(row).index if row is not None else None
-        model = TranscriptModel(self.session, self.model.ctx, show_off_path=self.show_off_path)
-        model.set_filters(self.model.filter_roles, self.model.filter_tools)
-        if not self.show_off_path or model.ctx is self.model.ctx:
-            model.tiktoken.update(self.model.tiktoken)
+        self._build_view(self.session, self.model, self.show_off_path, entry_index, self.estimator)
+
+    @work(thread=True, exclusive=True, group="view", description="view")
+    def _build_view(self, session: Session, old: TranscriptModel, off_path: bool, entry_index: int | None, estimator: str) -> None:
+        model = TranscriptModel(session, old.ctx, show_off_path=off_path)
+        model.set_filters(old.filter_roles, old.filter_tools)
+        model.tiktoken.update(old.tiktoken)
+        model.prepare(estimator)
+        target = model.row_of_entry(entry_index) if entry_index is not None else None
+        self.app.call_from_thread(self._view_ready, model, target)
+
+    def _view_ready(self, model: TranscriptModel, target: int | None) -> None:
+        if model.show_off_path != self.show_off_path:
+            return
         self.model = model
         self._biggest = None
-        target = model.row_of_entry(entry_index) if entry_index is not None else None
         self.transcript.set_model(model, keep_cursor_row=target if target is not None else 0)
         self._update_columns()
 
@@ -400,7 +349,7 @@ class InspectorScreen(Screen):
             return
         self._search(self.model, self.transcript.cursor, self.search_query, backwards)
 
-    @work(thread=True, exclusive=True, group="search")
+    @work(thread=True, exclusive=True, group="search", description="search")
     def _search(self, model: TranscriptModel, start: int, query: str, backwards: bool) -> None:
         from textual.worker import get_current_worker
 
@@ -516,8 +465,12 @@ class InspectorScreen(Screen):
     def action_zoom(self) -> None:
         if self.maximized is not None:
             self.minimize()
-        elif self.focused is not None:
-            self.maximize(self.focused, container=False)
+            self.transcript.focus()
+            return
+        self.action_show_message()
+        detail = self.query_one("#detail", MessageDetail)
+        detail.focus()
+        self.maximize(detail, container=False)
 
     def action_pruning(self) -> None:
         self.notify("The pruning preview panel comes in the next version; `session-inspector prune PATH` shows it today.",
@@ -533,7 +486,7 @@ class InspectorScreen(Screen):
         self.app.push_screen(HelpScreen(rows, f"Session Inspector · {self.path.name}"))
 
     def action_back(self) -> None:
-        if len(self.app.screen_stack) > 1:
+        if self.can_go_back and len(self.app.screen_stack) > 1:
             self.app.pop_screen()
 
     def palette_commands(self) -> list[tuple[str, str, Callable[[], object]]]:

@@ -1,0 +1,102 @@
+"""Expired tool results for the transcript marker: same reference time and expiry as the pruning preview."""
+
+from __future__ import annotations
+
+from inspector.fixtures import SessionBuilder
+from inspector.pruning.expiry import cache_ttl_gate, expired_tool_results
+from inspector.pruning.preview import PreviewOptions, build_preview
+from inspector.pruning.settings import ContextPruningSettings, resolve_settings
+from inspector.session import open_session
+
+START = "2026-03-01T10:00:00.000Z"
+CONFIG = {"agents": {"defaults": {"contextPruning": {"mode": "cache-ttl", "ttl": "5m"}}}}
+TTL = 300_000
+
+
+def build(tmp_path, *, touch=True, late_result=False):
+    """Two tool results, a final answer, a cache touch; optionally a result written 10 min after the touch."""
+    b = SessionBuilder(seed=21, start=START)
+    b.header()
+    b.user("look around")
+    for name in ("read", "exec"):
+        b.assistant([b.tool_call(name, {"x": 1})])
+        b.tool_result(b.last_tool_call_ids[0], name, name * 100)
+    b.assistant("done")
+    touch_ms = b.now_ms
+    if touch:
+        b.cache_ttl()
+    late_ms = None
+    if late_result:
+        b.wait(600_000)
+        b.user("once more")
+        b.assistant([b.tool_call("grep", {"p": "x"})])
+        b.tool_result(b.last_tool_call_ids[0], "grep", "hit\n" * 10)
+        late_ms = b.now_ms
+    return open_session(b.write(tmp_path / "s.jsonl")), touch_ms, late_ms
+
+
+def settings() -> ContextPruningSettings:
+    return resolve_settings(CONFIG).settings
+
+
+def tool_result_rows(session):
+    return [r for r in session.context().messages if r.role == "toolResult"]
+
+
+def test_all_results_expire_ttl_after_the_touch(tmp_path):
+    session, touch_ms, _ = build(tmp_path)
+    ctx = session.context()
+    rows = tool_result_rows(session)
+    assert expired_tool_results(session, ctx, settings(), touch_ms + TTL - 1) == {}
+    now = touch_ms + TTL + 42_000
+    found = expired_tool_results(session, ctx, settings(), now)
+    assert sorted(found) == [r.entry_index for r in rows]
+    for row in rows:
+        info = found[row.entry_index]
+        assert info.context_index == row.index and info.tool_name == row.tool_name
+        assert info.expired_at_ms == touch_ms + TTL
+        assert info.expired_for_ms == 42_000
+        assert info.timestamp_ms == row.message_timestamp and info.age_ms == now - row.message_timestamp
+    assert found[rows[0].entry_index].label.startswith("expired 42s ago · age 5m ")
+
+
+def test_agrees_with_the_preview_json(tmp_path):
+    session, touch_ms, late_ms = build(tmp_path, late_result=True)
+    ctx = session.context()
+    for now in (touch_ms + TTL - 1, touch_ms + TTL, late_ms + TTL - 1, late_ms + TTL, late_ms + 10 * TTL):
+        preview = build_preview(session, PreviewOptions(now_ms=now, config=CONFIG, encoding=None))
+        found = expired_tool_results(session, ctx, settings(), now)
+        for row in tool_result_rows(session):
+            expired, since = preview.tool_result_expiry(row.index)
+            assert (row.entry_index in found) == expired, (now, row.index)
+            if expired:
+                assert found[row.entry_index].expired_at_ms == since
+        assert cache_ttl_gate(session, ctx, settings(), now).to_json() == preview.gate.to_json()
+
+
+def test_a_result_newer_than_the_touch_expires_on_its_own_clock(tmp_path):
+    session, touch_ms, late_ms = build(tmp_path, late_result=True)
+    ctx = session.context()
+    late = tool_result_rows(session)[-1]
+    late_ms = late.message_timestamp
+    assert late_ms > touch_ms + TTL
+    found = expired_tool_results(session, ctx, settings(), late_ms + TTL - 1)
+    assert late.entry_index not in found and len(found) == 2
+    found = expired_tool_results(session, ctx, settings(), late_ms + TTL)
+    assert found[late.entry_index].expired_at_ms == late_ms + TTL and found[late.entry_index].expired_for_ms == 0
+
+
+def test_without_a_touch_the_last_assistant_is_the_reference(tmp_path):
+    session, _, _ = build(tmp_path, touch=False)
+    ctx = session.context()
+    gate = cache_ttl_gate(session, ctx, settings(), 0)
+    assert gate.source == "last_assistant_message"
+    found = expired_tool_results(session, ctx, settings(), gate.last_cache_touch_at + TTL)
+    assert len(found) == 2 and all(i.expired_at_ms == gate.last_cache_touch_at + TTL for i in found.values())
+
+
+def test_ttl_zero_marks_nothing(tmp_path):
+    session, touch_ms, _ = build(tmp_path)
+    s = settings()
+    s.ttl_ms = 0
+    assert expired_tool_results(session, session.context(), s, touch_ms + 10 * TTL) == {}

@@ -1,0 +1,97 @@
+"""The cache-TTL gate of a pruning preview: open or closed and why, the TTL and where the reference time came from.
+
+Everything shown is a `PrunePreview` field (`gate`, `resolved`, `eligibility`, `would_openclaw_prune`); entry ids,
+providers and reasons come from the session file and are made inert.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.text import Text
+from textual.widget import Widget
+
+from inspector.pruning.preview import PrunePreview
+from inspector.pruning.ttl import SOURCE_CACHE_TTL_ENTRY, SOURCE_LAST_ASSISTANT, format_duration_ms
+from inspector.textsafe import make_inert
+from inspector.timeutil import iso_from_ms
+
+
+class PruningGate(Widget):
+    """The gate verdict (OPEN / closed / forced), its reason, the TTL and reference time, and whether OpenClaw would prune."""
+
+    COMPONENT_CLASSES = {"gate--open", "gate--closed", "gate--forced", "gate--muted", "gate--label", "gate--warn"}
+
+    DEFAULT_CSS = """
+    PruningGate {
+        height: auto;
+        & > .gate--open { color: $text-success; text-style: bold; }
+        & > .gate--closed { color: $text-warning; text-style: bold; }
+        & > .gate--forced { color: $text-accent; text-style: bold; }
+        & > .gate--muted { color: $text-muted; }
+        & > .gate--label { text-style: bold; }
+        & > .gate--warn { color: $text-warning; }
+    }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.preview: PrunePreview | None = None
+
+    def show(self, preview: PrunePreview) -> None:
+        """Show the gate of `preview`."""
+        self.preview = preview
+        self.refresh(layout=True)
+
+    def render(self):
+        s = self.get_component_rich_style
+        p = self.preview
+        if p is None:
+            return Text("gate: computing…", style=s("gate--muted"))
+        g = p.gate
+        head = Text()
+        head.append("Gate ", s("gate--label"))
+        if g.open:
+            head.append("OPEN", s("gate--open"))
+            head.append(" · the next request would be pruned" if p.result.changed else " · nothing to prune", s("gate--muted"))
+        elif g.forced:
+            head.append("closed · FORCED", s("gate--forced"))
+            head.append(" · previewing as if the TTL had expired", s("gate--muted"))
+        else:
+            head.append("closed", s("gate--closed"))
+            head.append(" · nothing is pruned now (f: force)", s("gate--muted"))
+        reason = Text(make_inert(g.reason))
+        ttl = Text()
+        ttl.append("ttl ", s("gate--label"))
+        ttl.append(f"{format_duration_ms(g.ttl_ms)} ({make_inert(p.resolved.ttl_source)})")
+        if g.expires_at is not None:
+            ttl.append(f" · expires {iso_from_ms(g.expires_at)}", s("gate--muted"))
+        ref = Text()
+        if g.last_cache_touch_at is not None:
+            ref.append("touch " if g.source == SOURCE_CACHE_TTL_ENTRY else "last assistant ", s("gate--label"))
+            ref.append(iso_from_ms(g.last_cache_touch_at))
+            if g.reference_entry_id:
+                ref.append(f" ({make_inert(g.reference_entry_id)})", s("gate--muted"))
+        else:
+            ref.append("no reference time", s("gate--warn"))
+        times = Text()
+        times.append("now ", s("gate--label"))
+        times.append(iso_from_ms(g.now))
+        mode = p.resolved.configured_mode
+        config = Text()
+        config.append("config ", s("gate--label"))
+        if p.resolved.enabled:
+            config.append("mode cache-ttl (enabled)")
+        else:
+            config.append(f"mode {make_inert(repr(mode))}: not enabled, previewed as if cache-ttl", s("gate--warn"))
+        if p.resolved.anthropic_auto_default.applies:
+            config.append(" · Anthropic auto-default", s("gate--muted"))
+        elig = p.eligibility
+        provider = Text()
+        provider.append("provider ", s("gate--label"))
+        provider.append(make_inert(elig.reason), s("gate--muted") if elig.eligible else s("gate--warn"))
+        verdict = Text()
+        verdict.append("OpenClaw would prune on the next request: ", s("gate--label"))
+        verdict.append("yes" if p.would_openclaw_prune else "no", s("gate--open") if p.would_openclaw_prune else s("gate--closed"))
+        if g.source == SOURCE_LAST_ASSISTANT and not p.would_openclaw_prune:
+            verdict.append(" (it has no cache touch to go by)", s("gate--muted"))
+        return Group(head, reason, ttl, ref, times, config, provider, verdict)

@@ -1,0 +1,250 @@
+"""The pruning settings panel: every `contextPruning` setting as an editable field, validated as you type.
+
+Fields carry OpenClaw's own names (`ttl`, `keepLastAssistants`, `softTrim.maxChars`, `tools.deny`, ...) and start
+from the effective settings of the user's config. While every field is valid the panel posts `Changed` with the
+fields that differ from where they started (debounced, so a burst of typing asks for one preview); an invalid
+field shows its error inline and the panel posts `Invalid` at once, so the screen can keep the last valid preview.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.validation import ValidationResult, Validator
+from textual.widgets import Checkbox, Input, Label, Static
+
+from inspector.pruning.settings import ContextPruningSettings, DurationError, parse_duration_ms
+from inspector.pruning.snippet import duration_setting
+from inspector.pruning.utf16 import js_trim
+
+DEFAULT_DEBOUNCE = 0.25
+_RATIO_RE = re.compile(r"^(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+_INT_RE = re.compile(r"^\d+$")
+
+
+@dataclass(frozen=True)
+class SettingField:
+    """One editable setting: `key` is OpenClaw's dotted name, `kind` how its text is read."""
+
+    key: str
+    kind: str  # "duration", "int", "ratio", "text", "globs", "bool"
+    help: str
+
+    @property
+    def widget_id(self) -> str:
+        """The DOM id of the field's input (dots are not allowed in ids)."""
+        return "setting-" + self.key.replace(".", "-")
+
+
+SETTING_FIELDS: tuple[SettingField, ...] = (
+    SettingField("ttl", "duration", "cache TTL: prune once this long has passed since the last cache touch (5m, 1h, 90s; bare = minutes)"),
+    SettingField("keepLastAssistants", "int", "tool results after the last N assistant messages are never pruned"),
+    SettingField("softTrimRatio", "ratio", "soft trim when the context is at least this share of the char window (0-1)"),
+    SettingField("hardClearRatio", "ratio", "hard clear while the context is at least this share of the char window (0-1)"),
+    SettingField("minPrunableToolChars", "int", "no hard clear unless prunable tool results total at least this many chars"),
+    SettingField("softTrim.maxChars", "int", "soft trim tool results longer than this (raw chars)"),
+    SettingField("softTrim.headChars", "int", "chars kept from the start of a soft-trimmed result"),
+    SettingField("softTrim.tailChars", "int", "chars kept from the end of a soft-trimmed result"),
+    SettingField("hardClear.enabled", "bool", "replace old tool results with the placeholder"),
+    SettingField("hardClear.placeholder", "text", "text of a hard-cleared result (empty: OpenClaw's default)"),
+    SettingField("tools.allow", "globs", "only these tools are prunable (comma-separated globs; empty: all)"),
+    SettingField("tools.deny", "globs", "never prune these tools (comma-separated globs; deny wins)"),
+)
+FIELDS_BY_KEY = {f.key: f for f in SETTING_FIELDS}
+
+
+def parse_setting(field: SettingField, text: str) -> Any:
+    """The config value for `text` typed into `field`; `ValueError` with a short reason when it is invalid.
+
+    Stricter than OpenClaw (which ignores a bad ttl, clamps ratios and floors numbers): the panel asks for the value
+    OpenClaw would use as typed, so what is previewed is what was written.
+    """
+    raw = js_trim(text)
+    if field.kind == "duration":
+        try:
+            parse_duration_ms(raw, default_unit="m")
+        except (DurationError, OverflowError):
+            raise ValueError("a duration: 5m, 1h, 90s, 1.5h (bare = minutes)") from None
+        return raw
+    if field.kind == "int":
+        if not _INT_RE.match(raw):
+            raise ValueError("a whole number ≥ 0")
+        return int(raw)
+    if field.kind == "ratio":
+        value = float(raw) if _RATIO_RE.match(raw) else math.nan
+        if not (math.isfinite(value) and 0 <= value <= 1):
+            raise ValueError("a number from 0 to 1")
+        return value
+    if field.kind == "globs":
+        return [g for g in (js_trim(part) for part in text.split(",")) if g]
+    return text
+
+
+def format_setting(field: SettingField, settings: ContextPruningSettings) -> Any:
+    """The starting text (or bool) of `field` for effective `settings`."""
+    s = settings
+    tools = s.tools if isinstance(s.tools, dict) else {}
+    values: dict[str, Any] = {
+        "ttl": duration_setting(s.ttl_ms),
+        "keepLastAssistants": str(s.keep_last_assistants),
+        "softTrimRatio": str(s.soft_trim_ratio),
+        "hardClearRatio": str(s.hard_clear_ratio),
+        "minPrunableToolChars": str(s.min_prunable_tool_chars),
+        "softTrim.maxChars": str(s.soft_trim.max_chars),
+        "softTrim.headChars": str(s.soft_trim.head_chars),
+        "softTrim.tailChars": str(s.soft_trim.tail_chars),
+        "hardClear.enabled": s.hard_clear.enabled,
+        "hardClear.placeholder": s.hard_clear.placeholder,
+        "tools.allow": _globs_text(tools.get("allow")),
+        "tools.deny": _globs_text(tools.get("deny")),
+    }
+    return values[field.key]
+
+
+def _globs_text(globs: Any) -> str:
+    return ", ".join(str(g) for g in globs) if isinstance(globs, list) else ""
+
+
+class _FieldValidator(Validator):
+    """Textual validation through `parse_setting` (gives the input its `-invalid` look)."""
+
+    def __init__(self, field: SettingField) -> None:
+        super().__init__()
+        self.field = field
+
+    def validate(self, value: str) -> ValidationResult:
+        try:
+            parse_setting(self.field, value)
+        except ValueError as exc:
+            return self.failure(str(exc))
+        return self.success()
+
+
+class PruningSettingsPanel(VerticalScroll):
+    """One row per setting (name, input), an inline error under an invalid one; `values()` reads them all."""
+
+    DEFAULT_CSS = """
+    PruningSettingsPanel {
+        padding: 0 1;
+        & > .setting-row { height: 1; }
+        & .setting-name { width: 22; color: $text-muted; }
+        & .setting-row.-edited .setting-name { color: $text-accent; text-style: bold; }
+        & Input { width: 1fr; }
+        & Checkbox { width: 1fr; }
+        & > .setting-error { display: none; color: $text-error; padding-left: 2; }
+        & > .setting-error.-shown { display: block; }
+        & > #settings-title { text-style: bold; }
+    }
+    """
+
+    class Changed(Message):
+        """Every field is valid: `edits` maps OpenClaw's dotted names to the values that differ from the start."""
+
+        def __init__(self, edits: dict[str, Any]) -> None:
+            super().__init__()
+            self.edits = edits
+
+    class Invalid(Message):
+        """Some field is invalid: `errors` maps dotted names to the reason (the preview keeps its last valid state)."""
+
+        def __init__(self, errors: dict[str, str]) -> None:
+            super().__init__()
+            self.errors = errors
+
+    def __init__(self, settings: ContextPruningSettings, *, debounce: float = DEFAULT_DEBOUNCE, id: str | None = None,
+                 classes: str | None = None) -> None:
+        """`settings` are the effective settings the fields start from; `debounce` seconds of quiet before `Changed`."""
+        super().__init__(id=id, classes=classes)
+        self.debounce = debounce
+        self.initial = {f.key: format_setting(f, settings) for f in SETTING_FIELDS}
+        self.errors: dict[str, str] = {}
+        self._timer = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("Settings (contextPruning)"), id="settings-title")
+        for f in SETTING_FIELDS:
+            with Horizontal(classes="setting-row", id=f"row-{f.widget_id}"):
+                yield Label(Text(f.key), classes="setting-name")
+                if f.kind == "bool":
+                    yield Checkbox("enabled", self.initial[f.key], id=f.widget_id, compact=True, tooltip=f.help)
+                else:
+                    yield Input(self.initial[f.key], id=f.widget_id, compact=True, tooltip=f.help,
+                                validators=[_FieldValidator(f)], select_on_focus=False)
+            yield Static("", classes="setting-error", id=f"error-{f.widget_id}", markup=False)
+
+    def focus_first(self) -> None:
+        """Focus the first field (`ttl`)."""
+        self.query_one(f"#{SETTING_FIELDS[0].widget_id}").focus()
+
+    def current(self, key: str) -> Any:
+        """The field's current text (or bool for `hardClear.enabled`)."""
+        f = FIELDS_BY_KEY[key]
+        if f.kind == "bool":
+            return self.query_one(f"#{f.widget_id}", Checkbox).value
+        return self.query_one(f"#{f.widget_id}", Input).value
+
+    def set_value(self, key: str, value: Any) -> None:
+        """Set a field as if typed (used by tests and by callers that reset a field)."""
+        f = FIELDS_BY_KEY[key]
+        widget = self.query_one(f"#{f.widget_id}", Checkbox if f.kind == "bool" else Input)
+        widget.value = value
+
+    def edits(self) -> dict[str, Any]:
+        """The values of the fields that differ from their starting text (raises `ValueError` if one is invalid)."""
+        out: dict[str, Any] = {}
+        for f in SETTING_FIELDS:
+            text = self.current(f.key)
+            if text == self.initial[f.key]:
+                continue
+            out[f.key] = text if f.kind == "bool" else parse_setting(f, text)
+        return out
+
+    @on(Input.Changed)
+    @on(Checkbox.Changed)
+    def _field_changed(self, event: Input.Changed | Checkbox.Changed) -> None:
+        event.stop()
+        field_id = event.control.id or ""
+        field = next((f for f in SETTING_FIELDS if f.widget_id == field_id), None)
+        if field is None:
+            return
+        self._check_field(field)
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if self.errors:
+            self.post_message(self.Invalid(dict(self.errors)))
+            return
+        self._timer = self.set_timer(self.debounce, self._post_changed)
+
+    def _check_field(self, f: SettingField) -> None:
+        """Mark the field edited or not, and show or clear its error."""
+        value = self.current(f.key)
+        self.query_one(f"#row-{f.widget_id}").set_class(value != self.initial[f.key], "-edited")
+        if f.kind == "bool":
+            return
+        error = self.query_one(f"#error-{f.widget_id}", Static)
+        try:
+            parse_setting(f, value)
+        except ValueError as exc:
+            self.errors[f.key] = str(exc)
+            error.update(Text(f"↑ {exc}"))
+            error.add_class("-shown")
+        else:
+            self.errors.pop(f.key, None)
+            error.remove_class("-shown")
+
+    def _post_changed(self) -> None:
+        self._timer = None
+        try:
+            edits = self.edits()
+        except ValueError:
+            return
+        self.post_message(self.Changed(edits))
