@@ -257,3 +257,10 @@ class SessionContext:
     compaction_index: int | None = None
     first_kept_index: int | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def continues(self, earlier: "SessionContext") -> bool:
+        """Whether this context is `earlier` with messages appended (same compaction, same first rows)."""
+        n = len(earlier.messages)
+        if self.compaction_index != earlier.compaction_index or len(self.messages) < n:
+            return False
+        return n == 0 or (self.messages[n - 1] is earlier.messages[n - 1] and self.messages[0] is earlier.messages[0])

@@ -525,3 +525,28 @@ def test_mouse_click_selects_a_row_and_double_click_opens_it(tmp_path):
             assert screen.query_one(MessageDetail).data.entry.index == screen.model.entry(t.current_row).index
 
     run(body())
+
+
+def test_expired_tool_results_are_marked_with_their_age_and_p_opens_pruning(tmp_path):
+    """Tool results older than the cache TTL (5 min by default) at the fixed clock carry `~` and their age;
+    `p` opens the pruning preview on the same session."""
+    from widgets.screens.pruning import PruningScreen
+
+    path = write_session(tmp_path, "s.jsonl", basic_builder())
+
+    async def body():
+        app = make_app(path)
+        async with app.run_test(size=(200, 40)) as pilot:
+            await settle(pilot)
+            screen = inspector(app)
+            model = screen.transcript.model
+            tool_rows = [p for p in range(len(model)) if model.role_of(model.view[p]) == "toolResult"]
+            assert tool_rows and set(model.expired) == {model.entry(model.view[p]).index for p in tool_rows}
+            text = row_text(screen.transcript, tool_rows[0])
+            assert text.startswith("~") and " old · " in text
+            assert not row_text(screen.transcript, 0).startswith("~")
+            await pilot.press("p")
+            await settle(pilot)
+            assert isinstance(app.screen, PruningScreen)
+
+    run(body())

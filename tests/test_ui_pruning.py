@@ -16,6 +16,8 @@ from pathlib import Path
 
 import json5
 import pytest
+from hypothesis import given, settings
+from test_pruning_snippet import effective_settings
 from test_ui_support import run
 from textual.app import App
 from textual.widgets import Checkbox, Input, Static, TextArea
@@ -29,7 +31,7 @@ from inspector.session import open_session
 from widgets.pruning_diff import PruningDiff
 from widgets.pruning_gate import PruningGate
 from widgets.pruning_messages import PruningMessageList
-from widgets.pruning_settings import FIELDS_BY_KEY, PruningSettingsPanel
+from widgets.pruning_settings import FIELDS_BY_KEY, SETTING_FIELDS, PruningSettingsPanel, format_setting, parse_setting
 from widgets.pruning_snippet import PruningSnippetDialog
 from widgets.pruning_totals import PruningTotals
 from widgets.screens.pruning import PruningScreen
@@ -148,6 +150,32 @@ async def paste(pilot, key: str, value) -> None:
     await pilot.pause()
 
 
+# ---------------------------------------------------------------------------------------------------------- the form
+
+
+@settings(max_examples=100, deadline=None)
+@given(effective_settings())
+def test_the_form_can_express_any_effective_settings(s):
+    """Every field's starting text parses, and all fields applied as edits resolve to the same settings."""
+    edits = {}
+    for field in SETTING_FIELDS:
+        text = format_setting(field, s)
+        edits[field.key] = text if field.kind == "bool" else parse_setting(field, text)
+    assert resolve_settings(with_context_pruning_edits(CONFIG, edits)).settings.to_json() == s.to_json()
+
+
+def test_parse_setting_rejects_what_openclaw_would_silently_change():
+    bad = {"ttl": ["", "5 minutes", "-1m", "1w"], "softTrimRatio": ["1.5", "-0.1", "nan", "inf", "abc", "1e400"],
+           "keepLastAssistants": ["-1", "2.5", "three", ""]}
+    for key, texts in bad.items():
+        for text in texts:
+            with pytest.raises(ValueError):
+                parse_setting(FIELDS_BY_KEY[key], text)
+    assert parse_setting(FIELDS_BY_KEY["ttl"], " 90s ") == "90s"
+    assert parse_setting(FIELDS_BY_KEY["softTrimRatio"], ".25") == 0.25
+    assert parse_setting(FIELDS_BY_KEY["tools.deny"], " exec , , gr* ") == ["exec", "gr*"]
+
+
 # ---------------------------------------------------------------------------------------------------------- behaviour
 
 
@@ -179,6 +207,12 @@ def test_overlay_shows_gate_actions_and_totals(fixture):
             await pilot.press("down")
             await pilot.pause()
             assert screen.selected == 4 and diff.index == 4
+            await pilot.press("down")  # #6: a short result with an image: only the image changes
+            await pilot.pause()
+            before = str(diff.query_one("#diff-before-body", Static).render())
+            after = str(diff.query_one("#diff-after-body", Static).render())
+            assert before.count("dashboard: 429 errors rising") == 1 and "[image image/png · " in before
+            assert after == "dashboard: 429 errors rising\n[image removed during context pruning]"
 
     run(body())
 

@@ -172,16 +172,21 @@ class PruningDiff(Horizontal):
         joined = "\n".join(parts)
         total = js_len(joined)
         head_n, tail_n = max(0, soft.head_chars), max(0, soft.tail_chars)
-        head = js_slice(joined, 0, head_n)
-        middle = js_slice(joined, head_n, total - tail_n)
-        tail = js_slice(joined, total - tail_n) if tail_n else ""
-        before.append(
-            f"kept: first {js_len(head):,} + last {js_len(tail):,} · dropped: {js_len(middle):,} of {total:,} chars\n",
-            s("diff--muted"),
-        )
-        self._append(before, head, "diff--kept")
-        self._append(before, middle, "diff--dropped", "dropped")
-        self._append(before, tail, "diff--kept")
+        if total <= soft.max_chars or head_n + tail_n >= total:
+            # Only the images change (OpenClaw's marker instead); the text is kept whole.
+            before.append("images replaced by OpenClaw's marker; the text is kept\n", s("diff--muted"))
+            self._append(before, _content_text(content), "diff--kept")
+        else:
+            head = js_slice(joined, 0, head_n)
+            middle = js_slice(joined, head_n, total - tail_n)
+            tail = js_slice(joined, total - tail_n) if tail_n else ""
+            before.append(
+                f"kept: first {js_len(head):,} + last {js_len(tail):,} · dropped: {js_len(middle):,} of {total:,} chars\n",
+                s("diff--muted"),
+            )
+            self._append(before, head, "diff--kept")
+            self._append(before, middle, "diff--dropped", "dropped")
+            self._append(before, tail, "diff--kept")
         text = after_msg["content"][0]["text"]
         note = soft_trim_note(soft.head_chars, soft.tail_chars, p.result.soft_trim_raw_lens.get(i, total))
         body = text[: len(text) - len(note)] if text.endswith(note) else text

@@ -14,6 +14,8 @@ from inspector import model as m
 from inspector.breakdown import ESTIMATOR_FIELDS, context_breakdown
 from inspector.config import LoadedConfig, load_openclaw_config
 from inspector.figures import WindowOptions, last_context_usage, window_for
+from inspector.pruning.expiry import ExpiryInfo, expired_tool_results
+from inspector.pruning.settings import resolve_settings
 from inspector.session import Session
 from inspector.window import evaluate_context_window_guard
 
@@ -101,3 +103,11 @@ def compute_figures(
 def is_unsupported(session: Session) -> bool:
     """A file that is not an OpenClaw / pi session at all (no header and no entry of a known type)."""
     return not session.valid and not any(e.known_type for e in session.entries)
+
+
+def expired_markers(session: Session, ctx: m.SessionContext, window_options: WindowOptions | None, clock) -> dict[int, ExpiryInfo]:
+    """Tool results of `ctx` whose prompt-cache TTL has expired at the clock's time (OpenClaw's pruning settings
+    from the config, defaults otherwise), keyed by `Entry.index`: the transcript marks them with their age."""
+    config = window_options.config if window_options is not None else None
+    settings = resolve_settings(config).settings
+    return expired_tool_results(session, ctx, settings, int(clock.now().timestamp() * 1000))

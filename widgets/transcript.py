@@ -23,6 +23,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from inspector.pruning.ttl import format_duration_ms
 from inspector import model as m
 from inspector.tokens import get_token_counter
 
@@ -99,6 +100,7 @@ class Transcript(ScrollView, can_focus=True):
         "transcript--marker",
         "transcript--match",
         "transcript--placeholder",
+        "transcript--expired",
     }
 
     DEFAULT_CSS = """
@@ -119,6 +121,7 @@ class Transcript(ScrollView, can_focus=True):
         & > .transcript--marker { color: $text-accent; }
         & > .transcript--match { background: $warning-muted; }
         & > .transcript--placeholder { color: $text-disabled; }
+        & > .transcript--expired { color: $text-warning; text-style: italic; }
     }
     """
 
@@ -388,8 +391,11 @@ class Transcript(ScrollView, can_focus=True):
         text_style = st["transcript--dim"] if dim else st["plain"]
 
         # marker: branch point, dropped by compaction, off path
+        expired = model.expired.get(entry.index)
         if info.children > 1:
             marker = "├ "
+        elif expired is not None:
+            marker = "~ "
         elif info.dropped_by_compaction:
             marker = "× "
         elif not info.on_path:
@@ -415,6 +421,12 @@ class Transcript(ScrollView, can_focus=True):
             segments.append(Segment(fit("…", cells), st["transcript--placeholder"]))
             complete = False
         else:
+            if expired is not None:
+                # Cache TTL expired: OpenClaw's pruning may trim or clear this result on the next request.
+                tag = f"{format_duration_ms(expired.age_ms)} old · "
+                tag = tag if len(tag) <= cells - 8 else ""
+                segments.append(Segment(tag, st["transcript--dim"] if dim else st["transcript--expired"]))
+                cells -= len(tag)
             shown = ellipsize(preview_text, cells)
             if self._search_re is None:
                 segments.append(Segment(shown, text_style))

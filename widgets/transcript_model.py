@@ -17,7 +17,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import Iterable, Literal, Sequence
+from typing import Any, Iterable, Literal, Sequence
 
 from inspector import model as m
 from inspector.session import Session
@@ -83,7 +83,9 @@ class TranscriptModel:
         self.show_off_path = show_off_path
         entries = session.entries
         self._entries = entries
-        self.message_count = len(ctx.messages)  # the engine may extend ctx in place later: this model stops here
+        self.message_count = len(ctx.messages)
+        self.expired: dict[int, Any] = {}
+        """Tool results whose cache TTL has expired (`Entry.index` -> `inspector.pruning.expiry.ExpiryInfo`)."""
         self._entry_count = len(entries)
         self.tiktoken: dict[int, int | None] = {}
         self._tiktoken_prefix = _arr()  # running tiktoken totals while every earlier message is counted

@@ -29,7 +29,7 @@ from ..notice_bar import NoticeBar
 from ..options import InspectorOptions
 from ..search import find_match
 from ..search_bar import SearchBar
-from ..session_figures import SessionFigures, compute_figures, is_unsupported, load_window_options
+from ..session_figures import SessionFigures, compute_figures, expired_markers, is_unsupported, load_window_options
 from ..session_header import SessionHeader
 from ..transcript import Transcript
 from ..transcript_columns import TranscriptColumns
@@ -64,7 +64,7 @@ class InspectorScreen(LiveFollow, Screen):
         Binding("r", "detail_raw", "Raw JSON", show=False, tooltip="Show the raw JSON line of the message"),
         Binding("d", "diagnostics", "Diagnostics", show=False, tooltip="List damaged lines and other problems"),
         Binding("z", "zoom", "Zoom message", show=False, tooltip="Show the selected message full screen (again to restore)"),
-        Binding("p", "pruning", "Pruning", show=False, tooltip="Preview OpenClaw context pruning (next version)"),
+        Binding("p", "pruning", "Pruning", tooltip="Preview OpenClaw context pruning: soft trim / hard clear, settings live"),
         Binding("t", "app.change_theme", "Theme", show=False, tooltip="Change the colour theme"),
         Binding("question_mark", "help", "Help", tooltip="Keys and what the columns mean"),
         Binding("escape", "back", "Back", show=False, tooltip="Back to the session list"),
@@ -150,6 +150,7 @@ class InspectorScreen(LiveFollow, Screen):
         ctx = session.context()
         model = TranscriptModel(session, ctx)
         model.prepare(self.estimator)
+        model.expired = expired_markers(session, ctx, window_options, self.options.clock)
         figures = compute_figures(session, ctx, window_options, self.estimator, self._live_text(session))
         freeze_long_lived()
         self.app.call_from_thread(self._opened, session, model, figures)
@@ -307,6 +308,7 @@ class InspectorScreen(LiveFollow, Screen):
         model = TranscriptModel(session, old.ctx, show_off_path=off_path)
         model.set_filters(old.filter_roles, old.filter_tools)
         model.tiktoken.update(old.tiktoken)
+        model.expired = old.expired
         model.prepare(estimator)
         target = model.row_of_entry(entry_index) if entry_index is not None else None
         self.app.call_from_thread(self._view_ready, model, target)
@@ -473,8 +475,22 @@ class InspectorScreen(LiveFollow, Screen):
         self.maximize(detail, container=False)
 
     def action_pruning(self) -> None:
-        self.notify("The pruning preview panel comes in the next version; `session-inspector prune PATH` shows it today.",
-                    title="Pruning preview", markup=False)
+        """Open the pruning preview (OpenClaw cache-TTL pruning) on this session, at the injected clock's time."""
+        if self.session is None:
+            return
+        from .pruning import PruningScreen
+
+        clock = self.options.clock
+        config = self._window_options.config if self._window_options is not None else None
+        self.app.push_screen(
+            PruningScreen(
+                self.session,
+                config=config,
+                context_window=self.options.context_window,
+                encoding=self.options.encoding,
+                now_ms=lambda: int(clock.now().timestamp() * 1000),
+            )
+        )
 
     def action_help(self) -> None:
         rows = []

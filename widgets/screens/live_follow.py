@@ -20,7 +20,7 @@ from inspector.session import Session, SessionOpenError
 from ..heap import freeze_long_lived
 from ..new_entries import NewEntriesIndicator
 from ..notice_bar import NoticeBar
-from ..session_figures import SessionFigures, compute_figures
+from ..session_figures import SessionFigures, compute_figures, expired_markers
 from ..session_header import SessionHeader
 from ..transcript_model import TranscriptModel
 
@@ -58,13 +58,15 @@ class LiveFollow:
         if not result.new_entries and not result.reset:
             self.app.call_from_thread(self._refresh_idle, result.notice, self._live_text(session))
             return
-        ctx = session.context()  # cheap when the engine could extend the old context in place
-        if result.reset or ctx is not old_ctx:
+        ctx = session.context()  # cheap when the engine could extend the old context
+        if result.reset or not ctx.continues(old_ctx):
             previous = None
         model = TranscriptModel(session, ctx, show_off_path=off_path, previous=None if result.reset else old_model)
         if roles or tools:
             model.set_filters(roles, tools)
         model.prepare(estimator)
+        # Cache-TTL expiry moves with the clock: recomputed with the full figures, kept in between (new rows are fresh).
+        model.expired = old_model.expired if previous is not None else expired_markers(session, ctx, self._window_options, self.options.clock)
         figures = compute_figures(session, ctx, self._window_options, estimator, self._live_text(session), previous)
         if result.reset:
             freeze_long_lived()
