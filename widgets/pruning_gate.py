@@ -82,7 +82,8 @@ class PruningGate(Widget):
         if p.resolved.enabled:
             config.append("mode cache-ttl (enabled)")
         else:
-            config.append(f"mode {make_inert(repr(mode))}: not enabled, previewed as if cache-ttl", s("gate--warn"))
+            shown = "unset" if mode is None else make_inert(repr(mode))
+            config.append(f"mode {shown}: not enabled, previewed as if cache-ttl", s("gate--warn"))
         if p.resolved.anthropic_auto_default.applies:
             config.append(" · Anthropic auto-default", s("gate--muted"))
         elig = p.eligibility

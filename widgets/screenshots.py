@@ -68,6 +68,7 @@ SHOTS = (
     Shot("off-path", "Every entry, off-path branches marked", ("o", "home")),
     Shot("guard-warn", "A small context window: guard WARN", (), context_window=24_000),
     Shot("help", "Help", ("question_mark",)),
+    Shot("pruning", "Pruning preview: what OpenClaw's cache-TTL pruning would cut", ("p",)),
 )
 
 

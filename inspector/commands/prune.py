@@ -148,7 +148,7 @@ def print_human(preview: PrunePreview, *, show_all: bool = False) -> None:
     auto = pr["anthropic_auto_default"]
     mode = pr["configured_mode"]
     line(
-        f"pruning: mode {mode!r} ({'enabled' if pr['enabled'] else 'not enabled: previewing as if mode were cache-ttl'})"
+        f"pruning: mode {'unset' if mode is None else repr(mode)} ({'enabled' if pr['enabled'] else 'not enabled: previewing as if mode were cache-ttl'})"
         + ("; Anthropic auto-default applies (mode cache-ttl, ttl 1h unless set)" if auto["applies"] else "")
     )
     elig = pr["eligibility"]
