@@ -8,15 +8,16 @@ from __future__ import annotations
 
 from rich.console import Group
 from rich.text import Text
-from textual.widget import Widget
 
 from inspector.pruning.preview import PrunePreview
+
+from .pruning_view import PreviewPanel
 from inspector.pruning.ttl import SOURCE_CACHE_TTL_ENTRY, SOURCE_LAST_ASSISTANT, format_duration_ms
 from inspector.textsafe import make_inert
 from inspector.timeutil import iso_from_ms
 
 
-class PruningGate(Widget):
+class PruningGate(PreviewPanel):
     """The gate verdict (OPEN / closed / forced), its reason, the TTL and reference time, and whether OpenClaw would prune."""
 
     COMPONENT_CLASSES = {"gate--open", "gate--closed", "gate--forced", "gate--muted", "gate--label", "gate--warn"}
@@ -33,20 +34,12 @@ class PruningGate(Widget):
     }
     """
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(id=id, classes=classes)
-        self.preview: PrunePreview | None = None
 
-    def show(self, preview: PrunePreview) -> None:
-        """Show the gate of `preview`."""
-        self.preview = preview
-        self.refresh(layout=True)
+    PLACEHOLDER = "gate: computing…"
+    MUTED = "gate--muted"
 
-    def render(self):
+    def render_preview(self, p: PrunePreview):
         s = self.get_component_rich_style
-        p = self.preview
-        if p is None:
-            return Text("gate: computing…", style=s("gate--muted"))
         g = p.gate
         head = Text()
         head.append("Gate ", s("gate--label"))

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from rich.console import Group
 from rich.text import Text
-from textual.widget import Widget
 
 from inspector.pruning.preview import PrunePreview
+
+from .pruning_view import PreviewPanel
 from inspector.textsafe import make_inert
 
 MAX_ROWS = 4
 
 
-class PruningGuard(Widget):
+class PruningGuard(PreviewPanel):
     """A few lines: limits, the results the guard would cut (and how), and the overflow verdict."""
 
     COMPONENT_CLASSES = {"guard--label", "guard--muted", "guard--error", "guard--ok"}
@@ -32,20 +33,12 @@ class PruningGuard(Widget):
     }
     """
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(id=id, classes=classes)
-        self.preview: PrunePreview | None = None
 
-    def show(self, preview: PrunePreview) -> None:
-        """Show the guard findings of `preview`."""
-        self.preview = preview
-        self.refresh(layout=True)
+    PLACEHOLDER = "tool-result guard: computing…"
+    MUTED = "guard--muted"
 
-    def render(self):
+    def render_preview(self, p: PrunePreview):
         s = self.get_component_rich_style
-        p = self.preview
-        if p is None:
-            return Text("tool-result guard: computing…", style=s("guard--muted"))
         g = p.guard
         on = "pruned" if p.applied and p.result.changed else "unpruned"
         head = Text()

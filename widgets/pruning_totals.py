@@ -12,9 +12,10 @@ from typing import Any
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-from textual.widget import Widget
 
 from inspector.pruning.preview import PrunePreview
+
+from .pruning_view import PreviewPanel
 from inspector.textsafe import make_inert
 
 TOKEN_ROWS = (
@@ -33,7 +34,7 @@ def _usd(value: float | None) -> str:
     return "–" if value is None else f"${value:,.4f}"
 
 
-class PruningTotals(Widget):
+class PruningTotals(PreviewPanel):
     """A table: chars (pruner estimate) and tokens per estimator, before / after / saved / cache write avoided."""
 
     COMPONENT_CLASSES = {"totals--label", "totals--muted", "totals--saved"}
@@ -47,20 +48,12 @@ class PruningTotals(Widget):
     }
     """
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(id=id, classes=classes)
-        self.preview: PrunePreview | None = None
 
-    def show(self, preview: PrunePreview) -> None:
-        """Show the totals of `preview`."""
-        self.preview = preview
-        self.refresh(layout=True)
+    PLACEHOLDER = "totals: computing…"
+    MUTED = "totals--muted"
 
-    def render(self):
+    def render_preview(self, p: PrunePreview):
         s = self.get_component_rich_style
-        p = self.preview
-        if p is None:
-            return Text("totals: computing…", style=s("totals--muted"))
         t = p.totals_json()
         table = Table(box=None, padding=(0, 1), show_edge=False, header_style=s("totals--label"), expand=False)
         table.add_column("", no_wrap=True)

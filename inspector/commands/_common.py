@@ -62,6 +62,23 @@ def dumps_json(data: Any) -> bytes:
         return json.dumps(data, indent=2, ensure_ascii=True).encode("ascii")
 
 
+def open_context(args: argparse.Namespace):
+    """Open `args.path` and build the context of `args.leaf`; on failure print one line and return None.
+
+    Returns `(session, ctx, window_options, config_error)`.
+    """
+    session = open_or_fail(args.path)
+    if session is None:
+        return None
+    try:
+        ctx = session.context(args.leaf)
+    except KeyError:
+        print(f"session-inspector: no entry with id {args.leaf!r} in {args.path}", file=sys.stderr)
+        return None
+    opts, config_error = window_options(args)
+    return session, ctx, opts, config_error
+
+
 def print_json(data: Any) -> None:
     sys.stdout.buffer.write(dumps_json(data))
     sys.stdout.buffer.write(b"\n")

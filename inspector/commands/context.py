@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..figures import context_report
-from ._common import EXIT_ERROR, add_session_options, console, encoding_of, open_or_fail, print_json, window_options
+from ._common import EXIT_ERROR, add_session_options, console, encoding_of, open_context, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,15 +18,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    session = open_or_fail(args.path)
-    if session is None:
+    opened = open_context(args)
+    if opened is None:
         return EXIT_ERROR
-    opts, config_error = window_options(args)
-    try:
-        ctx = session.context(args.leaf)
-    except KeyError:
-        print(f"session-inspector: no entry with id {args.leaf!r} in {args.path}")
-        return EXIT_ERROR
+    session, ctx, opts, config_error = opened
     data = context_report(session, ctx, opts, encoding_of(args))
     if config_error:
         data["config_error"] = config_error

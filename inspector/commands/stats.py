@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from rich.table import Table
 from rich.text import Text
 
 from ..figures import session_stats
-from ._common import EXIT_ERROR, add_session_options, console, encoding_of, open_or_fail, print_json, window_options
+from ._common import EXIT_ERROR, add_session_options, console, encoding_of, open_context, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,15 +18,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    session = open_or_fail(args.path)
-    if session is None:
+    opened = open_context(args)
+    if opened is None:
         return EXIT_ERROR
-    opts, config_error = window_options(args)
-    try:
-        data = session_stats(session, opts, encoding_of(args), leaf_id=args.leaf)
-    except KeyError:
-        print(f"session-inspector: no entry with id {args.leaf!r} in {args.path}")
-        return EXIT_ERROR
+    session, _, opts, config_error = opened
+    data = session_stats(session, opts, encoding_of(args), leaf_id=args.leaf)
     if config_error:
         data["config_error"] = config_error
     if args.json:
@@ -121,13 +116,3 @@ def render(data: dict) -> None:
             t.add_row(_t(d["line"]), _t(d["severity"]), _t(d["kind"]), _t(make_inert(d["message"])))
         c.print(t)
 
-
-def run_default(argv: list[str]) -> int:
-    """Until the UI lands: `session-inspector [PATH]` prints the stats of PATH, or of the bundled demo."""
-    from ..demo import demo_session_path
-
-    path = Path(argv[0]) if argv and not argv[0].startswith("-") else demo_session_path()
-    ns = argparse.Namespace(
-        path=path, leaf=None, json="--json" in argv, config=None, context_window=None, encoding="cl100k_base", no_tiktoken=False
-    )
-    return run(ns)
