@@ -11,6 +11,7 @@ import dataclasses
 import multiprocessing as mp
 from collections import deque
 import os
+import stat
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,12 +113,11 @@ class Session:
         _check_openable(self.path)
         self._consume()
         if self.reader.header is None and not self.reader.invalid_header:
-            if self.tree.entries or self.scanner.consumed == 0:
-                self.diagnostics.append(
-                    m.Diagnostic("empty", "file is empty: no session header", "error")
-                    if self.scanner.consumed == 0 and not self.scanner.pending
-                    else m.Diagnostic("missing_header", "no session header found", "error")
-                )
+            # Nothing parsed at all (the first object would have been the header or flagged as missing it).
+            empty = self.file_size == 0
+            self.diagnostics.append(
+                m.Diagnostic("empty", "file is empty: no session header" if empty else "no parseable line: no session header", "error")
+            )
         return self
 
     def _consume(self) -> list[m.Entry]:
@@ -333,18 +333,17 @@ class Session:
 
 def _check_openable(path: Path) -> None:
     try:
-        st = os.stat(path)
+        is_dir = stat.S_ISDIR(os.stat(path).st_mode)
     except FileNotFoundError:
         raise SessionOpenError(f"{path}: no such file", "missing") from None
     except PermissionError:
         raise SessionOpenError(f"{path}: permission denied", "permission") from None
     except OSError as exc:
         raise SessionOpenError(f"{path}: {exc.strerror or exc}") from None
-    if os.path.isdir(path):
+    if is_dir:
         raise SessionOpenError(f"{path}: is a directory (use `session-inspector ls {path}`)", "directory")
     if not os.access(path, os.R_OK):
         raise SessionOpenError(f"{path}: permission denied", "permission")
-    del st
 
 
 def open_session(path: Path | str) -> Session:
