@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from inspector import model as m
 from inspector.session import Session
 
-from .preview import SYNTHETIC_PROVIDER
+from .preview import last_llm_assistant
 from .settings import ContextPruningSettings
 from .ttl import TtlGate, evaluate_ttl_gate, format_duration_ms, ms_from_any, read_last_cache_touch
 
@@ -48,21 +48,13 @@ class ExpiryInfo:
         return f"expired {format_duration_ms(self.expired_for_ms)} ago · age {format_duration_ms(self.age_ms)}"
 
 
-def _last_llm_assistant(session: Session, ctx: m.SessionContext) -> m.Entry | None:
-    for row in reversed(ctx.messages):
-        e = session.entries[row.entry_index]
-        if e.role == "assistant" and e.provider != SYNTHETIC_PROVIDER:
-            return e
-    return None
-
-
 def cache_ttl_gate(session: Session, ctx: m.SessionContext, settings: ContextPruningSettings, now_ms: float | None = None) -> TtlGate:
     """The TTL gate at `now_ms` (default: now) exactly as `build_preview` evaluates it (never forced)."""
     now = now_ms if now_ms is not None else time.time_ns() // 1_000_000
     model = ctx.model or {}
     touch = read_last_cache_touch(session.entries, model.get("provider"), model.get("modelId"))
     fallback_ms = fallback_id = None
-    last = _last_llm_assistant(session, ctx)
+    last = last_llm_assistant(session, ctx)
     if last is not None:
         stored = last.timestamp or session.load_entry_object(last).get("timestamp")
         fallback_ms = ms_from_any(stored)

@@ -241,7 +241,7 @@ class PrunePreview:
 # ------------------------------------------------------------------------------------------------- build
 
 
-def _last_llm_assistant(session: Session, ctx: m.SessionContext) -> m.Entry | None:
+def last_llm_assistant(session: Session, ctx: m.SessionContext) -> m.Entry | None:
     """The last assistant entry on the path that was a real LLM call (not an OpenClaw delivery mirror)."""
     for row in reversed(ctx.messages):
         e = session.entries[row.entry_index]
@@ -284,7 +284,7 @@ def build_preview(session: Session, options: PreviewOptions | None = None) -> Pr
     model = ctx.model or {}
     provider, model_id = model.get("provider"), model.get("modelId")
 
-    last_assistant = _last_llm_assistant(session, ctx)
+    last_assistant = last_llm_assistant(session, ctx)
     api = None
     if last_assistant is not None:
         msg = messages[_row_index(ctx, last_assistant)]
