@@ -86,6 +86,8 @@ class Session:
     """A session file indexed in memory: header, entry metadata, tree, diagnostics."""
 
     format = "openclaw"
+    provisional = False
+    """True for a tail-only preview (`inspector.tail.tail_session`) shown while the full index is built."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)

@@ -73,3 +73,35 @@ def read_tail(path: Path | str, count: int = 1000, version: int = m.CURRENT_SESS
                 entries.append(e)
         offset += len(data) + 1
     return TailView(path, size, entries, reached_start, diags)
+
+
+def tail_session(path: Path | str, count: int = 1000):
+    """A provisional `Session` holding only the last `count` entries (`provisional = True`), to show at once
+    while the whole file is indexed. Their line numbers are 0; the context is the path within the tail.
+
+    None for v1 files, whose entries have no ids to build a tree from.
+    """
+    import orjson
+
+    from .session import Session, _peek_version
+
+    path = Path(path)
+    with open(path, "rb") as f:
+        first = f.readline(1 << 20)
+    version = _peek_version(first)
+    if version < 2:
+        return None
+    view = read_tail(path, count, version)
+    session = Session(path)
+    session.provisional = True
+    try:
+        header = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        header = None
+    if isinstance(header, dict) and header.get("type") == m.SESSION:
+        session.reader.header = header
+        session.reader.version = version
+    for entry in view.entries:
+        session.tree.add(entry)
+    session.diagnostics.extend(view.diagnostics)
+    return session

@@ -278,3 +278,23 @@ def test_bash_execution_excluded_flag(tmp_path):
     s = open_session(write_lines(tmp_path / "b.jsonl", [header(), msg("b1", None, bash)]))
     row = s.context().messages[0]
     assert row.role == "bashExecution" and row.excluded_from_llm
+
+
+def test_tail_session_is_the_end_of_the_full_index(tmp_path):
+    from inspector.tail import read_tail, tail_session
+
+    lines = [header(), msg("u0", None, user("start"))]
+    prev = "u0"
+    for i in range(1, 60):
+        lines.append(msg(f"e{i}", prev, assistant(f"step {i}") if i % 2 else user(f"ask {i}")))
+        prev = f"e{i}"
+    p = write_lines(tmp_path / "t.jsonl", lines)
+    full = open_session(p)
+    tail = tail_session(p, 10)
+    assert tail.provisional and not full.provisional and tail.valid and tail.version == 3
+    assert [(e.id, e.offset, e.length, e.est_packed) for e in tail.entries] == [
+        (e.id, e.offset, e.length, e.est_packed) for e in full.entries[-10:]
+    ]
+    assert [r.entry_id for r in tail.context().messages] == [r.entry_id for r in full.context().messages[-10:]]
+    assert tail.load_message(tail.entries[-1]) == full.load_message(full.entries[-1])
+    assert len(read_tail(p, 1000).entries) == len(full.entries)  # a short file: everything, header skipped

@@ -550,3 +550,42 @@ def test_expired_tool_results_are_marked_with_their_age_and_p_opens_pruning(tmp_
             assert isinstance(app.screen, PruningScreen)
 
     run(body())
+
+
+def test_big_file_shows_its_tail_while_indexing(tmp_path, monkeypatch):
+    """A big file's last entries appear at once (read from the end); the full index then replaces them."""
+    import threading
+
+    import widgets.screens.inspector as insp
+    from inspector.session import Session
+
+    path = write_session(tmp_path, "s.jsonl", basic_builder())
+    release = threading.Event()
+
+    class SlowSession(Session):
+        def load(self):
+            assert release.wait(20)
+            return super().load()
+
+    monkeypatch.setattr(insp, "TAIL_FIRST_MIN_BYTES", 0)
+    monkeypatch.setattr(insp, "TAIL_FIRST_ENTRIES", 4)
+    monkeypatch.setattr(insp, "Session", SlowSession)
+
+    async def body():
+        app = make_app(path)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = inspector(app)
+            for _ in range(200):
+                await pilot.pause(0.02)
+                if screen.transcript.model is not None:
+                    break
+            shown = screen.transcript.model
+            assert shown is not None and shown.session.provisional and screen.session is None
+            assert "last 4 entries" in screen.query_one("#notice").message
+            release.set()
+            await settle(pilot)
+            assert screen.session is not None and not screen.transcript.model.session.provisional
+            assert len(screen.transcript.model) == len(open_session(path).context().messages)
+            assert screen.query_one("#notice").message == ""
+
+    run(body())

@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from inspector.session import Session, SessionOpenError
+from inspector.tail import tail_session
 
 from ..breakdown import ContextBreakdown
 from ..detail import MessageDetail
@@ -43,6 +44,9 @@ from .live_follow import LiveFollow
 TIKTOKEN_ALL_BELOW = 20_000
 DETAIL_DEBOUNCE = 0.06
 
+
+TAIL_FIRST_MIN_BYTES = 32 * 1024 * 1024
+TAIL_FIRST_ENTRIES = 1000
 
 class InspectorScreen(LiveFollow, Screen):
     """One session file, live."""
@@ -133,6 +137,7 @@ class InspectorScreen(LiveFollow, Screen):
         window_options, loaded = load_window_options(self.options)
         self._window_options = window_options
         self._config_error = loaded.error
+        self._show_tail_first()
         session = Session(self.path)
         self._loading = session
         try:
@@ -154,6 +159,28 @@ class InspectorScreen(LiveFollow, Screen):
         figures = compute_figures(session, ctx, window_options, self.estimator, self._live_text(session))
         freeze_long_lived()
         self.app.call_from_thread(self._opened, session, model, figures)
+
+    def _show_tail_first(self) -> None:
+        """On a big file, show its last entries at once (read from the end) while the whole file is indexed."""
+        try:
+            if os.path.getsize(self.path) < TAIL_FIRST_MIN_BYTES:
+                return
+            tail = tail_session(self.path, TAIL_FIRST_ENTRIES)
+        except (OSError, ValueError):
+            return
+        if tail is None or not tail.entries:
+            return
+        model = TranscriptModel(tail, tail.context())
+        model.prepare(self.estimator)
+        self.app.call_from_thread(self._tail_ready, model)
+
+    def _tail_ready(self, model: TranscriptModel) -> None:
+        if self.session is not None:  # the full index won the race
+            return
+        self.transcript.set_model(model, cursor=len(model) - 1)
+        self.query_one("#notice", NoticeBar).show(
+            f"showing the last {len(model.session.entries):,} entries while the whole file is indexed", "info"
+        )
 
     def _show_progress(self) -> None:
         session = self._loading
@@ -177,6 +204,9 @@ class InspectorScreen(LiveFollow, Screen):
         self._full_figures_at = time.monotonic()
         self.model = model
         self.transcript.set_model(model, cursor=len(model) - 1)
+        notice = self.query_one("#notice", NoticeBar)
+        if notice.severity == "info":
+            notice.show("")
         self._apply_figures(figures)
         if self._config_error:
             self.notify(self._config_error, title="OpenClaw config ignored", severity="warning", markup=False)
