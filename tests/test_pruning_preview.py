@@ -219,3 +219,36 @@ def test_corpus_session_preview_is_consistent():
     changed = [r for r in data["messages"] if r["action"] != "keep"]
     assert changed and all(r["role"] == "toolResult" and r["index"] < data["cutoff_index"] for r in changed)
     assert path.read_bytes() == before
+
+
+def test_preview_cache_gives_the_same_preview_and_reads_each_message_once(tmp_path, monkeypatch):
+    """The settings panel re-previews on every edit; with a cache, messages are read and tiktoken-counted once."""
+    from inspector.fixtures import SessionBuilder
+    from inspector.pruning.preview import PreviewCache, PreviewOptions, build_preview
+    from inspector.pruning.settings import SettingsOverrides
+    from inspector.session import Session, open_session
+
+    b = SessionBuilder(seed=3)
+    b.header(cwd="/w")
+    for i in range(6):
+        b.user(f"step {i}")
+        b.assistant([b.tool_call("read", {"path": f"f{i}.py"})])
+        b.tool_result(b.last_tool_call_ids[0], "read", ("line of code\n" * 4000))
+    b.assistant("done")
+    path = tmp_path / "s.jsonl"
+    b.write(path)
+    session = open_session(path)
+    reads = []
+    original = Session.load_message
+    monkeypatch.setattr(Session, "load_message", lambda self, e: reads.append(e.index) or original(self, e))
+    cache = PreviewCache()
+    opts = dict(now_ms=1.9e12, force=True, context_window=20_000)
+    first = build_preview(session, PreviewOptions(cache=cache, **opts)).to_json()
+    n = len(reads)
+    second = build_preview(
+        session, PreviewOptions(cache=cache, overrides=SettingsOverrides(soft_trim_head_chars=500), **opts)
+    ).to_json()
+    assert len(reads) == n, "the second preview must not read the file again"
+    assert first == build_preview(session, PreviewOptions(**opts)).to_json()
+    assert second == build_preview(session, PreviewOptions(overrides=SettingsOverrides(soft_trim_head_chars=500), **opts)).to_json()
+    assert first["messages"] != second["messages"]  # the edit changed what is cut

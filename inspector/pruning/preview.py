@@ -37,6 +37,22 @@ SYNTHETIC_PROVIDER = "openclaw"  # delivery mirrors / gateway injections: not LL
 
 
 @dataclass(slots=True)
+class PreviewCache:
+    """What successive previews of one session can share (the settings panel re-previews on every edit):
+    messages read from disk and their tiktoken counts, keyed by `Entry.index`. Both depend only on the file,
+    never on the settings; use one cache per session (and a new one after the file was re-indexed)."""
+
+    messages: dict[int, dict[str, Any]] = field(default_factory=dict)
+    tiktoken: dict[tuple[str, int], int | None] = field(default_factory=dict)
+
+    def message(self, session: Session, entry: m.Entry) -> dict[str, Any]:
+        msg = self.messages.get(entry.index)
+        if msg is None:
+            msg = self.messages[entry.index] = session.load_message(entry) or {}
+        return msg
+
+
+@dataclass(slots=True)
 class PreviewOptions:
     """Inputs of a preview besides the session: time, config, flag overrides."""
 
@@ -50,6 +66,7 @@ class PreviewOptions:
     drop_thinking_for_estimate: bool = False
     leaf_id: str | None = None
     encoding: str | None = "cl100k_base"
+    cache: PreviewCache | None = None
 
 
 @dataclass(slots=True)
@@ -280,7 +297,10 @@ def build_preview(session: Session, options: PreviewOptions | None = None) -> Pr
     """Compute the pruning preview of `session` (leaf `options.leaf_id`, default the last entry)."""
     options = options or PreviewOptions()
     ctx = session.context(options.leaf_id)
-    messages = [session.load_message(session.entries[row.entry_index]) or {} for row in ctx.messages]
+    if options.cache is not None:
+        messages = [options.cache.message(session, session.entries[row.entry_index]) for row in ctx.messages]
+    else:
+        messages = [session.load_message(session.entries[row.entry_index]) or {} for row in ctx.messages]
     model = ctx.model or {}
     provider, model_id = model.get("provider"), model.get("modelId")
 
@@ -338,7 +358,7 @@ def build_preview(session: Session, options: PreviewOptions | None = None) -> Pr
         options=options,
         prunable_flags=prunable_flags,
     )
-    _count_tokens(preview, options.encoding)
+    _count_tokens(preview, options.encoding, [row.entry_index for row in ctx.messages], options.cache)
     return preview
 
 
@@ -349,7 +369,7 @@ def _row_index(ctx: m.SessionContext, entry: m.Entry) -> int:
     raise KeyError(entry.index)
 
 
-def _count_tokens(preview: PrunePreview, encoding: str | None) -> None:
+def _count_tokens(preview: PrunePreview, encoding: str | None, entry_indices: list[int], cache: PreviewCache | None) -> None:
     """pi's `estimateTokens`, OpenClaw's compaction estimate and tiktoken, before and after (unchanged messages
     counted once). The `chars_div_4` figure is derived from the pruner's own totals."""
     before_msgs = preview.messages
@@ -376,7 +396,15 @@ def _count_tokens(preview: PrunePreview, encoding: str | None) -> None:
     if not counter.available:
         preview.tokens_before["tiktoken"] = preview.tokens_after["tiktoken"] = None
         return
-    tk_before = [counter.count_message(msg) for msg in before_msgs]
+    if cache is None:
+        tk_before = [counter.count_message(msg) for msg in before_msgs]
+    else:
+        tk_before = []
+        for idx, msg in zip(entry_indices, before_msgs):
+            key = (counter.name, idx)
+            if key not in cache.tiktoken:
+                cache.tiktoken[key] = counter.count_message(msg)
+            tk_before.append(cache.tiktoken[key])
     tk_after = list(tk_before)
     for i in changed:
         tk_after[i] = counter.count_message(after_msgs[i])

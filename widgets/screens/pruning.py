@@ -27,7 +27,7 @@ from textual.screen import ModalScreen
 from textual.worker import get_current_worker
 from textual.widgets import Button, Checkbox, Footer, Input, Static
 
-from inspector.pruning.preview import PreviewOptions, PrunePreview, build_preview
+from inspector.pruning.preview import PreviewCache, PreviewOptions, PrunePreview, build_preview
 from inspector.pruning.settings import resolve_settings
 from inspector.pruning.snippet import with_context_pruning_edits
 from inspector.session import Session
@@ -90,6 +90,7 @@ class PruningScreen(ModalScreen[None]):
         """
         super().__init__()
         self.session = session
+        self._cache = PreviewCache()  # messages and tiktoken counts shared by every preview of this session
         self.config = config if isinstance(config, dict) else {}
         self._now_ms = now_ms
         self.context_window = context_window
@@ -161,6 +162,7 @@ class PruningScreen(ModalScreen[None]):
             context_window=self.context_window,
             leaf_id=self.leaf_id,
             encoding=self.encoding,
+            cache=self._cache,
         )
 
     def request_preview(self) -> None:
