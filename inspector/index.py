@@ -55,9 +55,27 @@ class LineScanner:
         self.chunk_size = chunk_size
         self.consumed = 0
         self.next_line = 1
-        self.pending = b""
+        self._pending_parts: list[bytes] = []
+        self._pending_len = 0
         self.identity: FileIdentity | None = None
         self._skip_newline = False
+
+    @property
+    def pending(self) -> bytes:
+        """The bytes after the last complete line (a line still being written)."""
+        if len(self._pending_parts) > 1:
+            self._pending_parts = [b"".join(self._pending_parts)]
+        return self._pending_parts[0] if self._pending_parts else b""
+
+    @property
+    def pending_len(self) -> int:
+        """Length of `pending`, without joining its pieces."""
+        return self._pending_len
+
+    @pending.setter
+    def pending(self, value: bytes) -> None:
+        self._pending_parts = [value] if value else []
+        self._pending_len = len(value)
 
     def check_identity(self) -> os.stat_result:
         """Stat the file; raise `FileReplaced` if it shrank below what we read or is another inode."""
@@ -65,9 +83,9 @@ class LineScanner:
         if self.identity is not None:
             if (st.st_dev, st.st_ino) != (self.identity.dev, self.identity.ino):
                 raise FileReplaced(f"{self.path} was replaced (inode changed)")
-            if st.st_size < self.consumed + len(self.pending):
+            if st.st_size < self.consumed + self._pending_len:
                 raise FileReplaced(
-                    f"{self.path} was truncated ({st.st_size} bytes, {self.consumed + len(self.pending)} read)"
+                    f"{self.path} was truncated ({st.st_size} bytes, {self.consumed + self._pending_len} read)"
                 )
         return st
 
@@ -79,7 +97,7 @@ class LineScanner:
 
     def scan_until(self, end: int | None) -> Iterator[tuple[int, int, bytes]]:
         """Complete lines from `consumed` up to byte `end` (EOF when None), without identity checks."""
-        start = self.consumed + len(self.pending)
+        start = self.consumed + self._pending_len
         with open(self.path, "rb") as f:
             f.seek(start)
             remaining = None if end is None else end - start
@@ -95,17 +113,19 @@ class LineScanner:
                 self.identity = FileIdentity.of(os.fstat(f.fileno()))
 
     def _feed(self, chunk: bytes) -> Iterator[tuple[int, int, bytes]]:
-        if self._skip_newline and not self.pending:
+        if self._skip_newline and not self._pending_len:
             self._skip_newline = False
             if chunk[:1] == b"\n":
                 chunk = chunk[1:]
                 self.consumed += 1
         last_nl = chunk.rfind(b"\n")
         if last_nl < 0:
-            self.pending += chunk
+            # No newline yet (a huge line, or a writer mid-line): keep the pieces, join them once.
+            self._pending_parts.append(chunk)
+            self._pending_len += len(chunk)
             return
-        if self.pending:
-            body = self.pending + chunk[:last_nl]
+        if self._pending_len:
+            body = b"".join([*self._pending_parts, chunk[:last_nl]])
             self.pending = b""
         else:
             body = chunk[:last_nl]
@@ -122,13 +142,13 @@ class LineScanner:
 
     def take_pending(self) -> RawLine | None:
         """Hand out the unterminated last line as if complete (for a one-shot read of a static file)."""
-        if not self.pending:
+        if not self._pending_len:
             return None
         return RawLine(self.next_line, self.consumed, self.pending, terminated=False)
 
     def accept_pending(self) -> None:
         """Mark the unterminated last line as consumed; a newline arriving later is skipped."""
-        self.consumed += len(self.pending)
+        self.consumed += self._pending_len
         self.pending = b""
         self.next_line += 1
         self._skip_newline = True

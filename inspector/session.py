@@ -50,19 +50,36 @@ def _peek_version(first_line: bytes) -> int:
 
 
 def _split_points(f, size: int, parts: int) -> list[int]:
-    """Byte offsets cutting [0, size) into about `parts` ranges, each ending just after a newline."""
+    """Byte offsets cutting [0, size) into about `parts` ranges, each ending just after a newline.
+
+    A newline is searched only up to the next target, so one huge line costs one scan, not one per target.
+    """
     points = [0]
     for k in range(1, parts):
         target = size * k // parts
+        limit = size * (k + 1) // parts
         if target <= points[-1]:
             continue
-        f.seek(target)
-        f.readline()
-        pos = f.tell()
-        if points[-1] < pos < size:
+        pos = _next_line_start(f, target, limit)
+        if pos is not None and points[-1] < pos < size:
             points.append(pos)
     points.append(size)
     return points
+
+
+def _next_line_start(f, start: int, limit: int, block: int = 1 << 20) -> int | None:
+    """Offset just after the first newline at or after `start` and before `limit` (None if there is none)."""
+    pos = start
+    f.seek(pos)
+    while pos < limit:
+        data = f.read(min(block, limit - pos))
+        if not data:
+            return None
+        nl = data.find(b"\n")
+        if nl >= 0:
+            return pos + nl + 1
+        pos += len(data)
+    return None
 
 
 class SessionOpenError(Exception):
@@ -124,7 +141,7 @@ class Session:
 
     def _consume(self) -> list[m.Entry]:
         size = os.stat(self.path).st_size
-        if self.scanner.consumed == 0 and not self.scanner.pending and size >= PARALLEL_MIN_BYTES and _workers() > 1:
+        if self.scanner.consumed == 0 and not self.scanner.pending_len and size >= PARALLEL_MIN_BYTES and _workers() > 1:
             new = self._load_parallel(size)
         else:
             new = self._consume_serial()
@@ -254,7 +271,7 @@ class Session:
 
     @property
     def file_size(self) -> int:
-        return self.scanner.consumed + len(self.scanner.pending)
+        return self.scanner.consumed + self.scanner.pending_len
 
     def entry_by_id(self, entry_id: str) -> m.Entry | None:
         idx = self.tree.by_id.get(entry_id)

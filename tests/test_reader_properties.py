@@ -183,3 +183,19 @@ def test_parallel_index_equals_serial_index(tmp_path, monkeypatch):
     with open(p, "ab") as f:
         f.write(b'"yes"}\n')
     assert parallel.refresh().new_entries[0].line == serial.refresh().new_entries[0].line
+
+
+def test_split_points_skip_a_huge_line_and_end_after_newlines(tmp_path):
+    """Range boundaries for worker processes: each just after a newline, none inside a line, one scan per range."""
+    from inspector.session import _split_points
+
+    data = b"a\n" + b"x" * 5_000_000 + b"\n" + b"b\n" * 10 + b"y" * 3_000_000 + b"\n"
+    p = tmp_path / "h.jsonl"
+    p.write_bytes(data)
+    with open(p, "rb") as f:
+        points = _split_points(f, len(data), 8)
+    assert points[0] == 0 and points[-1] == len(data)
+    assert points == sorted(set(points))
+    for pos in points[1:-1]:
+        assert data[pos - 1 : pos] == b"\n"
+    assert len(points) < 8 + 1  # the huge lines swallow several targets
