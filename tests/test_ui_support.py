@@ -6,7 +6,6 @@ Also checks the fixtures themselves, so a helper that stops producing what the U
 from __future__ import annotations
 
 import asyncio
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from inspector.fixtures import SessionBuilder
 from inspector.session import open_session
 from widgets.app import InspectorApp
 from widgets.options import FixedClock, InspectorOptions
+from widgets.screenshots import settle as _settle
 from widgets.watch import ManualWatcher
 
 NOW = datetime(2026, 1, 2, 12, 0, 0, tzinfo=timezone.utc)
@@ -88,21 +88,7 @@ def make_app(path: Path | None = None, **overrides) -> InspectorApp:
 
 async def settle(pilot, timeout: float = 15.0) -> None:
     """Wait until no worker (other than the directory watcher) is running and pending messages are handled."""
-    app = pilot.app
-    deadline = time.monotonic() + timeout
-    quiet = 0
-    while time.monotonic() < deadline:
-        await pilot.pause()
-        busy = [w for w in app.workers if w.is_running and w.group != "watch"]
-        if busy:
-            quiet = 0
-            await asyncio.sleep(0.02)
-            continue
-        quiet += 1
-        if quiet >= 3:
-            await pilot.pause(0.08)
-            return
-    raise AssertionError(f"app did not settle: {[w.name for w in app.workers if w.is_running]}")
+    await _settle(pilot, timeout)
 
 
 def run(coro) -> None:

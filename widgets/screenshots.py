@@ -38,7 +38,9 @@ class Shot:
 
 
 async def settle(pilot, timeout: float = 30.0) -> None:
-    """Wait until no worker is running and the screen is quiet."""
+    """Wait until no worker (other than the file watcher) is running and the screen is quiet.
+
+    Shared with the UI tests (`tests/test_ui_support.py`)."""
     deadline = time.monotonic() + timeout
     quiet = 0
     while time.monotonic() < deadline:
@@ -51,7 +53,7 @@ async def settle(pilot, timeout: float = 30.0) -> None:
         if quiet >= 3:
             await pilot.pause(0.1)
             return
-    raise TimeoutError("the app did not settle")
+    raise TimeoutError(f"the app did not settle: {[w.name for w in pilot.app.workers if w.is_running]}")
 
 
 async def _select_largest(pilot) -> None:
