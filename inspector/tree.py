@@ -104,10 +104,6 @@ class SessionTree:
             return []
         return [first, *self._more_children.get(parent_id, ())]
 
-    def children_map(self) -> dict[str, list[int]]:
-        """parent id -> child indices, built on demand (O(entries): prefer `children_of`)."""
-        return {pid: self.children_of(pid) for pid in self._first_child}
-
     def branch_points(self) -> list[int]:
         """Entries with more than one child, in file order."""
         return sorted(self.by_id[pid] for pid in self._more_children if pid in self.by_id)
