@@ -8,36 +8,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Mapping, Protocol
+from typing import Callable, Mapping
+
+from inspector.clock import Clock, FixedClock, SystemClock
 
 from .watch import DirectoryWatcher
 
-
-class Clock(Protocol):
-    """Where "now" comes from (relative times in the session browser, the header's refresh time)."""
-
-    def now(self) -> datetime:
-        """The current time, timezone-aware."""
-        ...
-
-
-class SystemClock:
-    """The real clock."""
-
-    def now(self) -> datetime:
-        return datetime.now(timezone.utc)
-
-
-@dataclass(frozen=True)
-class FixedClock:
-    """A clock that always says the same time (tests, snapshots, screenshots)."""
-
-    at: datetime
-
-    def now(self) -> datetime:
-        return self.at
+__all__ = ["Clock", "FixedClock", "SystemClock", "InspectorOptions", "WatcherFactory"]
 
 
 WatcherFactory = Callable[[list[Path]], DirectoryWatcher]
