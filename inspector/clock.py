@@ -8,8 +8,12 @@ figure.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Protocol
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_ONE_MS = timedelta(milliseconds=1)
 
 
 class Clock(Protocol):
@@ -39,4 +43,4 @@ class FixedClock:
 
 def now_ms(clock: Clock) -> int:
     """The clock's time as JavaScript's `Date.now()`: integer epoch milliseconds."""
-    return int(clock.now().timestamp() * 1000)
+    return (clock.now() - _EPOCH) // _ONE_MS
