@@ -8,10 +8,10 @@ from pathlib import Path
 from test_ui_support import SIZE, basic_builder, compaction_builder, make_app, run, settle, write_session
 
 from inspector.demo import demo_session_path
-from widgets.screens.browser import BrowserScreen
+from widgets.browser.screen import BrowserScreen
 from widgets.screens.inspector import InspectorScreen
-from widgets.session_table import SessionTable
-from widgets.watch import ManualWatcher
+from widgets.browser.table import SessionTable
+from widgets.browser.watch import ManualWatcher
 
 
 def make_dir(tmp_path: Path) -> Path:

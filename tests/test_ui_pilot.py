@@ -11,15 +11,15 @@ from test_ui_support import HOSTILE, SIZE, basic_builder, compaction_builder, ma
 
 from inspector.session import open_session
 from widgets.breakdown import ContextBreakdown
-from widgets.detail import MessageDetail
+from widgets.detail.detail import MessageDetail
 from widgets.gauge import ContextGauge
-from widgets.new_entries import NewEntriesIndicator
+from widgets.transcript.new_entries import NewEntriesIndicator
 from widgets.notice_bar import NoticeBar
 from widgets.screens.diagnostics import DiagnosticsScreen
 from widgets.screens.error import ErrorScreen
 from widgets.screens.inspector import InspectorScreen
-from widgets.transcript import Transcript
-from widgets.transcript_columns import TranscriptColumns
+from widgets.transcript.transcript import Transcript
+from widgets.transcript.columns import TranscriptColumns
 
 
 def row_text(transcript: Transcript, position: int) -> str:
@@ -530,7 +530,7 @@ def test_mouse_click_selects_a_row_and_double_click_opens_it(tmp_path):
 def test_expired_tool_results_are_marked_with_their_age_and_p_opens_pruning(tmp_path):
     """Tool results older than the cache TTL (5 min by default) at the fixed clock carry `~` and their age;
     `p` opens the pruning preview on the same session."""
-    from widgets.screens.pruning import PruningScreen
+    from widgets.pruning.screen import PruningScreen
 
     path = write_session(tmp_path, "s.jsonl", basic_builder())
 

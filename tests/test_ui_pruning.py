@@ -28,13 +28,13 @@ from inspector.pruning.pruner import ACTION_HARD_CLEAR, ACTION_KEEP, ACTION_SOFT
 from inspector.pruning.settings import resolve_settings
 from inspector.pruning.snippet import settings_snippet, with_context_pruning_edits
 from inspector.session import open_session
-from widgets.pruning_diff import PruningDiff
-from widgets.pruning_gate import PruningGate
-from widgets.pruning_messages import PruningMessageList
-from widgets.pruning_settings import FIELDS_BY_KEY, SETTING_FIELDS, PruningSettingsPanel, format_setting, parse_setting
-from widgets.pruning_snippet import PruningSnippetDialog
-from widgets.pruning_totals import PruningTotals
-from widgets.screens.pruning import PruningScreen
+from widgets.pruning.diff import PruningDiff
+from widgets.pruning.gate import PruningGate
+from widgets.pruning.messages import PruningMessageList
+from widgets.pruning.settings import FIELDS_BY_KEY, SETTING_FIELDS, PruningSettingsPanel, format_setting, parse_setting
+from widgets.pruning.snippet import PruningSnippetDialog
+from widgets.pruning.totals import PruningTotals
+from widgets.pruning.screen import PruningScreen
 
 START = "2026-03-01T10:00:00.000Z"
 CONFIG = {"agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}}}

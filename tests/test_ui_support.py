@@ -14,7 +14,7 @@ from inspector.session import open_session
 from widgets.app import InspectorApp
 from widgets.options import FixedClock, InspectorOptions
 from widgets.screenshots import settle as _settle
-from widgets.watch import ManualWatcher
+from widgets.browser.watch import ManualWatcher
 
 NOW = datetime(2026, 1, 2, 12, 0, 0, tzinfo=timezone.utc)
 HOSTILE = "literal [bold]markup[/bold] [link=http://evil.example]link[/link] \x1b[31mred\x1b[0m \x1b]8;;http://x\x07osc\x1b]8;;\x07 end"

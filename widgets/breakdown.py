@@ -19,7 +19,7 @@ from textual.widgets.option_list import Option
 
 from inspector.textsafe import one_line
 
-from .previews import compact_number, role_icon
+from .transcript.previews import compact_number, role_icon
 
 SHARE_CELLS = 8
 

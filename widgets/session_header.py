@@ -12,7 +12,7 @@ from textual.widget import Widget
 from inspector.textsafe import one_line
 from inspector.window import ContextWindow, Guard
 
-from .previews import human_bytes
+from .transcript.previews import human_bytes
 
 
 @dataclass(frozen=True)

@@ -22,19 +22,19 @@ from inspector.session import Session, SessionOpenError
 from inspector.tail import tail_session
 
 from ..breakdown import ContextBreakdown
-from ..detail import MessageDetail
+from ..detail.detail import MessageDetail
 from ..gauge import ContextGauge
 from ..heap import freeze_long_lived
-from ..new_entries import NewEntriesIndicator
+from ..transcript.new_entries import NewEntriesIndicator
 from ..notice_bar import NoticeBar
 from ..options import InspectorOptions
-from ..search import find_match
-from ..search_bar import SearchBar
+from ..transcript.search import find_match
+from ..transcript.search_bar import SearchBar
 from ..session_figures import SessionFigures, compute_figures, expired_markers, is_unsupported, load_window_options
 from ..session_header import SessionHeader
-from ..transcript import Transcript
-from ..transcript_columns import TranscriptColumns
-from ..transcript_model import ESTIMATOR_LABELS, ESTIMATORS, TranscriptModel
+from ..transcript.transcript import Transcript
+from ..transcript.columns import TranscriptColumns
+from ..transcript.model import ESTIMATOR_LABELS, ESTIMATORS, TranscriptModel
 from .diagnostics import DiagnosticsScreen
 from .error import ErrorInfo, ErrorScreen
 from .filter import FilterScreen
@@ -508,7 +508,7 @@ class InspectorScreen(LiveFollow, Screen):
         """Open the pruning preview (OpenClaw cache-TTL pruning) on this session, at the injected clock's time."""
         if self.session is None:
             return
-        from .pruning import PruningScreen
+        from ..pruning.screen import PruningScreen
 
         clock = self.options.clock
         config = self._window_options.config if self._window_options is not None else None

@@ -18,11 +18,11 @@ from inspector import model as m
 from inspector.session import Session, SessionOpenError
 
 from ..heap import freeze_long_lived
-from ..new_entries import NewEntriesIndicator
+from ..transcript.new_entries import NewEntriesIndicator
 from ..notice_bar import NoticeBar
 from ..session_figures import SessionFigures, compute_figures, expired_markers
 from ..session_header import SessionHeader
-from ..transcript_model import TranscriptModel
+from ..transcript.model import TranscriptModel
 
 FULL_FIGURES_BELOW = 20_000  # sessions up to this many entries get breakdown + diagnostics on every refresh
 FULL_FIGURES_IDLE = 2.0  # larger ones: header and gauge on every refresh; breakdown and diagnostics in the

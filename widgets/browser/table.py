@@ -12,8 +12,8 @@ from textual.widgets import DataTable
 from inspector.discovery import SessionFile
 from inspector.textsafe import one_line
 
-from .previews import compact_number, human_bytes
-from .session_summary import SessionSummary
+from ..transcript.previews import compact_number, human_bytes
+from ..session_summary import SessionSummary
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("agent", "agent"),

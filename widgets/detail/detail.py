@@ -14,8 +14,8 @@ from textual.widgets import Static
 
 from inspector.tokens import get_token_counter
 
-from .detail_render import DetailData, DetailStyles, render_detail
-from .transcript_model import TranscriptModel
+from .render import DetailData, DetailStyles, render_detail
+from ..transcript.model import TranscriptModel
 
 
 class MessageDetail(VerticalScroll, can_focus=True):

@@ -28,7 +28,7 @@ from inspector import model as m
 from inspector.tokens import get_token_counter
 
 from .previews import compact_number, entry_preview_text, message_preview_text, preview, role_icon, row_label
-from .transcript_model import ESTIMATOR_UNITS, TranscriptModel
+from .model import ESTIMATOR_UNITS, TranscriptModel
 
 SYNC_PREVIEW_BYTES = 64 * 1024  # longer lines are always read in a worker
 BAR_CELLS = 10

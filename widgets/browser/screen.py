@@ -23,8 +23,8 @@ from inspector.textsafe import one_line
 
 from ..options import InspectorOptions
 from ..session_summary import SummaryCache
-from ..session_table import COLUMNS, BrowserRow, SessionTable
-from ..watch import DirectoryWatcher, WatchfilesWatcher
+from .table import COLUMNS, BrowserRow, SessionTable
+from .watch import DirectoryWatcher, WatchfilesWatcher
 
 
 class BrowserScreen(Screen):
@@ -183,7 +183,7 @@ class BrowserScreen(Screen):
         path = self.query_one(SessionTable).current_path
         if path is None:
             return
-        from .inspector import InspectorScreen
+        from ..screens.inspector import InspectorScreen
 
         self.app.push_screen(InspectorScreen(Path(path), self.options))
 
@@ -207,7 +207,7 @@ class BrowserScreen(Screen):
         self.rescan()
 
     def action_help(self) -> None:
-        from .help import HelpScreen
+        from ..screens.help import HelpScreen
 
         rows = []
         for binding in self.BINDINGS:

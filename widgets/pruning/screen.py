@@ -33,14 +33,14 @@ from inspector.pruning.snippet import with_context_pruning_edits
 from inspector.session import Session
 from inspector.textsafe import one_line
 
-from ..pruning_diff import PruningDiff
-from ..pruning_gate import PruningGate
-from ..pruning_gauge import PruningGauge, PruningGaugeData
-from ..pruning_guard import PruningGuard
-from ..pruning_messages import PruningMessageList, stage_text
-from ..pruning_settings import DEFAULT_DEBOUNCE, PruningSettingsPanel
-from ..pruning_snippet import PruningSnippetDialog
-from ..pruning_totals import PruningTotals
+from .diff import PruningDiff
+from .gate import PruningGate
+from .gauge import PruningGauge, PruningGaugeData
+from .guard import PruningGuard
+from .messages import PruningMessageList, stage_text
+from .settings import DEFAULT_DEBOUNCE, PruningSettingsPanel
+from .snippet import PruningSnippetDialog
+from .totals import PruningTotals
 
 STYLES = Path(__file__).resolve().parents[2] / "styles" / "pruning.tcss"
 
