@@ -15,7 +15,7 @@ from widgets.detail.render import DetailData, DetailStyles, image_summary, rende
 from widgets.transcript.previews import compact_number, message_preview_text, preview
 from widgets.transcript.search import find_match
 from widgets.browser.table import relative_time
-from widgets.transcript.transcript import token_bar
+from widgets.transcript.layout import token_bar
 from widgets.transcript.model import TranscriptModel
 
 

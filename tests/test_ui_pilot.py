@@ -9,6 +9,7 @@ import time
 import pytest
 from test_ui_support import HOSTILE, SIZE, basic_builder, compaction_builder, make_app, run, settle, write_session
 
+from inspector.marks import MarkKind
 from inspector.session import open_session
 from widgets.breakdown import ContextBreakdown
 from widgets.detail.detail import MessageDetail
@@ -212,10 +213,10 @@ def test_breakdown_jump_moves_the_transcript(tmp_path):
             await settle(pilot)
             screen = inspector(app)
             breakdown = screen.query_one(ContextBreakdown)
-            largest = breakdown.data["largest"][0]
-            screen.post_message(ContextBreakdown.JumpRequested(largest["index"]))
+            largest = breakdown.data.largest[0]
+            screen.post_message(ContextBreakdown.JumpRequested(largest.index))
             await settle(pilot)
-            assert screen.transcript.current_row == largest["index"]
+            assert screen.transcript.current_row == largest.index
 
     run(body())
 
@@ -350,7 +351,7 @@ def test_partial_line_waits_for_its_newline(tmp_path):
             screen.check_for_updates()
             await settle(pilot)
             assert len(t.model) == n
-            assert "mid-line" in screen.figures.header.live or "mid-line" in screen.query_one("#header").data.live
+            assert "mid-line" in screen.query_one("#header").data.live
             with open(path, "a", encoding="utf-8") as f:
                 f.write(extra[0][25:] + "\n")
             screen.check_for_updates()
@@ -541,7 +542,8 @@ def test_expired_tool_results_are_marked_with_their_age_and_p_opens_pruning(tmp_
             screen = inspector(app)
             model = screen.transcript.model
             tool_rows = [p for p in range(len(model)) if model.role_of(model.view[p]) == "toolResult"]
-            assert tool_rows and set(model.expired) == {model.entry(model.view[p]).index for p in tool_rows}
+            expired = model.marks.entries(MarkKind.CACHE_EXPIRED)
+            assert tool_rows and expired == {model.entry(model.view[p]).index for p in tool_rows}
             text = row_text(screen.transcript, tool_rows[0])
             assert text.startswith("~") and " old · " in text
             assert not row_text(screen.transcript, 0).startswith("~")
@@ -556,7 +558,7 @@ def test_big_file_shows_its_tail_while_indexing(tmp_path, monkeypatch):
     """A big file's last entries appear at once (read from the end); the full index then replaces them."""
     import threading
 
-    import widgets.screens.inspector as insp
+    import widgets.screens.opening as opening
     from inspector.session import Session
 
     path = write_session(tmp_path, "s.jsonl", basic_builder())
@@ -567,9 +569,9 @@ def test_big_file_shows_its_tail_while_indexing(tmp_path, monkeypatch):
             assert release.wait(20)
             return super().load()
 
-    monkeypatch.setattr(insp, "TAIL_FIRST_MIN_BYTES", 0)
-    monkeypatch.setattr(insp, "TAIL_FIRST_ENTRIES", 4)
-    monkeypatch.setattr(insp, "Session", SlowSession)
+    monkeypatch.setattr(opening, "TAIL_FIRST_MIN_BYTES", 0)
+    monkeypatch.setattr(opening, "TAIL_FIRST_ENTRIES", 4)
+    monkeypatch.setattr(opening, "Session", SlowSession)
 
     async def body():
         app = make_app(path)

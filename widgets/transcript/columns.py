@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from .transcript import BAR_CELLS, CUMULATIVE_CELLS, LABEL_CELLS, SIZE_CELLS, row_layout
+from .layout import BAR_CELLS, CUMULATIVE_CELLS, LABEL_CELLS, SIZE_CELLS, row_layout
 from .model import ESTIMATOR_LABELS, ESTIMATOR_UNITS
 
 
