@@ -24,6 +24,7 @@ from inspector.discovery import Discovery, SessionFile, discover_sessions, pi_ag
 from inspector.summary import SummaryCache
 from inspector.textsafe import one_line
 
+from ..commands import PaletteCommand, binding_commands, help_rows
 from ..options import InspectorOptions
 from .table import COLUMNS, BrowserRow, SessionTable
 from .watch import DirectoryWatcher, WatchfilesWatcher
@@ -236,18 +237,11 @@ class BrowserScreen(Screen):
     def action_help(self) -> None:
         from ..screens.help import HelpScreen
 
-        rows = []
-        for binding in self.BINDINGS:
-            assert isinstance(binding, Binding)
-            rows.append((binding.key.replace("question_mark", "?").replace("slash", "/"), binding.description, binding.tooltip or ""))
-        self.app.push_screen(HelpScreen(rows, "Session browser"))
+        self.app.push_screen(HelpScreen(help_rows(self.BINDINGS), "Session browser"))
 
-    def palette_commands(self) -> list[tuple[str, str, Callable[[], object]]]:
+    def palette_commands(self) -> list[PaletteCommand]:
         """Every action of this screen for the command palette: (title, help, callback)."""
-        out: list[tuple[str, str, Callable[[], object]]] = []
-        for binding in self.BINDINGS:
-            assert isinstance(binding, Binding)
-            out.append((binding.description, f"{binding.tooltip} ({binding.key})", lambda a=binding.action: self.run_action(a)))
+        out = binding_commands(self, self.BINDINGS)
         for key, label in COLUMNS:
             out.append((f"Sort by {label}", "Sort the table by this column", lambda k=key: self._sort_by(k)))
         return out

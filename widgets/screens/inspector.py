@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -27,6 +26,7 @@ from inspector.overview import SessionFigures
 from inspector.session import Session
 
 from ..breakdown import ContextBreakdown
+from ..commands import PaletteCommand, binding_commands, help_rows
 from ..detail.detail import MessageDetail
 from ..gauge import ContextGauge
 from ..notice_bar import NoticeBar
@@ -35,7 +35,7 @@ from ..session_header import HeaderData, SessionHeader
 from ..transcript.columns import TranscriptColumns
 from ..transcript.model import ESTIMATOR_LABELS, ESTIMATORS, TranscriptModel, breakdown_field
 from ..transcript.new_entries import NewEntriesIndicator
-from ..transcript.search import find_match
+from ..transcript.navigation import SearchDone, TranscriptNavigator
 from ..transcript.search_bar import SearchBar
 from ..transcript.transcript import Transcript
 from .diagnostics import DiagnosticsScreen
@@ -68,16 +68,6 @@ class ViewReady(Message):
         super().__init__()
         self.model = model
         self.target = target
-
-
-class SearchDone(Message):
-    """A search of `model` for `query` ended at view position `found` (None: not found)."""
-
-    def __init__(self, model: TranscriptModel, query: str, found: int | None) -> None:
-        super().__init__()
-        self.model = model
-        self.query = query
-        self.found = found
 
 
 class InspectorScreen(Screen):
@@ -118,9 +108,8 @@ class InspectorScreen(Screen):
         self.estimator = "pi"
         self.show_off_path = False
         self.search_query = ""
-        self._biggest: list[int] | None = None
-        self._biggest_rank = -1
         self._detail_timer = None
+        self.navigator = TranscriptNavigator(lambda: self.transcript, self.notify)
         self.opener = SessionOpener(self, self.path, options, lambda: self.estimator)
         self.follower = LiveFollower(self, lambda: self.window_options, options.clock, self._live_text)
 
@@ -254,7 +243,7 @@ class InspectorScreen(Screen):
         following = transcript.at_bottom
         old_len = len(old) if old is not None else 0
         self.model = model
-        self._biggest = None
+        self.navigator.rows_changed()
         if reset:
             transcript.set_model(model, cursor=len(model) - 1 if following else min(transcript.cursor, len(model) - 1))
             self.query_one("#notice", NoticeBar).show(notice or "file changed on disk; re-indexed", "info")
@@ -348,7 +337,7 @@ class InspectorScreen(Screen):
     def set_estimator(self, estimator: str) -> None:
         """Switch the transcript's size columns (and the breakdown where it applies) to `estimator`."""
         self.estimator = estimator
-        self._biggest = None
+        self.navigator.rows_changed()
         if self.model is None or self.session is None:
             self.transcript.estimator = estimator
             self._update_columns()
@@ -396,7 +385,7 @@ class InspectorScreen(Screen):
         if model.show_off_path != self.show_off_path:
             return
         self.model = model
-        self._biggest = None
+        self.navigator.rows_changed()
         self.transcript.set_model(model, keep_cursor_row=target if target is not None else 0)
         self._update_columns()
 
@@ -428,26 +417,11 @@ class InspectorScreen(Screen):
             if not self.search_query:
                 self.action_search()
             return
-        self._search(self.model, self.transcript.cursor, self.search_query, backwards)
-
-    @work(thread=True, exclusive=True, group="search", description="search")
-    def _search(self, model: TranscriptModel, start: int, query: str, backwards: bool) -> None:
-        from textual.worker import get_current_worker
-
-        worker = get_current_worker()
-        found = find_match(model, start, query, backwards=backwards, cancelled=lambda: worker.is_cancelled)
-        if not worker.is_cancelled:
-            self.post_message(SearchDone(model, query, found))
+        self.navigator.search(self.model, self.search_query, backwards)
 
     @on(SearchDone)
     def _search_done(self, message: SearchDone) -> None:
-        model, query, found = message.model, message.query, message.found
-        if model is not self.model:
-            return
-        if found is None:
-            self.notify(f"not found: {query}", severity="warning", markup=False)
-        else:
-            self.transcript.move_to(found)
+        self.navigator.search_done(message, self.model)
 
     def action_filter(self) -> None:
         model = self.model
@@ -460,7 +434,7 @@ class InspectorScreen(Screen):
             roles, tools = result
             row = self.transcript.current_row
             self.model.set_filters(roles or None, tools or None)
-            self._biggest = None
+            self.navigator.rows_changed()
             self.transcript.invalidate()
             if row is not None:
                 self.transcript.move_to(self.model.nearest_view_index(row))
@@ -468,50 +442,21 @@ class InspectorScreen(Screen):
 
         self.app.push_screen(FilterScreen(model.roles(), model.tools(), model.filter_roles, model.filter_tools), apply)
 
-    def _jump(self, predicate: Callable[[int], bool], backwards: bool, what: str) -> None:
-        model = self.model
-        if model is None:
-            return
-        found = model.find_next(self.transcript.cursor, predicate, backwards=backwards)
-        if found is None:
-            self.notify(f"no {what} {'before' if backwards else 'after'} this row", severity="warning", timeout=2)
-        else:
-            self.transcript.move_to(found)
-
     def action_next_user(self) -> None:
         if self.model is not None:
-            self._jump(self.model.is_user, False, "user message")
+            self.navigator.jump(self.model, self.model.is_user, False, "user message")
 
     def action_previous_user(self) -> None:
         if self.model is not None:
-            self._jump(self.model.is_user, True, "user message")
+            self.navigator.jump(self.model, self.model.is_user, True, "user message")
 
     def action_next_compaction(self) -> None:
-        model = self.model
-        if model is None:
-            return
-        found = model.find_next(self.transcript.cursor, model.is_compaction)
-        if found is None:
-            found = model.find_next(-1, model.is_compaction)
-        if found is None:
-            self.notify("no compaction in this view", severity="warning", timeout=2)
-        else:
-            self.transcript.move_to(found)
+        if self.model is not None:
+            self.navigator.next_compaction(self.model)
 
     def action_next_biggest(self) -> None:
-        model = self.model
-        if model is None:
-            return
-        estimator = self.estimator
-        if self._biggest is None:
-            self._biggest = model.biggest(estimator)
-            self._biggest_rank = -1
-        if not self._biggest:
-            self.notify("no sizes known under this estimator yet", severity="warning", timeout=2)
-            return
-        self._biggest_rank = (self._biggest_rank + 1) % len(self._biggest)
-        self.transcript.move_to(self._biggest[self._biggest_rank])
-        self.notify(f"#{self._biggest_rank + 1} largest ({ESTIMATOR_LABELS[estimator]})", timeout=1.5)
+        if self.model is not None:
+            self.navigator.next_biggest(self.model, self.estimator)
 
     def action_show_message(self) -> None:
         tabs = self.query_one("#tabs", TabbedContent)
@@ -574,10 +519,7 @@ class InspectorScreen(Screen):
         )
 
     def action_help(self) -> None:
-        rows = []
-        for binding in [*self.BINDINGS, *Transcript.BINDINGS]:
-            assert isinstance(binding, Binding)
-            rows.append((binding.key.replace("question_mark", "?").replace("slash", "/"), binding.description, binding.tooltip or ""))
+        rows = help_rows([*self.BINDINGS, *Transcript.BINDINGS])
         rows.append(("ctrl+p", "Command palette", "Every action by name, themes too"))
         rows.append(("q", "Quit", ""))
         self.app.push_screen(HelpScreen(rows, f"Session Inspector · {self.path.name}"))
@@ -586,16 +528,9 @@ class InspectorScreen(Screen):
         if self.can_go_back and len(self.app.screen_stack) > 1:
             self.app.pop_screen()
 
-    def palette_commands(self) -> list[tuple[str, str, Callable[[], object]]]:
+    def palette_commands(self) -> list[PaletteCommand]:
         """Every action of this screen for the command palette: (title, help, callback)."""
-        out: list[tuple[str, str, Callable[[], object]]] = []
-        seen: set[str] = set()
-        for binding in self.BINDINGS:
-            assert isinstance(binding, Binding)
-            if binding.action in seen:
-                continue
-            seen.add(binding.action)
-            out.append((binding.description, f"{binding.tooltip} ({binding.key})", lambda a=binding.action: self.run_action(a)))
+        out = binding_commands(self, self.BINDINGS)
         for est in ESTIMATORS:
             out.append((f"Estimator: {ESTIMATOR_LABELS[est]}", "Show sizes under this estimator", lambda e=est: self.set_estimator(e)))
         out.append(("Jump to first row", "home / g", self.transcript.action_first))
