@@ -81,7 +81,7 @@ MARK_KINDS: dict[MarkKind, MarkKindInfo] = {
 
 
 def _payload_json(payload: Any) -> Any:
-    if payload is None or isinstance(payload, (str, int, float, bool)):
+    if payload is None or isinstance(payload, (str, int, float, bool, dict, list)):
         return payload
     to_json = getattr(payload, "to_json", None)
     if callable(to_json):

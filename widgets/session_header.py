@@ -37,6 +37,8 @@ class SessionHeader(Widget):
         height: 2;
         background: $panel;
         padding: 0 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
         & > .header--title { color: $text; text-style: bold; }
         & > .header--muted { color: $text-muted; }
         & > .header--ok { color: $text-success; text-style: bold; }
