@@ -125,7 +125,7 @@ def estimator_ratios(session: Session, ctx: m.SessionContext, tiktoken_counts: l
     running_tiktoken = 0
     est_sum = {k: 0 for k in ESTIMATORS}
     tik_sum = 0
-    recorded_sum = 0
+    recorded_sum: int | float = 0
     samples = 0
     for pos, row in enumerate(ctx.messages):
         e = entries[row.entry_index]
@@ -143,8 +143,9 @@ def estimator_ratios(session: Session, ctx: m.SessionContext, tiktoken_counts: l
         if row.estimates:
             for k in ESTIMATORS:
                 running[k] += getattr(row.estimates, k)
-        if tiktoken_counts is not None and tiktoken_counts[pos] is not None:
-            running_tiktoken += tiktoken_counts[pos]
+        count = tiktoken_counts[pos] if tiktoken_counts is not None else None
+        if count is not None:
+            running_tiktoken += count
     out: dict[str, Any] = {"samples": samples, "recorded_prompt_tokens": recorded_sum}
     if recorded_sum:
         out["pi_tokens"] = round(est_sum["pi_tokens"] / recorded_sum, 4)
@@ -227,7 +228,7 @@ def context_report(
     rows = []
     for pos, row in enumerate(ctx.messages):
         e = entries[row.entry_index]
-        est = row.estimates.to_json() if row.estimates else {k: 0 for k in ESTIMATORS}
+        est: dict[str, int | None] = {**(row.estimates.to_json() if row.estimates else {k: 0 for k in ESTIMATORS})}
         est["tiktoken"] = counts[pos] if counts is not None else None
         rows.append(
             {

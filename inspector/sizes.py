@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from . import model as m
 from .breakdown import ESTIMATOR_FIELDS
@@ -32,7 +33,7 @@ def estimate_sizes(messages: Sequence[m.ContextMessage], estimator: str, start: 
     i = ESTIMATOR_FIELDS.index(estimator)
     out = int_array()
     for r in messages[start:stop]:
-        packed = getattr(r, "est_packed", _NO_PACKED)
+        packed: Any = getattr(r, "est_packed", _NO_PACKED)
         if packed is _NO_PACKED:
             est = r.estimates
             out.append(getattr(est, estimator) if est else 0)
