@@ -2,7 +2,9 @@
 
 Never one widget per message: `render_line(y)` builds the strip for row `scroll_y + y` from entry metadata
 (kept in memory by the engine) and a preview read from disk for that row only, cached in an LRU. Previews of
-very long lines, and tiktoken counts, are loaded in thread workers; rows show a placeholder until they arrive.
+very long lines, and tiktoken counts, are loaded in thread workers that post `PreviewsLoaded` / `CountsLoaded`
+back; rows show a placeholder until they arrive. Row marks (`TranscriptModel.marks`) are drawn as
+`widgets.transcript.marks` says: a marker glyph, dimmed rows, a rule between rows.
 """
 
 from __future__ import annotations
