@@ -33,7 +33,7 @@ from ..notice_bar import NoticeBar
 from ..options import InspectorOptions
 from ..session_header import HeaderData, SessionHeader
 from ..transcript.columns import TranscriptColumns
-from ..transcript.model import ESTIMATOR_LABELS, ESTIMATORS, TranscriptModel, breakdown_field
+from ..transcript.model import ESTIMATOR_LABELS, ESTIMATOR_UNITS, ESTIMATORS, TranscriptModel, breakdown_field
 from ..transcript.new_entries import NewEntriesIndicator
 from ..transcript.navigation import SearchDone, TranscriptNavigator
 from ..transcript.search_bar import SearchBar
@@ -267,7 +267,7 @@ class InspectorScreen(Screen):
             self._apply_figures(message.figures)
 
     def _unit(self) -> str:
-        return "chars" if self.estimator == "prune" else "tok"
+        return ESTIMATOR_UNITS[self.estimator]
 
     def _update_columns(self) -> None:
         columns = self.query_one("#columns", TranscriptColumns)
