@@ -1,20 +1,26 @@
 """The figures the CLI prints and the UI shows, computed once here (the UI never computes).
 
-`session_stats` is `stats --json`; `context_report` is `context --json`. Field names are a stable contract
-(documented in the README): add fields freely, never rename.
+`context_overview` and `session_figures` build the typed figures of `inspector.overview` that the inspector's
+header, gauge, breakdown and notice bar render; `session_stats` (`stats --json`) and `context_report`
+(`context --json`) print the same objects. Field names are a stable contract (documented in the README): add
+fields freely, never rename.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, Mapping
 
 from . import model as m
 from .breakdown import context_breakdown
+from .config import load_openclaw_config
+from .overview import ContextOverview, ContextUsage, SessionFigures, guard_to_json, window_to_json
 from .session import Session
+from .sizes import estimate_sizes, running_totals
 from .tokens import calculate_context_tokens, get_token_counter
-from .window import ContextWindow, evaluate_context_window_guard, resolve_context_window
+from .window import ContextWindow, Guard, evaluate_context_window_guard, resolve_context_window
 
 ESTIMATORS = ("pi_tokens", "openclaw_prune_chars", "openclaw_compaction_tokens", "tool_guard_chars")
 USAGE_FIELDS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
@@ -29,29 +35,34 @@ class WindowOptions:
     override: int | None = None
 
 
+def load_window_options(
+    config_path: Path | None, override: int | None, *, env: Mapping[str, str] | None = None, home: Path | None = None
+) -> tuple[WindowOptions, str | None]:
+    """OpenClaw's config (never fatal: a broken file gives `{}` and a one-line error) and the window override."""
+    loaded = load_openclaw_config(config_path, env=env, home=home)
+    return WindowOptions(config=loaded.data, override=override), loaded.error
+
+
 def window_for(ctx: m.SessionContext, options: WindowOptions) -> ContextWindow:
+    """OpenClaw's context window for the context's model under `options` (`resolve_context_window`)."""
     model = ctx.model or {}
     return resolve_context_window(model.get("provider"), model.get("modelId"), options.config, options.override)
 
 
-def guard_json(window: ContextWindow, model: dict[str, Any] | None = None) -> dict[str, Any]:
+def window_guard(window: ContextWindow, model: dict[str, Any] | None = None) -> Guard:
     """OpenClaw's window guard for `window` (warn below 32000, block below 16000), with its own log text."""
     model = model or {}
-    g = evaluate_context_window_guard(window, provider=model.get("provider"), model_id=model.get("modelId"))
-    return {
-        "level": g.level,
-        "warn_below": g.warn_below,
-        "hard_min": g.hard_min,
-        "message": g.message,
-    }
+    return evaluate_context_window_guard(window, provider=model.get("provider"), model_id=model.get("modelId"))
+
+
+def guard_json(window: ContextWindow, model: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`window_guard(window, model)` as JSON (`level`, `warn_below`, `hard_min`, `message`)."""
+    return guard_to_json(window_guard(window, model))
 
 
 def window_json(window: ContextWindow) -> dict[str, Any]:
-    out = {"tokens": window.tokens, "source": window.source}
-    capped = getattr(window, "capped_by", None)
-    if capped:
-        out["capped_by"] = capped
-    return out
+    """`window` as JSON (`tokens`, `source`, optional `capped_by`)."""
+    return window_to_json(window)
 
 
 def sum_usage(entries: list[m.Entry]) -> dict[str, Any]:
@@ -114,7 +125,7 @@ def estimator_ratios(session: Session, ctx: m.SessionContext, tiktoken_counts: l
     running_tiktoken = 0
     est_sum = {k: 0 for k in ESTIMATORS}
     tik_sum = 0
-    recorded_sum = 0
+    recorded_sum: int | float = 0
     samples = 0
     for pos, row in enumerate(ctx.messages):
         e = entries[row.entry_index]
@@ -132,8 +143,9 @@ def estimator_ratios(session: Session, ctx: m.SessionContext, tiktoken_counts: l
         if row.estimates:
             for k in ESTIMATORS:
                 running[k] += getattr(row.estimates, k)
-        if tiktoken_counts is not None and tiktoken_counts[pos] is not None:
-            running_tiktoken += tiktoken_counts[pos]
+        count = tiktoken_counts[pos] if tiktoken_counts is not None else None
+        if count is not None:
+            running_tiktoken += count
     out: dict[str, Any] = {"samples": samples, "recorded_prompt_tokens": recorded_sum}
     if recorded_sum:
         out["pi_tokens"] = round(est_sum["pi_tokens"] / recorded_sum, 4)
@@ -160,6 +172,48 @@ def tiktoken_counts_for(session: Session, ctx: m.SessionContext, encoding: str |
     return counts, info
 
 
+def context_overview(session: Session, ctx: m.SessionContext, window_options: WindowOptions) -> ContextOverview:
+    """The headline figures of `ctx`: file facts, model, OpenClaw's window and guard, pi's context-now estimate."""
+    window = window_for(ctx, window_options)
+    header = session.header or {}
+    session_id = header.get("id")
+    return ContextOverview(
+        file=str(session.path),
+        format=session.format,
+        version=session.version,
+        valid=session.valid,
+        size_bytes=session.file_size,
+        entries=len(session.entries),
+        session_name=session.tree.session_name,
+        session_id=session_id if isinstance(session_id, str) else None,
+        leaf_id=ctx.leaf_id,
+        model=ctx.model,
+        thinking_level=ctx.thinking_level,
+        window=window,
+        guard=window_guard(window, ctx.model),
+        usage=ContextUsage.from_json(last_context_usage(session, ctx)),
+    )
+
+
+def session_figures(
+    session: Session,
+    ctx: m.SessionContext,
+    window_options: WindowOptions,
+    estimator: str = "pi_tokens",
+    top: int = 10,
+    previous: SessionFigures | None = None,
+) -> SessionFigures:
+    """Overview, breakdown (under the estimator field `estimator`, `top` largest) and diagnostics of `ctx`.
+
+    With `previous`, its breakdown and diagnostics (linear in the session's size) are reused and only the
+    overview is recomputed: the cheap path for frequent live refreshes of very large sessions.
+    """
+    overview = context_overview(session, ctx, window_options)
+    if previous is not None:
+        return SessionFigures(overview, previous.breakdown, previous.diagnostics)
+    return SessionFigures(overview, context_breakdown(session, ctx, estimator, top=top), tuple(session.all_diagnostics(ctx)))
+
+
 def context_report(
     session: Session,
     ctx: m.SessionContext,
@@ -167,16 +221,15 @@ def context_report(
     encoding: str | None = "cl100k_base",
 ) -> dict[str, Any]:
     """`context --json`: one row per context message with every estimator, plus window and guard."""
-    window = window_for(ctx, window_options)
+    overview = context_overview(session, ctx, window_options)
     counts, tik_info = tiktoken_counts_for(session, ctx, encoding)
+    cumulative = running_totals(estimate_sizes(ctx.messages, "pi_tokens"))
     entries = session.entries
     rows = []
-    cumulative = 0
     for pos, row in enumerate(ctx.messages):
         e = entries[row.entry_index]
-        est = row.estimates.to_json() if row.estimates else {k: 0 for k in ESTIMATORS}
+        est: dict[str, int | None] = {**(row.estimates.to_json() if row.estimates else {k: 0 for k in ESTIMATORS})}
         est["tiktoken"] = counts[pos] if counts is not None else None
-        cumulative += est["pi_tokens"]
         rows.append(
             {
                 "index": row.index,
@@ -186,26 +239,26 @@ def context_report(
                 "role": row.role,
                 "tool_name": row.tool_name,
                 "estimates": est,
-                "cumulative_pi_tokens": cumulative,
+                "cumulative_pi_tokens": cumulative[pos],
                 "usage": row.usage,
                 "excluded_from_llm": row.excluded_from_llm,
                 "timestamp": e.message_timestamp,
             }
         )
     return {
-        "file": str(session.path),
-        "format": session.format,
-        "version": session.version,
-        "leaf_id": ctx.leaf_id,
-        "model": ctx.model,
-        "thinking_level": ctx.thinking_level,
-        "context_window": window_json(window),
-        "guard": guard_json(window, ctx.model),
+        "file": overview.file,
+        "format": overview.format,
+        "version": overview.version,
+        "leaf_id": overview.leaf_id,
+        "model": overview.model,
+        "thinking_level": overview.thinking_level,
+        "context_window": window_to_json(overview.window),
+        "guard": guard_to_json(overview.guard),
         "tiktoken": tik_info,
         "totals": {
             **{k: sum(r["estimates"][k] for r in rows) for k in ESTIMATORS},
             "tiktoken": sum(c for c in counts if c is not None) if counts is not None else None,
-            "estimate_context_tokens": last_context_usage(session, ctx),
+            "estimate_context_tokens": overview.usage.to_json(),
         },
         "diagnostics": [d.to_json() for d in session.all_diagnostics(ctx)],
         "messages": rows,
@@ -240,7 +293,8 @@ def session_stats(
     """`stats --json`: counts, tree shape, compactions, models, token totals, usage, window, diagnostics."""
     ctx = session.context(leaf_id)
     entries = session.entries
-    window = window_for(ctx, window_options)
+    figures = session_figures(session, ctx, window_options, "pi_tokens", top=10)
+    overview = figures.overview
     by_type = Counter(e.type for e in entries)
     by_role = Counter(e.role for e in entries if e.type == m.MESSAGE and e.role)
     on_path = set(ctx.path)
@@ -267,17 +321,16 @@ def session_stats(
     ctx_totals = {k: sum(getattr(r.estimates, k) for r in ctx.messages if r.estimates) for k in ESTIMATORS}
     ctx_totals["tiktoken"] = sum(c for c in counts if c is not None) if counts is not None else None
     path_entries = [entries[i] for i in ctx.path]
-    context_usage = last_context_usage(session, ctx)
     return {
-        "file": str(session.path),
-        "format": session.format,
-        "version": session.version,
-        "valid": session.valid,
-        "size_bytes": session.file_size,
+        "file": overview.file,
+        "format": overview.format,
+        "version": overview.version,
+        "valid": overview.valid,
+        "size_bytes": overview.size_bytes,
         "header": _header_json(session.header),
-        "session_name": session.tree.session_name,
-        "entries": {"total": len(entries), "by_type": dict(sorted(by_type.items())), "by_role": dict(sorted(by_role.items()))},
-        "leaf_id": ctx.leaf_id,
+        "session_name": overview.session_name,
+        "entries": {"total": overview.entries, "by_type": dict(sorted(by_type.items())), "by_role": dict(sorted(by_role.items()))},
+        "leaf_id": overview.leaf_id,
         "tree": {
             "roots": len(session.tree.roots()),
             "orphans": len(session.tree.orphans()),
@@ -288,21 +341,21 @@ def session_stats(
         },
         "compactions": compactions,
         "models": [{"provider": p, "model": mo, "assistant_messages": n} for (p, mo), n in models.most_common()],
-        "model": ctx.model,
-        "thinking_level": ctx.thinking_level,
+        "model": overview.model,
+        "thinking_level": overview.thinking_level,
         "context": {
             "messages": len(ctx.messages),
             "estimates": ctx_totals,
-            "estimate_context_tokens": context_usage,
+            "estimate_context_tokens": overview.usage.to_json(),
             "tiktoken": tik_info,
             "estimator_ratios": estimator_ratios(session, ctx, counts),
-            "breakdown": context_breakdown(session, ctx, "pi_tokens", top=10),
+            "breakdown": figures.breakdown.to_json(),
         },
         "usage": {"all_entries": sum_usage(entries), "active_path": sum_usage(path_entries)},
-        "context_window": window_json(window),
-        "guard": guard_json(window, ctx.model),
-        "context_fill": round(context_usage["tokens"] / window.tokens, 4) if window.tokens else None,
-        "diagnostics": [d.to_json() for d in session.all_diagnostics(ctx)],
+        "context_window": window_to_json(overview.window),
+        "guard": guard_to_json(overview.guard),
+        "context_fill": overview.fill,
+        "diagnostics": [d.to_json() for d in figures.diagnostics],
     }
 
 

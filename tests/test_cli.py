@@ -100,3 +100,23 @@ def test_untrusted_text_is_inert_in_text_output(tmp_path):
     assert r.returncode == 0
     assert "\x1b" not in r.stdout and "\x07" not in r.stdout
     assert "[bold red]X[/]" in r.stdout and "\\x1b[31m" in r.stdout
+
+
+def test_ls_figures_are_the_browsers(tmp_path):
+    """`ls --figures` adds what the session browser shows (`inspector.summary`), in the table and in JSON."""
+    from inspector.summary import summarize_session
+
+    good = sample(tmp_path)
+    (tmp_path / "cc.jsonl").write_text('{"type":"user","uuid":"a"}\n', encoding="utf-8")
+    plain = json.loads(cli("ls", tmp_path, "--json").stdout)
+    assert all("figures" not in s for s in plain["sessions"])
+    data = json.loads(cli("ls", tmp_path, "--json", "--figures").stdout)
+    by_name = {s["path"].rsplit("/", 1)[-1]: s for s in data["sessions"]}
+    assert set(by_name) == {"s.jsonl", "cc.jsonl"}
+    assert by_name["s.jsonl"]["figures"] == summarize_session(good).to_json()
+    assert by_name["s.jsonl"]["figures"]["messages"] > 0 and by_name["s.jsonl"]["figures"]["compactions"] == 1
+    assert by_name["cc.jsonl"]["figures"]["error"] == "not an OpenClaw / pi session"
+    assert {k for k in plain["sessions"][0]} <= set(by_name["s.jsonl"])  # only `figures` is added
+    text = cli("ls", tmp_path, "--figures")
+    assert text.returncode == 0 and "Msgs" in text.stdout and "Context" in text.stdout
+    assert f"{by_name['s.jsonl']['figures']['context_tokens']:,}" in text.stdout

@@ -18,7 +18,6 @@ import json5
 import pytest
 from hypothesis import given, settings
 from test_pruning_snippet import effective_settings
-from test_ui_support import run
 from textual.app import App
 from textual.widgets import Checkbox, Input, Static, TextArea
 
@@ -28,13 +27,15 @@ from inspector.pruning.pruner import ACTION_HARD_CLEAR, ACTION_KEEP, ACTION_SOFT
 from inspector.pruning.settings import resolve_settings
 from inspector.pruning.snippet import settings_snippet, with_context_pruning_edits
 from inspector.session import open_session
-from widgets.pruning_diff import PruningDiff
-from widgets.pruning_gate import PruningGate
-from widgets.pruning_messages import PruningMessageList
-from widgets.pruning_settings import FIELDS_BY_KEY, SETTING_FIELDS, PruningSettingsPanel, format_setting, parse_setting
-from widgets.pruning_snippet import PruningSnippetDialog
-from widgets.pruning_totals import PruningTotals
-from widgets.screens.pruning import PruningScreen
+from widgets.pruning.diff import PruningDiff
+from widgets.pruning.gate import PruningGate
+from widgets.pruning.messages import PruningMessageList
+from widgets.pruning.settings import FIELDS_BY_KEY, SETTING_FIELDS, PruningSettingsPanel, format_setting, parse_setting
+from widgets.pruning.snippet import PruningSnippetDialog
+from widgets.pruning.screen import PruningScreen
+from widgets.pruning.totals import PruningTotals
+
+pytest_plugins = ["ui_support"]
 
 START = "2026-03-01T10:00:00.000Z"
 CONFIG = {"agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}}}
@@ -179,142 +180,123 @@ def test_parse_setting_rejects_what_openclaw_would_silently_change():
 # ---------------------------------------------------------------------------------------------------------- behaviour
 
 
-def test_overlay_shows_gate_actions_and_totals(fixture):
+@pytest.mark.anyio
+async def test_overlay_shows_gate_actions_and_totals(fixture, ui):
     session, touch = fixture
     want = expected(session, touch)
     assert want.gate.open and changed(want) == [2, 4, 6, 8, 10]
-
-    async def body():
-        app = make_app(session, touch)
-        async with app.run_test(size=SIZE) as pilot:
-            screen = await settle(pilot)
-            assert screen.preview.to_json() == want.to_json()
-            listed = screen.query_one(PruningMessageList)
-            assert listed.indexes == [2, 4, 6, 8, 10]
-            rows = [listed.get_option_at_index(k).prompt.plain for k in range(listed.option_count)]
-            assert rows[0].startswith("#2   read       soft trim") and "23,520 →   3,087" in rows[0]
-            assert all("expired 55m 00s ago" in r for r in rows)
-            gate = text_of(screen.query_one(PruningGate))
-            assert "Gate OPEN" in gate and "ttl 5m 00s (default)" in gate and "would prune on the next request: yes" in gate
-            totals = text_of(screen.query_one(PruningTotals))
-            t = want.totals_json()
-            assert f"{t['chars_before']:,}" in totals and f"{t['chars_after']:,}" in totals and f"{t['chars_saved']:,}" in totals
-            assert f"${t['cache_write_avoided']['usd']['chars_div_4']:,.4f}" in totals
-            diff = screen.query_one(PruningDiff)
-            after = str(diff.query_one("#diff-after-body", Static).render())
-            assert after.endswith("[Tool result trimmed: kept first 1500 chars and last 1500 chars of 23520 chars.]")
-            assert str(diff.query_one("#diff-after", Static.__mro__[1]).border_title) == "after · soft trim · 3,087 chars"
-            await pilot.press("down")
-            await pilot.pause()
-            assert screen.selected == 4 and diff.index == 4
-            await pilot.press("down")  # #6: a short result with an image: only the image changes
-            await pilot.pause()
-            before = str(diff.query_one("#diff-before-body", Static).render())
-            after = str(diff.query_one("#diff-after-body", Static).render())
-            assert before.count("dashboard: 429 errors rising") == 1 and "[image image/png · " in before
-            assert after == "dashboard: 429 errors rising\n[image removed during context pruning]"
-
-    run(body())
+    pilot = await ui.run(make_app(session, touch), SIZE)
+    screen = await settle(pilot)
+    assert screen.preview.to_json() == want.to_json()
+    listed = screen.query_one(PruningMessageList)
+    assert listed.indexes == [2, 4, 6, 8, 10]
+    rows = [listed.get_option_at_index(k).prompt.plain for k in range(listed.option_count)]
+    assert rows[0].startswith("#2   read       soft trim") and "23,520 →   3,087" in rows[0]
+    assert all("expired 55m 00s ago" in r for r in rows)
+    gate = text_of(screen.query_one(PruningGate))
+    assert "Gate OPEN" in gate and "ttl 5m 00s (default)" in gate and "would prune on the next request: yes" in gate
+    totals = text_of(screen.query_one(PruningTotals))
+    t = want.totals_json()
+    assert f"{t['chars_before']:,}" in totals and f"{t['chars_after']:,}" in totals and f"{t['chars_saved']:,}" in totals
+    assert f"${t['cache_write_avoided']['usd']['chars_div_4']:,.4f}" in totals
+    diff = screen.query_one(PruningDiff)
+    after = str(diff.query_one("#diff-after-body", Static).render())
+    assert after.endswith("[Tool result trimmed: kept first 1500 chars and last 1500 chars of 23520 chars.]")
+    assert str(diff.query_one("#diff-after", Static.__mro__[1]).border_title) == "after · soft trim · 3,087 chars"
+    await pilot.press("down")
+    await pilot.pause()
+    assert screen.selected == 4 and diff.index == 4
+    await pilot.press("down")  # #6: a short result with an image: only the image changes
+    await pilot.pause()
+    before = str(diff.query_one("#diff-before-body", Static).render())
+    after = str(diff.query_one("#diff-after-body", Static).render())
+    assert before.count("dashboard: 429 errors rising") == 1 and "[image image/png · " in before
+    assert after == "dashboard: 429 errors rising\n[image removed during context pruning]"
 
 
-def test_editing_soft_trim_max_chars_changes_actions_and_totals(fixture):
+@pytest.mark.anyio
+async def test_editing_soft_trim_max_chars_changes_actions_and_totals(fixture, ui):
     session, touch = fixture
     want = expected(session, touch, edits={"softTrim.maxChars": 10_000})
     assert changed(want) == [2, 4, 6]  # read 23,520 and exec 16,390 raw chars; the image result always changes
-
-    async def body():
-        app = make_app(session, touch)
-        async with app.run_test(size=SIZE) as pilot:
-            screen = await settle(pilot)
-            before_totals = text_of(screen.query_one(PruningTotals))
-            await type_into(pilot, "softTrim.maxChars", "10000")
-            screen = await settle(pilot)
-            assert screen.edits == {"softTrim.maxChars": 10_000}
-            assert screen.preview.to_json() == want.to_json()
-            assert screen.query_one(PruningMessageList).indexes == [2, 4, 6]
-            totals = text_of(screen.query_one(PruningTotals))
-            assert totals != before_totals and f"{want.totals_json()['chars_after']:,}" in totals
-            assert screen.query_one("#row-setting-softTrim-maxChars").has_class("-edited")
-
-    run(body())
+    pilot = await ui.run(make_app(session, touch), SIZE)
+    screen = await settle(pilot)
+    before_totals = text_of(screen.query_one(PruningTotals))
+    await type_into(pilot, "softTrim.maxChars", "10000")
+    screen = await settle(pilot)
+    assert screen.edits == {"softTrim.maxChars": 10_000}
+    assert screen.preview.to_json() == want.to_json()
+    assert screen.query_one(PruningMessageList).indexes == [2, 4, 6]
+    totals = text_of(screen.query_one(PruningTotals))
+    assert totals != before_totals and f"{want.totals_json()['chars_after']:,}" in totals
+    assert screen.query_one("#row-setting-softTrim-maxChars").has_class("-edited")
 
 
-def test_typing_is_debounced_into_one_preview(fixture):
+@pytest.mark.anyio
+async def test_typing_is_debounced_into_one_preview(fixture, ui):
     session, touch = fixture
-
-    async def body():
-        app = make_app(session, touch, debounce=0.3)
-        async with app.run_test(size=SIZE) as pilot:
-            screen = await settle(pilot)
-            generation = screen._generation
-            panel = screen.query_one(PruningSettingsPanel)
-            for text in ("1", "10", "100", "1000", "10000"):
-                panel.set_value("softTrim.maxChars", text)
-                await pilot.pause()
-            assert screen._generation == generation  # still waiting for a quiet moment
-            screen = await settle(pilot)
-            assert screen._generation == generation + 1 and screen.edits == {"softTrim.maxChars": 10_000}
-
-    run(body())
+    pilot = await ui.run(make_app(session, touch, debounce=0.3), SIZE)
+    screen = await settle(pilot)
+    generation = screen._generation
+    panel = screen.query_one(PruningSettingsPanel)
+    for text in ("1", "10", "100", "1000", "10000"):
+        panel.set_value("softTrim.maxChars", text)
+        await pilot.pause()
+    assert screen._generation == generation  # still waiting for a quiet moment
+    screen = await settle(pilot)
+    assert screen._generation == generation + 1 and screen.edits == {"softTrim.maxChars": 10_000}
 
 
-def test_invalid_ratio_shows_an_error_and_keeps_the_preview(fixture):
+@pytest.mark.anyio
+async def test_invalid_ratio_shows_an_error_and_keeps_the_preview(fixture, ui):
     session, touch = fixture
-
-    async def body():
-        app = make_app(session, touch)
-        async with app.run_test(size=SIZE) as pilot:
-            screen = await settle(pilot)
-            shown = screen.preview
-            generation = screen._generation
-            field = screen.query_one("#setting-softTrimRatio", Input)
-            field.focus()
-            screen.query_one(PruningSettingsPanel).set_value("softTrimRatio", "1.5")  # as if pasted
-            await pilot.pause(0.1)
-            screen = await settle(pilot)
-            error = screen.query_one("#error-setting-softTrimRatio", Static)
-            assert error.has_class("-shown") and "a number from 0 to 1" in str(error.render())
-            assert screen.query_one("#setting-softTrimRatio", Input).has_class("-invalid")
-            assert screen.has_class("-invalid") and "Invalid setting (softTrimRatio" in str(screen.query_one("#pruning-status", Static).render())
-            assert screen.preview is shown and screen._generation == generation
-            assert screen.query_one(PruningMessageList).indexes == [2, 4, 6, 8, 10]
-            await pilot.press("end", "backspace", "backspace")  # "1": valid again (soft trim needs 100% of the window)
-            screen = await settle(pilot)
-            assert not error.has_class("-shown") and not screen.has_class("-invalid")
-            assert screen.preview is not shown and screen.preview.result.stage == "below_soft_trim_ratio"
-            assert screen.query_one(PruningMessageList).indexes == []
-
-    run(body())
+    pilot = await ui.run(make_app(session, touch), SIZE)
+    screen = await settle(pilot)
+    shown = screen.preview
+    generation = screen._generation
+    field = screen.query_one("#setting-softTrimRatio", Input)
+    field.focus()
+    screen.query_one(PruningSettingsPanel).set_value("softTrimRatio", "1.5")  # as if pasted
+    await pilot.pause(0.1)
+    screen = await settle(pilot)
+    error = screen.query_one("#error-setting-softTrimRatio", Static)
+    assert error.has_class("-shown") and "a number from 0 to 1" in str(error.render())
+    assert screen.query_one("#setting-softTrimRatio", Input).has_class("-invalid")
+    assert screen.has_class("-invalid") and "Invalid setting (softTrimRatio" in str(screen.query_one("#pruning-status", Static).render())
+    assert screen.preview is shown and screen._generation == generation
+    assert screen.query_one(PruningMessageList).indexes == [2, 4, 6, 8, 10]
+    await pilot.press("end", "backspace", "backspace")  # "1": valid again (soft trim needs 100% of the window)
+    screen = await settle(pilot)
+    assert not error.has_class("-shown") and not screen.has_class("-invalid")
+    assert screen.preview is not shown and screen.preview.result.stage == "below_soft_trim_ratio"
+    assert screen.query_one(PruningMessageList).indexes == []
 
 
-def test_force_toggles_the_gate(fixture):
+@pytest.mark.anyio
+async def test_force_toggles_the_gate(fixture, ui):
     session, touch = fixture
     now = touch + 60_000  # one minute after the touch: the 5m cache is still warm
     want = expected(session, touch, now_ms=now, force=True)
-
-    async def body():
-        app = make_app(session, touch, now_ms=now)
-        async with app.run_test(size=SIZE) as pilot:
-            screen = await settle(pilot)
-            assert not screen.preview.gate.open and not screen.preview.applied
-            assert screen.query_one(PruningMessageList).indexes == []
-            assert "Gate closed" in str(screen.query_one("#pruning-status", Static).render())
-            assert "Gate closed" in text_of(screen.query_one(PruningGate))
-            await pilot.press("f")
-            screen = await settle(pilot)
-            assert screen.force and screen.query_one("#pruning-force", Checkbox).value
-            assert screen.preview.applied and screen.preview.gate.forced
-            assert screen.preview.to_json() == want.to_json()
-            assert screen.query_one(PruningMessageList).indexes == [2, 4, 6, 8, 10]
-            assert "FORCED" in text_of(screen.query_one(PruningGate))
-            await pilot.click("#pruning-force")
-            screen = await settle(pilot)
-            assert not screen.force and not screen.preview.applied
-
-    run(body())
+    pilot = await ui.run(make_app(session, touch, now_ms=now), SIZE)
+    screen = await settle(pilot)
+    assert not screen.preview.gate.open and not screen.preview.applied
+    assert screen.query_one(PruningMessageList).indexes == []
+    assert "Gate closed" in str(screen.query_one("#pruning-status", Static).render())
+    assert "Gate closed" in text_of(screen.query_one(PruningGate))
+    await pilot.press("f")
+    screen = await settle(pilot)
+    assert screen.force and screen.query_one("#pruning-force", Checkbox).value
+    assert screen.preview.applied and screen.preview.gate.forced
+    assert screen.preview.to_json() == want.to_json()
+    assert screen.query_one(PruningMessageList).indexes == [2, 4, 6, 8, 10]
+    assert "FORCED" in text_of(screen.query_one(PruningGate))
+    await pilot.click("#pruning-force")
+    screen = await settle(pilot)
+    assert not screen.force and not screen.preview.applied
 
 
-def test_hard_clear_and_hard_clear_off(fixture):
+@pytest.mark.anyio
+async def test_hard_clear_and_hard_clear_off(fixture, ui):
     session, touch = fixture
     big = {"softTrim.maxChars": 100_000, "hardClearRatio": 0.4}
     cleared = expected(session, touch, edits=big)
@@ -322,110 +304,96 @@ def test_hard_clear_and_hard_clear_off(fixture):
     assert [(i, cleared.actions[i]) for i in changed(cleared)] == [(2, ACTION_HARD_CLEAR), (6, ACTION_SOFT_TRIM)]
     disabled = expected(session, touch, edits=big | {"hardClear.enabled": False})
     assert disabled.result.stage == "hard_clear_disabled" and changed(disabled) == [6]
-
-    async def body():
-        app = make_app(session, touch)
-        async with app.run_test(size=SIZE) as pilot:
-            screen = await settle(pilot)
-            await paste(pilot, "softTrim.maxChars", "100000")
-            await paste(pilot, "hardClearRatio", "0.4")
-            screen = await settle(pilot)
-            assert screen.preview.to_json() == cleared.to_json()
-            listed = screen.query_one(PruningMessageList)
-            assert listed.indexes == [2, 6]
-            listed.highlighted = 0
-            await pilot.pause()
-            diff = screen.query_one(PruningDiff)
-            assert str(diff.query_one("#diff-after-body", Static).render()) == "[Old tool result content cleared]"
-            await paste(pilot, "hardClear.placeholder", "  [gone] ")
-            screen = await settle(pilot)
-            assert str(diff.query_one("#diff-after-body", Static).render()) == "[gone]"
-            screen.query_one(PruningSettingsPanel).set_value("hardClear.enabled", False)
-            screen = await settle(pilot)
-            assert screen.preview.result.stage == "hard_clear_disabled"
-            assert screen.query_one(PruningMessageList).indexes == [6]
-            assert "hardClear.enabled is false" in str(screen.query_one("#pruning-status", Static).render())
-
-    run(body())
+    pilot = await ui.run(make_app(session, touch), SIZE)
+    screen = await settle(pilot)
+    await paste(pilot, "softTrim.maxChars", "100000")
+    await paste(pilot, "hardClearRatio", "0.4")
+    screen = await settle(pilot)
+    assert screen.preview.to_json() == cleared.to_json()
+    listed = screen.query_one(PruningMessageList)
+    assert listed.indexes == [2, 6]
+    listed.highlighted = 0
+    await pilot.pause()
+    diff = screen.query_one(PruningDiff)
+    assert str(diff.query_one("#diff-after-body", Static).render()) == "[Old tool result content cleared]"
+    await paste(pilot, "hardClear.placeholder", "  [gone] ")
+    screen = await settle(pilot)
+    assert str(diff.query_one("#diff-after-body", Static).render()) == "[gone]"
+    screen.query_one(PruningSettingsPanel).set_value("hardClear.enabled", False)
+    screen = await settle(pilot)
+    assert screen.preview.result.stage == "hard_clear_disabled"
+    assert screen.query_one(PruningMessageList).indexes == [6]
+    assert "hardClear.enabled is false" in str(screen.query_one("#pruning-status", Static).render())
 
 
-def test_copy_snippet_is_exactly_the_settings_previewed(fixture):
+@pytest.mark.anyio
+async def test_copy_snippet_is_exactly_the_settings_previewed(fixture, ui):
     session, touch = fixture
-
-    async def body():
-        app = make_app(session, touch)
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            await paste(pilot, "softTrim.maxChars", "10000")
-            await paste(pilot, "tools.deny", "exec, gr*")
-            screen = await settle(pilot)
-            await pilot.click("#pruning-copy")
-            await pilot.pause()
-            dialog = app.screen
-            assert isinstance(dialog, PruningSnippetDialog)
-            settings = screen.preview.resolved.settings
-            assert app.clipboard == settings_snippet(settings) == dialog.query_one(TextArea).text
-            resolved = resolve_settings(json5.loads(app.clipboard)).settings
-            assert resolved.to_json() == settings.to_json()
-            assert resolved.soft_trim.max_chars == 10_000 and resolved.tools == {"deny": ["exec", "gr*"]}
-            await pilot.press("n")
-            await pilot.pause()
-            minimal = json.loads(app.clipboard)["agents"]["defaults"]["contextPruning"]
-            assert minimal == {"mode": "cache-ttl", "softTrim": {"maxChars": 10000}, "tools": {"deny": ["exec", "gr*"]}}
-            assert dialog.query_one(TextArea).text == app.clipboard
-            await pilot.press("escape")
-            await pilot.pause()
-            assert app.screen is screen
-
-    run(body())
+    pilot = await ui.run(make_app(session, touch), SIZE)
+    app = pilot.app
+    await settle(pilot)
+    await paste(pilot, "softTrim.maxChars", "10000")
+    await paste(pilot, "tools.deny", "exec, gr*")
+    screen = await settle(pilot)
+    await pilot.click("#pruning-copy")
+    await pilot.pause()
+    dialog = app.screen
+    assert isinstance(dialog, PruningSnippetDialog)
+    settings = screen.preview.resolved.settings
+    assert app.clipboard == settings_snippet(settings) == dialog.query_one(TextArea).text
+    resolved = resolve_settings(json5.loads(app.clipboard)).settings
+    assert resolved.to_json() == settings.to_json()
+    assert resolved.soft_trim.max_chars == 10_000 and resolved.tools == {"deny": ["exec", "gr*"]}
+    await pilot.press("n")
+    await pilot.pause()
+    minimal = json.loads(app.clipboard)["agents"]["defaults"]["contextPruning"]
+    assert minimal == {"mode": "cache-ttl", "softTrim": {"maxChars": 10000}, "tools": {"deny": ["exec", "gr*"]}}
+    assert dialog.query_one(TextArea).text == app.clipboard
+    await pilot.press("escape")
+    await pilot.pause()
+    assert app.screen is screen
 
 
-def test_untrusted_text_is_inert_and_more_shows_more(fixture):
+@pytest.mark.anyio
+async def test_untrusted_text_is_inert_and_more_shows_more(fixture, ui):
     session, touch = fixture
-
-    async def body():
-        app = make_app(session, touch)
-        async with app.run_test(size=SIZE) as pilot:
-            screen = await settle(pilot)
-            diff = screen.query_one(PruningDiff)
-            before = diff.query_one("#diff-before-body", Static)
-            text = str(before.render())
-            assert text.count(" more chars (m: show more)") == 2  # the 1,500-char head and tail are clipped
-            await pilot.press("m")
-            await pilot.pause()
-            assert "more chars (m: show more)" not in str(before.render()) and "dropped chars (m: show more)" in str(before.render())
-            screen.query_one(PruningMessageList).highlighted = 3  # #8: the hostile read result
-            await pilot.pause()
-            assert diff.index == 8
-            for pane in ("#diff-before-body", "#diff-after-body"):
-                shown = str(diff.query_one(pane, Static).render())
-                assert "[bold]markup[/bold] [link=http://evil.example]link[/link] \\x1b[31mred\\x1b[0m \\x1b]0;title\\x07 end" in shown
-                assert "\x1b" not in shown and "\x07" not in shown
-            assert "\x1b" not in text_of(diff)
-
-    run(body())
+    pilot = await ui.run(make_app(session, touch), SIZE)
+    screen = await settle(pilot)
+    diff = screen.query_one(PruningDiff)
+    before = diff.query_one("#diff-before-body", Static)
+    text = str(before.render())
+    assert text.count(" more chars (m: show more)") == 2  # the 1,500-char head and tail are clipped
+    await pilot.press("m")
+    await pilot.pause()
+    assert "more chars (m: show more)" not in str(before.render()) and "dropped chars (m: show more)" in str(before.render())
+    screen.query_one(PruningMessageList).highlighted = 3  # #8: the hostile read result
+    await pilot.pause()
+    assert diff.index == 8
+    for pane in ("#diff-before-body", "#diff-after-body"):
+        shown = str(diff.query_one(pane, Static).render())
+        assert "[bold]markup[/bold] [link=http://evil.example]link[/link] \\x1b[31mred\\x1b[0m \\x1b]0;title\\x07 end" in shown
+        assert "\x1b" not in shown and "\x07" not in shown
+    assert "\x1b" not in text_of(diff)
 
 
-def test_closing_while_the_preview_runs_is_safe(fixture):
+@pytest.mark.anyio
+async def test_closing_while_the_preview_runs_is_safe(fixture, ui):
     session, touch = fixture
-
-    async def body():
-        app = make_app(session, touch)
-        async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause()
-            screen = app.screen
-            assert isinstance(screen, PruningScreen)
-            screen.request_preview()
-            await pilot.press("escape")
-            for _ in range(20):
-                await pilot.pause(0.05)
-            assert not isinstance(app.screen, PruningScreen)
-            assert not any(w.is_running for w in app.workers)
-
-    run(body())
+    pilot = await ui.run(make_app(session, touch), SIZE)
+    app = pilot.app
+    await pilot.pause()
+    screen = app.screen
+    assert isinstance(screen, PruningScreen)
+    screen.request_preview()
+    await pilot.press("escape")
+    for _ in range(20):
+        await pilot.pause(0.05)
+    assert not isinstance(app.screen, PruningScreen)
+    assert not any(w.is_running for w in app.workers)
 
 
-def test_a_cut_inside_a_surrogate_pair_is_shown_escaped(tmp_path):
+@pytest.mark.anyio
+async def test_a_cut_inside_a_surrogate_pair_is_shown_escaped(tmp_path, ui):
     """headChars 1501 cuts an emoji in half, as OpenClaw does; the overlay shows `\\ud83d` instead of crashing."""
     b = SessionBuilder(seed=9, start=START)
     b.header()
@@ -439,21 +407,17 @@ def test_a_cut_inside_a_surrogate_pair_is_shown_escaped(tmp_path):
     b.cache_ttl()
     session = open_session(b.write(tmp_path / "emoji.jsonl"))
     config = {"agents": {"defaults": {"contextPruning": {"mode": "cache-ttl", "softTrim": {"headChars": 1501}}}}}
-
-    async def body():
-        app = PruningTestApp(session, config=config, now_ms=touch + 3_600_000, context_window=5_000)
-        async with app.run_test(size=SIZE) as pilot:
-            screen = await settle(pilot)
-            assert screen.preview.actions[2] == ACTION_SOFT_TRIM
-            assert "\ud83d" in screen.preview.messages_after[2]["content"][0]["text"]
-            await pilot.press("m", "m")
-            await pilot.pause()
-            after = str(screen.query_one("#diff-after-body", Static).render())
-            assert "😀\\ud83d\n...\n" in after
-            assert "\\ud83d" in text_of(screen.query_one(PruningDiff)) or "ud83d" in after
-            app.export_screenshot()  # renders without an encoding error
-
-    run(body())
+    pilot = await ui.run(PruningTestApp(session, config=config, now_ms=touch + 3_600_000, context_window=5_000), SIZE)
+    app = pilot.app
+    screen = await settle(pilot)
+    assert screen.preview.actions[2] == ACTION_SOFT_TRIM
+    assert "\ud83d" in screen.preview.messages_after[2]["content"][0]["text"]
+    await pilot.press("m", "m")
+    await pilot.pause()
+    after = str(screen.query_one("#diff-after-body", Static).render())
+    assert "😀\\ud83d\n...\n" in after
+    assert "\\ud83d" in text_of(screen.query_one(PruningDiff)) or "ud83d" in after
+    app.export_screenshot()  # renders without an encoding error
 
 
 # ---------------------------------------------------------------------------------------------------------- snapshots

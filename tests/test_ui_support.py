@@ -5,16 +5,15 @@ Also checks the fixtures themselves, so a helper that stops producing what the U
 
 from __future__ import annotations
 
-import asyncio
 from datetime import datetime, timezone
 from pathlib import Path
 
 from inspector.fixtures import SessionBuilder
 from inspector.session import open_session
 from widgets.app import InspectorApp
+from widgets.browser.watch import ManualWatcher
 from widgets.options import FixedClock, InspectorOptions
 from widgets.screenshots import settle as _settle
-from widgets.watch import ManualWatcher
 
 NOW = datetime(2026, 1, 2, 12, 0, 0, tzinfo=timezone.utc)
 HOSTILE = "literal [bold]markup[/bold] [link=http://evil.example]link[/link] \x1b[31mred\x1b[0m \x1b]8;;http://x\x07osc\x1b]8;;\x07 end"
@@ -89,11 +88,6 @@ def make_app(path: Path | None = None, **overrides) -> InspectorApp:
 async def settle(pilot, timeout: float = 15.0) -> None:
     """Wait until no worker (other than the directory watcher) is running and pending messages are handled."""
     await _settle(pilot, timeout)
-
-
-def run(coro) -> None:
-    """Run an async test body."""
-    asyncio.run(coro)
 
 
 def test_basic_fixture_has_every_block_kind(tmp_path):

@@ -1,4 +1,18 @@
-"""The Textual UI of Session Inspector: the app, its screens, and one widget per module.
+"""The Textual UI of Session Inspector. Everything shown comes from `inspector` (the engine): typed figures
+(`inspector.overview`, `inspector.breakdown`, `inspector.summary`), per-row sizes (`inspector.sizes`) and row
+marks (`inspector.marks`); modules here only arrange, format and wire them.
 
-Everything shown comes from `inspector` (the engine); modules here only arrange, format and wire it.
+Layout, by feature:
+  app.py, launch.py, options.py   the app (wires screens, bindings, the command palette), its command line, options
+  commands.py                     command palette provider, help rows and palette commands shared by the screens
+  screens/                        the inspector of one session, its opener and live follower, and the dialogs
+  transcript/                     the transcript widget, its model, columns, previews, marks drawing, search, jumps
+  detail/                         the selected message in full
+  browser/                        the session browser: screen, table, directory watchers
+  pruning/                        the pruning preview screen and its panels
+  compaction/                     the place for the compaction view (empty until it lands)
+  gauge.py, breakdown.py, session_header.py, notice_bar.py   the inspector's side panels and bars
+  heap.py, screenshots.py         GC freezing after a big index; the README's screenshots
+
+Engine work runs in thread workers that post Textual messages (`@on` handlers apply them on the UI thread).
 """

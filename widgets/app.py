@@ -14,7 +14,7 @@ from textual.screen import Screen
 from .commands import ScreenCommands
 from .launch import demo_path, parse_args
 from .options import InspectorOptions
-from .screens.browser import BrowserScreen
+from .browser.screen import BrowserScreen
 from .screens.error import ErrorInfo, ErrorScreen
 from .screens.inspector import InspectorScreen
 

@@ -1,7 +1,8 @@
 """Where the context goes: totals by tool and by role, and the largest messages with jump-to.
 
-The figures are `inspector.breakdown.context_breakdown(session, ctx, estimator, top)`; this widget only lays
-them out. Choosing one of the largest messages asks the screen to move the transcript there.
+The figures are an `inspector.breakdown.Breakdown` (`context_breakdown(session, ctx, estimator, top)`, the object
+`stats --json` prints as `context.breakdown`); this widget only lays it out. Choosing one of the largest messages
+asks the screen to move the transcript there.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from inspector.breakdown import Breakdown
 from inspector.textsafe import one_line
 
-from .previews import compact_number, role_icon
+from .transcript.previews import compact_number, role_icon
 
 SHARE_CELLS = 8
 
@@ -53,7 +55,7 @@ class ContextBreakdown(VerticalScroll):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.data: dict[str, Any] | None = None
+        self.data: Breakdown | None = None
         self.unit = "tok"
 
     def compose(self) -> ComposeResult:
@@ -61,14 +63,14 @@ class ContextBreakdown(VerticalScroll):
         yield Static("Largest messages (Enter to jump)", classes="breakdown-title")
         yield OptionList(id="breakdown-largest")
 
-    def show(self, data: dict[str, Any], unit: str, note: str | None = None) -> None:
+    def show(self, data: Breakdown, unit: str, note: str | None = None) -> None:
         """Show a `context_breakdown` result; `unit` labels the sizes, `note` explains a substituted estimator."""
         self.data = data
         self.unit = unit
-        total = data["total"]
+        total = data.total
         grid = Table.grid(padding=(0, 1))
         grid.add_column()
-        title = Text(f"By tool · {data['estimator']} · total {total:,} {unit}", style="bold")
+        title = Text(f"By tool · {data.estimator} · total {total:,} {unit}", style="bold")
         parts: list[Any] = [title]
         if note:
             parts.append(Text(note, style="italic"))
@@ -77,22 +79,22 @@ class ContextBreakdown(VerticalScroll):
         tools.add_column("calls", justify="right")
         tools.add_column(unit, justify="right", no_wrap=True)
         tools.add_column("share", no_wrap=True)
-        for t in data["by_tool"]:
+        for t in data.by_tool:
             tools.add_row(
-                Text(one_line(t["name"], 16)), str(t["calls"] or t["results"]), compact_number(t["size"]),
-                Text(f"{share_bar(t['share'])} {t['share'] * 100:4.1f}%"),
+                Text(one_line(t.name, 16)), str(t.calls or t.results), compact_number(t.size),
+                Text(f"{share_bar(t.share)} {t.share * 100:4.1f}%"),
             )
-        if not data["by_tool"]:
+        if not data.by_tool:
             tools.add_row(Text("(no tool calls)"), "", "", "")
         roles = Table(box=None, padding=(0, 1), show_edge=False, expand=False, header_style="bold")
         roles.add_column("role", no_wrap=True, max_width=16, overflow="ellipsis")
         roles.add_column("msgs", justify="right")
         roles.add_column(unit, justify="right", no_wrap=True)
         roles.add_column("share", no_wrap=True)
-        for r in data["by_role"]:
+        for r in data.by_role:
             roles.add_row(
-                Text(f"{role_icon(r['name'])} {one_line(r['name'], 14)}"), str(r["messages"]), compact_number(r["size"]),
-                Text(f"{share_bar(r['share'])} {r['share'] * 100:4.1f}%"),
+                Text(f"{role_icon(r.name)} {one_line(r.name, 14)}"), str(r.messages), compact_number(r.size),
+                Text(f"{share_bar(r.share)} {r.share * 100:4.1f}%"),
             )
         for p in parts:
             grid.add_row(p)
@@ -103,12 +105,12 @@ class ContextBreakdown(VerticalScroll):
         self.query_one("#breakdown-tables", Static).update(grid)
         options = self.query_one("#breakdown-largest", OptionList)
         options.clear_options()
-        for item in data["largest"]:
-            label = item["tool_name"] or item["role"]
+        for item in data.largest:
+            label = item.tool_name or item.role
             options.add_option(
                 Option(
-                    Text(f"#{item['index']:<6} {role_icon(item['role'])} {one_line(label, 16):<16} {compact_number(item['size']):>8} {unit}"),
-                    id=f"ctx-{item['index']}",
+                    Text(f"#{item.index:<6} {role_icon(item.role)} {one_line(label, 16):<16} {compact_number(item.size):>8} {unit}"),
+                    id=f"ctx-{item.index}",
                 )
             )
 

@@ -1,34 +1,23 @@
 """The context gauge: how full the context is against the window, and OpenClaw's guard verdict on the window.
 
-The figures come from the engine: `inspector.figures.last_context_usage` (pi's `estimateContextTokens`: last
-recorded usage plus chars/4 of what follows), `window_for` (OpenClaw's window resolution) and
-`inspector.window.evaluate_context_window_guard` (ok / warn / block). The gauge's colour follows the guard; the
-bar turns to the warning colour past 80 % and to the error colour past the window.
+The figures are the engine's `inspector.overview.ContextOverview` (`inspector.figures.context_overview`, the same
+object `stats --json` prints): `usage` is pi's `estimateContextTokens` (last recorded usage plus chars/4 of what
+follows), `window` OpenClaw's window resolution, `guard` its verdict (ok / warn / block) and `fill` the share of
+the window (`context_fill`). The gauge's colour follows the guard; the bar turns to the warning colour past 80 %
+and to the error colour past the window.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import Any
 
 from rich.console import Group
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from inspector.overview import ContextOverview
 from inspector.textsafe import make_inert
-from inspector.window import ContextWindow, Guard
 
 FILL_WARN_AT = 0.8
-
-
-@dataclass(frozen=True)
-class GaugeData:
-    """What the gauge shows: `usage` is `last_context_usage(...)`; `window` and `guard` come from the engine."""
-
-    usage: dict[str, Any]
-    window: ContextWindow
-    guard: Guard
 
 
 class ContextGauge(Widget):
@@ -54,10 +43,10 @@ class ContextGauge(Widget):
     }
     """
 
-    data: reactive[GaugeData | None] = reactive(None, layout=True)
+    data: reactive[ContextOverview | None] = reactive(None, layout=True)
     """The figures shown; None while the session loads."""
 
-    def watch_data(self, data: GaugeData | None) -> None:
+    def watch_data(self, data: ContextOverview | None) -> None:
         level = data.guard.level if data else "ok"
         fill = self._fill(data)
         self.set_class(level == "warn", "-warn")
@@ -66,17 +55,15 @@ class ContextGauge(Widget):
         self.set_class(fill >= 1.0, "-over")
 
     @staticmethod
-    def _fill(data: GaugeData | None) -> float:
-        if data is None or not data.window.tokens:
-            return 0.0
-        return data.usage["tokens"] / data.window.tokens
+    def _fill(data: ContextOverview | None) -> float:
+        return (data.fill or 0.0) if data is not None else 0.0
 
     def render(self):
         data = self.data
         if data is None:
             return Text("context: loading…", style=self.get_component_rich_style("gauge--muted"))
         s = self.get_component_rich_style
-        used = data.usage["tokens"]
+        used = data.usage.tokens
         window = data.window.tokens
         fill = self._fill(data)
         width = max(10, self.content_region.width or 40)
@@ -98,7 +85,7 @@ class ContextGauge(Widget):
             parts.append(Text(make_inert(data.guard.message), style=s("gauge--verdict")))
         parts.append(
             Text(
-                f"last recorded usage {data.usage['usage_tokens']:,} + {data.usage['trailing_tokens']:,} estimated after it",
+                f"last recorded usage {data.usage.usage_tokens:,} + {data.usage.trailing_tokens:,} estimated after it",
                 style=s("gauge--muted"),
             )
         )

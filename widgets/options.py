@@ -13,7 +13,7 @@ from typing import Callable, Mapping
 
 from inspector.clock import Clock, FixedClock, SystemClock
 
-from .watch import DirectoryWatcher
+from .browser.watch import DirectoryWatcher
 
 __all__ = ["Clock", "FixedClock", "SystemClock", "InspectorOptions", "WatcherFactory"]
 

@@ -1,4 +1,8 @@
-"""The header of an open session: file, format and version, model, context window and source, guard, live state."""
+"""The header of an open session: file, format and version, model, context window and source, guard, live state.
+
+Every figure is the engine's `inspector.overview.ContextOverview` (built by `inspector.figures.context_overview`,
+the same object `stats --json` prints); only the live state ("live · checked 12:00:00") is the screen's.
+"""
 
 from __future__ import annotations
 
@@ -9,28 +13,17 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from inspector.overview import ContextOverview
 from inspector.textsafe import one_line
-from inspector.window import ContextWindow, Guard
 
-from .previews import human_bytes
+from .transcript.previews import human_bytes
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HeaderData:
-    """Everything the header shows (figures from the engine)."""
+    """What the header shows: the engine's overview of the context, and the screen's live-follow state."""
 
-    path: Path
-    format: str
-    version: int
-    valid: bool
-    session_name: str | None
-    session_id: str | None
-    model: dict[str, str] | None
-    thinking_level: str
-    window: ContextWindow
-    guard: Guard
-    entries: int
-    size_bytes: int
+    overview: ContextOverview
     live: str = ""
 
 
@@ -44,6 +37,8 @@ class SessionHeader(Widget):
         height: 2;
         background: $panel;
         padding: 0 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
         & > .header--title { color: $text; text-style: bold; }
         & > .header--muted { color: $text-muted; }
         & > .header--ok { color: $text-success; text-style: bold; }
@@ -65,30 +60,32 @@ class SessionHeader(Widget):
         width = max(20, self.content_region.width)
         if data is None:
             return Text(one_line(self.loading_text or "loading…", width * 2), style=s("header--muted"))
+        o = data.overview
+        path = Path(o.file)
         line1 = Text(no_wrap=True, overflow="ellipsis")
-        name = data.session_name or data.session_id or ""
-        line1.append(one_line(data.path.name, 60), s("header--title"))
-        if str(data.path.parent) not in ("", "."):
-            line1.append(f"  {one_line(str(data.path.parent), 60)}", s("header--muted"))
-        line1.append(f"   {data.format} v{data.version}")
-        if data.version < 3:
+        name = o.session_name or o.session_id or ""
+        line1.append(one_line(path.name, 60), s("header--title"))
+        if str(path.parent) not in ("", "."):
+            line1.append(f"  {one_line(str(path.parent), 60)}", s("header--muted"))
+        line1.append(f"   {o.format} v{o.version}")
+        if o.version < 3:
             line1.append(" (migrated in memory)", s("header--muted"))
-        if not data.valid:
+        if not o.valid:
             line1.append("  INVALID for pi", s("header--block"))
         if name:
             line1.append(f"   {one_line(name, 40)}", s("header--muted"))
-        line1.append(f"   {data.entries:,} entries · {human_bytes(data.size_bytes)}", s("header--muted"))
+        line1.append(f"   {o.entries:,} entries · {human_bytes(o.size_bytes)}", s("header--muted"))
         line2 = Text(no_wrap=True, overflow="ellipsis")
-        model = data.model or {}
+        model = o.model or {}
         line2.append("model ", s("header--muted"))
         line2.append(one_line(f"{model.get('provider')}/{model.get('modelId')}", 60) if model else "unknown")
-        line2.append(f" · thinking {one_line(str(data.thinking_level), 10)}", s("header--muted"))
+        line2.append(f" · thinking {one_line(str(o.thinking_level), 10)}", s("header--muted"))
         line2.append(" · window ", s("header--muted"))
-        line2.append(f"{data.window.tokens:,}")
-        src = data.window.source + (f", capped by {data.window.capped_by}" if data.window.capped_by else "")
+        line2.append(f"{o.window.tokens:,}")
+        src = o.window.source + (f", capped by {o.window.capped_by}" if o.window.capped_by else "")
         line2.append(f" ({one_line(src, 60)})", s("header--muted"))
         line2.append(" · guard ", s("header--muted"))
-        line2.append(data.guard.level.upper(), s(f"header--{data.guard.level}"))
+        line2.append(o.guard.level.upper(), s(f"header--{o.guard.level}"))
         if data.live:
             line2.append(f" · {data.live}", s("header--live"))
         text = Text("\n", no_wrap=True).join([line1, line2])

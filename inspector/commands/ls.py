@@ -15,6 +15,7 @@ from rich.text import Text
 
 from inspector.commands._common import EXIT_ERROR, console, print_json
 from inspector.discovery import Discovery, SessionFile, discover_sessions
+from inspector.summary import SessionSummary, summarize_session
 from inspector.textsafe import make_inert
 
 DESCRIPTION = """\
@@ -28,6 +29,9 @@ only its agents/*/sessions dirs).
 Only live transcripts are listed unless --all is given; --all adds archives (.reset./.deleted./.bak
 siblings) and pre-compaction checkpoints (<sessionId>.checkpoint.<uuid>.jsonl) in a second table.
 --json prints {"sessions": [...], "warnings": [...]} with the same selection (live only without --all).
+
+--figures opens every listed file (read only) and adds what the session browser shows: messages in the
+context, pi's context-now estimate, compaction entries and the session name (`figures` in --json).
 """
 
 
@@ -45,6 +49,11 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--all",
         action="store_true",
         help="also list archives (.reset/.deleted/.bak) and compaction checkpoints",
+    )
+    parser.add_argument(
+        "--figures",
+        action="store_true",
+        help="open each file and add messages, context tokens, compactions and name (slower: indexes every file)",
     )
     parser.set_defaults(func=run)
     return parser
@@ -95,6 +104,32 @@ def _session_label(session: SessionFile) -> str | None:
 
 
 Column = tuple[str, Callable[[SessionFile], object | None], dict[str, Any]]
+Figures = dict[Path, SessionSummary]
+
+
+def _figure_columns(figures: Figures | None) -> list[Column]:
+    """The `--figures` columns (none without it); a file that is not a readable session shows `—` and its error."""
+    if figures is None:
+        return []
+
+    def pick(attr: str) -> Callable[[SessionFile], object | None]:
+        def get(s: SessionFile) -> object | None:
+            summary = figures.get(s.path)
+            if summary is None:
+                return None
+            if summary.error:
+                return {"messages": "—", "name": summary.error}.get(attr)
+            value = getattr(summary, attr)
+            return f"{value:,}" if isinstance(value, int) else value
+
+        return get
+
+    return [
+        ("Msgs", pick("messages"), {"justify": "right", "overflow": "fold"}),
+        ("Context", pick("context_tokens"), {"justify": "right", "no_wrap": True}),
+        ("Compact.", pick("compactions"), {"justify": "right", "no_wrap": True}),
+        ("Name", pick("name"), {"overflow": "fold"}),
+    ]
 
 
 def _table(title: str, sessions: list[SessionFile], columns: list[Column]) -> Table:
@@ -112,7 +147,7 @@ def _table(title: str, sessions: list[SessionFile], columns: list[Column]) -> Ta
     return table
 
 
-def _live_table(sessions: list[SessionFile], root: Path | None) -> Table:
+def _live_table(sessions: list[SessionFile], root: Path | None, figures: Figures | None = None) -> Table:
     columns: list[Column] = [
         ("Updated", lambda s: _when(s.sort_time), {"no_wrap": True}),
         ("Source", lambda s: s.source, {"no_wrap": True}),
@@ -120,26 +155,39 @@ def _live_table(sessions: list[SessionFile], root: Path | None) -> Table:
         ("Session", _session_label, {"overflow": "fold"}),
         ("Key", lambda s: s.session_key, {"overflow": "fold"}),
         ("Size", lambda s: _size(s.size), {"justify": "right", "no_wrap": True}),
+        *_figure_columns(figures),
         ("Path", lambda s: _display_path(s.path, root), {"overflow": "fold"}),
     ]
     return _table("Sessions", sessions, columns)
 
 
-def _others_table(sessions: list[SessionFile], root: Path | None) -> Table:
+def _others_table(sessions: list[SessionFile], root: Path | None, figures: Figures | None = None) -> Table:
     columns: list[Column] = [
         ("Kind", lambda s: f"archive:{s.archive_reason}" if s.kind == "archive" else s.kind, {"no_wrap": True}),
         ("When", lambda s: _when(s.archived_at or s.mtime), {"no_wrap": True}),
         ("Agent/cwd", _owner, {"overflow": "fold", "min_width": 9}),
         ("Session", lambda s: s.session_id, {"overflow": "fold"}),
         ("Size", lambda s: _size(s.size), {"justify": "right", "no_wrap": True}),
+        *_figure_columns(figures),
         ("Path", lambda s: _display_path(s.path, root), {"overflow": "fold"}),
     ]
     return _table("Archives and checkpoints", sessions, columns)
 
 
-def _json_payload(discovery: Discovery, include_all: bool) -> dict[str, Any]:
+def _json_payload(discovery: Discovery, include_all: bool, figures: Figures | None = None) -> dict[str, Any]:
     chosen = discovery.sessions if include_all else discovery.live
-    return {"sessions": [s.to_json() for s in chosen], "warnings": list(discovery.warnings)}
+    sessions = []
+    for s in chosen:
+        row = s.to_json()
+        if figures is not None:
+            row["figures"] = figures[s.path].to_json()
+        sessions.append(row)
+    return {"sessions": sessions, "warnings": list(discovery.warnings)}
+
+
+def session_figures(sessions: list[SessionFile]) -> Figures:
+    """`summarize_session` of every file (the session browser's figures)."""
+    return {s.path: summarize_session(s.path) for s in sessions}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -148,9 +196,11 @@ def run(args: argparse.Namespace) -> int:
     include_all = bool(getattr(args, "all", False))
     discovery = discover_sessions(Path(root) if root is not None else None)
     status = EXIT_ERROR if root is not None and not Path(root).is_dir() else 0
+    shown = discovery.sessions if include_all else discovery.live
+    figures = session_figures(shown) if getattr(args, "figures", False) else None
 
     if getattr(args, "json", False):
-        print_json(_json_payload(discovery, include_all))
+        print_json(_json_payload(discovery, include_all, figures))
         return status
 
     out = console()
@@ -160,13 +210,13 @@ def run(args: argparse.Namespace) -> int:
 
     live, others = discovery.live, discovery.others
     if live:
-        out.print(_live_table(live, root))
+        out.print(_live_table(live, root, figures))
     elif status == 0:
         where = make_inert(str(root), keep_newlines=False) if root is not None else "OpenClaw's or pi's session dirs"
         out.print(Text(f"No live sessions found in {where}."))
     if others:
         if include_all:
-            out.print(_others_table(others, root))
+            out.print(_others_table(others, root, figures))
         else:
             out.print(Text(f"{len(others)} archive/checkpoint file(s) not shown (use --all).", style="dim"))
     return status

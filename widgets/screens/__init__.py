@@ -1,1 +1,2 @@
-"""Screens: the session browser, the inspector of one session, errors, diagnostics, filters and help."""
+"""The inspector of one session (`inspector`), the objects it owns that talk to it in messages (`opening`: the
+session opener, `live_follow`: the live follower), and its dialogs: diagnostics, error, filter, help."""

@@ -11,7 +11,7 @@ from textual.widgets import SelectionList, Static
 
 from inspector.textsafe import one_line
 
-from ..previews import role_icon
+from ..transcript.previews import role_icon
 
 
 class FilterScreen(ModalScreen[tuple[list[str], list[str]] | None]):

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..transcript_model import ESTIMATOR_HELP, ESTIMATOR_LABELS
+from ..transcript.model import ESTIMATOR_HELP, ESTIMATOR_LABELS
 
 INTRO = (
     "Each transcript row is one message of the context the model sees (pi's buildSessionContext), in order: "

@@ -1,54 +1,76 @@
 """The inspector of one session: header, transcript, gauge, breakdown, detail; live follow; search and jumps.
 
-All engine work (indexing, refresh, context, figures, search) runs in thread workers; results come back to
-the UI thread and are applied there. The screen owns the `Session`; widgets get a `TranscriptModel`.
+All engine work (indexing, refresh, context, figures, search) runs in thread workers that post their results
+as messages (`SessionOpener`, `LiveFollower` and the screen's own `EstimatorReady`, `ViewReady`, `SearchDone`);
+`@on` handlers apply them on the UI thread. The screen owns the `Session`; widgets get a `TranscriptModel` and
+the engine's typed figures (`inspector.overview.SessionFigures`).
 """
 
 from __future__ import annotations
 
-import os
-import time
+from dataclasses import replace
 from pathlib import Path
-from typing import Callable
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane
 
-from inspector.session import Session, SessionOpenError
-from inspector.tail import tail_session
+from inspector.breakdown import Breakdown, context_breakdown
+from inspector.clock import now_ms
+from inspector.figures import WindowOptions
+from inspector.overview import SessionFigures
+from inspector.session import Session
 
 from ..breakdown import ContextBreakdown
-from ..detail import MessageDetail
+from ..commands import PaletteCommand, binding_commands, help_rows
+from ..detail.detail import MessageDetail
 from ..gauge import ContextGauge
-from ..heap import freeze_long_lived
-from ..new_entries import NewEntriesIndicator
 from ..notice_bar import NoticeBar
 from ..options import InspectorOptions
-from ..search import find_match
-from ..search_bar import SearchBar
-from ..session_figures import SessionFigures, compute_figures, expired_markers, is_unsupported, load_window_options
-from ..session_header import SessionHeader
-from ..transcript import Transcript
-from ..transcript_columns import TranscriptColumns
-from ..transcript_model import ESTIMATOR_LABELS, ESTIMATORS, TranscriptModel
+from ..session_header import HeaderData, SessionHeader
+from ..transcript.columns import TranscriptColumns
+from ..transcript.model import ESTIMATOR_LABELS, ESTIMATOR_UNITS, ESTIMATORS, TranscriptModel, breakdown_field
+from ..transcript.new_entries import NewEntriesIndicator
+from ..transcript.navigation import SearchDone, TranscriptNavigator
+from ..transcript.search_bar import SearchBar
+from ..transcript.transcript import Transcript
 from .diagnostics import DiagnosticsScreen
-from .error import ErrorInfo, ErrorScreen
+from .error import ErrorScreen
 from .filter import FilterScreen
 from .help import HelpScreen
-from .live_follow import LiveFollow
+from .live_follow import FollowView, LiveFollower
+from .opening import SessionOpener
 
 TIKTOKEN_ALL_BELOW = 20_000
 DETAIL_DEBOUNCE = 0.06
+TOP_N = 10
 
 
-TAIL_FIRST_MIN_BYTES = 32 * 1024 * 1024
-TAIL_FIRST_ENTRIES = 1000
+class EstimatorReady(Message):
+    """Sizes and the breakdown under `estimator` are computed for `model`."""
 
-class InspectorScreen(LiveFollow, Screen):
+    def __init__(self, model: TranscriptModel, estimator: str, breakdown: Breakdown, note: str | None) -> None:
+        super().__init__()
+        self.model = model
+        self.estimator = estimator
+        self.breakdown = breakdown
+        self.note = note
+
+
+class ViewReady(Message):
+    """A rebuilt transcript model (off-path toggled), with the row to keep the cursor on."""
+
+    def __init__(self, model: TranscriptModel, target: int | None) -> None:
+        super().__init__()
+        self.model = model
+        self.target = target
+
+
+class InspectorScreen(Screen):
     """One session file, live."""
 
     BINDINGS = [
@@ -86,15 +108,15 @@ class InspectorScreen(LiveFollow, Screen):
         self.estimator = "pi"
         self.show_off_path = False
         self.search_query = ""
-        self._refreshing = False
-        self._loading: Session | None = None
-        self._window_options = None
-        self._biggest: list[int] | None = None
-        self._biggest_rank = -1
         self._detail_timer = None
-        self._config_error: str | None = None
-        self._full_figures_at = 0.0
-        self._last_append_at = 0.0
+        self.navigator = TranscriptNavigator(lambda: self.transcript, self.notify)
+        self.opener = SessionOpener(self, self.path, options, lambda: self.estimator)
+        self.follower = LiveFollower(self, lambda: self.window_options, options.clock, self._live_text)
+
+    @property
+    def window_options(self) -> WindowOptions:
+        """OpenClaw's config and the `--context-window` override (loaded by the opener)."""
+        return self.opener.window_options or WindowOptions(override=self.options.context_window)
 
     # -- layout ---------------------------------------------------------------------------------
 
@@ -125,91 +147,47 @@ class InspectorScreen(LiveFollow, Screen):
         if not self.options.animations:
             self.query_one("#search", SearchBar).cursor_blink = False
         self.transcript.focus()
-        self._open()
-        self._progress_timer = self.set_interval(0.1, self._show_progress)
+        self.opener.start()
         if self.options.poll_interval:
             self.set_interval(self.options.poll_interval, self.check_for_updates)
 
-    # -- opening --------------------------------------------------------------------------------
+    # -- opening (messages from `SessionOpener`) --------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="open", description="open")
-    def _open(self) -> None:
-        window_options, loaded = load_window_options(self.options)
-        self._window_options = window_options
-        self._config_error = loaded.error
-        self._show_tail_first()
-        session = Session(self.path)
-        self._loading = session
-        try:
-            session.load()
-        except SessionOpenError as exc:
-            self.app.call_from_thread(self._open_failed, ErrorInfo.from_open_error(self.path, str(exc)))
-            return
-        except OSError as exc:
-            self.app.call_from_thread(self._open_failed, ErrorInfo.from_open_error(self.path, f"{self.path}: {exc.strerror or exc}"))
-            return
-        if is_unsupported(session):
-            details = [f"line {d.line}: {d.message}" if d.line else d.message for d in session.diagnostics[:6]]
-            self.app.call_from_thread(self._open_failed, ErrorInfo.unsupported(self.path, details))
-            return
-        ctx = session.context()
-        model = TranscriptModel(session, ctx)
-        model.prepare(self.estimator)
-        model.expired = expired_markers(session, ctx, window_options, self.options.clock)
-        figures = compute_figures(session, ctx, window_options, self.estimator, self._live_text(session))
-        freeze_long_lived()
-        self.app.call_from_thread(self._opened, session, model, figures)
-
-    def _show_tail_first(self) -> None:
-        """On a big file, show its last entries at once (read from the end) while the whole file is indexed."""
-        try:
-            if os.path.getsize(self.path) < TAIL_FIRST_MIN_BYTES:
-                return
-            tail = tail_session(self.path, TAIL_FIRST_ENTRIES)
-        except (OSError, ValueError):
-            return
-        if tail is None or not tail.entries:
-            return
-        model = TranscriptModel(tail, tail.context())
-        model.prepare(self.estimator)
-        self.app.call_from_thread(self._tail_ready, model)
-
-    def _tail_ready(self, model: TranscriptModel) -> None:
+    @on(SessionOpener.TailReady)
+    def _tail_ready(self, message: SessionOpener.TailReady) -> None:
         if self.session is not None:  # the full index won the race
             return
+        model = message.model
         self.transcript.set_model(model, cursor=len(model) - 1)
         self.query_one("#notice", NoticeBar).show(
             f"showing the last {len(model.session.entries):,} entries while the whole file is indexed", "info"
         )
 
-    def _show_progress(self) -> None:
-        session = self._loading
-        if self.session is not None or session is None:
+    @on(SessionOpener.Progress)
+    def _progress(self, message: SessionOpener.Progress) -> None:
+        if self.session is not None:
             return
-        try:
-            total = os.stat(self.path).st_size
-        except OSError:
-            return
-        done = session.scanner.consumed
-        pct = 100 * done / total if total else 100
-        self.query_one("#header", SessionHeader).loading_text = f"indexing {self.path.name}: {pct:.0f}% of {total / 1e6:,.1f} MB · {len(session.entries):,} entries"
+        pct = 100 * message.done / message.total if message.total else 100
+        self.query_one("#header", SessionHeader).loading_text = (
+            f"indexing {self.path.name}: {pct:.0f}% of {message.total / 1e6:,.1f} MB · {message.entries:,} entries"
+        )
 
-    def _open_failed(self, info: ErrorInfo) -> None:
-        self.app.push_screen(ErrorScreen(info, covers=1))
+    @on(SessionOpener.Failed)
+    def _open_failed(self, message: SessionOpener.Failed) -> None:
+        self.app.push_screen(ErrorScreen(message.info, covers=1))
 
-    def _opened(self, session: Session, model: TranscriptModel, figures: SessionFigures) -> None:
-        self.session = session
-        self._loading = None
-        self._progress_timer.stop()
-        self._full_figures_at = time.monotonic()
-        self.model = model
-        self.transcript.set_model(model, cursor=len(model) - 1)
+    @on(SessionOpener.Opened)
+    def _opened(self, message: SessionOpener.Opened) -> None:
+        self.session = message.session
+        self.follower.opened()
+        self.model = message.model
+        self.transcript.set_model(message.model, cursor=len(message.model) - 1)
         notice = self.query_one("#notice", NoticeBar)
         if notice.severity == "info":
             notice.show("")
-        self._apply_figures(figures)
-        if self._config_error:
-            self.notify(self._config_error, title="OpenClaw config ignored", severity="warning", markup=False)
+        self._apply_figures(message.figures)
+        if self.opener.config_error:
+            self.notify(self.opener.config_error, title="OpenClaw config ignored", severity="warning", markup=False)
 
     def _live_text(self, session: Session) -> str:
         if session.pending_bytes:
@@ -218,9 +196,11 @@ class InspectorScreen(LiveFollow, Screen):
 
     def _apply_figures(self, figures: SessionFigures) -> None:
         self.figures = figures
-        self.query_one("#header", SessionHeader).data = figures.header
-        self.query_one("#gauge", ContextGauge).data = figures.gauge
-        self.query_one("#breakdown", ContextBreakdown).show(figures.breakdown, self._unit(), figures.breakdown_note)
+        live = self._live_text(self.session) if self.session is not None else ""
+        self.query_one("#header", SessionHeader).data = HeaderData(figures.overview, live)
+        self.query_one("#gauge", ContextGauge).data = figures.overview
+        _field, note = breakdown_field(self.estimator)
+        self.query_one("#breakdown", ContextBreakdown).show(figures.breakdown, self._unit(), note)
         self._update_columns()
         damaged = figures.damaged_lines
         notice = self.query_one("#notice", NoticeBar)
@@ -230,8 +210,64 @@ class InspectorScreen(LiveFollow, Screen):
         elif notice.severity == "error":
             notice.show("")
 
+    # -- live follow (messages from `LiveFollower`) ------------------------------------------------
+
+    def check_for_updates(self) -> None:
+        """Read what was appended to the file (also called by the poll timer)."""
+        if self.session is None or self.model is None:
+            return
+        self.follower.poll(FollowView(self.session, self.model, self.estimator, self.figures))
+
+    @on(LiveFollower.Failed)
+    def _refresh_failed(self, message: LiveFollower.Failed) -> None:
+        self.follower.applied(message)
+        self.query_one("#notice", NoticeBar).show(message.reason, "error")
+
+    @on(LiveFollower.Idle)
+    def _refresh_idle(self, message: LiveFollower.Idle) -> None:
+        self.follower.applied(message)
+        if self.session is not None and self.model is not None:
+            self.follower.maybe_full_figures(self.session, self.model.ctx, self.estimator)
+        if message.notice:
+            self.query_one("#notice", NoticeBar).show(message.notice, "error")
+        header = self.query_one("#header", SessionHeader)
+        if header.data is not None and header.data.live != message.live:
+            header.data = replace(header.data, live=message.live)
+
+    @on(LiveFollower.Refreshed)
+    def _refreshed(self, message: LiveFollower.Refreshed) -> None:
+        self.follower.applied(message)
+        model, reset, notice = message.model, message.reset, message.notice
+        transcript = self.transcript
+        old = self.model
+        following = transcript.at_bottom
+        old_len = len(old) if old is not None else 0
+        self.model = model
+        self.navigator.rows_changed()
+        if reset:
+            transcript.set_model(model, cursor=len(model) - 1 if following else min(transcript.cursor, len(model) - 1))
+            self.query_one("#notice", NoticeBar).show(notice or "file changed on disk; re-indexed", "info")
+            self.notify(notice or "re-indexed", title="Session file replaced", markup=False)
+        elif old is not None and (old.extends(model.ctx) or (old.show_off_path and model.show_off_path)):
+            transcript.extend_model(model)
+        else:
+            transcript.set_model(model, keep_cursor_row=transcript.current_row)
+        added = len(model) - old_len
+        indicator = self.query_one("#new-entries", NewEntriesIndicator)
+        if following:
+            transcript.action_last()
+            indicator.count = 0
+        elif added > 0 and not reset:
+            indicator.count += added
+        self._apply_figures(message.figures)
+
+    @on(LiveFollower.FiguresReady)
+    def _full_figures_ready(self, message: LiveFollower.FiguresReady) -> None:
+        if self.model is not None and self.model.ctx is message.ctx:
+            self._apply_figures(message.figures)
+
     def _unit(self) -> str:
-        return "chars" if self.estimator == "prune" else "tok"
+        return ESTIMATOR_UNITS[self.estimator]
 
     def _update_columns(self) -> None:
         columns = self.query_one("#columns", TranscriptColumns)
@@ -301,7 +337,7 @@ class InspectorScreen(LiveFollow, Screen):
     def set_estimator(self, estimator: str) -> None:
         """Switch the transcript's size columns (and the breakdown where it applies) to `estimator`."""
         self.estimator = estimator
-        self._biggest = None
+        self.navigator.rows_changed()
         if self.model is None or self.session is None:
             self.transcript.estimator = estimator
             self._update_columns()
@@ -310,18 +346,18 @@ class InspectorScreen(LiveFollow, Screen):
 
     @work(thread=True, exclusive=True, group="breakdown", description="estimator")
     def _prepare_estimator(self, session: Session, model: TranscriptModel, estimator: str) -> None:
-        from ..session_figures import breakdown_for
-
         model.prepare(estimator)
-        data, note = breakdown_for(session, model.ctx, estimator)
-        self.app.call_from_thread(self._estimator_ready, model, estimator, data, note)
+        field, note = breakdown_field(estimator)
+        self.post_message(EstimatorReady(model, estimator, context_breakdown(session, model.ctx, field, top=TOP_N), note))
 
-    def _estimator_ready(self, model: TranscriptModel, estimator: str, data, note) -> None:
+    @on(EstimatorReady)
+    def _estimator_ready(self, message: EstimatorReady) -> None:
+        model, estimator = message.model, message.estimator
         if estimator != self.estimator:
             return
         self.transcript.estimator = estimator
         self._update_columns()
-        self.query_one("#breakdown", ContextBreakdown).show(data, "chars" if estimator == "prune" else "tok", note)
+        self.query_one("#breakdown", ContextBreakdown).show(message.breakdown, self._unit(), message.note)
         if estimator == "tiktoken" and model is self.model and model.message_count <= TIKTOKEN_ALL_BELOW:
             self.transcript.request_counts(list(range(model.message_count)))
 
@@ -338,16 +374,18 @@ class InspectorScreen(LiveFollow, Screen):
         model = TranscriptModel(session, old.ctx, show_off_path=off_path)
         model.set_filters(old.filter_roles, old.filter_tools)
         model.tiktoken.update(old.tiktoken)
-        model.expired = old.expired
+        model.marks = old.marks
         model.prepare(estimator)
         target = model.row_of_entry(entry_index) if entry_index is not None else None
-        self.app.call_from_thread(self._view_ready, model, target)
+        self.post_message(ViewReady(model, target))
 
-    def _view_ready(self, model: TranscriptModel, target: int | None) -> None:
+    @on(ViewReady)
+    def _view_ready(self, message: ViewReady) -> None:
+        model, target = message.model, message.target
         if model.show_off_path != self.show_off_path:
             return
         self.model = model
-        self._biggest = None
+        self.navigator.rows_changed()
         self.transcript.set_model(model, keep_cursor_row=target if target is not None else 0)
         self._update_columns()
 
@@ -379,23 +417,11 @@ class InspectorScreen(LiveFollow, Screen):
             if not self.search_query:
                 self.action_search()
             return
-        self._search(self.model, self.transcript.cursor, self.search_query, backwards)
+        self.navigator.search(self.model, self.search_query, backwards)
 
-    @work(thread=True, exclusive=True, group="search", description="search")
-    def _search(self, model: TranscriptModel, start: int, query: str, backwards: bool) -> None:
-        from textual.worker import get_current_worker
-
-        worker = get_current_worker()
-        found = find_match(model, start, query, backwards=backwards, cancelled=lambda: worker.is_cancelled)
-        self.app.call_from_thread(self._search_done, model, query, found)
-
-    def _search_done(self, model: TranscriptModel, query: str, found: int | None) -> None:
-        if model is not self.model:
-            return
-        if found is None:
-            self.notify(f"not found: {query}", severity="warning", markup=False)
-        else:
-            self.transcript.move_to(found)
+    @on(SearchDone)
+    def _search_done(self, message: SearchDone) -> None:
+        self.navigator.search_done(message, self.model)
 
     def action_filter(self) -> None:
         model = self.model
@@ -408,7 +434,7 @@ class InspectorScreen(LiveFollow, Screen):
             roles, tools = result
             row = self.transcript.current_row
             self.model.set_filters(roles or None, tools or None)
-            self._biggest = None
+            self.navigator.rows_changed()
             self.transcript.invalidate()
             if row is not None:
                 self.transcript.move_to(self.model.nearest_view_index(row))
@@ -416,50 +442,21 @@ class InspectorScreen(LiveFollow, Screen):
 
         self.app.push_screen(FilterScreen(model.roles(), model.tools(), model.filter_roles, model.filter_tools), apply)
 
-    def _jump(self, predicate: Callable[[int], bool], backwards: bool, what: str) -> None:
-        model = self.model
-        if model is None:
-            return
-        found = model.find_next(self.transcript.cursor, predicate, backwards=backwards)
-        if found is None:
-            self.notify(f"no {what} {'before' if backwards else 'after'} this row", severity="warning", timeout=2)
-        else:
-            self.transcript.move_to(found)
-
     def action_next_user(self) -> None:
         if self.model is not None:
-            self._jump(self.model.is_user, False, "user message")
+            self.navigator.jump(self.model, self.model.is_user, False, "user message")
 
     def action_previous_user(self) -> None:
         if self.model is not None:
-            self._jump(self.model.is_user, True, "user message")
+            self.navigator.jump(self.model, self.model.is_user, True, "user message")
 
     def action_next_compaction(self) -> None:
-        model = self.model
-        if model is None:
-            return
-        found = model.find_next(self.transcript.cursor, model.is_compaction)
-        if found is None:
-            found = model.find_next(-1, model.is_compaction)
-        if found is None:
-            self.notify("no compaction in this view", severity="warning", timeout=2)
-        else:
-            self.transcript.move_to(found)
+        if self.model is not None:
+            self.navigator.next_compaction(self.model)
 
     def action_next_biggest(self) -> None:
-        model = self.model
-        if model is None:
-            return
-        estimator = self.estimator
-        if self._biggest is None:
-            self._biggest = model.biggest(estimator)
-            self._biggest_rank = -1
-        if not self._biggest:
-            self.notify("no sizes known under this estimator yet", severity="warning", timeout=2)
-            return
-        self._biggest_rank = (self._biggest_rank + 1) % len(self._biggest)
-        self.transcript.move_to(self._biggest[self._biggest_rank])
-        self.notify(f"#{self._biggest_rank + 1} largest ({ESTIMATOR_LABELS[estimator]})", timeout=1.5)
+        if self.model is not None:
+            self.navigator.next_biggest(self.model, self.estimator)
 
     def action_show_message(self) -> None:
         tabs = self.query_one("#tabs", TabbedContent)
@@ -492,7 +489,7 @@ class InspectorScreen(LiveFollow, Screen):
                     self._move_to_row(row)
                     return
 
-        self.app.push_screen(DiagnosticsScreen(self.figures.diagnostics), go_to_line)
+        self.app.push_screen(DiagnosticsScreen(list(self.figures.diagnostics)), go_to_line)
 
     def action_zoom(self) -> None:
         if self.maximized is not None:
@@ -508,25 +505,21 @@ class InspectorScreen(LiveFollow, Screen):
         """Open the pruning preview (OpenClaw cache-TTL pruning) on this session, at the injected clock's time."""
         if self.session is None:
             return
-        from .pruning import PruningScreen
+        from ..pruning.screen import PruningScreen
 
         clock = self.options.clock
-        config = self._window_options.config if self._window_options is not None else None
         self.app.push_screen(
             PruningScreen(
                 self.session,
-                config=config,
+                config=self.window_options.config,
                 context_window=self.options.context_window,
                 encoding=self.options.encoding,
-                now_ms=lambda: int(clock.now().timestamp() * 1000),
+                now_ms=lambda: now_ms(clock),
             )
         )
 
     def action_help(self) -> None:
-        rows = []
-        for binding in [*self.BINDINGS, *Transcript.BINDINGS]:
-            assert isinstance(binding, Binding)
-            rows.append((binding.key.replace("question_mark", "?").replace("slash", "/"), binding.description, binding.tooltip or ""))
+        rows = help_rows([*self.BINDINGS, *Transcript.BINDINGS])
         rows.append(("ctrl+p", "Command palette", "Every action by name, themes too"))
         rows.append(("q", "Quit", ""))
         self.app.push_screen(HelpScreen(rows, f"Session Inspector · {self.path.name}"))
@@ -535,16 +528,9 @@ class InspectorScreen(LiveFollow, Screen):
         if self.can_go_back and len(self.app.screen_stack) > 1:
             self.app.pop_screen()
 
-    def palette_commands(self) -> list[tuple[str, str, Callable[[], object]]]:
+    def palette_commands(self) -> list[PaletteCommand]:
         """Every action of this screen for the command palette: (title, help, callback)."""
-        out: list[tuple[str, str, Callable[[], object]]] = []
-        seen: set[str] = set()
-        for binding in self.BINDINGS:
-            assert isinstance(binding, Binding)
-            if binding.action in seen:
-                continue
-            seen.add(binding.action)
-            out.append((binding.description, f"{binding.tooltip} ({binding.key})", lambda a=binding.action: self.run_action(a)))
+        out = binding_commands(self, self.BINDINGS)
         for est in ESTIMATORS:
             out.append((f"Estimator: {ESTIMATOR_LABELS[est]}", "Show sizes under this estimator", lambda e=est: self.set_estimator(e)))
         out.append(("Jump to first row", "home / g", self.transcript.action_first))

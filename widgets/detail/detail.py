@@ -6,16 +6,27 @@ JSON line (`r`), every estimator, and a tiktoken count. Long blocks are cut; `a`
 
 from __future__ import annotations
 
-from textual import work
+from textual import on, work
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from inspector.tokens import get_token_counter
 
-from .detail_render import DetailData, DetailStyles, render_detail
-from .transcript_model import TranscriptModel
+from ..transcript.model import TranscriptModel
+from .render import DetailData, DetailStyles, render_detail
+
+
+class DetailLoaded(Message):
+    """Row `row` of `model` was read from disk (`data`)."""
+
+    def __init__(self, model: TranscriptModel, row: int, data: DetailData) -> None:
+        super().__init__()
+        self.model = model
+        self.row = row
+        self.data = data
 
 
 class MessageDetail(VerticalScroll, can_focus=True):
@@ -99,13 +110,14 @@ class MessageDetail(VerticalScroll, can_focus=True):
             counter = get_token_counter(self.encoding)
             tiktoken = counter.count_message(message) if counter.available else None
             note = counter.notice if not counter.available else None
-        data = DetailData(entry, cm, message, raw, tiktoken, note, error)
-        self.app.call_from_thread(self._loaded, model, row, data)
+        self.post_message(DetailLoaded(model, row, DetailData(entry, cm, message, raw, tiktoken, note, error)))
 
-    def _loaded(self, model: TranscriptModel, row: int, data: DetailData) -> None:
-        if self._request != (id(model), row):
+    @on(DetailLoaded)
+    def _loaded(self, message: DetailLoaded) -> None:
+        message.stop()
+        if self._request != (id(message.model), message.row):
             return
-        self.data = data
+        self.data = message.data
         self._render_data()
         self.scroll_home(animate=False)
 

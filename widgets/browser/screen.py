@@ -1,6 +1,7 @@
 """The session browser: sessions found in a directory (or OpenClaw's and pi's default places), live.
 
-Discovery and per-file summaries run in thread workers; a directory watcher (watchfiles, or a test's
+Discovery and per-file summaries (`inspector.summary`, the figures of `ls --json --figures`) run in thread
+workers that post `Discovered` and `Summarized` messages; a directory watcher (watchfiles, or a test's
 `ManualWatcher`) triggers a new discovery whenever a file appears, changes or disappears. When started without
 a directory and nothing is found, the browser hands over to the bundled demo session.
 """
@@ -14,17 +15,38 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
-from inspector.discovery import Discovery, SessionFile, discover_sessions, pi_agent_dir
 from inspector.config import openclaw_state_dir
+from inspector.discovery import Discovery, SessionFile, discover_sessions, pi_agent_dir
+from inspector.summary import SummaryCache
 from inspector.textsafe import one_line
 
+from ..commands import PaletteCommand, binding_commands, help_rows
 from ..options import InspectorOptions
-from ..session_summary import SummaryCache
-from ..session_table import COLUMNS, BrowserRow, SessionTable
-from ..watch import DirectoryWatcher, WatchfilesWatcher
+from .table import COLUMNS, BrowserRow, SessionTable
+from .watch import DirectoryWatcher, WatchfilesWatcher
+
+
+class Discovered(Message):
+    """A discovery finished: the files and warnings `found`."""
+
+    def __init__(self, found: Discovery) -> None:
+        super().__init__()
+        self.found = found
+
+
+class Summarized(Message):
+    """Another file's summary is in the cache (a newer one replaces an older one still queued: one redraw)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, Summarized)
 
 
 class BrowserScreen(Screen):
@@ -97,9 +119,11 @@ class BrowserScreen(Screen):
             found = discover_sessions(self.root, home=self.options.home, env=self.options.env)
         else:
             found = discover_sessions(home=self.options.home, env=self.options.env)
-        self.app.call_from_thread(self._discovered, found)
+        self.post_message(Discovered(found))
 
-    def _discovered(self, found: Discovery) -> None:
+    @on(Discovered)
+    def _discovered(self, message: Discovered) -> None:
+        found = message.found
         self.discoveries += 1
         self.files = found.sessions
         self.warnings = found.warnings
@@ -123,7 +147,11 @@ class BrowserScreen(Screen):
             if worker.is_cancelled:
                 return
             self.summaries.compute(path)
-            self.app.call_from_thread(self._redraw)
+            self.post_message(Summarized(path))
+
+    @on(Summarized)
+    def _summarized(self) -> None:
+        self._redraw()
 
     @work(exclusive=True, group="watch", description="watch")
     async def _watch(self) -> None:
@@ -183,7 +211,7 @@ class BrowserScreen(Screen):
         path = self.query_one(SessionTable).current_path
         if path is None:
             return
-        from .inspector import InspectorScreen
+        from ..screens.inspector import InspectorScreen
 
         self.app.push_screen(InspectorScreen(Path(path), self.options))
 
@@ -207,20 +235,13 @@ class BrowserScreen(Screen):
         self.rescan()
 
     def action_help(self) -> None:
-        from .help import HelpScreen
+        from ..screens.help import HelpScreen
 
-        rows = []
-        for binding in self.BINDINGS:
-            assert isinstance(binding, Binding)
-            rows.append((binding.key.replace("question_mark", "?").replace("slash", "/"), binding.description, binding.tooltip or ""))
-        self.app.push_screen(HelpScreen(rows, "Session browser"))
+        self.app.push_screen(HelpScreen(help_rows(self.BINDINGS), "Session browser"))
 
-    def palette_commands(self) -> list[tuple[str, str, Callable[[], object]]]:
+    def palette_commands(self) -> list[PaletteCommand]:
         """Every action of this screen for the command palette: (title, help, callback)."""
-        out: list[tuple[str, str, Callable[[], object]]] = []
-        for binding in self.BINDINGS:
-            assert isinstance(binding, Binding)
-            out.append((binding.description, f"{binding.tooltip} ({binding.key})", lambda a=binding.action: self.run_action(a)))
+        out = binding_commands(self, self.BINDINGS)
         for key, label in COLUMNS:
             out.append((f"Sort by {label}", "Sort the table by this column", lambda k=key: self._sort_by(k)))
         return out

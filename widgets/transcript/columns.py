@@ -7,8 +7,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from .transcript import BAR_CELLS, CUMULATIVE_CELLS, LABEL_CELLS, SIZE_CELLS, row_layout
-from .transcript_model import ESTIMATOR_LABELS, ESTIMATOR_UNITS
+from .layout import BAR_CELLS, CUMULATIVE_CELLS, LABEL_CELLS, SIZE_CELLS, row_layout
+from .model import ESTIMATOR_LABELS, ESTIMATOR_UNITS
 
 
 class TranscriptColumns(Widget):

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from inspector.pruning.preview import PrunePreview
 
-from .pruning_view import PreviewPanel
+from .view import PreviewPanel
 from inspector.textsafe import make_inert
 
 MAX_ROWS = 4

@@ -1,10 +1,11 @@
 """The rows the transcript shows, and the per-row numbers under each estimator (UI glue, no widget).
 
-Every size comes from the engine: `Entry.estimates` (pi chars/4, OpenClaw pruning chars), the tiktoken counter
-(`inspector.tokens.get_token_counter`, filled lazily by the screen for the rows that are looked at) and the
-usage the provider recorded (`inspector.tokens.calculate_context_tokens`). This module only arranges them:
-which rows are shown (context only, or every entry with off-path ones marked), filters, running totals for the
-"context so far" column, and row lookups for jumps. It holds `Entry` / `ContextMessage` objects, never message
+Every number comes from the engine: per-message sizes and running totals from `inspector.sizes` (pi chars/4 and
+OpenClaw pruning chars from `Entry.estimates`, the recorded usage, pi's `calculateContextTokens`: the same
+functions `context --json` uses), tiktoken counts from `inspector.tokens.get_token_counter` (filled lazily by the
+transcript for the rows that are looked at) and the row marks from `inspector.marks` (`marks`, one overlay keyed
+by entry). This module only arranges them: which rows are shown (context only, or every entry with off-path
+ones marked), filters, and row lookups for jumps. It holds `Entry` / `ContextMessage` objects, never message
 content; content is read from disk for the rows on screen only.
 
 Per-row numbers live in `array('q')` (unknown = -1) and unfiltered views are `range`s: on a 300k-message session
@@ -17,11 +18,12 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import Any, Iterable, Literal, Sequence
+from typing import Iterable, Literal, Sequence
 
 from inspector import model as m
+from inspector.marks import MarkKind, RowMark, RowMarks
 from inspector.session import Session
-from inspector.tokens import calculate_context_tokens
+from inspector.sizes import UNKNOWN, estimate_sizes, int_array, recorded_context_running, recorded_output_sizes, running_totals
 
 Estimator = Literal["pi", "prune", "tiktoken", "usage"]
 ESTIMATORS: tuple[Estimator, ...] = ("pi", "prune", "tiktoken", "usage")
@@ -39,13 +41,20 @@ ESTIMATOR_HELP: dict[str, str] = {
     "usage": "what the provider recorded: output per assistant call; context = usage total at that call",
 }
 
+ESTIMATOR_FIELDS: dict[str, str] = {"pi": "pi_tokens", "prune": "openclaw_prune_chars"}
+"""The engine's estimate field behind each per-message estimator of the transcript."""
+
+
+def breakdown_field(estimator: str) -> tuple[str, str | None]:
+    """The estimate field the breakdown uses under the transcript's `estimator`, and a note when it is substituted
+    (tiktoken and recorded usage have no per-tool totals: pi chars/4 stands in)."""
+    field = ESTIMATOR_FIELDS.get(estimator)
+    if field is None:
+        return "pi_tokens", f"breakdown by pi chars/4 ({estimator} has no per-tool totals)"
+    return field, None
+
 SUMMARY_ROLES = frozenset({"compactionSummary", "branchSummary"})
-_NO_PACKED = object()
-UNKNOWN = -1
-
-
-def _arr(values: Iterable[int] = ()) -> array:
-    return array("q", values)
+_arr = int_array
 
 
 @dataclass(slots=True)
@@ -84,8 +93,8 @@ class TranscriptModel:
         entries = session.entries
         self._entries = entries
         self.message_count = len(ctx.messages)
-        self.expired: dict[int, Any] = {}
-        """Tool results whose cache TTL has expired (`Entry.index` -> `inspector.pruning.expiry.ExpiryInfo`)."""
+        self.marks: RowMarks = RowMarks()
+        """The row marks (`inspector.marks`, set by the screen): cache-TTL expiry today, the compaction forecast next."""
         self._entry_count = len(entries)
         self.tiktoken: dict[int, int | None] = {}
         self._tiktoken_prefix = _arr()  # running tiktoken totals while every earlier message is counted
@@ -113,6 +122,10 @@ class TranscriptModel:
         self.view: Sequence[int] = range(len(self.row_entries))
         if previous is not None:
             self._inherit_numbers(previous)
+
+    def set_marks(self, kind: MarkKind, marks: Iterable[RowMark]) -> None:
+        """Replace the marks of `kind` (from an engine filler such as `inspector.marks.cache_expiry_marks`)."""
+        self.marks = self.marks.replacing(kind, marks)
 
     def _children_count(self, parent_id: str) -> int:
         return len(self.session.tree.children_of(parent_id))
@@ -278,25 +291,10 @@ class TranscriptModel:
         return [None if v == UNKNOWN else v for v in self._size_array(estimator)]
 
     def _compute_sizes(self, estimator: str, start: int, stop: int) -> array:
-        msgs = self.ctx.messages[start:stop]
-        if estimator in ("pi", "prune"):
-            i = 0 if estimator == "pi" else 1
-            out = _arr()
-            for r in msgs:
-                packed = getattr(r, "est_packed", _NO_PACKED)
-                if packed is _NO_PACKED:
-                    est = r.estimates
-                    out.append((est.pi_tokens if i == 0 else est.openclaw_prune_chars) if est else 0)
-                else:
-                    out.append(packed[i] if packed else 0)
-            return out
+        if estimator in ESTIMATOR_FIELDS:
+            return estimate_sizes(self.ctx.messages, ESTIMATOR_FIELDS[estimator], start, stop)
         if estimator == "usage":
-            res = _arr()
-            for r in msgs:
-                u = r.usage if r.role == "assistant" else None
-                v = u.get("output") if isinstance(u, dict) else None
-                res.append(v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else UNKNOWN)
-            return res
+            return recorded_output_sizes(self.ctx.messages, start, stop)
         raise ValueError(f"unknown estimator {estimator!r}")
 
     def size(self, estimator: str, pos: int) -> int | None:
@@ -307,23 +305,9 @@ class TranscriptModel:
         return None if v == UNKNOWN else v
 
     def _compute_cumulative(self, estimator: str, start: int, stop: int, carry: int) -> array:
-        out = _arr()
         if estimator == "usage":
-            cur = carry
-            for r in self.ctx.messages[start:stop]:
-                if r.role == "assistant" and isinstance(r.usage, dict):
-                    v = calculate_context_tokens(r.usage)
-                    if v:
-                        cur = v
-                out.append(cur)
-            return out
-        total = carry if carry != UNKNOWN else 0
-        sizes = self._size_array(estimator)
-        for pos in range(start, stop):
-            v = sizes[pos]
-            total += v if v > 0 else 0
-            out.append(total)
-        return out
+            return recorded_context_running(self.ctx.messages, start, stop, carry)
+        return running_totals(self._size_array(estimator), start, stop, carry)
 
     def _cumulative_array(self, estimator: str) -> array:
         cached = self._cumulative.get(estimator)

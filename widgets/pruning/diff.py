@@ -34,7 +34,7 @@ from inspector.pruning.pruner import (
 from inspector.pruning.utf16 import js_slice
 from inspector.textsafe import make_inert
 
-from .detail_render import image_summary
+from ..detail.render import image_summary
 
 DEFAULT_LIMIT = 600
 MORE_FACTOR = 4

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from inspector.pruning.preview import PrunePreview
 
-from .pruning_view import PreviewPanel
+from .view import PreviewPanel
 from inspector.pruning.ttl import SOURCE_CACHE_TTL_ENTRY, SOURCE_LAST_ASSISTANT, format_duration_ms
 from inspector.textsafe import make_inert
 from inspector.timeutil import iso_from_ms

@@ -10,10 +10,10 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from inspector.discovery import SessionFile
+from inspector.summary import SessionSummary
 from inspector.textsafe import one_line
 
-from .previews import compact_number, human_bytes
-from .session_summary import SessionSummary
+from ..transcript.previews import compact_number, human_bytes
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("agent", "agent"),

@@ -13,7 +13,7 @@ from typing import Callable
 from inspector.tokens import model_visible_texts
 
 from .previews import entry_preview_text
-from .transcript_model import TranscriptModel
+from .model import TranscriptModel
 
 _JSON_ESCAPED = set('"\\') | {chr(c) for c in range(32)}
 

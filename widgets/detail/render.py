@@ -23,7 +23,7 @@ from inspector import model as m
 from inspector.tokens import calculate_context_tokens
 from inspector.textsafe import make_inert
 
-from .previews import compact_number, human_bytes, role_icon
+from ..transcript.previews import compact_number, human_bytes, role_icon
 
 DEFAULT_LIMIT = 4000
 RAW_LIMIT = 20_000

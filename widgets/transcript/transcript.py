@@ -2,19 +2,18 @@
 
 Never one widget per message: `render_line(y)` builds the strip for row `scroll_y + y` from entry metadata
 (kept in memory by the engine) and a preview read from disk for that row only, cached in an LRU. Previews of
-very long lines, and tiktoken counts, are loaded in thread workers; rows show a placeholder until they arrive.
+very long lines, and tiktoken counts, are loaded in thread workers that post `PreviewsLoaded` / `CountsLoaded`
+back; rows show a placeholder until they arrive. Row marks (`TranscriptModel.marks`) are drawn as
+`widgets.transcript.marks` says: a marker glyph, dimmed rows, a rule between rows.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
 
-from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
-from textual import events, work
+from textual import events, on, work
 from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Size
@@ -23,65 +22,17 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from inspector.pruning.ttl import format_duration_ms
 from inspector import model as m
+from inspector.pruning.ttl import format_duration_ms
 from inspector.tokens import get_token_counter
 
+from .layout import CUMULATIVE_CELLS, LABEL_CELLS, SIZE_CELLS, ellipsize, fit, row_layout, token_bar
+from .marks import row_decor
+from .model import ESTIMATOR_UNITS, TranscriptModel
 from .previews import compact_number, entry_preview_text, message_preview_text, preview, role_icon, row_label
-from .transcript_model import ESTIMATOR_UNITS, TranscriptModel
 
 SYNC_PREVIEW_BYTES = 64 * 1024  # longer lines are always read in a worker
-BAR_CELLS = 10
-EIGHTHS = " ▏▎▍▌▋▊▉█"
-LABEL_CELLS = 13
-SIZE_CELLS = 8
-CUMULATIVE_CELLS = 9
 TIKTOKEN_BATCH = 400
-
-
-@dataclass(frozen=True)
-class RowLayout:
-    """Column widths of a transcript row for a given width and row count."""
-
-    index_cells: int
-    preview_cells: int
-    show_bar: bool
-
-
-def row_layout(width: int, row_count: int) -> RowLayout:
-    """marker(2) index label preview [bar] size context: the preview takes what is left."""
-    index_cells = len(str(max(row_count, 1))) + 1
-    show_bar = width >= 70
-    fixed = 2 + index_cells + 1 + LABEL_CELLS + 1 + (BAR_CELLS + 1 if show_bar else 0) + SIZE_CELLS + 1 + CUMULATIVE_CELLS
-    return RowLayout(index_cells, max(4, width - fixed - 1), show_bar)
-
-
-def fit(text: str, cells: int) -> str:
-    """`text` cropped or padded to exactly `cells` terminal cells."""
-    if text.isascii():
-        return text[:cells].ljust(cells)
-    return set_cell_size(text, cells)
-
-
-def ellipsize(text: str, cells: int) -> str:
-    """`text` in exactly `cells` cells, ending in an ellipsis when it had to be cut."""
-    if text.isascii():
-        return text.ljust(cells) if len(text) <= cells else text[: cells - 1] + "…"
-    head = text[: cells + 1]  # every printable character takes at least one cell: nothing past this can show
-    if len(head) == len(text) and cell_len(head) <= cells:
-        return set_cell_size(head, cells)
-    return set_cell_size(set_cell_size(head, cells - 1) + "…", cells)
-
-
-def token_bar(fraction: float, cells: int = BAR_CELLS) -> str:
-    """A left-aligned bar of `cells` cells filled to `fraction` (eighth-cell precision)."""
-    fraction = max(0.0, min(1.0, fraction))
-    eighths = round(fraction * cells * 8)
-    if fraction > 0 and eighths == 0:
-        eighths = 1
-    full, part = divmod(eighths, 8)
-    bar = "█" * full + (EIGHTHS[part] if part else "")
-    return bar.ljust(cells)
 
 
 class Transcript(ScrollView, can_focus=True):
@@ -160,6 +111,22 @@ class Transcript(ScrollView, can_focus=True):
 
     class CountsUpdated(Message):
         """tiktoken counts arrived for some context messages."""
+
+    class PreviewsLoaded(Message):
+        """Previews of long lines read in a worker (`out`: row -> preview) for model generation `generation`."""
+
+        def __init__(self, out: dict[int, str], generation: int) -> None:
+            super().__init__()
+            self.out = out
+            self.generation = generation
+
+    class CountsLoaded(Message):
+        """tiktoken counts of `model` counted in a worker (`out`: context position -> tokens)."""
+
+        def __init__(self, model: TranscriptModel, out: dict[int, int | None]) -> None:
+            super().__init__()
+            self.model = model
+            self.out = out
 
     def __init__(self, *, encoding: str | None = "cl100k_base", name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
@@ -371,6 +338,7 @@ class Transcript(ScrollView, can_focus=True):
             styles["plain"] = base
             cursor = styles["transcript--cursor"]
             styles["cursor-post"] = Style(bgcolor=cursor.bgcolor, color=cursor.color, bold=cursor.bold)
+            styles["rule"] = Style(underline=True)
             self._style_cache = styles
         return self._style_cache
 
@@ -385,17 +353,24 @@ class Transcript(ScrollView, can_focus=True):
         est = self.estimator
         complete = True
         st = self._styles()
-        dim = not info.on_path or info.dropped_by_compaction or (info.message is not None and info.message.excluded_from_llm)
+        next_entry = model.row_entries[model.view[position + 1]] if position + 1 < len(model.view) else None
+        decor = row_decor(model.marks, entry.index, next_entry)
+        expired = decor.expired
+        dim = (
+            not info.on_path
+            or info.dropped_by_compaction
+            or decor.dims
+            or (info.message is not None and info.message.excluded_from_llm)
+        )
         role_style = st["transcript--dim"] if dim else st[self._role_style(role, entry)]
         number_style = st["transcript--dim"] if dim else st["transcript--number"]
         text_style = st["transcript--dim"] if dim else st["plain"]
 
-        # marker: branch point, dropped by compaction, off path
-        expired = model.expired.get(entry.index)
+        # marker: branch point, a row mark (cache TTL expired, compaction forecast), dropped by compaction, off path
         if info.children > 1:
             marker = "├ "
-        elif expired is not None:
-            marker = "~ "
+        elif decor.glyph is not None:
+            marker = decor.glyph + " "
         elif info.dropped_by_compaction:
             marker = "× "
         elif not info.on_path:
@@ -441,6 +416,8 @@ class Transcript(ScrollView, can_focus=True):
         segments.append(Segment(compact_number(size).rjust(SIZE_CELLS) if pos is not None else blank_size, number_style))
         segments.append(Segment(" ", st["base"]))
         segments.append(Segment(compact_number(cumulative).rjust(CUMULATIVE_CELLS) if pos is not None else " " * CUMULATIVE_CELLS, number_style))
+        if decor.rule_below:
+            segments = list(Segment.apply_style(segments, post_style=st["rule"]))
         if selected:
             segments = list(Segment.apply_style(segments, post_style=st["cursor-post"]))
         strip = Strip(segments).adjust_cell_length(width, st["transcript--cursor"] if selected else st["base"])
@@ -518,12 +495,14 @@ class Transcript(ScrollView, can_focus=True):
         for row in rows:
             entry = model.entry(row)
             out[row] = preview(self._load_preview_text(entry, True))
-        self.app.call_from_thread(self._previews_loaded, out, generation)
+        self.post_message(self.PreviewsLoaded(out, generation))
 
-    def _previews_loaded(self, out: dict[int, str], generation: int) -> None:
-        if generation != self._generation:
+    @on(PreviewsLoaded)
+    def _previews_loaded(self, message: PreviewsLoaded) -> None:
+        message.stop()
+        if message.generation != self._generation:
             return
-        for row, text in out.items():
+        for row, text in message.out.items():
             self._previews[row] = text
         self._strips.clear()
         self.refresh()
@@ -560,9 +539,12 @@ class Transcript(ScrollView, can_focus=True):
                 except (OSError, ValueError, IndexError):
                     msg = None
                 out[pos] = counter.count_message(msg) if (msg is not None and counter.available) else None
-            self.app.call_from_thread(self._counts_loaded, model, out)
+            self.post_message(self.CountsLoaded(model, out))
 
-    def _counts_loaded(self, model: TranscriptModel, out: dict[int, Any]) -> None:
+    @on(CountsLoaded)
+    def _counts_loaded(self, message: CountsLoaded) -> None:
+        message.stop()
+        model, out = message.model, message.out
         model.set_tiktoken(out)
         self._counting.difference_update(out)
         if model is self.model:

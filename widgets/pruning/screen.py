@@ -12,7 +12,6 @@ change (the settings panel debounces typing); an invalid setting keeps the last 
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
@@ -22,33 +21,54 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import ModalScreen
-from textual.worker import get_current_worker
 from textual.widgets import Button, Checkbox, Footer, Input, Static
+from textual.worker import get_current_worker
 
+from inspector.clock import SystemClock
+from inspector.clock import now_ms as clock_now_ms
 from inspector.pruning.preview import PreviewCache, PreviewOptions, PrunePreview, build_preview
 from inspector.pruning.settings import resolve_settings
 from inspector.pruning.snippet import with_context_pruning_edits
 from inspector.session import Session
 from inspector.textsafe import one_line
 
-from ..pruning_diff import PruningDiff
-from ..pruning_gate import PruningGate
-from ..pruning_gauge import PruningGauge, PruningGaugeData
-from ..pruning_guard import PruningGuard
-from ..pruning_messages import PruningMessageList, stage_text
-from ..pruning_settings import DEFAULT_DEBOUNCE, PruningSettingsPanel
-from ..pruning_snippet import PruningSnippetDialog
-from ..pruning_totals import PruningTotals
+from .diff import PruningDiff
+from .gate import PruningGate
+from .gauge import PruningGauge, PruningGaugeData
+from .guard import PruningGuard
+from .messages import PruningMessageList, stage_text
+from .settings import DEFAULT_DEBOUNCE, PruningSettingsPanel
+from .snippet import PruningSnippetDialog
+from .totals import PruningTotals
 
 STYLES = Path(__file__).resolve().parents[2] / "styles" / "pruning.tcss"
 
 NowMs = float | Callable[[], float] | None
 
 
-def _system_now_ms() -> float:
-    return time.time_ns() // 1_000_000  # Date.now(): whole milliseconds
+class PreviewReady(Message):
+    """A preview of request `generation` (`complete`: with tiktoken, when asked). A newer one replaces it."""
+
+    def __init__(self, generation: int, preview: PrunePreview, complete: bool) -> None:
+        super().__init__()
+        self.generation = generation
+        self.preview = preview
+        self.complete = complete
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, PreviewReady)
+
+
+class PreviewFailed(Message):
+    """The preview of request `generation` failed (`reason`, one line)."""
+
+    def __init__(self, generation: int, reason: str) -> None:
+        super().__init__()
+        self.generation = generation
+        self.reason = reason
 
 
 class PruningScreen(ModalScreen[None]):
@@ -150,7 +170,7 @@ class PruningScreen(ModalScreen[None]):
     def now_ms(self) -> float:
         """The "now" of the next preview."""
         if self._now_ms is None:
-            return _system_now_ms()
+            return clock_now_ms(SystemClock())
         return self._now_ms() if callable(self._now_ms) else self._now_ms
 
     def preview_options(self) -> PreviewOptions:
@@ -182,20 +202,24 @@ class PruningScreen(ModalScreen[None]):
             try:
                 preview = build_preview(self.session, phase)
             except (KeyError, ValueError, OSError) as exc:
-                self.app.call_from_thread(self._failed, generation, f"{type(exc).__name__}: {exc}")
+                self.post_message(PreviewFailed(generation, f"{type(exc).__name__}: {exc}"))
                 return
             if worker.is_cancelled:
                 return
-            self.app.call_from_thread(self._ready, generation, preview, k == len(phases) - 1)
+            self.post_message(PreviewReady(generation, preview, k == len(phases) - 1))
 
-    def _failed(self, generation: int, reason: str) -> None:
+    @on(PreviewFailed)
+    def _failed(self, message: PreviewFailed) -> None:
+        generation, reason = message.generation, message.reason
         if generation == self._generation and self.is_attached:
             self._shown_generation = generation
             self._complete = True
             self.query_one("#pruning-status", Static).update(Text(one_line(f"preview failed: {reason}", 300)))
             self.set_class(True, "-failed")
 
-    def _ready(self, generation: int, preview: PrunePreview, complete: bool) -> None:
+    @on(PreviewReady)
+    def _ready(self, message: PreviewReady) -> None:
+        generation, preview, complete = message.generation, message.preview, message.complete
         if generation != self._generation or (generation == self._shown_generation and self._complete) or not self.is_attached:
             return
         self.preview = preview

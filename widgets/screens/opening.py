@@ -1,0 +1,144 @@
+"""Opening a session for the inspector screen: thread workers that post what they find as messages.
+
+`SessionOpener.start()` loads OpenClaw's config, shows the tail of a big file first (`TailReady`, read from the end
+while the whole file is indexed), indexes the file and posts `Opened` (session, transcript model, figures) or
+`Failed` (an `ErrorInfo` for the error screen). While a big file indexes, a second worker posts `Progress` every
+0.1 s (a newer `Progress` replaces an older one still queued). The screen applies them in `@on` handlers.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Callable
+
+from textual.message import Message
+from textual.screen import Screen
+
+from inspector.clock import now_ms
+from inspector.figures import WindowOptions, load_window_options, session_figures
+from inspector.marks import MarkKind, cache_expiry_marks
+from inspector.overview import SessionFigures, is_unsupported
+from inspector.session import Session, SessionOpenError
+from inspector.tail import tail_session
+
+from ..heap import freeze_long_lived
+from ..options import InspectorOptions
+from ..transcript.model import TranscriptModel, breakdown_field
+from .error import ErrorInfo
+
+TAIL_FIRST_MIN_BYTES = 32 * 1024 * 1024
+TAIL_FIRST_ENTRIES = 1000
+PROGRESS_EVERY = 0.1
+
+
+def bytes_indexed(session: Session) -> int:
+    """How far the indexer has read (the engine's scanner position)."""
+    return session.scanner.consumed
+
+
+class SessionOpener:
+    """Opens `path` in thread workers and posts `Opened` / `Failed` / `TailReady` / `Progress` to `screen`."""
+
+    class Opened(Message):
+        """The session is indexed: its `session`, the transcript `model` (marks filled) and the `figures`."""
+
+        def __init__(self, session: Session, model: TranscriptModel, figures: SessionFigures) -> None:
+            super().__init__()
+            self.session = session
+            self.model = model
+            self.figures = figures
+
+    class Failed(Message):
+        """The file cannot be shown as a session: `info` says why (for the error screen)."""
+
+        def __init__(self, info: ErrorInfo) -> None:
+            super().__init__()
+            self.info = info
+
+    class TailReady(Message):
+        """The last entries of a big file, read from its end while the whole file is indexed."""
+
+        def __init__(self, model: TranscriptModel) -> None:
+            super().__init__()
+            self.model = model
+
+    class Progress(Message):
+        """Indexing progress: `done` of `total` bytes, `entries` indexed so far."""
+
+        def __init__(self, done: int, total: int, entries: int) -> None:
+            super().__init__()
+            self.done = done
+            self.total = total
+            self.entries = entries
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, SessionOpener.Progress)
+
+    def __init__(self, screen: Screen, path: Path, options: InspectorOptions, estimator: Callable[[], str]) -> None:
+        """`estimator` is read when the index is done (the user may switch while a big file loads)."""
+        self.screen = screen
+        self.path = path
+        self.options = options
+        self.estimator = estimator
+        self.window_options: WindowOptions | None = None
+        self.config_error: str | None = None
+
+    def start(self) -> None:
+        """Open the file (thread workers)."""
+        self.screen.run_worker(self._open, thread=True, exclusive=True, group="open", description="open")
+
+    def _open(self) -> None:
+        o = self.options
+        window_options, error = load_window_options(o.config_path, o.context_window, env=o.env, home=o.home)
+        self.window_options, self.config_error = window_options, error
+        self._show_tail_first()
+        session = Session(self.path)
+        done = threading.Event()
+        self.screen.run_worker(lambda: self._progress(session, done), thread=True, group="open-progress", description="progress")
+        try:
+            session.load()
+        except SessionOpenError as exc:
+            self.screen.post_message(self.Failed(ErrorInfo.from_open_error(self.path, str(exc))))
+            return
+        except OSError as exc:
+            self.screen.post_message(self.Failed(ErrorInfo.from_open_error(self.path, f"{self.path}: {exc.strerror or exc}")))
+            return
+        finally:
+            done.set()
+        if is_unsupported(session):
+            details = [f"line {d.line}: {d.message}" if d.line else d.message for d in session.diagnostics[:6]]
+            self.screen.post_message(self.Failed(ErrorInfo.unsupported(self.path, details)))
+            return
+        estimator = self.estimator()
+        ctx = session.context()
+        model = TranscriptModel(session, ctx)
+        model.prepare(estimator)
+        model.set_marks(MarkKind.CACHE_EXPIRED, cache_expiry_marks(session, ctx, window_options.config, now_ms(o.clock)))
+        figures = session_figures(session, ctx, window_options, breakdown_field(estimator)[0])
+        freeze_long_lived()
+        self.screen.post_message(self.Opened(session, model, figures))
+
+    def _progress(self, session: Session, done: threading.Event) -> None:
+        """Post indexing progress until the index is done (nothing for a file indexed within 0.1 s)."""
+        while not done.wait(PROGRESS_EVERY):
+            try:
+                total = os.stat(self.path).st_size
+            except OSError:
+                continue
+            self.screen.post_message(self.Progress(bytes_indexed(session), total, len(session.entries)))
+
+    def _show_tail_first(self) -> None:
+        """On a big file, show its last entries at once (read from the end) while the whole file is indexed."""
+        try:
+            if os.path.getsize(self.path) < TAIL_FIRST_MIN_BYTES:
+                return
+            tail = tail_session(self.path, TAIL_FIRST_ENTRIES)
+        except (OSError, ValueError):
+            return
+        if tail is None or not tail.entries:
+            return
+        model = TranscriptModel(tail, tail.context())
+        model.prepare(self.estimator())
+        self.screen.post_message(self.TailReady(model))

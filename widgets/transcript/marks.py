@@ -1,0 +1,68 @@
+"""How the transcript draws row marks (`inspector.marks`): a glyph in the marker column, dimmed rows, rules.
+
+The engine says what a mark means and its shape (`MarkShape`); this module picks the glyphs. A row's marker
+cell shows, in priority order: `├` a branch point, then the first marked kind in `MARK_KINDS` order (`~` for a
+tool result whose cache TTL has expired, with its age before the preview), then `×` dropped by the compaction in
+force, `○` off the active path. A `SPAN` kind that `dims` dims the row; a `BOUNDARY` kind draws a rule under
+the row shown before it (the rule sits between the two rows).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from inspector.marks import MARK_KINDS, MarkKind, MarkShape, RowMarks
+from inspector.pruning.expiry import ExpiryInfo
+
+MARK_GLYPHS: dict[MarkKind, str] = {
+    MarkKind.CACHE_EXPIRED: "~",
+    MarkKind.CUT_POINT: "✂",
+    MarkKind.KEPT_TAIL: "│",
+    MarkKind.SPLIT_TURN_PREFIX: "↳",
+    MarkKind.CHUNK_BOUNDARY: "┆",
+    MarkKind.PART_BOUNDARY: "§",
+    MarkKind.OVERSIZED: "!",
+    MarkKind.DROPPED_BY_HISTORY_SHARE: "-",
+}
+"""One glyph per kind (one cell each), drawn in the marker column."""
+
+assert set(MARK_GLYPHS) == set(MARK_KINDS), "every mark kind needs a glyph"
+
+
+@dataclass(frozen=True, slots=True)
+class RowDecor:
+    """What the marks of one row change in its drawing."""
+
+    glyph: str | None = None
+    """The marker-column glyph of the first marked kind (None: no mark)."""
+    dims: bool = False
+    """A mark of a kind that dims its rows."""
+    expired: ExpiryInfo | None = None
+    """The cache-TTL expiry of a tool result (its age is drawn before the preview)."""
+    rule_below: bool = False
+    """The next shown row starts a boundary: draw a rule under this one."""
+
+
+NO_DECOR = RowDecor()
+
+
+def starts_boundary(marks: RowMarks, entry_index: int) -> bool:
+    """Whether an entry carries a `BOUNDARY` mark (a rule goes above it)."""
+    return any(mk.info.shape is MarkShape.BOUNDARY for mk in marks.at(entry_index))
+
+
+def row_decor(marks: RowMarks, entry_index: int, next_entry_index: int | None) -> RowDecor:
+    """The drawing of the row of `entry_index`, followed on screen by the row of `next_entry_index` (None: last)."""
+    if not marks:
+        return NO_DECOR
+    here = marks.at(entry_index)
+    rule = next_entry_index is not None and starts_boundary(marks, next_entry_index)
+    if not here and not rule:
+        return NO_DECOR
+    expired = next((mk.payload for mk in here if mk.kind is MarkKind.CACHE_EXPIRED), None)
+    return RowDecor(
+        glyph=MARK_GLYPHS[here[0].kind] if here else None,
+        dims=any(mk.info.dims for mk in here),
+        expired=expired,
+        rule_below=rule,
+    )
