@@ -265,7 +265,7 @@ def anthropic_auto_default(config: dict[str, Any] | None) -> AnthropicAutoDefaul
     if not isinstance(defaults, dict):
         return AnthropicAutoDefault(False, None, "no agents.defaults in the config: the Anthropic plugin adds nothing")
     cp = defaults.get("contextPruning")
-    if isinstance(cp, dict) and cp.get("mode") is not None:
+    if isinstance(cp, dict) and "mode" in cp:  # `mode === undefined`: a JSON null counts as set
         return AnthropicAutoDefault(False, None, f"contextPruning.mode is set ({cp.get('mode')!r})")
     mode = anthropic_auth_mode(config)
     if mode is None:
