@@ -302,7 +302,7 @@ def _row_index(ctx: m.SessionContext, entry: m.Entry) -> int:
 
 
 def _time_diagnostics(
-    ctx: m.SessionContext, messages: list[dict[str, Any]], refs: CacheReferences, settings_ttl: float
+    ctx: m.SessionContext, messages: list[dict[str, Any]], refs: CacheReferences, gates: list[TtlGate]
 ) -> list[PreviewDiagnostic]:
     """Times JavaScript's Date cannot hold (|ms| > 8.64e15): OpenClaw compares them as numbers, but no ISO
     time can be shown for them."""
@@ -329,8 +329,16 @@ def _time_diagnostics(
                 touch.line,
             )
         )
-    if not math.isfinite(settings_ttl) or abs(settings_ttl) > 8.64e15:
-        out.append(PreviewDiagnostic("ttl_out_of_range", f"ttl {settings_ttl:g} ms: expiry times are shown as null"))
+    for gate in gates:
+        expires = gate.expires_at
+        if expires is not None and iso_or_none(expires) is None:
+            out.append(
+                PreviewDiagnostic(
+                    "expiry_out_of_range",
+                    f"{gate.scenario}: reference + ttl = {expires:g} ms is outside JavaScript's Date range: expiry times "
+                    "are compared as numbers and shown as null",
+                )
+            )
     return out
 
 
@@ -373,7 +381,7 @@ def build_preview(session: Session, options: PreviewOptions | None = None) -> Pr
     entry_indices = [row.entry_index for row in ctx.messages]
     counts = count_tokens(messages, options.encoding, entry_indices, options.cache.tiktoken if options.cache else None)
     price = cache_write_price(session, ctx, refs.provider, refs.model_id)
-    diagnostics = _time_diagnostics(ctx, messages, refs, settings.ttl_ms)
+    diagnostics = _time_diagnostics(ctx, messages, refs, [g for g in (gate, projected) if g is not None])
 
     def assemble(g: TtlGate, scenario: str) -> PrunePreview:
         applied = g.open or options.force
