@@ -322,3 +322,58 @@ def test_tool_result_context_guard_agrees():
         assert report.overflow == (not want["ok"]), case["contextWindow"]
         if want["ok"]:
             assert plain(report.messages_after) == want["messages"]
+
+
+def test_build_preview_on_session_files_agrees(tmp_path):
+    """Whole previews of generated session files (read back by the reader): OpenClaw's extension, given the same
+    context messages, every entry of the file, the settings, window, model and time, prunes exactly as the
+    preview's `gate`/`applied`/`messages_after` say."""
+    from inspector.fixtures import SessionBuilder
+    from inspector.pruning.preview import PreviewOptions, build_preview
+    from inspector.session import open_session
+
+    rng = random.Random(4242)
+    cases, previews = [], []
+    for n in range(40):
+        b = SessionBuilder(seed=n, start="2026-03-01T10:00:00.000Z", model=rng.choice(["claude-3-7-sonnet", "claude-sonnet-4-5"]))
+        b.header()
+        for _ in range(rng.randint(1, 4)):
+            b.user(text(rng, 5, 200))
+            for _ in range(rng.randint(1, 3)):
+                blocks: list[Any] = []
+                if rng.random() < 0.6:
+                    blocks.append(b.thinking(text(rng, 0, 300)))
+                blocks.append(b.tool_call(rng.choice(TOOLS), {"q": text(rng, 1, 20)}))
+                b.assistant(blocks)
+                content: list[Any] = [text(rng, 10, rng.choice([500, 5000]))]
+                if rng.random() < 0.2:
+                    content.append(b.image())
+                b.tool_result(b.last_tool_call_ids[0], blocks[-1]["name"], content)
+            b.assistant(text(rng, 1, 100))
+            if rng.random() < 0.5:
+                b.cache_ttl(provider=rng.choice(["anthropic", "openai"]))
+        if rng.random() < 0.2:
+            b.delivery_mirror("sent")
+        path = b.write(tmp_path / f"s{n}.jsonl")
+        raw = {"mode": "cache-ttl", "keepLastAssistants": rng.choice([1, 2, 3]), "minPrunableToolChars": rng.choice([0, 5000]),
+               "softTrim": {"maxChars": rng.choice([300, 4000])}, "ttl": rng.choice(["5m", "1h"])}
+        now = b.now_ms + rng.choice([1_000, 300_000, 3_700_000])
+        session = open_session(path)
+        p = build_preview(session, PreviewOptions(config={"agents": {"defaults": {"contextPruning": raw}}}, now_ms=now,
+                                                  encoding=None, context_window=rng.choice([1_500, 6_000, None])))
+        previews.append(p)
+        cases.append({"op": "prune", "raw": raw, "messages": p.messages, "contextWindow": p.window.tokens,
+                      "dropThinking": p.drop_thinking.drop, "entries": [session.load_entry_object(e) for e in session.entries],
+                      "provider": p.references.provider, "modelId": p.references.model_id, "now": now})
+    opened = pruned = 0
+    for n, (p, want) in enumerate(zip(previews, oracle(cases))):
+        data = p.to_json()
+        assert p.gate.open == want["gateCalledPruner"], n
+        assert data["gate"]["last_cache_touch_at_ms"] == want["lastCacheTouchAt"], n
+        assert data["totals"]["chars_before"] == want["total"]["value"], n
+        assert plain(p.result.messages) == want["forced"]["messages"], n
+        sent = want["viaGate"]["messages"]
+        assert (plain(p.messages_after) if p.applied and p.result.changed else None) == sent, n
+        opened += p.gate.open
+        pruned += sent is not None
+    assert 0 < opened < len(previews) and pruned > 0
