@@ -39,7 +39,7 @@ def cache_write_price(session: Session, ctx: m.SessionContext, provider: Any, mo
         tokens = e.usage.get("cacheWrite")
         cost = e.usage.get("cost")
         usd = cost.get("cacheWrite") if isinstance(cost, dict) else None
-        if _positive(tokens) and _positive(usd):
+        if isinstance(tokens, (int, float)) and isinstance(usd, (int, float)) and _positive(tokens) and _positive(usd):
             return CacheWritePrice(usd / tokens, f"recorded usage of entry {e.id} (line {e.line})")
     from inspector.models_catalog import known_model
 

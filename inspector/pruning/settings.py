@@ -88,6 +88,11 @@ def js_json_number(value: int | float) -> int | float:
     return value
 
 
+def as_dict(value: Any) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one (for reading optional config sections)."""
+    return value if isinstance(value, dict) else {}
+
+
 def _is_js_number(value: Any) -> bool:
     """`typeof value === "number" && Number.isFinite(value)` for a value parsed from JSON."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
@@ -226,9 +231,9 @@ def anthropic_auth_mode(config: dict[str, Any]) -> str | None:
     OpenClaw also looks at the gateway's `ANTHROPIC_OAUTH_TOKEN` / `ANTHROPIC_API_KEY`; this tool does not read
     environment credentials, so that case is reported as unknown by the caller.
     """
-    auth = config.get("auth") if isinstance(config.get("auth"), dict) else {}
-    profiles = auth.get("profiles") if isinstance(auth.get("profiles"), dict) else {}
-    order = auth.get("order") if isinstance(auth.get("order"), dict) else {}
+    auth = as_dict(config.get("auth"))
+    profiles = as_dict(auth.get("profiles"))
+    order = as_dict(auth.get("order"))
     ordered: list[Any] = []
     for key in ("anthropic", CLAUDE_CLI_BACKEND_ID):
         if isinstance(order.get(key), list):

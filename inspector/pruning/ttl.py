@@ -189,9 +189,9 @@ def read_last_cache_touch(entries: Iterable[Any], provider: str | None = None, m
         if parsed.get("customType") != CACHE_TTL_CUSTOM_TYPE:
             continue
         data = parsed.get("data")
-        if not matches_cache_ttl_context(data, provider, model_id):
-            continue
-        ts = js_number(data.get("timestamp")) if isinstance(data, dict) else None
+        if not isinstance(data, dict) or not matches_cache_ttl_context(data, provider, model_id):
+            continue  # (`typeof data?.timestamp === "number"` fails for anything but an object)
+        ts = js_number(data.get("timestamp"))
         if not ts:
             continue
         return CacheTouch(ts, getattr(entry, "id", None), getattr(entry, "line", None), data.get("provider"), data.get("modelId"))
