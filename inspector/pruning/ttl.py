@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -182,7 +182,7 @@ def read_last_cache_touch(entries: Iterable[Any], provider: str | None = None, m
     `entries` are reader entries with `.type`, `.data` (the parsed line), `.id`, `.line`. An entry whose
     `data.timestamp` is not a finite, non-zero number is skipped and the search goes on.
     """
-    for entry in reversed(list(entries)):
+    for entry in reversed(entries if isinstance(entries, Sequence) else list(entries)):
         if getattr(entry, "type", None) != "custom":
             continue
         parsed = getattr(entry, "data", None) or {}
