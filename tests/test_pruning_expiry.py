@@ -86,17 +86,45 @@ def test_a_result_newer_than_the_touch_expires_on_its_own_clock(tmp_path):
     assert found[late.entry_index].expired_at_ms == late_ms + TTL and found[late.entry_index].expired_for_ms == 0
 
 
-def test_without_a_touch_the_last_assistant_is_the_reference(tmp_path):
+def test_without_a_touch_the_gate_is_closed_but_results_age_from_the_last_assistant(tmp_path):
+    """OpenClaw's gate has no reference (closed); the prompt cache still expires, counted as in `if_enabled`."""
     session, _, _ = build(tmp_path, touch=False)
     ctx = session.context()
     gate = cache_ttl_gate(session, ctx, settings(), 0)
-    assert gate.source == "last_assistant_message"
-    found = expired_tool_results(session, ctx, settings(), gate.last_cache_touch_at + TTL)
-    assert len(found) == 2 and all(i.expired_at_ms == gate.last_cache_touch_at + TTL for i in found.values())
+    assert gate.source == "none" and not gate.open and gate.last_cache_touch_at is None
+    preview = build_preview(session, PreviewOptions(now_ms=0, config=CONFIG, encoding=None))
+    projected = preview.if_enabled
+    assert projected is not None and projected.gate.source == "last_assistant_message"
+    ref = projected.gate.last_cache_touch_at
+    found = expired_tool_results(session, ctx, settings(), ref + TTL)
+    assert len(found) == 2 and all(i.expired_at_ms == ref + TTL for i in found.values())
+    assert {i.reference_source for i in found.values()} == {"last_assistant_message"}
+    for row in tool_result_rows(session):  # the same answer as the projection's per-result expiry
+        expired, since = build_preview(session, PreviewOptions(now_ms=ref + TTL, config=CONFIG, encoding=None)).if_enabled.tool_result_expiry(row.index)
+        assert expired and found[row.entry_index].expired_at_ms == since
+    assert expired_tool_results(session, ctx, settings(), ref + TTL - 1) == {}
 
 
-def test_ttl_zero_marks_nothing(tmp_path):
+def test_ttl_zero_marks_nothing_in_the_transcript_or_the_preview(tmp_path):
+    """One rule (`ttl_expired`): with ttl 0 OpenClaw never prunes, so nothing is expired anywhere."""
     session, touch_ms, _ = build(tmp_path)
     s = settings()
     s.ttl_ms = 0
     assert expired_tool_results(session, session.context(), s, touch_ms + 10 * TTL) == {}
+    config = {"agents": {"defaults": {"contextPruning": {"mode": "cache-ttl", "ttl": "0m"}}}}
+    data = build_preview(session, PreviewOptions(now_ms=touch_ms + 10 * TTL, config=config, encoding=None)).to_json()
+    assert not data["gate"]["open"]
+    assert {r["cache_expired"] for r in data["messages"] if r["role"] == "toolResult"} == {False}
+
+
+def test_a_fixed_clock_gives_the_same_answer_as_now_ms(tmp_path):
+    from datetime import datetime, timedelta, timezone
+
+    from inspector.clock import FixedClock
+
+    session, touch_ms, _ = build(tmp_path)
+    now = touch_ms + TTL + 7  # not a whole second: clock_ms must not round
+    clock = FixedClock(datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=now))
+    by_clock = build_preview(session, PreviewOptions(clock=clock, config=CONFIG, encoding=None)).to_json()
+    by_ms = build_preview(session, PreviewOptions(now_ms=now, config=CONFIG, encoding=None)).to_json()
+    assert by_clock == by_ms and by_clock["gate"]["now_ms"] == now

@@ -74,16 +74,40 @@ def test_gate_closed_before_ttl_keeps_everything_unless_forced(tmp_path):
     assert not forced["would_openclaw_prune"]
 
 
-def test_no_touch_entry_previews_against_the_last_assistant(tmp_path):
+def test_no_touch_entry_closes_the_gate_and_projects_if_enabled(tmp_path):
     path, _ = build(tmp_path, touch=False)
     session = open_session(path)
     last_assistant = [e for e in session.entries if e.role == "assistant"][-1]
-    p = build_preview(session, PreviewOptions(config=CONFIG, context_window=30_000, encoding=None,
-                                              now_ms=ms_from_iso(session.load_entry_object(last_assistant)["timestamp"]) + 300_000))
-    g = p.to_json()["gate"]
-    assert g["open"] and g["source"] == "last_assistant_message" and g["reference_entry_id"] == last_assistant.id
-    assert "no openclaw.cache-ttl entry" in g["reason"]
-    assert not p.would_openclaw_prune  # OpenClaw itself has no touch to go by
+    written = ms_from_iso(session.load_entry_object(last_assistant)["timestamp"])
+    p = build_preview(session, PreviewOptions(config=CONFIG, context_window=30_000, encoding=None, now_ms=written + 300_000))
+    data = p.to_json()
+    g = data["gate"]
+    assert g["open"] is False and g["last_cache_touch_at"] is None and g["source"] == "none" and g["scenario"] == "now"
+    assert "no openclaw.cache-ttl entry" in g["reason"] and "prunes nothing" in g["reason"]
+    assert not data["applied"] and data["stage"] == "gate_closed" and not data["would_openclaw_prune"]
+    assert {r["action"] for r in data["messages"]} == {"keep"}
+    assert {r["cache_expired"] for r in data["messages"]} == {None}  # no reference time at all
+    proj = data["if_enabled"]
+    assert proj is not None and proj.keys() == data.keys() and proj["if_enabled"] is None
+    pg = proj["gate"]
+    assert pg["open"] and pg["source"] == "last_assistant_message" and pg["scenario"] == "if_enabled"
+    assert pg["reference_entry_id"] == last_assistant.id and pg["last_cache_touch_at"] == iso_from_ms(written)
+    assert pg["reason"].startswith("projection:")
+    assert proj["applied"] and proj["scenario"] == "if_enabled" and proj["would_openclaw_prune"]
+    assert proj["messages"][2]["action"] == "soft_trim" and proj["messages"][2]["cache_expired"] is True
+    assert proj["totals"]["chars_after"] < proj["totals"]["chars_before"] == data["totals"]["chars_before"]
+
+
+def test_force_applies_to_both_scenarios(tmp_path):
+    path, _ = build(tmp_path, touch=False)
+    data = preview(path, now_ms=0, force=True).to_json()
+    assert data["applied"] and data["gate"]["forced"] and data["messages"][2]["action"] == "soft_trim"
+    assert data["if_enabled"]["applied"] and data["if_enabled"]["gate"]["forced"]
+
+
+def test_a_session_with_a_touch_has_no_projection(tmp_path):
+    path, touch_ms = build(tmp_path)
+    assert preview(path, now_ms=touch_ms + 1).to_json()["if_enabled"] is None
 
 
 def test_touch_for_another_model_is_ignored(tmp_path):
@@ -94,7 +118,25 @@ def test_touch_for_another_model_is_ignored(tmp_path):
     b.cache_ttl(provider="openai", model_id="gpt-5")
     path = b.write(tmp_path / "s.jsonl")
     p = preview(path, now_ms=b.now_ms + 10)
-    assert p.gate.source == "last_assistant_message"
+    assert p.gate.source == "none" and not p.gate.open
+    assert p.if_enabled is not None and p.if_enabled.gate.source == "last_assistant_message"
+
+
+def test_a_trailing_delivery_mirror_does_not_change_the_model(tmp_path):
+    """pi's context model would be openclaw/delivery-mirror; the touch and eligibility go by the real model."""
+    path, touch_ms = build(tmp_path)
+    b = SessionBuilder(seed=11, start=START)
+    b.header()
+    b.user("hi")
+    b.assistant("hello")
+    b.cache_ttl()
+    b.delivery_mirror("hello")
+    session = open_session(b.write(tmp_path / "m.jsonl"))
+    assert session.context().model["provider"] == "openclaw"
+    data = build_preview(session, PreviewOptions(config=CONFIG, encoding=None, now_ms=b.now_ms + 600_000)).to_json()
+    assert data["pruning_model"] == {"provider": "anthropic", "modelId": "claude-sonnet-4-5", "source": "last_assistant",
+                                     "api": "anthropic-messages"}
+    assert data["gate"]["source"] == "cache_ttl_entry" and data["pruning"]["eligibility"]["eligible"]
 
 
 def test_disabled_config_and_ineligible_provider_are_reported(tmp_path):
@@ -189,8 +231,10 @@ def test_cli_human_output_and_errors(tmp_path, capsys):
                  "--config", str(tmp_path / "none.json")]) == 0
     out = capsys.readouterr().out
     assert "gate:" in out and "Tool results" in out
-    assert main(["prune", str(path), "--now", "yesterday"]) == 2
-    assert main(["prune", str(path), "--ttl", "5 minutes"]) == 2
+    for bad in (["--now", "yesterday"], ["--ttl", "5 minutes"]):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["prune", str(path), *bad])
+        assert exit_info.value.code == 2
     assert main(["prune", str(tmp_path / "missing.jsonl")]) == 2
 
 
@@ -213,6 +257,8 @@ def test_corpus_session_preview_is_consistent():
     before = path.read_bytes()
     p = preview(path, config={}, context_window=None, now_ms=ms_from_iso("2026-06-01T00:00:00Z"))
     data = p.to_json()
+    assert data["gate"]["source"] == "none" and not data["applied"]  # a pi session: never touched
+    data = data["if_enabled"]
     assert data["gate"]["source"] == "last_assistant_message" and data["applied"]
     assert data["totals"]["chars_after"] == sum(r["chars_after"] for r in data["messages"])
     assert data["totals"]["ratio_after"] < data["totals"]["ratio_before"]

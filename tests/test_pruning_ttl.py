@@ -14,8 +14,12 @@ from inspector.pruning.ttl import (
     evaluate_ttl_gate,
     is_cache_ttl_eligible,
     iso_from_ms,
+    js_number,
     ms_from_iso,
+    project_ttl_gate,
     read_last_cache_touch,
+    result_expiry,
+    ttl_expired,
 )
 from inspector.session import open_session
 
@@ -90,15 +94,66 @@ def test_gate_never_opens_with_zero_ttl():
     assert not evaluate_ttl_gate(now_ms=T0 + 10**9, ttl_ms=0, touch=touch_at(T0)).open
 
 
-def test_gate_falls_back_to_last_assistant_and_says_so():
-    g = evaluate_ttl_gate(now_ms=T0 + TTL, ttl_ms=TTL, touch=None, fallback_ms=T0, fallback_entry_id="abc")
-    assert g.open and g.source == SOURCE_LAST_ASSISTANT
-    assert "no openclaw.cache-ttl entry" in g.reason and "abc" in g.reason
+def test_without_a_touch_openclaw_keeps_the_gate_closed():
+    """extension.ts: `if (!lastTouch || ttlMs <= 0) return;` with lastCacheTouchAt null: closed, however late."""
+    g = evaluate_ttl_gate(now_ms=T0 + 10**12, ttl_ms=TTL, touch=None)
+    assert not g.open and g.source == SOURCE_NONE and g.last_cache_touch_at is None and g.scenario == "now"
+    j = g.to_json()
+    assert j["open"] is False and j["last_cache_touch_at"] is None and j["expires_at"] is None
+    assert "lastCacheTouchAt null" in j["reason"] and "prunes nothing" in j["reason"]
 
 
-def test_gate_without_any_reference_is_closed():
-    g = evaluate_ttl_gate(now_ms=T0, ttl_ms=TTL, touch=None)
+def test_projection_uses_the_last_assistant_and_says_so():
+    g = project_ttl_gate(now_ms=T0 + TTL, ttl_ms=TTL, reference_ms=T0, reference_entry_id="abc")
+    assert g.open and g.source == SOURCE_LAST_ASSISTANT and g.scenario == "if_enabled"
+    assert g.reason.startswith("projection:") and "abc" in g.reason
+    assert not project_ttl_gate(now_ms=T0 + TTL - 1, ttl_ms=TTL, reference_ms=T0, reference_entry_id="abc").open
+
+
+def test_projection_without_an_assistant_is_closed():
+    g = project_ttl_gate(now_ms=T0, ttl_ms=TTL, reference_ms=None, reference_entry_id=None)
     assert not g.open and g.source == SOURCE_NONE and g.last_cache_touch_at is None
+
+
+@pytest.mark.parametrize(
+    "ref,now,ttl,expired",
+    [
+        (T0, T0 + TTL, TTL, True),  # now - ref >= ttl
+        (T0, T0 + TTL - 1, TTL, False),
+        (T0, T0 + 10**9, 0, False),  # ttlMs <= 0: never
+        (T0, T0 + 10**9, -5, False),
+        (None, T0, TTL, False),  # no touch
+        (0, T0, TTL, False),  # !lastTouch: 0 is no touch
+        (-1e300, T0, TTL, True),  # a negative touch is truthy and far in the past
+        (1e20, T0, TTL, False),  # a touch in the far future: still warm
+        (T0, T0 + 3.6e26, 3.6e26, True),  # a huge ttl compares as a number
+    ],
+)
+def test_the_one_expiry_rule(ref, now, ttl, expired):
+    assert ttl_expired(ref, now, ttl) is expired
+
+
+def test_result_expiry_counts_from_the_later_of_touch_and_result():
+    assert result_expiry(T0, T0 + 1000, T0 + 1000 + TTL, TTL) == (True, T0 + 1000 + TTL)
+    assert result_expiry(T0, T0 + 1000, T0 + 999 + TTL, TTL) == (False, T0 + 1000 + TTL)
+    assert result_expiry(T0, None, T0 + TTL, TTL) == (True, T0 + TTL)
+    assert result_expiry(None, T0, T0 + TTL, TTL) == (None, None)
+    assert result_expiry(T0, None, T0 + 10 * TTL, 0) == (False, T0)
+
+
+def test_gate_json_survives_times_javascript_cannot_print():
+    touch = touch_at(1e20)
+    g = evaluate_ttl_gate(now_ms=T0, ttl_ms=TTL, touch=touch)
+    j = g.to_json()
+    assert not g.open and j["last_cache_touch_at"] is None and j["last_cache_touch_at_ms"] == 1e20
+    huge = evaluate_ttl_gate(now_ms=T0, ttl_ms=int(3.6e26), touch=touch_at(T0)).to_json()
+    assert huge["expires_at"] is None and huge["ttl_ms"] == 3.6e26 and not huge["open"]
+
+
+def test_huge_integer_timestamps_are_infinity_in_javascript():
+    """JSON.parse turns a 400-digit integer into Infinity: not finite, so the touch is skipped."""
+    assert touch_at(10**400) is None
+    assert js_number(10**400) is None and js_number(2**60) == float(2**60)
 
 
 def test_touch_on_an_abandoned_branch_counts(tmp_path):
@@ -131,6 +186,17 @@ def test_touch_on_an_abandoned_branch_counts(tmp_path):
         ("google", "gemini-2.5-pro", "google-generative-ai", True),
         ("google", "gemini-2.0-flash", "google-generative-ai", False),
         ("zai", "glm-4.6", None, True),
+        ("Z-AI", "glm-4.6", "openai-completions", True),  # the Z.AI plugin is found through normalizeProviderId
+        ("anthropic-vertex", "claude-sonnet-4-5", None, True),
+        ("amazon-bedrock", "arn:aws:bedrock:us-east-1:1:application-inference-profile/my-claude", None, True),
+        ("amazon-bedrock", "arn:aws:bedrock:us-east-1:1:application-inference-profile/nova", None, False),
+        ("bedrock", "anthropic.claude-3", "openai-completions", False),  # not "amazon-bedrock" once lower-cased
+        ("moonshot", "kimi-k2", "openai-completions", False),  # 2026.4.12: no Moonshot hook
+        ("moonshot", "kimi-k2", "anthropic-messages", True),
+        ("openrouter", "deepseek/deepseek-chat", "openai-completions", False),  # not in 2026.4.12's prefixes
+        ("openrouter", "moonshotai/kimi-k2", "openai-completions", True),
+        ("openrouter", "openai/gpt-5", "anthropic-messages", False),  # the plugin's answer wins over the api
+        ("google", "Gemini-3-pro", "google-generative-ai", True),
         (None, None, None, False),
     ],
 )

@@ -3,7 +3,12 @@
 Source: OpenClaw `src/agents/pi-hooks/context-pruning/pruner.ts` (2026.4). Nothing here mutates its input:
 changed messages are shallow copies (`{...msg, content: [...]}`), unchanged ones are the same objects.
 All lengths are JavaScript (UTF-16) lengths; head/tail cuts can leave lone surrogates, as in OpenClaw.
-The size estimate is `inspector.tokens.openclaw_prune_chars` (OpenClaw's `estimateMessageChars`).
+The size estimate is `inspector.tokens.openclaw_prune_chars` (OpenClaw's `estimateMessageChars`), taken over
+`dropThinkingBlocks(messages)` (`thinking.py`) when the transcript policy drops thinking blocks.
+
+Where `estimateMessageChars` would throw a TypeError (content that is not iterable, a null block, a text block
+whose `text` is not a string), the `context` handler throws, pi's extension runner logs the error and the
+request goes out unpruned: stage `estimate_threw`.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from inspector.jsjson import js_len
 from inspector.tokens import openclaw_prune_chars
 
 from .settings import ContextPruningSettings
+from .thinking import drop_thinking_blocks
 from .tools import make_tool_prunable_predicate
 from .utf16 import js_slice
 
@@ -29,6 +35,7 @@ ACTION_HARD_CLEAR = "hard_clear"
 # Where the algorithm stopped (`PruneResult.stage`).
 STAGE_NO_CONTEXT_WINDOW = "no_context_window"
 STAGE_TOO_FEW_ASSISTANTS = "too_few_assistants"
+STAGE_ESTIMATE_THREW = "estimate_threw"
 STAGE_BELOW_SOFT_TRIM_RATIO = "below_soft_trim_ratio"
 STAGE_BELOW_HARD_CLEAR_RATIO = "below_hard_clear_ratio"
 STAGE_HARD_CLEAR_DISABLED = "hard_clear_disabled"
@@ -194,12 +201,45 @@ def find_first_user_index(messages: Sequence[dict[str, Any]]) -> int | None:
     return None
 
 
-def latest_assistant_with_content(messages: Sequence[dict[str, Any]]) -> int:
-    """Index of the last assistant message whose content is a list (`dropThinkingBlocks` spares it), or -1."""
-    for i in range(len(messages) - 1, -1, -1):
-        if _role(messages[i]) == "assistant" and isinstance(messages[i].get("content"), list):
-            return i
-    return -1
+def _js_text_throws(text: Any) -> bool:
+    """`estimateStringChars(text)` throws for anything but a string (an empty array or `{length: 0}` gives 0)."""
+    if isinstance(text, str):
+        return False
+    if isinstance(text, list):
+        return len(text) != 0
+    return not (isinstance(text, dict) and text.get("length") == 0 and not isinstance(text.get("length"), bool))
+
+
+def _blocks_throw(content: Any) -> bool:
+    """`estimateTextAndImageChars(content)` throws: not iterable, a null block, or a text block without string text."""
+    if isinstance(content, str):
+        return False  # iterates characters: none is a block
+    if not isinstance(content, list):
+        return True
+    for block in content:
+        if block is None:
+            return True
+        if isinstance(block, dict) and block.get("type") == "text" and _js_text_throws(block.get("text")):
+            return True
+    return False
+
+
+def estimate_error(msg: Any) -> str | None:
+    """Why OpenClaw's `estimateMessageChars(msg)` would throw a TypeError, or None when it returns a number."""
+    if not isinstance(msg, dict):
+        return "message is not an object" if msg is None else None
+    role = msg.get("role")
+    content = msg.get("content")
+    if role == "user":
+        if isinstance(content, str):
+            return None
+        return "user content is not iterable or holds a null block / non-string text" if _blocks_throw(content) else None
+    if role == "assistant":
+        ok = isinstance(content, (list, str))
+        return None if ok else "assistant content is not iterable"
+    if role == "toolResult":
+        return "toolResult content is not iterable or holds a null block / non-string text" if _blocks_throw(content) else None
+    return None
 
 
 def _role(msg: Any) -> Any:
@@ -232,6 +272,7 @@ class PruneResult:
     prunable_indexes: list[int] = field(default_factory=list)
     prunable_tool_chars: int | None = None
     soft_trim_raw_lens: dict[int, int] = field(default_factory=dict)
+    estimate_error: str | None = None
 
     @property
     def ratio_before(self) -> float | None:
@@ -254,15 +295,17 @@ def prune_context_messages(
     """Reproduce `pruneContextMessages({messages, settings, ctx, isToolPrunable, contextWindowTokensOverride,
     dropThinkingBlocksForEstimate})`.
 
-    `estimate(msg, drop_thinking_blocks=...)` is OpenClaw's `estimateMessageChars`. With
-    `drop_thinking_blocks_for_estimate`, the whole-context total is taken over `dropThinkingBlocks(messages)`:
-    thinking blocks dropped from every assistant message but the latest one with array content. The per-message
-    deltas of soft trim and hard clear are computed on the tool results themselves, as in OpenClaw.
+    `estimate(msg)` is OpenClaw's `estimateMessageChars`. With `drop_thinking_blocks_for_estimate`, the
+    whole-context total (and `chars_before`) is taken over `drop_thinking_blocks(messages)`: thinking blocks
+    dropped from every assistant message but the latest one with array content, an emptied one counting 0.
+    The per-message deltas of soft trim and hard clear are computed on the tool results themselves, as in
+    OpenClaw. A message `estimateMessageChars` would throw on counts 0 in `chars_before`; if the algorithm
+    reaches the estimate, it stops there (`estimate_threw`) and nothing changes.
     """
     msgs = list(messages)
     n = len(msgs)
-    spared = latest_assistant_with_content(msgs) if drop_thinking_blocks_for_estimate else -1
-    before = [estimate(m, drop_thinking_blocks=drop_thinking_blocks_for_estimate and i != spared) for i, m in enumerate(msgs)]
+    estimated = drop_thinking_blocks(msgs) if drop_thinking_blocks_for_estimate else msgs
+    before = [0 if estimate_error(m) else estimate(m) for m in estimated]
     total_before = sum(before)
     window = context_window_tokens if context_window_tokens and context_window_tokens > 0 else None
     state = PruneResult(
@@ -290,6 +333,12 @@ def prune_context_messages(
     if cutoff is None:
         state.stage = STAGE_TOO_FEW_ASSISTANTS
         return state
+    for i, m in enumerate(estimated):
+        error = estimate_error(m)
+        if error is not None:
+            state.stage = STAGE_ESTIMATE_THREW
+            state.estimate_error = f"message {i}: {error}"
+            return state
     prunable = is_tool_prunable or make_tool_prunable_predicate(settings.tools)
 
     total = total_before

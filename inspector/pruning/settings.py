@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..jsjson import js_number_to_string
 from .utf16 import js_trim
 
 MODE_CACHE_TTL = "cache-ttl"
@@ -33,7 +34,10 @@ DEFAULT_SOFT_TRIM_TAIL_CHARS = 1_500
 DEFAULT_HARD_CLEAR_PLACEHOLDER = "[Old tool result content cleared]"
 
 _DURATION_RE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)?$")
+_DURATION_PART_RE = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)")
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+MAX_SAFE_INTEGER = 2**53 - 1
+"""JavaScript's `Number.MAX_SAFE_INTEGER`: zod's `.int()` bound in OpenClaw's config schema."""
 
 
 class DurationError(ValueError):
@@ -47,22 +51,46 @@ def _js_round(x: float) -> float:
 
 
 def parse_duration_ms(raw: str, default_unit: str = "m") -> int:
-    """OpenClaw `parseDurationMs(raw, {defaultUnit})`: `"5m"`, `"1h"`, `"90s"`, `"1.5h"`; bare numbers use `default_unit`."""
-    trimmed = js_trim(str(raw if raw is not None else "")).lower()
+    """OpenClaw `parseDurationMs(raw, {defaultUnit})` (`src/cli/parse-duration.ts`, 2026.4.12).
+
+    `"5m"`, `"1h"`, `"90s"`, `"1.5h"`; a bare number uses `default_unit`; a sequence of parts such as `"1h30m"`
+    is summed in floating point, then rounded (`Math.round`). Raises `DurationError` for empty or malformed
+    text and for a value JavaScript cannot hold (Infinity). The result is an `int` (exact, even past 2**53).
+    """
+    trimmed = js_trim(raw if isinstance(raw, str) else "").lower()
     if not trimmed:
         raise DurationError("invalid duration (empty)")
-    m = _DURATION_RE.match(trimmed)
-    if not m:
+    single = _DURATION_RE.match(trimmed)
+    if single:
+        value = float(single.group(1))
+        total = value * _UNIT_MS[single.group(2) or default_unit]
+    else:
+        total = 0.0
+        consumed = 0
+        for part in _DURATION_PART_RE.finditer(trimmed):
+            if part.start() != consumed:
+                raise DurationError(f"invalid duration: {raw}")
+            total += float(part.group(1)) * _UNIT_MS[part.group(2)]
+            consumed = part.end()
+        if consumed != len(trimmed) or consumed == 0:
+            raise DurationError(f"invalid duration: {raw}")
+    if not math.isfinite(total):
         raise DurationError(f"invalid duration: {raw}")
-    value = float(m.group(1))
-    if not math.isfinite(value):
-        raise DurationError(f"invalid duration: {raw}")
-    product = value * _UNIT_MS[m.group(2) or default_unit]
-    if product == 0 and value != 0:
-        raise DurationError(f"duration too small: {raw} (underflow)")
-    if not math.isfinite(product):
-        raise DurationError(f"invalid duration: {raw}")
-    return int(_js_round(product))
+    return int(_js_round(total))
+
+
+def js_json_number(value: int | float) -> int | float:
+    """A number with the value and digits JavaScript's `JSON.stringify` would write: an integer past 2**53 is
+    the nearest double (`2**60` -> `1152921504606847000`, `10**300` -> `1e+300`)."""
+    if isinstance(value, int) and abs(value) > MAX_SAFE_INTEGER:
+        text = js_number_to_string(value)
+        return int(text) if text.lstrip("-").isdigit() else float(text)
+    return value
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one (for reading optional config sections)."""
+    return value if isinstance(value, dict) else {}
 
 
 def _is_js_number(value: Any) -> bool:
@@ -111,18 +139,19 @@ class ContextPruningSettings:
 
     def to_json(self) -> dict[str, Any]:
         """The settings under OpenClaw's own names (`ttlMs`, `keepLastAssistants`, `softTrim.maxChars`, ...)."""
+        n = js_json_number
         return {
             "mode": self.mode,
-            "ttlMs": self.ttl_ms,
-            "keepLastAssistants": self.keep_last_assistants,
+            "ttlMs": n(self.ttl_ms),
+            "keepLastAssistants": n(self.keep_last_assistants),
             "softTrimRatio": self.soft_trim_ratio,
             "hardClearRatio": self.hard_clear_ratio,
-            "minPrunableToolChars": self.min_prunable_tool_chars,
+            "minPrunableToolChars": n(self.min_prunable_tool_chars),
             "tools": copy.deepcopy(self.tools),
             "softTrim": {
-                "maxChars": self.soft_trim.max_chars,
-                "headChars": self.soft_trim.head_chars,
-                "tailChars": self.soft_trim.tail_chars,
+                "maxChars": n(self.soft_trim.max_chars),
+                "headChars": n(self.soft_trim.head_chars),
+                "tailChars": n(self.soft_trim.tail_chars),
             },
             "hardClear": {"enabled": self.hard_clear.enabled, "placeholder": self.hard_clear.placeholder},
         }
@@ -202,9 +231,9 @@ def anthropic_auth_mode(config: dict[str, Any]) -> str | None:
     OpenClaw also looks at the gateway's `ANTHROPIC_OAUTH_TOKEN` / `ANTHROPIC_API_KEY`; this tool does not read
     environment credentials, so that case is reported as unknown by the caller.
     """
-    auth = config.get("auth") if isinstance(config.get("auth"), dict) else {}
-    profiles = auth.get("profiles") if isinstance(auth.get("profiles"), dict) else {}
-    order = auth.get("order") if isinstance(auth.get("order"), dict) else {}
+    auth = as_dict(config.get("auth"))
+    profiles = as_dict(auth.get("profiles"))
+    order = as_dict(auth.get("order"))
     ordered: list[Any] = []
     for key in ("anthropic", CLAUDE_CLI_BACKEND_ID):
         if isinstance(order.get(key), list):
@@ -241,7 +270,7 @@ def anthropic_auto_default(config: dict[str, Any] | None) -> AnthropicAutoDefaul
     if not isinstance(defaults, dict):
         return AnthropicAutoDefault(False, None, "no agents.defaults in the config: the Anthropic plugin adds nothing")
     cp = defaults.get("contextPruning")
-    if isinstance(cp, dict) and cp.get("mode") is not None:
+    if isinstance(cp, dict) and "mode" in cp:  # `mode === undefined`: a JSON null counts as set
         return AnthropicAutoDefault(False, None, f"contextPruning.mode is set ({cp.get('mode')!r})")
     mode = anthropic_auth_mode(config)
     if mode is None:

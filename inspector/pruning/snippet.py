@@ -19,7 +19,7 @@ import copy
 import json
 from typing import Any
 
-from .settings import DEFAULT_CONTEXT_PRUNING_SETTINGS, MODE_CACHE_TTL, ContextPruningSettings
+from .settings import DEFAULT_CONTEXT_PRUNING_SETTINGS, MODE_CACHE_TTL, ContextPruningSettings, as_dict
 
 # Largest unit first: parse_duration_ms reads each of these back to the same number of milliseconds.
 _DURATION_UNITS = (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000))
@@ -88,12 +88,9 @@ def with_context_pruning_edits(config: dict[str, Any] | None, edits: dict[str, A
     None, or an empty list, removes the key (so OpenClaw's default applies). Other keys of the config are kept.
     """
     out = copy.deepcopy(config) if isinstance(config, dict) else {}
-    agents = out.get("agents") if isinstance(out.get("agents"), dict) else {}
-    out["agents"] = agents
-    defaults = agents.get("defaults") if isinstance(agents.get("defaults"), dict) else {}
-    agents["defaults"] = defaults
-    raw = defaults.get("contextPruning") if isinstance(defaults.get("contextPruning"), dict) else {}
-    defaults["contextPruning"] = raw
+    agents = out["agents"] = as_dict(out.get("agents"))
+    defaults = agents["defaults"] = as_dict(agents.get("defaults"))
+    raw = defaults["contextPruning"] = as_dict(defaults.get("contextPruning"))
     for path, value in edits.items():
         *parents, leaf = path.split(".")
         node = raw
