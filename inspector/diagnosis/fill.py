@@ -60,7 +60,8 @@ def fill_state(tokens: int, window: int, lines: list[ThresholdLine], guard_level
     fill = round(tokens / window, 4) if window else None
     pct = f"{100 * tokens / window:.1f}%" if window else "?"
     over = [t for t in lines if tokens > t.tokens]
-    top = max(over, key=lambda t: t.tokens) if over else None
+    rank = {"window": 2, "compaction": 1}
+    top = max(over, key=lambda t: (rank.get(t.kind, 0), t.tokens)) if over else None
     if window and tokens > window:
         level = FILL_OVER_WINDOW
         message = (
