@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from .. import model as m
 from ..context import build_context, extend_context
 from ..session import Session
+from ..tree import SessionTree
 from ..timeutil import iso_from_ms
 from ..tokens import calculate_context_tokens
 from .cost import COST_UNKNOWN, CallCost, PriceTable, cost_of_call, load_price_table
@@ -86,21 +87,17 @@ class CallPoint:
     added: list[AddedMessage] = field(default_factory=list)
     gap_ms: float | None = None
 
-    @property
-    def input(self) -> int | float:
-        return _num(self.usage.get("input"))
+    input: int | float = 0
+    output_tokens: int | float = 0
+    cache_read: int | float = 0
+    cache_write: int | float = 0
 
-    @property
-    def output_tokens(self) -> int | float:
-        return _num(self.usage.get("output"))
-
-    @property
-    def cache_read(self) -> int | float:
-        return _num(self.usage.get("cacheRead"))
-
-    @property
-    def cache_write(self) -> int | float:
-        return _num(self.usage.get("cacheWrite"))
+    def __post_init__(self) -> None:
+        u = self.usage
+        self.input = _num(u.get("input"))
+        self.output_tokens = _num(u.get("output"))
+        self.cache_read = _num(u.get("cacheRead"))
+        self.cache_write = _num(u.get("cacheWrite"))
 
     @property
     def prompt_tokens(self) -> int | float:
@@ -202,6 +199,36 @@ class CallWalk:
         }
 
 
+class _PathView:
+    """The entry tree as `build_context` reads it (`entries`, `path_to`), with the path handed over.
+
+    `build_context` would walk `parentId` from the leaf to the root again at every compaction (O(path) each). Given
+    the slice of the active path that starts at the compaction's first kept entry (or at the compaction itself when
+    that entry is not on the path before it), its rules produce the same messages: the first kept entry is found at
+    the slice's start, and nothing before it is kept.
+    """
+
+    __slots__ = ("entries", "_path")
+
+    def __init__(self, entries: list[m.Entry], path: list[int]) -> None:
+        self.entries = entries
+        self._path = path
+
+    def path_to(self, leaf_index: int) -> tuple[list[int], list[m.Diagnostic]]:
+        return list(self._path), []
+
+
+def _rebuild(tree: SessionTree, path: list[int], pos: int, first_pos: dict[str, int]) -> m.SessionContext:
+    """`build_context` at `path[pos]`, on the shortest slice of the path that gives the same messages."""
+    e = tree.entries[path[pos]]
+    start = 0
+    if e.type == m.COMPACTION:
+        first_kept = (e.data or {}).get("firstKeptEntryId")
+        found = first_pos.get(first_kept) if isinstance(first_kept, str) else None
+        start = found if found is not None and found < pos else pos
+    return build_context(cast(SessionTree, _PathView(tree.entries, path[start : pos + 1])), path[pos])
+
+
 def _sent(entry: m.Entry, row: m.ContextMessage) -> bool:
     """Whether pi actually sends this context message to the model."""
     if row.excluded_from_llm:
@@ -234,8 +261,11 @@ def walk_calls(session: Session, ctx: m.SessionContext, prices: PriceTable | Non
         tokens = row.estimates.pi_tokens if row.estimates else 0
         return AddedMessage(row.entry_id, row.line, row.role, row.tool_name, tokens, _sent(entries[row.entry_index], row))
 
+    first_pos: dict[str, int] = {}  # entry id -> its first position on the path (build_context's first-kept scan)
     for pos, idx in enumerate(ctx.path):
         e = entries[idx]
+        if e.id is not None:
+            first_pos.setdefault(e.id, pos)
         usage = e.usage if e.role == "assistant" and e.type == m.MESSAGE else None
         if usage is not None:
             if e.provider == SYNTHETIC_PROVIDER:
@@ -282,7 +312,7 @@ def walk_calls(session: Session, ctx: m.SessionContext, prices: PriceTable | Non
                     sent_count += 1
             continue
         old = {r.entry_index for r in running.messages} if running is not None else set()
-        running = build_context(tree, idx)
+        running = _rebuild(tree, ctx.path, pos, first_pos)
         rows = [describe(r) for r in running.messages]
         estimate = sum(a.pi_tokens for a in rows if a.sent)
         sent_count = sum(1 for a in rows if a.sent)

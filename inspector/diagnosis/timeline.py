@@ -78,11 +78,11 @@ class Jump:
 
 def find_jumps(calls: list[CallPoint], top: int = DEFAULT_TOP_JUMPS) -> list[Jump]:
     """The `top` largest prompt increases between consecutive calls (ties: earlier first)."""
+    rises = [(cur.prompt_tokens - prev.prompt_tokens, cur.index) for prev, cur in zip(calls, calls[1:]) if cur.prompt_tokens > prev.prompt_tokens]
+    rises.sort(key=lambda r: (-r[0], r[1]))
     jumps: list[Jump] = []
-    for prev, cur in zip(calls, calls[1:]):
-        if cur.prompt_tokens <= prev.prompt_tokens:
-            continue
-        causes = sorted((a for a in cur.added if a.sent), key=lambda a: -a.pi_tokens)[:MAX_CAUSES]
+    for _, i in rises[: max(0, top)]:
+        prev, cur = calls[i - 1], calls[i]
         jumps.append(
             Jump(
                 call_index=cur.index,
@@ -91,12 +91,11 @@ def find_jumps(calls: list[CallPoint], top: int = DEFAULT_TOP_JUMPS) -> list[Jum
                 previous_entry_id=prev.entry_id,
                 prompt_before=prev.prompt_tokens,
                 prompt_after=cur.prompt_tokens,
-                causes=causes,
+                causes=sorted((a for a in cur.added if a.sent), key=lambda a: -a.pi_tokens)[:MAX_CAUSES],
                 across_compaction=cur.compaction_id != prev.compaction_id,
             )
         )
-    jumps.sort(key=lambda j: (-j.delta_tokens, j.call_index))
-    return jumps[: max(0, top)]
+    return jumps
 
 
 @dataclass(frozen=True, slots=True)
