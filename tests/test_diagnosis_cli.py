@@ -40,6 +40,7 @@ def test_json_contract(tmp_path):
     assert data["jumps"][0]["entry_id"] == ids["A6"] and data["jumps"][0]["cause_entry_ids"][0] == ids["R5"]
     assert {"kind", "count", "tokens", "entry_ids"} <= set(data["repeats"][0])
     assert [t["name"] for t in data["thresholds_crossed"]] == ["early_0.5", "early_0.7", "compaction", "window"]
+    assert data["derived_fields"]["not_in_transcript"].startswith("derived")
 
 
 def test_flags_reach_the_engine(tmp_path):

@@ -64,6 +64,7 @@ def early_fractions_arg(raw: str) -> tuple[float, ...]:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `timeline` subcommand."""
     p = sub.add_parser(
         "timeline",
         help="every LLM call on the active path: prompt vs transcript, jumps and their cause, thresholds, repeats, cost",
@@ -82,6 +83,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `timeline`; returns 0, or 2 for a file that cannot be opened or bad arguments."""
     if args.json and args.csv:
         print("session-inspector: --json and --csv are exclusive", file=sys.stderr)
         return EXIT_ERROR

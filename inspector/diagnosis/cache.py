@@ -32,6 +32,7 @@ class ExpiryWrite:
     cost: float
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON form (stable field names)."""
         return {
             "call_index": self.call_index,
             "entry_id": self.entry_id,
@@ -56,17 +57,21 @@ class CacheSummary:
 
     @property
     def hit_ratio(self) -> float | None:
+        """Σ cacheRead / Σ prompt (None without any prompt)."""
         return round(self.cache_read / self.prompt_tokens, 4) if self.prompt_tokens else None
 
     @property
     def expiry_write_cost(self) -> float:
+        """USD of the cache writes that followed a TTL expiry."""
         return round(sum(w.cost for w in self.expiry_writes), 10)
 
     @property
     def expiry_write_tokens(self) -> int | float:
+        """Tokens written to the cache after a TTL expiry."""
         return sum(w.cache_write for w in self.expiry_writes)
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON form (stable field names)."""
         return {
             "hit_ratio": self.hit_ratio,
             "cache_read": self.cache_read,

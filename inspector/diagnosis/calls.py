@@ -48,6 +48,7 @@ class AddedMessage:
     sent: bool
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON form (stable field names)."""
         return {
             "entry_id": self.entry_id,
             "line": self.line,
@@ -128,6 +129,7 @@ class CallPoint:
             return None
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON form (stable field names)."""
         return {
             "index": self.index,
             "entry_id": self.entry_id,
@@ -169,6 +171,7 @@ class PathMarker:
     detail: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON form (stable field names)."""
         return {"kind": self.kind, "entry_id": self.entry_id, "line": self.line, "before_call": self.before_call, **self.detail}
 
 
@@ -187,6 +190,7 @@ class CallWalk:
     unsent_messages: int
 
     def skipped_json(self) -> dict[str, Any]:
+        """How many assistants were skipped, which, and why."""
         return {
             "synthetic": len(self.skipped_synthetic),
             "zero_usage": len(self.skipped_zero_usage),
@@ -215,6 +219,7 @@ class _PathView:
         self._path = path
 
     def path_to(self, leaf_index: int) -> tuple[list[int], list[m.Diagnostic]]:
+        """The handed-over path slice (no diagnostics: the walk already has them)."""
         return list(self._path), []
 
 
@@ -258,6 +263,7 @@ def walk_calls(session: Session, ctx: m.SessionContext, prices: PriceTable | Non
     prev_request_ms: int | float | None = None
 
     def describe(row: m.ContextMessage) -> AddedMessage:
+        """A context row as an `AddedMessage` (its pi tokens, whether pi sends it)."""
         tokens = row.estimates.pi_tokens if row.estimates else 0
         return AddedMessage(row.entry_id, row.line, row.role, row.tool_name, tokens, _sent(entries[row.entry_index], row))
 

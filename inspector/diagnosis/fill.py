@@ -38,9 +38,11 @@ class FillState:
 
     @property
     def over_window(self) -> bool:
+        """The context is larger than the window."""
         return self.level == FILL_OVER_WINDOW
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON form (stable field names)."""
         return {
             "tokens": self.tokens,
             "window": self.window,

@@ -32,6 +32,7 @@ class OverheadTrend:
     direction: str
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON form (stable field names)."""
         return {
             "slope_tokens_per_call": self.slope_tokens_per_call,
             "first_half_mean": self.first_half_mean,
@@ -56,6 +57,7 @@ class OverheadSummary:
     trend: OverheadTrend
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON form (stable field names)."""
         return {
             "derived": True,
             "method": METHOD,

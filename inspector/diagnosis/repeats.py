@@ -81,6 +81,7 @@ class Repeat:
 
     @property
     def count(self) -> int:
+        """How many occurrences."""
         return len(self.entry_ids)
 
     @property
@@ -89,11 +90,13 @@ class Repeat:
         return sum(self.occurrence_tokens[1:])
 
     def add(self, entry: m.Entry, tokens: int) -> None:
+        """Record one more occurrence (its entry and its pi tokens)."""
         self.entry_ids.append(entry.id)
         self.lines.append(entry.line)
         self.occurrence_tokens.append(tokens)
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON form (stable field names)."""
         return {
             "kind": self.kind,
             "count": self.count,

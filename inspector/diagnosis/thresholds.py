@@ -42,6 +42,7 @@ class CompactionReserve:
     source: str
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON form (stable field names)."""
         return {"reserve_tokens": self.reserve_tokens, "configured": self.configured, "floor": self.floor, "source": self.source}
 
 
@@ -90,9 +91,11 @@ class ThresholdCrossing:
 
     @property
     def crossed(self) -> bool:
+        """Whether any call went above this threshold."""
         return self.call_index is not None
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON form (stable field names)."""
         out: dict[str, Any] = {
             "name": self.name,
             "kind": self.kind,
@@ -120,6 +123,7 @@ class ThresholdLine:
     tokens: int
 
     def fraction(self, window: int) -> float:
+        """This threshold as a fraction of `window` (4 decimals)."""
         return round(self.tokens / window, 4) if window else 0.0
 
 

@@ -23,6 +23,15 @@ from .repeats import Repeat, find_repeats
 from .thresholds import DEFAULT_EARLY_FRACTIONS, CompactionReserve, ThresholdCrossing, compaction_reserve, find_crossings, threshold_lines
 
 DEFAULT_TOP_JUMPS = 10
+DERIVED_FIELDS = {
+    "transcript_estimate": "pi's chars/4 estimate (estimateTokens) of the context messages sent before the call, "
+    "rebuilt with pi's buildSessionContext rules (after a compaction: summary + kept tail); errored/aborted assistants "
+    "and excludeFromContext bash runs are not sent and not counted",
+    "not_in_transcript": "derived: prompt_tokens - transcript_estimate (system prompt, tool schemas, injected context, "
+    "and the estimator's own error); never recorded in the session file",
+    "prompt_tokens": "recorded: input + cacheRead + cacheWrite",
+    "cost": "recorded usage.cost.total, else the bundled price table (cost_source says which)",
+}
 MAX_CAUSES = 20
 
 
@@ -54,13 +63,16 @@ class Jump:
 
     @property
     def delta_tokens(self) -> int | float:
+        """The prompt increase, in tokens."""
         return self.prompt_after - self.prompt_before
 
     @property
     def explained_tokens(self) -> int:
+        """pi's estimate of the causes: what the transcript accounts for."""
         return sum(c.pi_tokens for c in self.causes)
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON form (stable field names)."""
         return {
             "entry_id": self.entry_id,
             "line": self.line,
@@ -111,6 +123,7 @@ class CostSummary:
     table: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON form (stable field names)."""
         return {
             "total": self.total,
             "recorded": self.recorded,
@@ -126,6 +139,7 @@ def summarize_cost(calls: list[CallPoint]) -> CostSummary:
     """Per-session cost: recorded where present, else the price table (see `inspector.diagnosis.cost`)."""
 
     def total(source: str) -> float:
+        """Σ cost of the calls whose cost came from `source`."""
         return round(sum(c.cost.total for c in calls if c.cost.source == source), 10)
 
     return CostSummary(
@@ -162,9 +176,11 @@ class Timeline:
 
     @property
     def calls(self) -> list[CallPoint]:
+        """The calls, in path order."""
         return self.walk.calls
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON form (stable field names)."""
         return {
             "file": self.file,
             "leaf_id": self.leaf_id,
@@ -184,6 +200,7 @@ class Timeline:
             "cache": self.cache.to_json(),
             "cost": self.cost.to_json(),
             "totals": {"calls": self.recorded_totals, "skipped": self.skipped_totals},
+            "derived_fields": DERIVED_FIELDS,
         }
 
 
