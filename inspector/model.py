@@ -78,16 +78,6 @@ KNOWN_ENTRY_TYPES = frozenset(
     }
 )
 
-# Texts pi's convertToLlm wraps summaries in (pi 0.66.1 packages/coding-agent/src/core/messages.ts).
-COMPACTION_SUMMARY_PREFIX = (
-    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
-)
-COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
-BRANCH_SUMMARY_PREFIX = (
-    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
-)
-BRANCH_SUMMARY_SUFFIX = "</summary>"
-
 CURRENT_SESSION_VERSION = 3
 
 

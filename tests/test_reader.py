@@ -6,7 +6,7 @@ import os
 
 from conftest import assistant, entry, header, jline, msg, tool_result, user, write_lines
 
-from inspector.model import COMPACTION_SUMMARY_PREFIX
+from inspector.tokens import COMPACTION_SUMMARY_PREFIX
 from inspector.session import open_session
 
 

@@ -509,7 +509,7 @@ def test_corrupt_cached_file_is_not_redownloaded(tmp_path: Path) -> None:
 from hypothesis import given as _given, settings as _settings  # noqa: E402
 from hypothesis import strategies as _st  # noqa: E402
 
-from inspector import tokens as _tokens  # noqa: E402
+from inspector.tokens import measure as _measure  # noqa: E402
 
 _interesting = _st.sampled_from(
     [0x41, 0xE9, 0x2DFF, 0x2E7F, 0x2E80, 0x2EFF, 0x2F00, 0x9FFF, 0xA000, 0xA4FF, 0xA500, 0xABFF, 0xAC00, 0xD6FF,
@@ -523,4 +523,4 @@ _interesting = _st.sampled_from(
 def test_fast_cjk_weighting_equals_exact_path(codepoints):
     s = "".join(map(chr, codepoints))
     units = s.encode("utf-16-le", "surrogatepass")
-    assert _tokens._weighted_from_units(s, units) == _tokens._weighted_from_regex(s, len(units) >> 1)
+    assert _measure._weighted_from_units(s, units) == _measure._weighted_from_regex(s, len(units) >> 1)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from test_ui_support import SIZE, basic_builder, compaction_builder, make_app, run, settle, write_session
 
-from inspector.demo import demo_session_path
+from inspector.samples.demo import demo_session_path
 from widgets.screens.browser import BrowserScreen
 from widgets.screens.inspector import InspectorScreen
 from widgets.session_table import SessionTable

@@ -9,7 +9,7 @@ import asyncio
 from datetime import datetime, timezone
 from pathlib import Path
 
-from inspector.fixtures import SessionBuilder
+from inspector.samples.fixtures import SessionBuilder
 from inspector.session import open_session
 from widgets.app import InspectorApp
 from widgets.options import FixedClock, InspectorOptions
