@@ -5,7 +5,10 @@ Works on entry metadata only: message content stays on disk until asked for.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from . import model as m
+from .tokens.usage import NON_OBJECT_USAGE, UsageRow
 from .tree import SessionTree
 
 SIBLING_SCAN_LIMIT = 2000
@@ -35,6 +38,24 @@ def _row(entry: m.Entry, index: int) -> m.ContextMessage:
         usage_packed=entry.usage_packed,
         excluded_from_llm=entry.excluded_from_context,
     )
+
+
+def usage_rows_from_end(entries: list[m.Entry], ctx: m.SessionContext) -> Iterator[UsageRow]:
+    """The context's messages as pi `estimateContextTokens` rows, from the last one backwards, from the index's
+    metadata alone (no message re-read): feed them to `inspector.tokens.context_tokens_from_end`.
+
+    Lazy: recorded usage is unpacked only for the assistant messages actually reached.
+    """
+    for row in reversed(ctx.messages):
+        e = entries[row.entry_index]
+        usage: object = None
+        if e.role == "assistant":
+            if e.usage_packed is not None:
+                usage = e.usage
+            elif e.non_object_usage:
+                usage = NON_OBJECT_USAGE
+        est = row.est_packed
+        yield UsageRow(e.role, e.stop_reason, usage, est[0] if est is not None else 0)
 
 
 def build_context(tree: SessionTree, leaf_index: int | None = None) -> m.SessionContext:

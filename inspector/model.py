@@ -128,7 +128,11 @@ class Estimates:
 # message), the message timestamp (NaN = none) and flags. ~100 bytes where separate ints took ~250.
 _NUMS = struct.Struct("<qqqqqqqdq")
 FLAG_MIGRATED_ROLE = 1
+"""A v2 `hookMessage` read as `custom`."""
 FLAG_EXCLUDED_FROM_CONTEXT = 2
+"""A `bashExecution` with a truthy `excludeFromContext`."""
+FLAG_NON_OBJECT_USAGE = 4
+"""An assistant whose `usage` is truthy but not an object (nothing packed; pi still takes it as usage)."""
 
 
 def pack_nums(line: int, offset: int, length: int, estimates: tuple | None, message_timestamp: Any, flags: int = 0) -> bytes:
@@ -203,6 +207,10 @@ class Entry(_PackedEstimates):
     length = _num_field(2, "Byte length of the line, without the newline.")
     migrated_role = property(lambda self: bool(_NUMS.unpack(self.nums)[8] & FLAG_MIGRATED_ROLE))
     excluded_from_context = property(lambda self: bool(_NUMS.unpack(self.nums)[8] & FLAG_EXCLUDED_FROM_CONTEXT))
+    non_object_usage = property(
+        lambda self: bool(_NUMS.unpack(self.nums)[8] & FLAG_NON_OBJECT_USAGE),
+        doc="The recorded usage is truthy but not an object (only this flag is kept).",
+    )
     usage = property(lambda self: unpack_usage(self.usage_packed), doc="Recorded provider usage (assistant messages).")
 
     @property

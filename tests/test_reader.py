@@ -280,6 +280,34 @@ def test_bash_execution_excluded_flag(tmp_path):
     assert row.role == "bashExecution" and row.excluded_from_llm
 
 
+def test_excluded_flag_and_branch_summary_follow_javascript_truthiness(tmp_path):
+    """pi tests `m.excludeFromContext` and `entry.summary` with JavaScript truthiness: `{}` and `[]` are true."""
+    from pi_reference import build_session_context, load_entries, migrate
+
+    from inspector.tokens import model_visible_texts
+
+    lines = [header()]
+    prev = None
+    for i, flag in enumerate([{}, [], 0, "", "no"]):
+        bash = {"role": "bashExecution", "command": "ls", "output": "a", "exitCode": 0, "excludeFromContext": flag, "timestamp": 1}
+        lines.append(msg(f"b{i}", prev, bash))
+        prev = f"b{i}"
+    for i, summary in enumerate([{}, [], 0, "", "S"]):
+        lines.append(entry("branch_summary", f"s{i}", prev, fromId=prev, summary=summary))
+        prev = f"s{i}"
+    p = write_lines(tmp_path / "t.jsonl", lines)
+    s = open_session(p)
+    ctx = s.context()
+    assert [(r.entry_id, r.excluded_from_llm) for r in ctx.messages] == [
+        ("b0", True), ("b1", True), ("b2", False), ("b3", False), ("b4", True), ("s0", False), ("s1", False), ("s4", False)
+    ]
+    for row in ctx.messages[:5]:  # the flag and the text the model sees agree
+        assert row.excluded_from_llm == (model_visible_texts(s.load_message(s.entries[row.entry_index])) == [])
+    ref = load_entries(p)
+    migrate(ref)
+    assert [r.line for r in ctx.messages] == [n for n, _ in build_session_context(ref)]
+
+
 def test_tail_session_is_the_end_of_the_full_index(tmp_path):
     from inspector.tail import read_tail, tail_session
 

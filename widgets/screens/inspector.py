@@ -190,7 +190,7 @@ class InspectorScreen(LiveFollow, Screen):
             total = os.stat(self.path).st_size
         except OSError:
             return
-        done = session.scanner.consumed
+        done = session.bytes_indexed
         pct = 100 * done / total if total else 100
         self.query_one("#header", SessionHeader).loading_text = f"indexing {self.path.name}: {pct:.0f}% of {total / 1e6:,.1f} MB · {len(session.entries):,} entries"
 
