@@ -14,9 +14,9 @@ import os
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
-from .formats.records import Record, extract_range
+from .formats.records import extract_range
 
 __all__ = ["CHUNKS_PER_WORKER", "PARALLEL_MIN_BYTES", "next_line_start", "parse_ranges", "split_points", "worker_count"]
 
@@ -25,8 +25,9 @@ PARALLEL_MIN_BYTES = 64 * 1024 * 1024
 CHUNKS_PER_WORKER = 16
 """Ranges per worker: small ranges keep the in-order assembly fed while the workers parse."""
 
-RangeResult = tuple[list[tuple[int, int, int, Record]], int, bytes]
-"""`extract_range`'s result: rows `(line within the range, offset, length, record)`, lines seen, trailing bytes."""
+RangeResult = tuple[list[tuple[int, int, int, tuple[Any, ...]]], int, bytes]
+"""`extract_range`'s result: rows `(line within the range, offset, length, record in wire form)`, lines seen,
+trailing bytes."""
 
 
 def worker_count() -> int:

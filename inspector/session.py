@@ -18,7 +18,7 @@ from . import model as m
 from . import parallel
 from .context import build_context, extend_context, tool_pairing_diagnostics
 from .formats.openclaw import BOM, EntryReader, agent_message_of, peek_version
-from .formats.records import decode_line
+from .formats.records import decode_line, from_wire
 from .index import FileIdentity, FileReplaced, LineScanner, read_range
 from .tree import SessionTree
 
@@ -175,8 +175,8 @@ class Session:
         base = 0
         tail = b""
         for rows, lines_seen, tail in parallel.parse_ranges(str(self.path), bounds, version):
-            for line, offset, length, rec in rows:
-                entry = accept(base + line, offset, length, rec)
+            for line, offset, length, wire in rows:
+                entry = accept(base + line, offset, length, from_wire(wire))
                 if entry is not None:
                     add(entry)
                     new.append(entry)

@@ -199,3 +199,20 @@ def test_split_points_skip_a_huge_line_and_end_after_newlines(tmp_path):
     for pos in points[1:-1]:
         assert data[pos - 1 : pos] == b"\n"
     assert len(points) < 8 + 1  # the huge lines swallow several targets
+
+
+def test_records_cross_processes_as_plain_tuples_and_come_back_named():
+    import pickle
+
+    from inspector.formats.records import ErrorRecord, MessageRecord, OtherRecord, extract_record, from_wire, to_wire
+
+    lines = [b'{"type":"message","id":"a","parentId":null,"message":{"role":"assistant","content":[],"usage":{}}}',
+             b'{"type":"label","id":"l","parentId":"a","targetId":"a"}', b'{"broken']
+    recs = [extract_record(line, 3) for line in lines]
+    assert [type(r) for r in recs] == [MessageRecord, OtherRecord, ErrorRecord]
+    for rec in recs:
+        wire = pickle.loads(pickle.dumps(to_wire(rec), protocol=pickle.HIGHEST_PROTOCOL))
+        assert type(wire) is tuple
+        back = from_wire(wire)
+        assert type(back) is type(rec) and back == rec
+    assert recs[0].id == "a" and recs[0].role == "assistant" and recs[0].usage_packed is not None
