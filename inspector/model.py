@@ -11,7 +11,10 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .formats.records import MessageRecord
 
 USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
 COST_KEYS = ("input", "output", "cacheRead", "cacheWrite", "total")
@@ -212,6 +215,20 @@ class Entry(_PackedEstimates):
         doc="The recorded usage is truthy but not an object (only this flag is kept).",
     )
     usage = property(lambda self: unpack_usage(self.usage_packed), doc="Recorded provider usage (assistant messages).")
+
+    @classmethod
+    def from_message_record(
+        cls, index: int, nums: bytes, id: str | None, parent_id: str | None, role: str | None, rec: "MessageRecord"
+    ) -> "Entry":
+        """A `message` entry from its record: the reader's hot path (once per message of a 1 GB file).
+
+        Fields are passed positionally, named by the record's fields: a call with 14 keyword arguments costs
+        about 1 µs more per entry (0.3 s on the 1 GB benchmark). `tests/test_reader.py` checks every field.
+        """
+        return cls(
+            index, nums, MESSAGE, id, parent_id, None, None, role, rec.tool_name, rec.tool_call_id, rec.tool_call_ids,
+            rec.provider, rec.model, rec.stop_reason, rec.usage_packed, rec.block_kinds,
+        )  # fmt: skip
 
     @property
     def is_message(self) -> bool:

@@ -326,3 +326,28 @@ def test_tail_session_is_the_end_of_the_full_index(tmp_path):
     assert [r.entry_id for r in tail.context().messages] == [r.entry_id for r in full.context().messages[-10:]]
     assert tail.load_message(tail.entries[-1]) == full.load_message(full.entries[-1])
     assert len(read_tail(p, 1000).entries) == len(full.entries)  # a short file: everything, header skipped
+
+
+def test_message_entry_fields_come_from_the_record_by_name():
+    """`Entry.from_message_record` passes the record's fields positionally: each must land in its namesake."""
+    from dataclasses import fields
+
+    from inspector.formats.openclaw import EntryReader
+    from inspector.formats.records import MessageRecord, extract_record
+    from inspector.model import Entry
+
+    a = assistant("hi", tool_calls=[("c1", "read", {"path": "a"}), ("c2", "exec", {"command": "ls"})], stop="toolUse")
+    line = jline(msg("a1", "p0", a)).encode()
+    rec = extract_record(line, 3)
+    assert type(rec) is MessageRecord
+    reader = EntryReader(lambda d: None)
+    reader.start_after_header()
+    e = reader.feed(7, 100, line)
+    shared = ({f.name for f in fields(Entry)} | {"message_timestamp"}) & set(MessageRecord._fields)
+    assert shared == {"role", "tool_name", "tool_call_id", "tool_call_ids", "provider", "model", "stop_reason",
+                      "usage_packed", "block_kinds", "id", "parent_id", "message_timestamp"}
+    for name in shared:
+        assert getattr(e, name) == getattr(rec, name), name
+    assert (e.type, e.index, e.line, e.offset, e.length, e.timestamp, e.data) == ("message", 0, 7, 100, len(line), None, None)
+    assert (e.tool_name, e.tool_call_ids, e.stop_reason, e.block_kinds) == ("read, exec", ("c1", "c2"), "toolUse", ("text", "toolCall", "toolCall"))
+    assert e.message_timestamp == a["timestamp"] and e.estimates is not None and e.usage["totalTokens"] == 120

@@ -236,22 +236,8 @@ class EntryReader:
         elif type(role) is not str:
             self.report(m.Diagnostic("bad_role", f"message has no string 'role' ({role!r})", "error", line, offset))
             role = "<missing>"
-        entry = m.Entry(
-            index=len(self.entries),
-            nums=m.pack_nums(line, offset, length, rec.estimates, rec.timestamp, rec.flags),
-            type=m.MESSAGE,
-            id=eid,
-            parent_id=parent,
-            role=role,
-            tool_name=rec.tool_name,
-            tool_call_id=rec.tool_call_id,
-            tool_call_ids=rec.tool_call_ids,
-            provider=rec.provider,
-            model=rec.model,
-            stop_reason=rec.stop_reason,
-            usage_packed=rec.usage_packed,
-            block_kinds=rec.block_kinds,
-        )
+        nums = m.pack_nums(line, offset, length, rec.estimates, rec.message_timestamp, rec.flags)
+        entry = m.Entry.from_message_record(len(self.entries), nums, eid, parent, role, rec)
         self.entries.append(entry)
         return entry
 
