@@ -37,7 +37,7 @@ def pack_usage(usage: Any) -> bytes | None:
     cost = usage.get("cost")
     cost = cost if isinstance(cost, dict) else {}
     vals = [usage.get(k) for k in USAGE_KEYS] + [cost.get(k) for k in COST_KEYS]
-    return _USAGE.pack(*(float(v) if type(v) in (int, float) else _NAN for v in vals))
+    return _USAGE.pack(*(float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else _NAN for v in vals))
 
 
 def unpack_usage(packed: bytes | None) -> dict[str, Any] | None:
@@ -267,7 +267,7 @@ class SessionContext:
     leaf_id: str | None
     messages: list[ContextMessage]
     path: list[int]
-    model: dict[str, str] | None
+    model: dict[str, Any] | None
     thinking_level: str
     compaction_index: int | None = None
     first_kept_index: int | None = None

@@ -151,7 +151,7 @@ class EntryReader:
 
     def accept_record(self, line: int, offset: int, length: int, rec: Record) -> m.Entry | None:
         """One record (from `extract_record`, here or in a worker process) at its place in the file."""
-        if type(rec) is ErrorRecord:
+        if isinstance(rec, ErrorRecord):
             self.report(m.Diagnostic("unparseable", f"{rec.reason}; skipped (pi skips it too)", "error", line, offset))
             return None
         note = rec.note
@@ -161,7 +161,7 @@ class EntryReader:
             self.report(m.Diagnostic("huge_line", f"line is {length:,} bytes; parsed, content not kept in memory", "warning", line, offset))
         ordinal = self.parsed_count
         self.parsed_count += 1
-        if type(rec) is OtherRecord:
+        if isinstance(rec, OtherRecord):
             obj = rec.obj
             if type(obj) is not dict:
                 self.report(m.Diagnostic("not_object", f"line is JSON but not an object ({type(obj).__name__}); ignored", "error", line, offset))
@@ -211,6 +211,7 @@ class EntryReader:
         )
 
     def _ids(self, raw_id: Any, raw_parent: Any, line: int, offset: int, ordinal: int) -> tuple[str | None, str | None]:
+        eid: str | None
         if self.version < 2:
             eid = synthetic_v1_id(line)
             parent = self._v1_prev_id

@@ -100,7 +100,7 @@ class MessageRecord(NamedTuple):
 Record = Union[ErrorRecord, OtherRecord, MessageRecord]
 
 
-_BY_LENGTH: dict[int, type[tuple[Any, ...]]] = {
+_BY_LENGTH: dict[int, type[ErrorRecord] | type[OtherRecord] | type[MessageRecord]] = {
     len(ErrorRecord._fields): ErrorRecord,
     len(OtherRecord._fields): OtherRecord,
     len(MessageRecord._fields): MessageRecord,
@@ -116,7 +116,7 @@ def to_wire(rec: Record) -> tuple[Any, ...]:
 
 def from_wire(fields: tuple[Any, ...]) -> Record:
     """The record `to_wire` made `fields` from (its type is told by the number of fields)."""
-    return _tuple_new(_BY_LENGTH[len(fields)], fields)  # type: ignore[no-any-return]  # tuple.__new__ is untyped here
+    return _tuple_new(_BY_LENGTH[len(fields)], fields)
 
 
 def _intern(value: Any) -> str | None:
@@ -161,10 +161,10 @@ def _message_record(obj: dict[str, Any], version: int, note: str | None) -> Mess
         usage = m.pack_usage(raw_usage)
         if usage is None and js_truthy(raw_usage):
             flags |= m.FLAG_NON_OBJECT_USAGE
-        if "toolCall" in kinds:
+        if "toolCall" in kinds and type(content) is list:
             calls = [b for b in content if type(b) is dict and b.get("type") == "toolCall"]
             call_ids = tuple(str(b.get("id")) for b in calls)
-            names = [b.get("name") for b in calls if type(b.get("name")) is str]
+            names = [name for b in calls if type(name := b.get("name")) is str]
             tool_name = _intern(", ".join(names)) if names else None
     elif role == "toolResult":
         tool_name = _intern(msg.get("toolName"))
@@ -190,7 +190,7 @@ def _message_record(obj: dict[str, Any], version: int, note: str | None) -> Mess
         flags,
         note,
     )
-    return _tuple_new(MessageRecord, fields)  # type: ignore[no-any-return]
+    return _tuple_new(MessageRecord, fields)
 
 
 def extract_record(data: bytes, version: int) -> Record | None:

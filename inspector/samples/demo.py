@@ -20,6 +20,7 @@ import argparse
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 from inspector.samples.demo_text import (
     AGENTS_MD,
@@ -120,7 +121,8 @@ def pi_find_cut_point(path: list[dict], start: int, end: int, keep_recent_tokens
 
 def pi_file_ops(messages: list[dict]) -> dict:
     """pi `computeFileLists` over the toolCalls of `messages`: `{readFiles, modifiedFiles}`, both sorted."""
-    read, modified = set(), set()
+    read: set[str] = set()
+    modified: set[str] = set()
     for m in messages:
         if m.get("role") != "assistant":
             continue
@@ -185,7 +187,7 @@ class _Tools:
         return call, {"content": page, "details": details, "duration_ms": 640}
 
     def browser(self, args: dict, content: str | list, details: dict | None = None, ms: int = 900) -> tuple[dict, dict]:
-        result = {"content": content, "duration_ms": ms}
+        result: dict[str, Any] = {"content": content, "duration_ms": ms}
         if details is not None:
             result["details"] = details
         return self.b.tool_call("browser", args), result
@@ -431,7 +433,7 @@ def _after_compaction(b: SessionBuilder, t: _Tools, rng: random.Random) -> None:
     b.wait(150_000)
 
     # Back to the fork point with a summary of the abandoned branch (pi /tree navigation with summarization)
-    branch_msgs = []
+    branch_msgs: list[dict[str, Any]] = []
     for e in b.path(abandoned):
         if e["id"] == fork_point:
             branch_msgs = []

@@ -219,7 +219,7 @@ class SessionBuilder:
         self._lines: list[str] = []
         self._sink = sink
         self._track = track_context
-        self._ctx: dict[str, tuple[float, float, int, int]] = {}  # id -> (ctx tokens, own tokens, cached prompt, req ms)
+        self._ctx: dict[str, tuple[float, float, float, int]] = {}  # id -> (ctx tokens, own tokens, cached prompt, req ms)
         self._id_base = self.rng.getrandbits(32)
         self._id_counter = 0
 

@@ -83,7 +83,7 @@ def _weighted_from(s: str, utf16_len: int) -> int:
     return _weighted_from_units(s, s.encode("utf-16-le", "surrogatepass"))
 
 
-def estimate_string_chars(s: str) -> int:
+def estimate_string_chars(s: Any) -> int:
     """OpenClaw `estimateStringChars` ([OC] `src/utils/cjk-chars.ts`, spec §3.3 steps 1-3).
 
     1. `n` = code points in U+2E80–9FFF, A000–A4FF, AC00–D7AF, F900–FAFF, 20000–2FA1F.
