@@ -92,6 +92,7 @@ class ContextTokens:
     last_usage_index: int | None
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON contract's `estimate_context_tokens` object (`stats --json`, `context --json` totals)."""
         return {
             "tokens": self.tokens,
             "usage_tokens": self.usage_tokens,
