@@ -1,7 +1,8 @@
 """`session-inspector`: headless commands, and the TUI when no command is given.
 
-Every module in `inspector.commands` that defines `register(subparsers)` adds one subcommand; its parser
-sets `func=run`, and `run(args) -> int` returns the exit code.
+Every module in `inspector.commands` that defines `register(subparsers)` adds one subcommand named after the
+module (`inspector/commands/stats.py` adds `stats`); its parser sets `func=run`, and `run(args) -> int` returns
+the exit code. An argument list that does not start with a command name opens the interactive inspector.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import argparse
 import importlib
 import pkgutil
 import sys
+from types import ModuleType
 
 from . import commands
 
@@ -17,7 +19,7 @@ EXIT_OK = 0
 EXIT_ERROR = 2
 
 
-def command_modules() -> list:
+def command_modules() -> list[ModuleType]:
     """Every command module, in name order."""
     mods = []
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
@@ -29,7 +31,18 @@ def command_modules() -> list:
     return mods
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_name(module: ModuleType) -> str:
+    """The subcommand a command module adds: its module name."""
+    return module.__name__.rpartition(".")[2]
+
+
+def command_names() -> list[str]:
+    """The names of every subcommand, in name order."""
+    return [command_name(mod) for mod in command_modules()]
+
+
+def build_parser(modules: list[ModuleType] | None = None) -> argparse.ArgumentParser:
+    """The `session-inspector` parser with one subcommand per command module."""
     parser = argparse.ArgumentParser(
         prog="session-inspector",
         description=(
@@ -39,18 +52,18 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for mod in command_modules():
+    for mod in command_modules() if modules is None else modules:
         mod.register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run a headless command, or the interactive inspector when `argv` does not start with a command name."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    commands_known = set(parser._subparsers._group_actions[0].choices) if parser._subparsers else set()  # type: ignore[union-attr]
-    if not argv or (argv[0] not in commands_known and argv[0] not in ("-h", "--help")):
+    modules = command_modules()
+    if not argv or (argv[0] not in {command_name(mod) for mod in modules} and argv[0] not in ("-h", "--help")):
         return run_app(argv)
-    args = parser.parse_args(argv)
+    args = build_parser(modules).parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:

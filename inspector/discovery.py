@@ -171,7 +171,7 @@ def classify_file_name(name: str) -> _Name | None:
         stamp = _parse_archive_stamp(name[index + len(marker) :])
         if stamp is not None:
             base = name[:index]
-            return _Name("archive", _strip_jsonl(base) or base, reason, stamp)  # type: ignore[arg-type]
+            return _Name("archive", _strip_jsonl(base) or base, reason, stamp)
     repair = _REPAIR_BACKUP_RE.match(name)
     if repair:
         stamp = _ms_to_datetime(int(repair["ms"]))
@@ -213,7 +213,8 @@ def _load_session_store(path: Path, warnings: list[str]) -> dict[str, Any]:
         try:
             data = json5.loads(text)
         except (ValueError, RecursionError):
-            warnings.append(f"{path}: session index is not valid JSON (line {exc.lineno}: {exc.msg}); ignored")
+            where = f"line {exc.lineno}: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+            warnings.append(f"{path}: session index is not valid JSON ({where}); ignored")
             return {}
     if not isinstance(data, dict):
         warnings.append(f"{path}: session index is not a JSON object; ignored")

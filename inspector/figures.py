@@ -17,9 +17,10 @@ from . import model as m
 from .breakdown import context_breakdown
 from .config import load_openclaw_config
 from .overview import ContextOverview, ContextUsage, SessionFigures, guard_to_json, window_to_json
+from .context import usage_rows_from_end
 from .session import Session
 from .sizes import estimate_sizes, running_totals
-from .tokens import calculate_context_tokens, get_token_counter
+from .tokens import context_tokens_from_end, get_token_counter
 from .window import ContextWindow, Guard, evaluate_context_window_guard, resolve_context_window
 
 ESTIMATORS = ("pi_tokens", "openclaw_prune_chars", "openclaw_compaction_tokens", "tool_guard_chars")
@@ -91,25 +92,12 @@ def sum_usage(entries: list[m.Entry]) -> dict[str, Any]:
 
 
 def last_context_usage(session: Session, ctx: m.SessionContext) -> dict[str, Any]:
-    """pi's `estimateContextTokens` on the context: last valid assistant usage + chars/4 of what follows."""
-    entries = session.entries
-    last = None
-    for pos in range(len(ctx.messages) - 1, -1, -1):
-        e = entries[ctx.messages[pos].entry_index]
-        if e.role == "assistant" and e.usage_packed is not None and e.stop_reason not in ("aborted", "error"):
-            last = pos
-            break
-    if last is None:
-        trailing = sum(r.estimates.pi_tokens for r in ctx.messages if r.estimates)
-        return {"tokens": trailing, "usage_tokens": 0, "trailing_tokens": trailing, "last_usage_index": None}
-    usage_tokens = calculate_context_tokens(entries[ctx.messages[last].entry_index].usage)
-    trailing = sum(r.estimates.pi_tokens for r in ctx.messages[last + 1 :] if r.estimates)
-    return {
-        "tokens": usage_tokens + trailing,
-        "usage_tokens": usage_tokens,
-        "trailing_tokens": trailing,
-        "last_usage_index": last,
-    }
+    """pi's `estimateContextTokens` on the context: last valid assistant usage + chars/4 of what follows.
+
+    The one implementation is `inspector.tokens.context_tokens_from_end`; here it reads the index's metadata.
+    """
+    rows = usage_rows_from_end(session.entries, ctx)
+    return context_tokens_from_end(rows, len(ctx.messages)).to_json()
 
 
 def estimator_ratios(session: Session, ctx: m.SessionContext, tiktoken_counts: list[int | None] | None) -> dict[str, Any]:

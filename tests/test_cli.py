@@ -120,3 +120,51 @@ def test_ls_figures_are_the_browsers(tmp_path):
     text = cli("ls", tmp_path, "--figures")
     assert text.returncode == 0 and "Msgs" in text.stdout and "Context" in text.stdout
     assert f"{by_name['s.jsonl']['figures']['context_tokens']:,}" in text.stdout
+
+
+def test_context_window_out_of_range_is_a_usage_error_for_every_command(tmp_path):
+    p = sample(tmp_path)
+    for command in ("stats", "context", "prune"):
+        for bad in ("0", "-1", "99999999999999999999", "2147483648", "12k", "1.5"):
+            r = cli(command, p, "--json", "--no-tiktoken", f"--context-window={bad}")
+            assert r.returncode == 2, (command, bad, r.stdout)
+            assert "Traceback" not in r.stderr and "--context-window" in r.stderr, (command, bad, r.stderr)
+            assert r.stdout == ""
+    data = json.loads(cli("stats", p, "--json", "--no-tiktoken", "--context-window", "2147483647").stdout)
+    assert data["context_window"] == {"tokens": 2147483647, "source": "flag"}
+
+
+def test_context_window_arg_bounds():
+    import argparse
+
+    import pytest
+
+    from inspector.window import MAX_CONTEXT_WINDOW_OVERRIDE, context_window_arg
+
+    assert MAX_CONTEXT_WINDOW_OVERRIDE == 2**31 - 1
+    assert context_window_arg("1") == 1 and context_window_arg(" 200000 ") == 200_000
+    assert context_window_arg(str(2**31 - 1)) == 2**31 - 1
+    for bad in ("0", "-5", str(2**31), "", "abc", "1e6"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            context_window_arg(bad)
+
+
+def test_every_command_module_registers_the_command_it_is_named_after():
+    import argparse
+
+    from inspector.cli import command_modules, command_name, command_names
+
+    names = command_names()
+    assert {"context", "ls", "prune", "stats"} <= set(names)
+    for mod in command_modules():
+        sub = argparse.ArgumentParser().add_subparsers()
+        mod.register(sub)
+        assert list(sub.choices) == [command_name(mod)]
+
+
+def test_a_path_that_is_not_a_command_opens_the_app_not_a_usage_error(tmp_path):
+    # `session-inspector FILE --help`: the app's parser answers (exit 0), so FILE was not taken for a command.
+    r = cli(sample(tmp_path), "--help")
+    assert r.returncode == 0 and "--demo" in r.stdout
+    r = cli("stats", "--help")
+    assert r.returncode == 0 and "--context-window" in r.stdout and "--demo" not in r.stdout

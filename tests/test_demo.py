@@ -9,7 +9,7 @@ import re
 import orjson
 import pytest
 
-from inspector.demo import build_demo_session, demo_session_path
+from inspector.samples.demo import build_demo_session, demo_session_path
 from inspector.jsjson import js_len, js_stringify
 from inspector.timeutil import ms_from_iso
 from test_fixtures_builder import assert_documented_order
@@ -57,7 +57,7 @@ def messages(entries, role=None):
 
 
 def pi_tokens(msg: dict) -> int:
-    """pi 0.66 estimateTokens (spec §4.2), written independently of inspector.demo."""
+    """pi 0.66 estimateTokens (spec §4.2), written independently of inspector.samples.demo."""
     chars = 0
     for block in msg["content"] if isinstance(msg["content"], list) else [{"type": "text", "text": msg["content"]}]:
         if block["type"] == "text":
@@ -72,7 +72,7 @@ def pi_tokens(msg: dict) -> int:
 
 
 def test_shipped_file_is_the_generated_text(text):
-    assert demo_session_path().read_bytes() == text.encode("utf-8"), "run: python -m inspector.demo --write"
+    assert demo_session_path().read_bytes() == text.encode("utf-8"), "run: python -m inspector.samples.demo --write"
 
 
 def test_generation_is_deterministic(text):
@@ -234,7 +234,7 @@ def test_text_generators_are_seeded_and_sized():
     import json
     import random
 
-    from inspector import demo_text
+    from inspector.samples import demo_text
 
     def render(seed: int) -> list[str]:
         rng = random.Random(seed)

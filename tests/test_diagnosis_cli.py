@@ -12,7 +12,7 @@ import sys
 from test_diagnosis_fixtures import CWD, ESTIMATES, PROMPTS, build_runaway
 
 from conftest import ROOT
-from inspector.fixtures import SessionBuilder
+from inspector.samples.fixtures import SessionBuilder
 
 CALL_KEYS = {"entry_id", "line", "prompt_tokens", "output_tokens", "cache_read", "cache_write", "transcript_estimate",
              "not_in_transcript", "cost"}

@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from inspector.fixtures import SessionBuilder, make_usage, zero_usage
+from inspector.samples.fixtures import SessionBuilder, make_usage, zero_usage
 from inspector.session import open_session
 
 CWD = "/home/user/.openclaw/workspace"

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from inspector.context import build_context
 from inspector.diagnosis.timeline import TimelineOptions, build_timeline
 from inspector.figures import WindowOptions, session_stats
-from inspector.fixtures import SessionBuilder, make_usage, zero_usage
+from inspector.samples.fixtures import SessionBuilder, make_usage, zero_usage
 from inspector.session import open_session
 
 OPS = st.lists(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from test_diagnosis_fixtures import CWD, build_runaway
 
 from inspector.diagnosis.repeats import find_repeats, normalize_error
-from inspector.fixtures import SessionBuilder
+from inspector.samples.fixtures import SessionBuilder
 from inspector.session import open_session
 
 

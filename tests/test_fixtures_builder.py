@@ -11,7 +11,7 @@ import zlib
 import orjson
 import pytest
 
-from inspector.fixtures import SessionBuilder, make_usage, png_base64, zero_usage
+from inspector.samples.fixtures import SessionBuilder, make_usage, png_base64, zero_usage
 from inspector.jsjson import js_stringify
 from inspector.timeutil import ms_from_iso
 
@@ -275,7 +275,7 @@ def test_bench_generator_is_deterministic_valid_and_mixed(tmp_path):
 
 
 def test_lines_are_what_json_stringify_writes_for_their_values():
-    from inspector.demo import build_demo_session
+    from inspector.samples.demo import build_demo_session
 
     lines = sample().text().splitlines() + build_demo_session().splitlines()
     for line in lines:

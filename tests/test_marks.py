@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.fixtures import SessionBuilder
+from inspector.samples.fixtures import SessionBuilder
 from inspector.marks import MARK_KINDS, MarkKind, MarkShape, RowMark, RowMarks, cache_expiry_marks
 from inspector.pruning.expiry import expired_tool_results
 from inspector.pruning.settings import resolve_settings

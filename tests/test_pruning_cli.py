@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.fixtures import SessionBuilder
+from inspector.samples.fixtures import SessionBuilder
 
 ROOT = Path(__file__).resolve().parent.parent
 START = "2026-03-01T10:00:00.000Z"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inspector.fixtures import SessionBuilder
+from inspector.samples.fixtures import SessionBuilder
 from inspector.pruning.expiry import cache_ttl_gate, expired_tool_results
 from inspector.pruning.preview import PreviewOptions, build_preview
 from inspector.pruning.settings import ContextPruningSettings, resolve_settings

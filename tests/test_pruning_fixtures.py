@@ -12,7 +12,7 @@ import json
 import orjson
 
 from inspector.cli import main
-from inspector.fixtures import SessionBuilder
+from inspector.samples.fixtures import SessionBuilder
 from inspector.pruning.preview import PreviewOptions, build_preview
 from inspector.session import open_session
 from inspector.timeutil import iso_from_ms, ms_from_iso

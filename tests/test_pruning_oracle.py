@@ -328,7 +328,7 @@ def test_build_preview_on_session_files_agrees(tmp_path):
     """Whole previews of generated session files (read back by the reader): OpenClaw's extension, given the same
     context messages, every entry of the file, the settings, window, model and time, prunes exactly as the
     preview's `gate`/`applied`/`messages_after` say."""
-    from inspector.fixtures import SessionBuilder
+    from inspector.samples.fixtures import SessionBuilder
     from inspector.pruning.preview import PreviewOptions, build_preview
     from inspector.session import open_session
 

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from inspector.cli import main
-from inspector.fixtures import SessionBuilder
+from inspector.samples.fixtures import SessionBuilder
 from inspector.pruning.preview import PreviewOptions, build_preview
 from inspector.pruning.settings import SettingsOverrides
 from inspector.pruning.ttl import iso_from_ms, ms_from_iso
@@ -269,7 +269,7 @@ def test_corpus_session_preview_is_consistent():
 
 def test_preview_cache_gives_the_same_preview_and_reads_each_message_once(tmp_path, monkeypatch):
     """The settings panel re-previews on every edit; with a cache, messages are read and tiktoken-counted once."""
-    from inspector.fixtures import SessionBuilder
+    from inspector.samples.fixtures import SessionBuilder
     from inspector.pruning.preview import PreviewCache, PreviewOptions, build_preview
     from inspector.pruning.settings import SettingsOverrides
     from inspector.session import Session, open_session

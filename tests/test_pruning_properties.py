@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector.fixtures import SessionBuilder
+from inspector.samples.fixtures import SessionBuilder
 from inspector.pruning.preview import PreviewOptions, build_preview
 from inspector.pruning.pruner import prune_context_messages
 from inspector.pruning.settings import ContextPruningSettings, HardClearSettings, SettingsOverrides, SoftTrimSettings

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from inspector.fixtures import SessionBuilder
+from inspector.samples.fixtures import SessionBuilder
 from inspector.pruning.ttl import (
     SOURCE_CACHE_TTL_ENTRY,
     SOURCE_LAST_ASSISTANT,

@@ -6,7 +6,7 @@ import os
 
 from conftest import assistant, entry, header, jline, msg, tool_result, user, write_lines
 
-from inspector.model import COMPACTION_SUMMARY_PREFIX
+from inspector.tokens import COMPACTION_SUMMARY_PREFIX
 from inspector.session import open_session
 
 
@@ -280,6 +280,34 @@ def test_bash_execution_excluded_flag(tmp_path):
     assert row.role == "bashExecution" and row.excluded_from_llm
 
 
+def test_excluded_flag_and_branch_summary_follow_javascript_truthiness(tmp_path):
+    """pi tests `m.excludeFromContext` and `entry.summary` with JavaScript truthiness: `{}` and `[]` are true."""
+    from pi_reference import build_session_context, load_entries, migrate
+
+    from inspector.tokens import model_visible_texts
+
+    lines = [header()]
+    prev = None
+    for i, flag in enumerate([{}, [], 0, "", "no"]):
+        bash = {"role": "bashExecution", "command": "ls", "output": "a", "exitCode": 0, "excludeFromContext": flag, "timestamp": 1}
+        lines.append(msg(f"b{i}", prev, bash))
+        prev = f"b{i}"
+    for i, summary in enumerate([{}, [], 0, "", "S"]):
+        lines.append(entry("branch_summary", f"s{i}", prev, fromId=prev, summary=summary))
+        prev = f"s{i}"
+    p = write_lines(tmp_path / "t.jsonl", lines)
+    s = open_session(p)
+    ctx = s.context()
+    assert [(r.entry_id, r.excluded_from_llm) for r in ctx.messages] == [
+        ("b0", True), ("b1", True), ("b2", False), ("b3", False), ("b4", True), ("s0", False), ("s1", False), ("s4", False)
+    ]
+    for row in ctx.messages[:5]:  # the flag and the text the model sees agree
+        assert row.excluded_from_llm == (model_visible_texts(s.load_message(s.entries[row.entry_index])) == [])
+    ref = load_entries(p)
+    migrate(ref)
+    assert [r.line for r in ctx.messages] == [n for n, _ in build_session_context(ref)]
+
+
 def test_tail_session_is_the_end_of_the_full_index(tmp_path):
     from inspector.tail import read_tail, tail_session
 
@@ -298,3 +326,28 @@ def test_tail_session_is_the_end_of_the_full_index(tmp_path):
     assert [r.entry_id for r in tail.context().messages] == [r.entry_id for r in full.context().messages[-10:]]
     assert tail.load_message(tail.entries[-1]) == full.load_message(full.entries[-1])
     assert len(read_tail(p, 1000).entries) == len(full.entries)  # a short file: everything, header skipped
+
+
+def test_message_entry_fields_come_from_the_record_by_name():
+    """`Entry.from_message_record` passes the record's fields positionally: each must land in its namesake."""
+    from dataclasses import fields
+
+    from inspector.formats.openclaw import EntryReader
+    from inspector.formats.records import MessageRecord, extract_record
+    from inspector.model import Entry
+
+    a = assistant("hi", tool_calls=[("c1", "read", {"path": "a"}), ("c2", "exec", {"command": "ls"})], stop="toolUse")
+    line = jline(msg("a1", "p0", a)).encode()
+    rec = extract_record(line, 3)
+    assert type(rec) is MessageRecord
+    reader = EntryReader(lambda d: None)
+    reader.start_after_header()
+    e = reader.feed(7, 100, line)
+    shared = ({f.name for f in fields(Entry)} | {"message_timestamp"}) & set(MessageRecord._fields)
+    assert shared == {"role", "tool_name", "tool_call_id", "tool_call_ids", "provider", "model", "stop_reason",
+                      "usage_packed", "block_kinds", "id", "parent_id", "message_timestamp"}
+    for name in shared:
+        assert getattr(e, name) == getattr(rec, name), name
+    assert (e.type, e.index, e.line, e.offset, e.length, e.timestamp, e.data) == ("message", 0, 7, 100, len(line), None, None)
+    assert (e.tool_name, e.tool_call_ids, e.stop_reason, e.block_kinds) == ("read, exec", ("c1", "c2"), "toolUse", ("text", "toolCall", "toolCall"))
+    assert e.message_timestamp == a["timestamp"] and e.estimates is not None and e.usage["totalTokens"] == 120

@@ -163,7 +163,7 @@ def test_incremental_reads_equal_one_shot_read(lines, cuts):
 
 def test_parallel_index_equals_serial_index(tmp_path, monkeypatch):
     """Big files are parsed by worker processes in byte ranges; the result must equal the serial read."""
-    import inspector.session as sess
+    import inspector.parallel as par
     from conftest import corpus_file
 
     src = corpus_file("pi", "before-compaction.v1.jsonl")
@@ -173,8 +173,8 @@ def test_parallel_index_equals_serial_index(tmp_path, monkeypatch):
     monkeypatch.setenv("SESSION_INSPECTOR_WORKERS", "1")
     serial = open_session(p)
     monkeypatch.setenv("SESSION_INSPECTOR_WORKERS", "2")
-    monkeypatch.setattr(sess, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(sess, "CHUNKS_PER_WORKER", 7)
+    monkeypatch.setattr(par, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(par, "CHUNKS_PER_WORKER", 7)
     parallel = open_session(p)
     key = lambda s: [(e.id, e.parent_id, e.type, e.line, e.offset, e.length, e.est_packed, e.usage_packed, e.data) for e in s.entries]  # noqa: E731
     assert key(parallel) == key(serial)
@@ -187,15 +187,32 @@ def test_parallel_index_equals_serial_index(tmp_path, monkeypatch):
 
 def test_split_points_skip_a_huge_line_and_end_after_newlines(tmp_path):
     """Range boundaries for worker processes: each just after a newline, none inside a line, one scan per range."""
-    from inspector.session import _split_points
+    from inspector.parallel import split_points
 
     data = b"a\n" + b"x" * 5_000_000 + b"\n" + b"b\n" * 10 + b"y" * 3_000_000 + b"\n"
     p = tmp_path / "h.jsonl"
     p.write_bytes(data)
     with open(p, "rb") as f:
-        points = _split_points(f, len(data), 8)
+        points = split_points(f, len(data), 8)
     assert points[0] == 0 and points[-1] == len(data)
     assert points == sorted(set(points))
     for pos in points[1:-1]:
         assert data[pos - 1 : pos] == b"\n"
     assert len(points) < 8 + 1  # the huge lines swallow several targets
+
+
+def test_records_cross_processes_as_plain_tuples_and_come_back_named():
+    import pickle
+
+    from inspector.formats.records import ErrorRecord, MessageRecord, OtherRecord, extract_record, from_wire, to_wire
+
+    lines = [b'{"type":"message","id":"a","parentId":null,"message":{"role":"assistant","content":[],"usage":{}}}',
+             b'{"type":"label","id":"l","parentId":"a","targetId":"a"}', b'{"broken']
+    recs = [extract_record(line, 3) for line in lines]
+    assert [type(r) for r in recs] == [MessageRecord, OtherRecord, ErrorRecord]
+    for rec in recs:
+        wire = pickle.loads(pickle.dumps(to_wire(rec), protocol=pickle.HIGHEST_PROTOCOL))
+        assert type(wire) is tuple
+        back = from_wire(wire)
+        assert type(back) is type(rec) and back == rec
+    assert recs[0].id == "a" and recs[0].role == "assistant" and recs[0].usage_packed is not None

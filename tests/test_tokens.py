@@ -401,6 +401,73 @@ def test_estimate_context_tokens_zero_usage_delivery_mirror_counts() -> None:
     assert estimate_context_tokens(msgs)["tokens"] == 0  # the zero usage is the last valid one (spec §4.2)
 
 
+# Usage values pi's `getAssistantUsage` judges by JavaScript truthiness: a truthy value that is not an object still
+# counts as the last usage (pi's calculateContextTokens then gives NaN; here 0), a falsy one does not.
+USAGE_EDGE_CASES = [
+    {"input": 7, "output": 3, "cacheRead": 0, "cacheWrite": 0},  # no totalTokens: the sum
+    {},  # an empty object is truthy
+    "x", 5, [], True,  # truthy, not objects
+    None, 0, "", False,  # falsy: skipped
+]
+PI_ORACLE = Path(os.environ.get("PI_ORACLE_DIR", Path.home() / ".cache" / "session-inspector" / "pi-oracle"))
+PI_COMPACTION_JS = PI_ORACLE / "node_modules/@mariozechner/pi-coding-agent/dist/core/compaction/compaction.js"
+
+
+def _usage_edge_session(tmp_path: Path, usage: object, stop: str = "stop") -> Path:
+    from conftest import assistant, header, msg, user, write_lines
+
+    last = assistant("y" * 13, stop=stop)
+    last["usage"] = usage
+    return write_lines(tmp_path / "u.jsonl", [
+        header(), msg("u1", None, user("x" * 40)), msg("a1", "u1", assistant("ok")), msg("u2", "a1", user("z" * 9)),
+        msg("a2", "u2", last), msg("u3", "a2", user("w" * 21)),
+    ])
+
+
+@pytest.mark.parametrize("usage", USAGE_EDGE_CASES, ids=repr)
+@pytest.mark.parametrize("stop", ["stop", "aborted"])
+def test_context_now_from_metadata_equals_estimate_context_tokens_on_edge_usages(tmp_path, usage, stop) -> None:
+    """One estimateContextTokens: from the index's metadata and from the loaded messages, the same result."""
+    from inspector.figures import last_context_usage
+    from inspector.session import open_session
+
+    session = open_session(_usage_edge_session(tmp_path, usage, stop))
+    ctx = session.context()
+    ours = last_context_usage(session, ctx)
+    assert ours == estimate_context_tokens(session.context_messages(ctx))
+    truthy = usage not in (None, 0, "", False)
+    assert ours["last_usage_index"] == (3 if truthy and stop == "stop" else 1)
+
+
+@pytest.mark.skipif(NODE is None or not PI_COMPACTION_JS.exists(), reason=f"node or the pi 0.66.1 oracle is absent ({PI_ORACLE})")
+def test_estimate_context_tokens_matches_pi_on_edge_usages(tmp_path) -> None:
+    """pi 0.66.1's own estimateContextTokens (run with node) on the same messages picks the same usage."""
+    from inspector.session import open_session
+
+    cases = []
+    for i, usage in enumerate(USAGE_EDGE_CASES):
+        for stop in ("stop", "aborted", "error"):
+            folder = tmp_path / f"{i}-{stop}"
+            folder.mkdir()
+            session = open_session(_usage_edge_session(folder, usage, stop))
+            cases.append(session.context_messages(session.context()))
+    js = f"""
+    import {{ estimateContextTokens }} from {json.dumps(PI_COMPACTION_JS.as_uri())};
+    let d = ''; process.stdin.on('data', c => d += c);
+    process.stdin.on('end', () => process.stdout.write(JSON.stringify(JSON.parse(d).map(m => estimateContextTokens(m)))));
+    """
+    done = subprocess.run([NODE, "--input-type=module", "-e", js], input=json.dumps(cases), capture_output=True, text=True,
+                          timeout=60, check=True)
+    for messages, ref in zip(cases, json.loads(done.stdout)):
+        ours = estimate_context_tokens(messages)
+        assert ours["last_usage_index"] == ref["lastUsageIndex"]
+        assert ours["trailing_tokens"] == ref["trailingTokens"]
+        if ref["tokens"] is not None:  # NaN in pi for a usage that is not an object (JSON null); 0 here
+            assert (ours["tokens"], ours["usage_tokens"]) == (ref["tokens"], ref["usageTokens"])
+        else:
+            assert ours["usage_tokens"] == 0
+
+
 # ---- text the model sees ---------------------------------------------------------------------------------------------
 
 
@@ -509,7 +576,7 @@ def test_corrupt_cached_file_is_not_redownloaded(tmp_path: Path) -> None:
 from hypothesis import given as _given, settings as _settings  # noqa: E402
 from hypothesis import strategies as _st  # noqa: E402
 
-from inspector import tokens as _tokens  # noqa: E402
+from inspector.tokens import measure as _measure  # noqa: E402
 
 _interesting = _st.sampled_from(
     [0x41, 0xE9, 0x2DFF, 0x2E7F, 0x2E80, 0x2EFF, 0x2F00, 0x9FFF, 0xA000, 0xA4FF, 0xA500, 0xABFF, 0xAC00, 0xD6FF,
@@ -523,4 +590,4 @@ _interesting = _st.sampled_from(
 def test_fast_cjk_weighting_equals_exact_path(codepoints):
     s = "".join(map(chr, codepoints))
     units = s.encode("utf-16-le", "surrogatepass")
-    assert _tokens._weighted_from_units(s, units) == _tokens._weighted_from_regex(s, len(units) >> 1)
+    assert _measure._weighted_from_units(s, units) == _measure._weighted_from_regex(s, len(units) >> 1)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from test_ui_support import basic_builder, compaction_builder, settle, write_session
 
-from inspector.demo import demo_session_path
+from inspector.samples.demo import demo_session_path
 from widgets.browser.screen import BrowserScreen
 from widgets.browser.table import SessionTable
 from widgets.browser.watch import ManualWatcher

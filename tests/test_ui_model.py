@@ -8,7 +8,7 @@ from rich.console import Console
 from test_ui_support import HOSTILE, NOW, basic_builder, compaction_builder, write_session
 
 from inspector.figures import WindowOptions, context_report
-from inspector.fixtures import SessionBuilder, png_base64
+from inspector.samples.fixtures import SessionBuilder, png_base64
 from inspector.session import open_session
 from inspector.tokens import calculate_context_tokens
 from widgets.detail.render import DetailData, DetailStyles, image_summary, render_detail

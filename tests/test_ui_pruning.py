@@ -21,7 +21,7 @@ from test_pruning_snippet import effective_settings
 from textual.app import App
 from textual.widgets import Checkbox, Input, Static, TextArea
 
-from inspector.fixtures import SessionBuilder
+from inspector.samples.fixtures import SessionBuilder
 from inspector.pruning.preview import PreviewOptions, build_preview
 from inspector.pruning.pruner import ACTION_HARD_CLEAR, ACTION_KEEP, ACTION_SOFT_TRIM
 from inspector.pruning.settings import resolve_settings

@@ -31,9 +31,9 @@ def parse_args(argv: list[str]) -> InspectorOptions:
 
 
 def demo_path() -> Path | None:
-    """The bundled demo session (`inspector.demo`), if present in this installation."""
+    """The bundled demo session (`inspector.samples.demo`), if present in this installation."""
     try:
-        from inspector.demo import demo_session_path
+        from inspector.samples.demo import demo_session_path
     except ImportError:
         return None
     try:

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Awaitable, Callable
 
-from inspector.demo import demo_session_path
+from inspector.samples.demo import demo_session_path
 
 from .app import InspectorApp
 from .options import FixedClock, InspectorOptions

@@ -13,6 +13,7 @@ from rich.console import Console
 
 from ..figures import WindowOptions
 from ..session import Session, SessionOpenError, open_session
+from ..window import context_window_arg
 
 EXIT_ERROR = 2
 
@@ -24,7 +25,9 @@ def add_session_options(p: argparse.ArgumentParser, *, leaf: bool = False) -> No
         p.add_argument("--leaf", default=None, metavar="ID", help="build the context from this entry instead of the last one")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON (stable field names)")
     p.add_argument("--config", type=Path, default=None, help="OpenClaw config file (default: the user's openclaw.json)")
-    p.add_argument("--context-window", type=int, default=None, metavar="N", help="override the context window (tokens)")
+    p.add_argument(
+        "--context-window", type=context_window_arg, default=None, metavar="N", help="override the context window (tokens, 1..2^31-1)"
+    )
     p.add_argument(
         "--encoding",
         default="cl100k_base",

@@ -34,8 +34,8 @@ PROGRESS_EVERY = 0.1
 
 
 def bytes_indexed(session: Session) -> int:
-    """How far the indexer has read (the engine's scanner position)."""
-    return session.scanner.consumed
+    """How far the indexer has read (`Session.bytes_indexed`)."""
+    return session.bytes_indexed
 
 
 class SessionOpener:

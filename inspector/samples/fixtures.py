@@ -13,7 +13,7 @@
 
 Faithfulness (spec §1.2, §1.3, §2): entry keys in pi's order (`type, id, parentId, timestamp, <payload>`; `custom` and
 `custom_message` put their payload first and `id, parentId, timestamp` last), message keys in pi-ai's order, each
-line written by `inspector.jsjson.js_stringify` (JavaScript's `JSON.stringify`, byte for byte), `\\n` endings.
+line written by `inspector.formats.encode` (JavaScript's `JSON.stringify`, byte for byte), `\\n` endings.
 Absent optional fields are omitted, never written as `null`. Ids are 8 hex chars derived from the seed (unique within a
 builder); ISO timestamps (`2026-01-02T03:04:05.678Z`, `toISOString()` via `inspector.timeutil`) come from an injected
 clock; `message.timestamp` is epoch ms.
@@ -33,8 +33,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from .jsjson import js_stringify
-from .timeutil import iso_from_ms, ms_from_iso
+from ..formats.encode import encode_entry_text
+from ..jsjson import js_stringify
+from ..timeutil import iso_from_ms, ms_from_iso
+from ..tokens import branch_summary_text, compaction_summary_text
 
 __all__ = [
     "DEFAULT_START",
@@ -142,8 +144,6 @@ def _png_size(data_b64: str) -> tuple[int, int] | None:
 # --------------------------------------------------------------------------------------------------------------------
 # Token approximation for automatic usage (a stand-in for the provider's tokenizer; not one of the spec's estimators)
 
-_COMPACTION_PREFIX = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
-_BRANCH_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
 
 
 def _approx_tokens(text: str) -> float:
@@ -219,7 +219,7 @@ class SessionBuilder:
         self._lines: list[str] = []
         self._sink = sink
         self._track = track_context
-        self._ctx: dict[str, tuple[float, float, int, int]] = {}  # id -> (ctx tokens, own tokens, cached prompt, req ms)
+        self._ctx: dict[str, tuple[float, float, float, int]] = {}  # id -> (ctx tokens, own tokens, cached prompt, req ms)
         self._id_base = self.rng.getrandbits(32)
         self._id_counter = 0
 
@@ -320,7 +320,7 @@ class SessionBuilder:
         obj.update(id=self.session_id, timestamp=iso_from_ms(self.now_ms), cwd=cwd)
         if parent_session is not None:
             obj["parentSession"] = parent_session
-        self._emit(obj, js_stringify(obj))
+        self._emit(obj, encode_entry_text(obj))
         self._tick()
         return self.session_id
 
@@ -335,7 +335,7 @@ class SessionBuilder:
         timestamp = self._tick()
         base = {"id": eid, "parentId": parent_id, "timestamp": timestamp}
         obj = {"type": entry_type, **payload, **base} if payload_first else {"type": entry_type, **base, **payload}
-        self._emit(obj, js_stringify(obj))
+        self._emit(obj, encode_entry_text(obj))
         if self._track:
             p = self._ctx.get(parent_id) if parent_id is not None else None
             ctx, cached, req = (p[0], p[2], p[3]) if p else (0.0, 0.0, 0)
@@ -522,7 +522,7 @@ class SessionBuilder:
             first = self._ctx.get(first_kept_entry_id)
             if parent_state and first and first_kept_entry_id != eid:
                 kept = parent_state[0] - (first[0] - first[1])
-            own = _approx_tokens(_COMPACTION_PREFIX + summary + "\n</summary>")
+            own = _approx_tokens(compaction_summary_text(summary))
             self._ctx[eid] = (own + kept, own, 0.0, 0)
         return eid
 
@@ -543,7 +543,7 @@ class SessionBuilder:
             payload["details"] = details
         if from_hook is not None:
             payload["fromHook"] = from_hook
-        tokens = _approx_tokens(_BRANCH_PREFIX + summary + "</summary>") if summary else 0.0
+        tokens = _approx_tokens(branch_summary_text(summary)) if summary else 0.0
         return self._append("branch_summary", payload, tokens=tokens)
 
     def custom(self, custom_type: str, data: Any = _MISSING) -> str:

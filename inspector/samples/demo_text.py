@@ -4,7 +4,7 @@ Generators take a seeded `random.Random` and return text (`ts_source`, `jest_spe
 `v8_profile`, `k6_report`, `k6_json`, `grep_output`, `aria_snapshot`, `web_doc_page`, `zh_wiki_page`) or a base64 PNG
 (`chart_png`, `screenshot_png`); the same rng state always gives the same text. The hand-written texts (`AGENTS_MD`,
 `README_MD`, `DESIGN_DOC`, `COMPACTION_HISTORY`, `BRANCH_SUMMARY`, `locale_json(lang)`, ...) belong to the demo's
-story (`inspector.demo`). `bench/generate.py` slices big pools of generated text and reuses the two summaries.
+story (`inspector.samples.demo`). `bench/generate.py` slices big pools of generated text and reuses the two summaries.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from inspector.fixtures import png_base64
+from inspector.samples.fixtures import png_base64
 from inspector.jsjson import js_len, js_stringify
 
 WORKSPACE = "/home/mara/.openclaw/workspace"

@@ -1,7 +1,7 @@
 """The bundled demo session: a deterministic, realistic OpenClaw coding session on an Anthropic model.
 
 `build_demo_session()` renders it (no clock, no unseeded randomness); `demo_session_path()` is the copy shipped in the
-package. `python -m inspector.demo --write` regenerates the shipped file; a test checks that both agree.
+package. `python -m inspector.samples.demo --write` regenerates the shipped file; a test checks that both agree.
 
 The story: Mara asks her OpenClaw agent to fix a flaky rate limiter in `lumen-api`, move it to Redis, localise the 429
 body (zh-CN, ja), profile it, compact, try and abandon a client-library swap (a sibling branch with a branch summary), post
@@ -9,20 +9,20 @@ a status update (a delivery-mirror sibling), open a PR, fix CI and write the des
 most message shapes the inspector has to handle (see `DEMO_FEATURES`).
 
 This module is the story's structure: pi's compaction preparation as far as the demo needs it, the tool-call helpers,
-the turn-by-turn script, `build_demo_session()` and the `python -m inspector.demo` CLI. The texts it puts in the
+the turn-by-turn script, `build_demo_session()` and the `python -m inspector.samples.demo` CLI. The texts it puts in the
 session (tool output generators shared with `bench/generate.py`, workspace files, docs, summaries) are in
-`inspector.demo_text`.
+`inspector.samples.demo_text`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 from pathlib import Path
+from typing import Any
 
-from inspector.demo_text import (
+from inspector.samples.demo_text import (
     AGENTS_MD,
     BRANCH_SUMMARY,
     COMPACTION_HISTORY,
@@ -53,9 +53,10 @@ from inspector.demo_text import (
     web_doc_page,
     zh_wiki_page,
 )
-from inspector.fixtures import SessionBuilder
-from inspector.jsjson import js_len, js_stringify
+from inspector.samples.fixtures import SessionBuilder
+from inspector.jsjson import js_stringify
 from inspector.timeutil import iso_from_ms
+from inspector.tokens import estimate_context_tokens, pi_estimate_tokens
 
 __all__ = ["DEMO_FEATURES", "build_demo_session", "demo_session_path", "main"]
 
@@ -77,40 +78,11 @@ DEMO_FEATURES = (
 
 def demo_session_path() -> Path:
     """The demo session shipped with the package (`inspector/data/demo-session.jsonl`)."""
-    return Path(__file__).resolve().parent / "data" / "demo-session.jsonl"
+    return Path(__file__).resolve().parents[1] / "data" / "demo-session.jsonl"
 
 
 # ====================================================================================================================
 # pi's compaction preparation, as far as the demo needs it ([PI66] compaction.ts; spec §4.2)
-
-
-def pi_estimate_tokens(message: dict) -> int:
-    """pi 0.66 `estimateTokens`: ceil(chars / 4), JavaScript lengths, 4800 chars per image in toolResult/custom (spec §4.2)."""
-    role = message.get("role")
-    chars = 0
-    if role in ("user", "toolResult", "custom"):
-        content = message.get("content")
-        if isinstance(content, str):
-            chars = js_len(content)
-        else:
-            for block in content or ():
-                if block.get("type") == "text" and block.get("text"):
-                    chars += js_len(block["text"])
-                elif block.get("type") == "image" and role != "user":
-                    chars += 4800
-    elif role == "assistant":
-        for block in message.get("content", ()):
-            if block.get("type") == "text":
-                chars += js_len(block["text"])
-            elif block.get("type") == "thinking":
-                chars += js_len(block["thinking"])
-            elif block.get("type") == "toolCall":
-                chars += js_len(block["name"]) + js_len(js_stringify(block["arguments"]))
-    elif role == "bashExecution":
-        chars = js_len(message.get("command", "")) + js_len(message.get("output", ""))
-    elif role in ("branchSummary", "compactionSummary"):
-        chars = js_len(message.get("summary", ""))
-    return math.ceil(chars / 4)
 
 
 def _is_cut_point(entry: dict) -> bool:
@@ -149,7 +121,8 @@ def pi_find_cut_point(path: list[dict], start: int, end: int, keep_recent_tokens
 
 def pi_file_ops(messages: list[dict]) -> dict:
     """pi `computeFileLists` over the toolCalls of `messages`: `{readFiles, modifiedFiles}`, both sorted."""
-    read, modified = set(), set()
+    read: set[str] = set()
+    modified: set[str] = set()
     for m in messages:
         if m.get("role") != "assistant":
             continue
@@ -171,15 +144,8 @@ def format_file_ops(ops: dict) -> str:
 
 
 def pi_tokens_before(path: list[dict]) -> int:
-    """pi `estimateContextTokens` for a path without an earlier compaction: last valid usage + trailing estimates."""
-    messages = [e["message"] for e in path if e["type"] == "message"]
-    for i in range(len(messages) - 1, -1, -1):
-        m = messages[i]
-        if m["role"] == "assistant" and m.get("stopReason") not in ("aborted", "error") and m.get("usage"):
-            u = m["usage"]
-            used = u.get("totalTokens") or u["input"] + u["output"] + u["cacheRead"] + u["cacheWrite"]
-            return used + sum(pi_estimate_tokens(x) for x in messages[i + 1:])
-    return sum(pi_estimate_tokens(x) for x in messages)
+    """pi `estimateContextTokens` over the path's messages (a path without an earlier compaction)."""
+    return estimate_context_tokens([e["message"] for e in path if e["type"] == "message"])["tokens"]
 
 
 # ====================================================================================================================
@@ -221,7 +187,7 @@ class _Tools:
         return call, {"content": page, "details": details, "duration_ms": 640}
 
     def browser(self, args: dict, content: str | list, details: dict | None = None, ms: int = 900) -> tuple[dict, dict]:
-        result = {"content": content, "duration_ms": ms}
+        result: dict[str, Any] = {"content": content, "duration_ms": ms}
         if details is not None:
             result["details"] = details
         return self.b.tool_call("browser", args), result
@@ -467,7 +433,7 @@ def _after_compaction(b: SessionBuilder, t: _Tools, rng: random.Random) -> None:
     b.wait(150_000)
 
     # Back to the fork point with a summary of the abandoned branch (pi /tree navigation with summarization)
-    branch_msgs = []
+    branch_msgs: list[dict[str, Any]] = []
     for e in b.path(abandoned):
         if e["id"] == fork_point:
             branch_msgs = []
@@ -625,8 +591,8 @@ def build_demo_session() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m inspector.demo [--write | --check]`: print, regenerate or verify the shipped demo session."""
-    parser = argparse.ArgumentParser(prog="python -m inspector.demo", description=__doc__.splitlines()[0])
+    """`python -m inspector.samples.demo [--write | --check]`: print, regenerate or verify the shipped demo session."""
+    parser = argparse.ArgumentParser(prog="python -m inspector.samples.demo", description=__doc__.splitlines()[0])
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--write", action="store_true", help="regenerate inspector/data/demo-session.jsonl")
     group.add_argument("--check", action="store_true", help="exit 1 if the shipped file differs from the generated one")
@@ -640,7 +606,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.check:
         same = path.exists() and path.read_bytes() == text.encode("utf-8")
-        print("up to date" if same else f"{path} is stale: run python -m inspector.demo --write")
+        print("up to date" if same else f"{path} is stale: run python -m inspector.samples.demo --write")
         return 0 if same else 1
     print(text, end="")
     return 0
