@@ -3,9 +3,11 @@
 OpenClaw holds `<realpath(dir)>/<basename>.lock` for a whole run, a compaction, a transcript rewrite and a
 tool-result truncation. Taking the same lock the same way is what makes our writes safe against OpenClaw's:
 
-* acquire: `open(lock, O_CREAT|O_EXCL|O_WRONLY)` ("wx"), then write `JSON.stringify({pid, createdAt, starttime},
-  null, 2)` (2-space indent, no trailing newline); `starttime` is field 22 of `/proc/<pid>/stat` (Linux only,
-  omitted elsewhere). The descriptor stays open while the lock is held.
+* acquire: create the lock exclusively (OpenClaw: `open(lock, "wx")`) holding `JSON.stringify({pid, createdAt,
+  starttime}, null, 2)` (2-space indent, no trailing newline); `starttime` is field 22 of `/proc/<pid>/stat`
+  (Linux only, omitted elsewhere). The descriptor stays open while the lock is held. Unlike OpenClaw, the payload
+  is written to a temp file that is then hard-linked into place (`_create_lock_file`), so a crash can never leave
+  an empty lock behind (OpenClaw's would block everyone for 30 minutes).
 * on `EEXIST` the payload is inspected (`inspect_lock_payload`): stale when the pid is missing, dead (or a
   zombie) or recycled (its current starttime differs from the stored one), or when `createdAt` is invalid or
   older than `stale_ms` (30 min). When the only reasons are a missing pid / invalid createdAt, the lock file's
@@ -35,6 +37,7 @@ import signal
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -346,6 +349,70 @@ class SessionWriteLock:
         self.release()
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _clean_stray_temps(lock_path: Path) -> None:
+    """Remove `<lock>.<pid>.<nonce>.tmp` files left by processes killed while creating the lock."""
+    for tmp in lock_path.parent.glob(lock_path.name + ".*.tmp"):
+        parts = tmp.name[len(lock_path.name) + 1 :].split(".")
+        if len(parts) == 3 and parts[0].isdigit() and not is_pid_alive(int(parts[0])):
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
+def _create_lock_file(lock_path: Path, payload: bytes) -> int:
+    """Create the lock file already holding its payload; the open descriptor, or -1 when it exists.
+
+    OpenClaw creates the file with `O_EXCL` and writes the payload after, so a process killed in between leaves
+    an empty lock that blocks everyone for 30 minutes (the mtime rule). Here the payload is written to a temp
+    file first and hard-linked into place (`link` fails when the lock exists, like `O_EXCL`), so the lock file
+    is never seen without its payload. Filesystems without hard links fall back to OpenClaw's way.
+    """
+    tmp = lock_path.with_name(f"{lock_path.name}.{os.getpid()}.{uuid.uuid4().hex[:12]}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError:
+        fd = -2
+    if fd >= 0:
+        try:
+            _write_all(fd, payload)
+            try:
+                os.link(tmp, lock_path)
+                return fd
+            except FileExistsError:
+                os.close(fd)
+                return -1
+            except OSError as exc:
+                if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK, errno.ENOSYS):
+                    os.close(fd)
+                    raise
+                os.close(fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+            raise
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    try:
+        fd = os.open(lock_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except FileExistsError:
+        return -1
+    try:
+        _write_all(fd, payload)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(lock_path)
+        raise
+    return fd
+
+
 def _read_raw(path: Path) -> bytes | None:
     try:
         return path.read_bytes()
@@ -385,31 +452,15 @@ def acquire_session_write_lock(
         if allow_reentrant and held is not None:
             held.count += 1
             return SessionWriteLock(key, held)
+    _clean_stray_temps(lock_path)
     started = time.monotonic()
     attempt = 0
     reclaimed = 0  # a reclaimed stale lock is retried at once, even at the deadline (a few times at most)
     while attempt == 0 or 0 < reclaimed <= 5 or (time.monotonic() - started) * 1000 < timeout_ms:
         attempt += 1
-        try:
-            fd = os.open(lock_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        except FileExistsError:
-            fd = -1
-        except OSError as exc:
-            if exc.errno != errno.EEXIST:
-                raise
-            fd = -1
+        payload_bytes = _payload_bytes(os.getpid(), iso_from_ms(now_ms(clock)), process_start_time(os.getpid()))
+        fd = _create_lock_file(lock_path, payload_bytes)
         if fd >= 0:
-            try:
-                data = _payload_bytes(os.getpid(), iso_from_ms(now_ms(clock)), process_start_time(os.getpid()))
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-                with contextlib.suppress(OSError):
-                    os.unlink(lock_path)
-                raise
             new_held = _Held(lock_path=lock_path, fd=fd, acquired_at_ms=now_ms(clock))
             with _HELD_LOCK:
                 _HELD[key] = new_held

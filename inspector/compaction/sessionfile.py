@@ -1,0 +1,261 @@
+"""A session file as raw lines, for the writers (append, truncate, undo).
+
+The reader (`inspector.session`) indexes metadata and leaves content on disk; a writer needs every line's exact
+bytes (to keep what it does not change byte for byte) and the parsed object of the lines it reasons about.
+`parse_lines` splits like pi's `loadEntriesFromFile` (on `\\n`; blank lines skipped; lines `JSON.parse` rejects
+skipped) but keeps every line, parsed or not, with its byte offset, so nothing is lost on a rewrite.
+
+`SessionLines` adds what the writers ask: the header, the entries in file order (objects that are not the
+header), the leaf (pi: the last entry in file order), `byId` with pi's "the later duplicate wins", and the
+branch from a leaf to the root (`getBranch`, guarded against `parentId` cycles, which would hang pi).
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..formats.encode import encode_entry
+from ..formats.openclaw import decode_line
+from ..jsjson import js_stringify
+
+CURRENT_VERSION = 3
+_BOM = b"\xef\xbb\xbf"
+
+
+class SessionWriteError(Exception):
+    """A write was refused or failed; nothing was changed unless the message says otherwise."""
+
+
+@dataclass
+class RawLine:
+    """One physical line: its bytes (without the `\\n`), where it starts, and its parsed value (if any)."""
+
+    start: int
+    raw: bytes
+    value: Any = None
+    parsed: bool = False
+
+    @property
+    def obj(self) -> dict[str, Any] | None:
+        """The parsed object, when the line is a JSON object."""
+        return self.value if self.parsed and isinstance(self.value, dict) else None
+
+    @property
+    def is_entry(self) -> bool:
+        """An object that is not a `session` header line (what pi's `getEntries` returns)."""
+        o = self.obj
+        return o is not None and o.get("type") != "session"
+
+    @property
+    def id(self) -> Any:
+        o = self.obj
+        return o.get("id") if o is not None else None
+
+    @property
+    def parent_id(self) -> Any:
+        o = self.obj
+        return o.get("parentId") if o is not None else None
+
+    @property
+    def type(self) -> Any:
+        o = self.obj
+        return o.get("type") if o is not None else None
+
+    def with_parent(self, parent_id: str | None) -> bytes:
+        """The line re-serialized with a new `parentId` (key order kept, as `{...entry, parentId}` does)."""
+        o = dict(self.obj or {})
+        o["parentId"] = parent_id
+        return js_stringify(o).encode("utf-8")
+
+
+def parse_lines(data: bytes) -> list[RawLine]:
+    """Every line of `data` (the last one may lack a newline), parsed where JSON.parse would accept it."""
+    out: list[RawLine] = []
+    pos = 0
+    n = len(data)
+    while pos < n:
+        nl = data.find(b"\n", pos)
+        end = n if nl < 0 else nl
+        out.append(_parse_one(pos, data[pos:end]))
+        pos = end + 1
+    return out
+
+
+def _parse_one(start: int, raw: bytes) -> RawLine:
+    line = RawLine(start, raw)
+    body = raw[3:] if start == 0 and raw.startswith(_BOM) else raw
+    if body.strip():
+        try:
+            line.value, _ = decode_line(body)
+            line.parsed = True
+        except ValueError:
+            pass
+    return line
+
+
+def first_line(data: bytes) -> RawLine | None:
+    """The first non-blank line, parsed (where the header must be)."""
+    pos = 0
+    while pos < len(data):
+        nl = data.find(b"\n", pos)
+        end = len(data) if nl < 0 else nl
+        if data[pos:end].strip():
+            return _parse_one(pos, data[pos:end])
+        pos = end + 1
+    return None
+
+
+def lines_from(data: bytes, start: int) -> list[RawLine]:
+    """The lines of `data[start:]` (`start` at a line boundary), with offsets into `data`."""
+    lines = parse_lines(data[start:])
+    for line in lines:
+        line.start += start
+    return lines
+
+
+def last_entry(data: bytes) -> RawLine | None:
+    """pi's leaf read from the end: the last parseable line that is not a `session` header (None if none).
+
+    A parsed value that is not an object counts too (pi would take it as the leaf), with no id.
+    """
+    end = len(data) - 1 if data.endswith(b"\n") else len(data)
+    while end >= 0:
+        start = data.rfind(b"\n", 0, end) + 1
+        raw = data[start:end]
+        if raw.strip():
+            line = _parse_one(start, raw)
+            if line.parsed and not (isinstance(line.value, dict) and line.value.get("type") == "session"):
+                return line
+        if start == 0:
+            return None
+        end = start - 1
+    return None
+
+
+def check_writable(data: bytes, path: Path) -> None:
+    """Refuse files pi would not load as a version-3 session, and a last line still being written."""
+    head = first_line(data)
+    header = head.obj if head is not None else None
+    if header is None or header.get("type") != "session" or not isinstance(header.get("id"), str):
+        raise SessionWriteError(f"{path}: no session header on the first line; not a pi/OpenClaw session, nothing written")
+    version = header.get("version") if type(header.get("version")) is int else 1
+    if version != CURRENT_VERSION:
+        raise SessionWriteError(
+            f"{path}: session version {version}; this tool writes only version {CURRENT_VERSION} files "
+            "(pi migrates older files in place when it opens them); nothing written"
+        )
+    if data and not data.endswith(b"\n"):
+        raise SessionWriteError(
+            f"{path}: the last line is incomplete (another process is writing it, or it was cut off); "
+            "nothing written. Try again in a moment."
+        )
+
+
+class SessionLines:
+    """The lines of a session file with pi's view of them (header, entries, leaf, byId, branches)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.lines = parse_lines(data)
+        self.header: dict[str, Any] | None = None
+        for line in self.lines:
+            if line.parsed:
+                o = line.obj
+                if o is not None and o.get("type") == "session" and isinstance(o.get("id"), str):
+                    self.header = o
+                break
+        self.entries = [line for line in self.lines if line.is_entry]
+        self.by_id: dict[Any, RawLine] = {}
+        for line in self.entries:
+            self.by_id[line.id] = line
+
+    @property
+    def version(self) -> int:
+        """The header's version (1 when absent, as pi reads it)."""
+        v = (self.header or {}).get("version")
+        return v if type(v) is int else 1
+
+    @property
+    def leaf(self) -> RawLine | None:
+        """pi's leaf on load: the last entry in file order."""
+        return self.entries[-1] if self.entries else None
+
+    def branch(self, leaf_id: Any) -> list[RawLine]:
+        """pi's `getBranch(leafId)`: root → leaf through `parentId` (a cycle stops the walk)."""
+        path: list[RawLine] = []
+        seen: set[int] = set()
+        current = self.by_id.get(leaf_id) if leaf_id else None
+        while current is not None and id(current) not in seen:
+            seen.add(id(current))
+            path.append(current)
+            pid = current.parent_id
+            current = self.by_id.get(pid) if pid else None
+        path.reverse()
+        return path
+
+    def require_writable(self, path: Path) -> None:
+        """`check_writable` on this file's bytes."""
+        check_writable(self.data, path)
+
+
+def id_in_file(data: bytes | mmap.mmap, entry_id: str) -> bool:
+    """Conservative collision check: does `"<id>"` occur anywhere in the file (as an id or any other string)?"""
+    return data.find(b'"' + entry_id.encode("ascii") + b'"') >= 0
+
+
+def new_entry_id(data: bytes | mmap.mmap) -> str:
+    """pi's `generateId`: the first 8 characters of a random UUID, unused in the file (full UUID after 100 tries)."""
+    for _ in range(100):
+        candidate = str(uuid.uuid4())[:8]
+        if not id_in_file(data, candidate):
+            return candidate
+    return str(uuid.uuid4())
+
+
+def compaction_entry(
+    entry_id: str,
+    parent_id: str | None,
+    timestamp: str,
+    summary: str,
+    first_kept_entry_id: str,
+    tokens_before: int | float,
+    details: Any = None,
+    from_hook: bool | None = True,
+) -> dict[str, Any]:
+    """The object pi's `appendCompaction` builds, in its key order; absent `details`/`fromHook` are left out."""
+    entry: dict[str, Any] = {
+        "type": "compaction",
+        "id": entry_id,
+        "parentId": parent_id,
+        "timestamp": timestamp,
+        "summary": summary,
+        "firstKeptEntryId": first_kept_entry_id,
+        "tokensBefore": tokens_before,
+    }
+    if details is not None:
+        entry["details"] = details
+    if from_hook is not None:
+        entry["fromHook"] = from_hook
+    return entry
+
+
+def encode_compaction(entry: dict[str, Any]) -> bytes:
+    """The JSONL line pi writes for `entry` (`JSON.stringify(entry) + "\\n"`)."""
+    return encode_entry(entry)
+
+
+def file_identity(path: Path) -> tuple[int, int]:
+    """(st_dev, st_ino) of a file: a rename over it gives a new identity."""
+    st = os.stat(path)
+    return st.st_dev, st.st_ino
+
+
+def read_file(path: Path) -> bytes:
+    """The whole file (a session being written is read as it is at this moment)."""
+    with open(path, "rb") as f:
+        return f.read()
