@@ -195,3 +195,88 @@ def test_cli_breaker_show_and_reset(state_dir: Path, session: Path) -> None:
     reset = _cli("breaker", "--reset", "--session", str(session), "--json", env=env)
     assert json.loads(reset.stdout)["removed"] == 1
     assert "No circuits" in _cli("breaker", env=env).stdout
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The breaker in front of real calls (fake provider on 127.0.0.1): retries, then no request at all while open
+# --------------------------------------------------------------------------------------------------------------
+
+
+def test_retries_then_open_breaker_makes_zero_requests_until_the_trial(state_dir: Path, session: Path) -> None:
+    import random
+
+    from llm_servers import OpenAIServer
+
+    from inspector.compaction.calls import BreakerOpen, RetryPolicy, call_summarizer
+    from inspector.compaction.events import BreakerChanged, RetryScheduled, TextStreamed
+    from inspector.compaction.summarizers import SummaryRequest, make_summarizer
+    from inspector.compaction.summarizers.base import ProviderError
+    from inspector.compaction.summarizers.prompts import history_prompt
+
+    msgs = [{"role": "user", "content": "hello", "timestamp": 1}]
+    req = SummaryRequest("history", tuple(msgs), history_prompt(msgs, 1000))
+    clock = MovableClock(T0)
+    breaker = CircuitBreaker(clock=clock)
+    fast = RetryPolicy(min_delay_ms=5, max_delay_ms=20)
+    with OpenAIServer(reply="## Decisions\nok", default="http500") as srv:
+        s = make_summarizer("openai", base_url=srv.base_url, api_key="k-123456789", model="m", env={})
+        events: list = []
+        with pytest.raises(ProviderError) as info:
+            call_summarizer(s, req, stage="chunks", session=session, breaker=breaker, emit=events.append, clock=clock, policy=fast)
+        assert info.value.status == 500 and len(srv.requests) == 3
+        assert [type(e).__name__ for e in events] == ["RetryScheduled", "RetryScheduled", "BreakerChanged"]
+        assert isinstance(events[0], RetryScheduled) and events[0].attempt == 1 and 5 <= events[0].delay_ms <= 20
+        assert isinstance(events[2], BreakerChanged) and (events[2].old, events[2].new, events[2].failures) == ("closed", "open", 3)
+        for _ in range(3):  # open: refused before any request
+            with pytest.raises(BreakerOpen, match="open for openai"):
+                call_summarizer(s, req, stage="chunks", session=session, breaker=breaker, clock=clock, policy=fast)
+        assert len(srv.requests) == 3
+        clock.advance(minutes=5)
+        srv.default = "ok"
+        events = []
+        result = call_summarizer(s, req, stage="merge", session=session, breaker=breaker, emit=events.append, clock=clock, policy=fast)
+        assert result.text == "## Decisions\nok" and len(srv.requests) == 4
+        changes = [(e.old, e.new) for e in events if isinstance(e, BreakerChanged)]
+        assert changes == [("open", "half_open"), ("half_open", "closed")]
+        assert "".join(e.text for e in events if isinstance(e, TextStreamed)) == "## Decisions\nok"
+        # a timeout and a context overflow are not retried (one request each)
+        for behaviour in ("overflow",):
+            srv.script([behaviour])
+            n = len(srv.requests)
+            with pytest.raises(ProviderError):
+                call_summarizer(s, req, stage="chunks", session=session, breaker=breaker, clock=clock, policy=fast)
+            assert len(srv.requests) == n + 1
+        quick = make_summarizer("openai", base_url=srv.base_url, api_key="k-123456789", model="m", env={}, timeout_s=0.5)
+        srv.script(["hang"])
+        n = len(srv.requests)
+        with pytest.raises(ProviderError) as info:
+            call_summarizer(quick, req, stage="chunks", session=session, breaker=breaker, clock=clock, policy=fast)
+        assert info.value.timeout and len(srv.requests) == n + 1
+    # OpenClaw's retry delays: 500 * 2^(n-1) ms, ±20% jitter, within 500..5000
+    policy = RetryPolicy()
+    rng = random.Random(1)
+    for attempt, (lo, hi) in ((1, (500, 600)), (2, (800, 1200)), (3, (1600, 2400)), (5, (4000, 5000))):
+        for _ in range(50):
+            assert lo <= policy.delay_ms(attempt, rng) <= hi
+
+
+def test_cancel_during_the_retry_wait(state_dir: Path, session: Path) -> None:
+    import threading
+    import time
+
+    from llm_servers import AnthropicServer
+
+    from inspector.compaction.calls import RetryPolicy, call_summarizer
+    from inspector.compaction.summarizers import CancelToken, SummaryCancelled, SummaryRequest, make_summarizer
+    from inspector.compaction.summarizers.prompts import history_prompt
+
+    msgs = [{"role": "user", "content": "hello", "timestamp": 1}]
+    req = SummaryRequest("history", tuple(msgs), history_prompt(msgs, 1000))
+    with AnthropicServer(default="http429") as srv:
+        s = make_summarizer("anthropic", base_url=srv.base_url, api_key="k-123456789", model="m", env={})
+        cancel = CancelToken()
+        threading.Timer(0.3, cancel.cancel).start()
+        t0 = time.monotonic()
+        with pytest.raises(SummaryCancelled):
+            call_summarizer(s, req, stage="chunks", session=session, cancel=cancel, policy=RetryPolicy(min_delay_ms=5000, max_delay_ms=5000))
+        assert time.monotonic() - t0 < 2 and len(srv.requests) == 1
