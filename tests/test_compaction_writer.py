@@ -72,6 +72,7 @@ def rmsg(cid: str, text: str) -> dict[str, Any]:
 
 
 HEADER = {"type": "session", "version": 3, "id": "0f0e0d0c-1111-4222-8333-444455556666", "timestamp": _ts(0), "cwd": "/w"}
+KEPT_UNKNOWN = b'{"type":"future_thing","id":"f1f1f1f1","parentId":"u2","timestamp":"2026-06-07T08:00:08.500Z","x":1.0,"y":"\\u00e9"}'
 UNKNOWN_LINE = b'{"type":"future_thing","id":"f0f0f0f0","parentId":"a1","timestamp":"2026-06-07T08:00:05.000Z","x":1.0,"nested":{"b":2,"a":[1e2]}}'
 BROKEN_LINE = b'{"type":"message","id":"broken' + "\u00e9".encode() + b'", oops'
 
@@ -99,6 +100,8 @@ def rich_session(path: Path) -> Path:
         if ent["id"] == "r1":
             lines.append(UNKNOWN_LINE + b"\n")
             lines.append(BROKEN_LINE + b"\n")
+        if ent["id"] == "u2":
+            lines.append(KEPT_UNKNOWN + b"\n")
     path.write_bytes(b"".join(lines))
     return path
 
@@ -117,6 +120,10 @@ def session(tmp_path: Path) -> Path:
 
 def _objs(path: Path) -> list[dict[str, Any]]:
     return [json.loads(x) for x in path.read_bytes().split(b"\n") if x.strip() and x != BROKEN_LINE]
+
+
+def test_the_fixture_is_what_the_test_thinks() -> None:
+    assert json.loads(KEPT_UNKNOWN)["y"] == "é" and b"1.0" in KEPT_UNKNOWN
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -239,13 +246,13 @@ def test_truncate_drops_what_openclaw_drops_and_keeps_the_rest_byte_for_byte(ses
     raw_lines = out.split(b"\n")[:-1]
     ids = [json.loads(x).get("id") for x in raw_lines if x != BROKEN_LINE]
     # summarized messages u1 a1 r1 gone; label l1 (targets a1) and branch_summary bs1 (parent u1) gone
-    assert ids == [HEADER["id"], "m0", "f0f0f0f0", "cu1", "mir", "u2", "a2", "r2", "l2", "a3", res.entry_id]
-    assert BROKEN_LINE in raw_lines and UNKNOWN_LINE not in raw_lines  # unknown entry re-parented (its parent a1 left)
+    assert ids == [HEADER["id"], "m0", "f0f0f0f0", "cu1", "mir", "u2", "f1f1f1f1", "a2", "r2", "l2", "a3", res.entry_id]
+    assert BROKEN_LINE in raw_lines and KEPT_UNKNOWN in raw_lines and UNKNOWN_LINE not in raw_lines  # unknown entry re-parented (its parent a1 left)
     unknown = [x for x in raw_lines if b"future_thing" in x][0]
     assert unknown == UNKNOWN_LINE.replace(b'"parentId":"a1"', b'"parentId":"m0"').replace(b"1.0", b"1").replace(b"1e2", b"100")
-    orig_lines = {json.loads(x)["id"]: x for x in original.split(b"\n")[:-1] if x != BROKEN_LINE}
+    orig_lines = {json.loads(x)["id"]: x for x in original.split(b"\n")[:-1] if x not in (BROKEN_LINE, KEPT_UNKNOWN)}
     for x in raw_lines:
-        if x == BROKEN_LINE or b"future_thing" in x:
+        if x in (BROKEN_LINE, KEPT_UNKNOWN) or b"future_thing" in x:
             continue
         obj = json.loads(x)
         if obj["id"] in ("cu1", "mir"):

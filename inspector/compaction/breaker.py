@@ -166,7 +166,8 @@ class _Circuit:
     def from_json(cls, raw: Any) -> _Circuit | None:
         if not isinstance(raw, dict) or not isinstance(raw.get("session"), str) or not isinstance(raw.get("provider"), str):
             return None
-        state = raw.get("state") if raw.get("state") in ("closed", "open", "half_open") else "closed"
+        raw_state = raw.get("state")
+        state: BreakerState = raw_state if raw_state in ("closed", "open", "half_open") else "closed"
 
         def num(name: str) -> int | None:
             v = raw.get(name)

@@ -43,7 +43,7 @@ class RetryPolicy:
         if self.jitter > 0:
             offset = (rng.random() * 2 - 1) * self.jitter
             delay = max(0, round(delay * (1 + offset)))
-        return min(max(delay, self.min_delay_ms), self.max_delay_ms)
+        return int(min(max(delay, self.min_delay_ms), self.max_delay_ms))
 
 
 class BreakerOpen(Exception):

@@ -64,8 +64,9 @@ class JournalRecord:
         """A record from the stored form (None when it is not one)."""
         if not isinstance(raw, dict):
             return None
+        fields: dict[str, Any] = {k: raw.get(k) for k in cls.__dataclass_fields__ if k in raw}
         try:
-            return cls(**{k: raw.get(k) for k in cls.__dataclass_fields__ if k in raw})
+            return cls(**fields)
         except TypeError:
             return None
 

@@ -57,7 +57,7 @@ def copy_with_fsync(data: bytes, dest: Path, mode: int) -> None:
 
 
 def _read_from(fd: int, offset: int) -> bytes:
-    chunks = []
+    chunks: list[bytes] = []
     while True:
         chunk = os.pread(fd, 1 << 20, offset)
         if not chunk:

@@ -52,8 +52,8 @@ class HeartbeatSettings:
         prompt = hb.get("prompt")
         prompt = js_trim(prompt) if isinstance(prompt, str) else ""
         ack = hb.get("ackMaxChars")
-        ack_n = ack if type(ack) in (int, float) else DEFAULT_HEARTBEAT_ACK_MAX_CHARS
-        return cls(prompt or HEARTBEAT_PROMPT, max(0, int(ack_n)))
+        ack_n = int(ack) if isinstance(ack, (int, float)) and not isinstance(ack, bool) else DEFAULT_HEARTBEAT_ACK_MAX_CHARS
+        return cls(prompt or HEARTBEAT_PROMPT, max(0, ack_n))
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ class AnthropicMessagesSummarizer:
         self._sdk = anthropic
         self.config = config
         self.provider = config.provider
-        self.model = config.model
+        self.model: str | None = config.model
         self.timeout_s = timeout_s
         self.idle_timeout_s = idle_timeout_s or timeout_s
         self._client = anthropic.Anthropic(
@@ -82,12 +82,14 @@ class AnthropicMessagesSummarizer:
                         usage["model"] = getattr(msg, "model", None)
                     elif etype == "content_block_delta":
                         delta = getattr(event, "delta", None)
-                        if getattr(delta, "type", None) == "text_delta" and getattr(delta, "text", None):
-                            put(delta.text)
+                        text = getattr(delta, "text", None) if getattr(delta, "type", None) == "text_delta" else None
+                        if text:
+                            put(text)
                     elif etype == "message_delta":
                         u = getattr(event, "usage", None)
-                        if getattr(u, "output_tokens", None) is not None:
-                            usage["output"] = u.output_tokens
+                        out_tokens = getattr(u, "output_tokens", None)
+                        if out_tokens is not None:
+                            usage["output"] = out_tokens
                         usage["stop"] = getattr(getattr(event, "delta", None), "stop_reason", None)
             except BaseException as exc:  # noqa: BLE001 - mapped, never re-raised with the SDK's request attached
                 raise map_sdk_error(self.provider, exc, secrets, sdk) from None

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .base import CancelToken, ProviderError, SummaryRequest, SummaryResult, SummaryStream, is_context_overflow_text, pump
+from .base import CancelToken, ErrorKind, ProviderError, SummaryRequest, SummaryResult, SummaryStream, is_context_overflow_text, pump
 from .keys import ProviderConfig
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -41,7 +41,7 @@ def map_sdk_error(provider: str, exc: BaseException, secrets: tuple[str | None, 
         return ProviderError(provider, f"{provider}: connection failed ({text})", kind="connection", retryable=True, secrets=secrets)
     if isinstance(exc, module.APIStatusError) and status is not None:
         retryable = (status == 429 or status >= 500 or status == 408) and not overflow
-        kind = "auth" if status in (401, 403) else "http"
+        kind: ErrorKind = "auth" if status in (401, 403) else "http"
         return ProviderError(provider, f"{provider}: HTTP {status}: {text}", kind=kind, status=status, retryable=retryable,
                              context_overflow=overflow, secrets=secrets)
     return ProviderError(provider, f"{provider}: unreadable response ({name}: {text})", kind="malformed", retryable=True,
@@ -60,7 +60,7 @@ class OpenAIChatSummarizer:
         self._sdk = openai
         self.config = config
         self.provider = config.provider
-        self.model = config.model
+        self.model: str | None = config.model
         self.timeout_s = timeout_s
         self.idle_timeout_s = idle_timeout_s or timeout_s
         self._client = openai.OpenAI(

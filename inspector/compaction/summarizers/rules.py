@@ -188,9 +188,11 @@ class _Facts:
                     if _PENDING.search(s):
                         self.pending.append(_clip(s))
                 for call in _tool_calls(msg):
-                    name = call.get("name") if isinstance(call.get("name"), str) else "tool"
+                    raw_name = call.get("name")
+                    name: str = raw_name if isinstance(raw_name, str) else "tool"
                     self.tools[name] += 1
-                    args = call.get("arguments") if isinstance(call.get("arguments"), dict) else {}
+                    raw_args = call.get("arguments")
+                    args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
                     path = args.get("path")
                     if isinstance(path, str) and path:
                         if name == "read":
