@@ -22,12 +22,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .sessionfile import SessionWriteError
+from .sessionfile import Buffer, MappedFile, SessionWriteError
 from .statefile import fsync_dir, write_all
 
 MAX_ATTEMPTS = 5
 
-Build = Callable[[bytes], tuple[bytes, Callable[[bytes], bytes]]]
+Build = Callable[[Buffer], tuple[bytes, Callable[[bytes], bytes]]]
 """snapshot -> (new content, carry): `carry(extra)` turns lines appended after the snapshot into what to append."""
 
 
@@ -45,7 +45,7 @@ class RewriteOutcome:
     copy: Path | None
 
 
-def copy_with_fsync(data: bytes, dest: Path, mode: int) -> None:
+def copy_with_fsync(data: Buffer, dest: Path, mode: int) -> None:
     """Write `data` to a new file `dest` (exclusive create) and fsync it and its directory."""
     fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
@@ -78,12 +78,15 @@ def rewrite_session_file(
     path = Path(path)
     tmp = path.with_name(path.name + tmp_suffix)
     fd_old = os.open(path, os.O_RDONLY)
+    mapped: MappedFile | None = None
     try:
         st0 = os.fstat(fd_old)
         mode = st0.st_mode & 0o7777
         for attempt in range(1, MAX_ATTEMPTS + 1):
-            snapshot = _read_from(fd_old, 0)
-            content, carry = build(snapshot)
+            if mapped is not None:
+                mapped.close()
+            mapped = MappedFile(fd_old, os.fstat(fd_old).st_size)  # the snapshot, without reading it into memory
+            content, carry = build(mapped.data)
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
             try:
                 write_all(fd, content)
@@ -98,20 +101,23 @@ def rewrite_session_file(
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
                 raise SessionWriteError(f"{path}: the file was replaced or removed while it was being rewritten; nothing changed")
-            if st_now.st_size < len(snapshot):
+            if st_now.st_size < mapped.size:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
                 raise SessionWriteError(f"{path}: the file shrank while it was being rewritten; nothing changed")
-            if st_now.st_size > len(snapshot) and attempt < MAX_ATTEMPTS:
+            if st_now.st_size > mapped.size and attempt < MAX_ATTEMPTS:
                 continue  # lines arrived: rebuild from a fresh snapshot
             break
+        assert mapped is not None
+        snapshot_size = mapped.size
         if copy_to is not None:
             try:
-                copy_with_fsync(snapshot, copy_to, mode)
+                copy_with_fsync(mapped.data, copy_to, mode)
             except BaseException:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
                 raise
+        mapped.close()
         if before_rename is not None:
             before_rename()
         try:
@@ -123,8 +129,10 @@ def rewrite_session_file(
             raise
         fsync_dir(path.parent)
         st_new = os.stat(path)
-        extra = _read_from(fd_old, len(snapshot))
+        extra = _read_from(fd_old, snapshot_size)
     finally:
+        if mapped is not None:
+            mapped.close()
         os.close(fd_old)
     carried = b""
     if extra:
@@ -137,7 +145,7 @@ def rewrite_session_file(
             finally:
                 os.close(fd)
     return RewriteOutcome(
-        snapshot_size=len(snapshot),
+        snapshot_size=snapshot_size,
         written_size=len(content),
         content_sha256=hashlib.sha256(content).hexdigest(),
         carried_bytes=len(carried),

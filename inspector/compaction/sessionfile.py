@@ -15,9 +15,8 @@ from __future__ import annotations
 import mmap
 import os
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 from ..formats.encode import encode_entry
 from ..formats.openclaw import decode_line
@@ -31,40 +30,65 @@ class SessionWriteError(Exception):
     """A write was refused or failed; nothing was changed unless the message says otherwise."""
 
 
-@dataclass
-class RawLine:
-    """One physical line: its bytes (without the `\\n`), where it starts, and its parsed value (if any)."""
+Buffer = Union[bytes, mmap.mmap]
 
-    start: int
-    raw: bytes
-    value: Any = None
-    parsed: bool = False
+
+class RawLine:
+    """One physical line: where it is, and the few fields the writers reason about (parsed once).
+
+    The parsed object itself is not kept (a big session's messages would take several times the file's size in
+    memory); `obj` parses the line again when a caller needs more than the metadata.
+    """
+
+    __slots__ = ("start", "_src", "_s", "_e", "parsed", "is_object", "type", "id", "parent_id", "target_id", "first_kept_entry_id", "_header")
+
+    def __init__(self, start: int, src: Buffer, s: int, e: int) -> None:
+        self.start = start
+        self._src = src
+        self._s = s
+        self._e = e
+        self.parsed = False
+        self.is_object = False
+        self.type: Any = None
+        self.id: Any = None
+        self.parent_id: Any = None
+        self.target_id: Any = None
+        self.first_kept_entry_id: Any = None
+        self._header: dict[str, Any] | None = None
+
+    @property
+    def raw(self) -> bytes:
+        """The line's bytes, without the `\n`."""
+        return bytes(self._src[self._s : self._e])
+
+    def _body(self) -> bytes:
+        raw = self.raw
+        return raw[3:] if self.start == 0 and raw.startswith(_BOM) else raw
+
+    @property
+    def value(self) -> Any:
+        """The parsed JSON value (parsed again on each call), or None when the line is not JSON."""
+        if not self.parsed:
+            return None
+        try:
+            return decode_line(self._body())[0]
+        except ValueError:  # pragma: no cover - it parsed once
+            return None
 
     @property
     def obj(self) -> dict[str, Any] | None:
         """The parsed object, when the line is a JSON object."""
-        return self.value if self.parsed and isinstance(self.value, dict) else None
+        if self._header is not None:
+            return self._header
+        if not self.is_object:
+            return None
+        v = self.value
+        return v if isinstance(v, dict) else None
 
     @property
     def is_entry(self) -> bool:
         """An object that is not a `session` header line (what pi's `getEntries` returns)."""
-        o = self.obj
-        return o is not None and o.get("type") != "session"
-
-    @property
-    def id(self) -> Any:
-        o = self.obj
-        return o.get("id") if o is not None else None
-
-    @property
-    def parent_id(self) -> Any:
-        o = self.obj
-        return o.get("parentId") if o is not None else None
-
-    @property
-    def type(self) -> Any:
-        o = self.obj
-        return o.get("type") if o is not None else None
+        return self.is_object and self.type != "session"
 
     def with_parent(self, parent_id: str | None) -> bytes:
         """The line re-serialized with a new `parentId` (key order kept, as `{...entry, parentId}` does)."""
@@ -73,63 +97,78 @@ class RawLine:
         return js_stringify(o).encode("utf-8")
 
 
-def parse_lines(data: bytes) -> list[RawLine]:
-    """Every line of `data` (the last one may lack a newline), parsed where JSON.parse would accept it."""
+def _parse_one(start: int, src: Buffer, s: int, e: int) -> RawLine:
+    line = RawLine(start, src, s, e)
+    body = line._body()
+    if body.strip():
+        try:
+            value, _ = decode_line(body)
+        except ValueError:
+            return line
+        line.parsed = True
+        if isinstance(value, dict):
+            line.is_object = True
+            line.type = value.get("type")
+            line.id = value.get("id")
+            line.parent_id = value.get("parentId")
+            line.target_id = value.get("targetId")
+            line.first_kept_entry_id = value.get("firstKeptEntryId")
+            if line.type == "session":
+                line._header = value
+    return line
+
+
+def parse_lines(data: Buffer, base: int = 0) -> list[RawLine]:
+    """Every line of `data` (the last one may lack a newline), parsed where JSON.parse would accept it.
+
+    `base` is added to each line's `start` (for a buffer that continues another).
+    """
     out: list[RawLine] = []
     pos = 0
     n = len(data)
     while pos < n:
         nl = data.find(b"\n", pos)
         end = n if nl < 0 else nl
-        out.append(_parse_one(pos, data[pos:end]))
+        out.append(_parse_one(base + pos, data, pos, end))
         pos = end + 1
     return out
 
 
-def _parse_one(start: int, raw: bytes) -> RawLine:
-    line = RawLine(start, raw)
-    body = raw[3:] if start == 0 and raw.startswith(_BOM) else raw
-    if body.strip():
-        try:
-            line.value, _ = decode_line(body)
-            line.parsed = True
-        except ValueError:
-            pass
-    return line
-
-
-def first_line(data: bytes) -> RawLine | None:
+def first_line(data: Buffer) -> RawLine | None:
     """The first non-blank line, parsed (where the header must be)."""
     pos = 0
-    while pos < len(data):
+    n = len(data)
+    while pos < n:
         nl = data.find(b"\n", pos)
-        end = len(data) if nl < 0 else nl
+        end = n if nl < 0 else nl
         if data[pos:end].strip():
-            return _parse_one(pos, data[pos:end])
+            return _parse_one(pos, data, pos, end)
         pos = end + 1
     return None
 
 
-def lines_from(data: bytes, start: int) -> list[RawLine]:
+def lines_from(data: Buffer, start: int) -> list[RawLine]:
     """The lines of `data[start:]` (`start` at a line boundary), with offsets into `data`."""
-    lines = parse_lines(data[start:])
-    for line in lines:
-        line.start += start
-    return lines
+    return parse_lines(bytes(data[start:]), base=start)
 
 
-def last_entry(data: bytes) -> RawLine | None:
+def ends_with_newline(data: Buffer) -> bool:
+    """True for an empty buffer or one whose last byte is `\n`."""
+    n = len(data)
+    return n == 0 or data[n - 1 : n] == b"\n"
+
+
+def last_entry(data: Buffer) -> RawLine | None:
     """pi's leaf read from the end: the last parseable line that is not a `session` header (None if none).
 
     A parsed value that is not an object counts too (pi would take it as the leaf), with no id.
     """
-    end = len(data) - 1 if data.endswith(b"\n") else len(data)
+    end = len(data) - 1 if len(data) and ends_with_newline(data) else len(data)
     while end >= 0:
         start = data.rfind(b"\n", 0, end) + 1
-        raw = data[start:end]
-        if raw.strip():
-            line = _parse_one(start, raw)
-            if line.parsed and not (isinstance(line.value, dict) and line.value.get("type") == "session"):
+        if data[start:end].strip():
+            line = _parse_one(start, data, start, end)
+            if line.parsed and not (line.is_object and line.type == "session"):
                 return line
         if start == 0:
             return None
@@ -137,7 +176,7 @@ def last_entry(data: bytes) -> RawLine | None:
     return None
 
 
-def check_writable(data: bytes, path: Path) -> None:
+def check_writable(data: Buffer, path: Path) -> None:
     """Refuse files pi would not load as a version-3 session, and a last line still being written."""
     head = first_line(data)
     header = head.obj if head is not None else None
@@ -149,7 +188,7 @@ def check_writable(data: bytes, path: Path) -> None:
             f"{path}: session version {version}; this tool writes only version {CURRENT_VERSION} files "
             "(pi migrates older files in place when it opens them); nothing written"
         )
-    if data and not data.endswith(b"\n"):
+    if not ends_with_newline(data):
         raise SessionWriteError(
             f"{path}: the last line is incomplete (another process is writing it, or it was cut off); "
             "nothing written. Try again in a moment."
@@ -159,9 +198,11 @@ def check_writable(data: bytes, path: Path) -> None:
 class SessionLines:
     """The lines of a session file with pi's view of them (header, entries, leaf, byId, branches)."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: Buffer, extra: bytes = b"") -> None:
+        """`data` (bytes or an mmap of the file), followed by `extra` (e.g. a line about to be appended)."""
         self.data = data
-        self.lines = parse_lines(data)
+        self.size = len(data) + len(extra)
+        self.lines = parse_lines(data) + (parse_lines(extra, base=len(data)) if extra else [])
         self.header: dict[str, Any] | None = None
         for line in self.lines:
             if line.parsed:
@@ -198,17 +239,14 @@ class SessionLines:
         path.reverse()
         return path
 
-    def require_writable(self, path: Path) -> None:
-        """`check_writable` on this file's bytes."""
-        check_writable(self.data, path)
 
 
-def id_in_file(data: bytes | mmap.mmap, entry_id: str) -> bool:
+def id_in_file(data: Buffer, entry_id: str) -> bool:
     """Conservative collision check: does `"<id>"` occur anywhere in the file (as an id or any other string)?"""
     return data.find(b'"' + entry_id.encode("ascii") + b'"') >= 0
 
 
-def new_entry_id(data: bytes | mmap.mmap) -> str:
+def new_entry_id(data: Buffer) -> str:
     """pi's `generateId`: the first 8 characters of a random UUID, unused in the file (full UUID after 100 tries)."""
     for _ in range(100):
         candidate = str(uuid.uuid4())[:8]
@@ -259,3 +297,37 @@ def read_file(path: Path) -> bytes:
     """The whole file (a session being written is read as it is at this moment)."""
     with open(path, "rb") as f:
         return f.read()
+
+
+class MappedFile:
+    """A read-only mmap of a file's first `size` bytes (an empty file maps to `b""`); use as a context manager."""
+
+    def __init__(self, fd: int, size: int) -> None:
+        self.size = size
+        self._mm = mmap.mmap(fd, size, access=mmap.ACCESS_READ) if size else None
+
+    @property
+    def data(self) -> Buffer:
+        """The mapped bytes."""
+        return self._mm if self._mm is not None else b""
+
+    def close(self) -> None:
+        """Unmap."""
+        if self._mm is not None:
+            self._mm.close()
+            self._mm = None
+
+    def __enter__(self) -> MappedFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def map_file(path: Path) -> MappedFile:
+    """Map the whole file as it is now."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return MappedFile(fd, os.fstat(fd).st_size)
+    finally:
+        os.close(fd)

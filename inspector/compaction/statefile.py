@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import mmap
 import os
 import time
 from collections.abc import Iterator
@@ -51,7 +52,7 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes | bytearray | memoryview | mmap.mmap) -> None:
     """`os.write` until every byte is written."""
     view = memoryview(data)
     while view:

@@ -194,7 +194,7 @@ def plan_truncation(lines: SessionLines, heartbeat: HeartbeatSettings | None = N
         return TruncationPlan(reason="no compaction entry found")
     if ci == 0:
         return TruncationPlan(reason="compaction already at root")
-    first_kept = (branch[ci].obj or {}).get("firstKeptEntryId")
+    first_kept = branch[ci].first_kept_entry_id
     summarized: set[Any] = set()
     for line in branch[:ci]:
         if first_kept and line.id == first_kept:
@@ -203,11 +203,10 @@ def plan_truncation(lines: SessionLines, heartbeat: HeartbeatSettings | None = N
     removed_ids: set[Any] = {e.id for e in lines.entries if e.id in summarized and e.type == "message"}
     _heartbeat_pairs(branch, summarized, removed_ids, hb)
     for e in lines.entries:
-        o = e.obj or {}
-        if e.type == "label" and o.get("targetId") in removed_ids:
+        if e.type == "label" and e.target_id in removed_ids:
             removed_ids.add(e.id)
             continue
-        if e.type == "branch_summary" and o.get("parentId") is not None and o.get("parentId") in removed_ids:
+        if e.type == "branch_summary" and e.parent_id is not None and e.parent_id in removed_ids:
             removed_ids.add(e.id)
     if not removed_ids:
         return TruncationPlan(reason="no entries to remove")
@@ -237,14 +236,10 @@ def nearest_kept_ancestor(lines: SessionLines, parent_id: Any, removed_ids: set[
 
 def render_truncation(lines: SessionLines, plan: TruncationPlan) -> bytes:
     """The rewritten file: kept lines byte for byte, re-parented ones re-serialized, each ending in `\\n`."""
-    out: list[bytes] = []
+    out = bytearray()
     for i, line in enumerate(lines.lines):
         if i in plan.removed:
             continue
-        if i in plan.reparented:
-            out.append(line.with_parent(plan.reparented[i]))
-        else:
-            out.append(line.raw)
-    if not out:
-        return b""
-    return b"\n".join(out) + b"\n"
+        out += line.with_parent(plan.reparented[i]) if i in plan.reparented else line.raw
+        out += b"\n"
+    return bytes(out)

@@ -28,7 +28,7 @@ from ..clock import Clock, SystemClock
 from .journal import Journal, JournalRecord
 from .lock import DEFAULT_TIMEOUT_MS, acquire_session_write_lock
 from .rewrite import rewrite_session_file
-from .sessionfile import RawLine, SessionWriteError, file_identity, parse_lines, read_file
+from .sessionfile import Buffer, RawLine, SessionWriteError, ends_with_newline, file_identity, parse_lines, read_file
 from .writer import recover_pending
 
 UNDO_TMP_SUFFIX = ".undo-tmp"
@@ -91,12 +91,12 @@ def _carry_for(rec: JournalRecord, counter: list[int]) -> Callable[[bytes], byte
     return carry
 
 
-def _require_complete(path: Path, snapshot: bytes) -> None:
-    if snapshot and not snapshot.endswith(b"\n"):
+def _require_complete(path: Path, snapshot: Buffer) -> None:
+    if not ends_with_newline(snapshot):
         raise SessionWriteError(f"{path}: the last line is incomplete (another process is writing it); nothing changed. Try again.")
 
 
-def _locate_append(data: bytes, rec: JournalRecord) -> int | None:
+def _locate_append(data: Buffer, rec: JournalRecord) -> int | None:
     offset = rec.offset if rec.offset is not None else rec.size_before
     if hashlib.sha256(data[offset : offset + rec.line_len]).hexdigest() == rec.line_sha256:
         return offset
@@ -135,7 +135,7 @@ def undo_last_compaction(
         restored_from: Path | None = None
         if rec.mode == "append":
 
-            def build(snapshot: bytes) -> tuple[bytes, Callable[[bytes], bytes]]:
+            def build(snapshot: Buffer) -> tuple[bytes, Callable[[bytes], bytes]]:
                 _require_complete(path, snapshot)
                 offset = _locate_append(snapshot, rec)
                 if offset is None:
@@ -156,7 +156,7 @@ def undo_last_compaction(
                 raise SessionWriteError(f"{path}: the checkpoint {checkpoint} cannot be read ({exc.strerror or exc}); nothing changed") from None
             restored_from = checkpoint
 
-            def build(snapshot: bytes) -> tuple[bytes, Callable[[bytes], bytes]]:
+            def build(snapshot: Buffer) -> tuple[bytes, Callable[[bytes], bytes]]:
                 _require_complete(path, snapshot)
                 end = rec.size_after or 0
                 if hashlib.sha256(snapshot[:end]).hexdigest() != rec.content_sha256:

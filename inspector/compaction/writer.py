@@ -39,14 +39,18 @@ from .journal import Journal, JournalRecord, new_record_id, normalized_path
 from .lock import DEFAULT_TIMEOUT_MS, acquire_session_write_lock
 from .rewrite import rewrite_session_file
 from .sessionfile import (
+    Buffer,
+    MappedFile,
     SessionLines,
     SessionWriteError,
     check_writable,
     compaction_entry,
     encode_compaction,
     file_identity,
+    id_in_file,
     last_entry,
     lines_from,
+    map_file,
     new_entry_id,
     parse_lines,
     read_file,
@@ -68,10 +72,11 @@ class PlanSnapshot:
     @classmethod
     def of(cls, path: Path) -> PlanSnapshot:
         """Take a snapshot of `path` now (reads the whole file)."""
-        data = read_file(path)
+        with map_file(path) as mapped:
+            leaf = last_entry(mapped.data)
+            size = mapped.size
         dev, ino = file_identity(path)
-        leaf = last_entry(data)
-        return cls(len(data), leaf.id if leaf is not None else None, dev, ino)
+        return cls(size, leaf.id if leaf is not None else None, dev, ino)
 
 
 @dataclass
@@ -132,7 +137,7 @@ def checkpoint_path_for(path: Path) -> Path:
     return path.with_name(f"{stem}.checkpoint.{uuid.uuid4()}{ext or '.jsonl'}")
 
 
-def _check_since(data: bytes, since: PlanSnapshot, path: Path) -> None:
+def _check_since(data: Buffer, since: PlanSnapshot, path: Path) -> None:
     if len(data) < since.size:
         raise SessionWriteError(f"{path}: the file is shorter than when the compaction was planned; nothing written")
     leaf = last_entry(data)
@@ -151,7 +156,7 @@ def _check_since(data: bytes, since: PlanSnapshot, path: Path) -> None:
         )
 
 
-def _leaf_id(data: bytes, path: Path) -> str:
+def _leaf_id(data: Buffer, path: Path) -> str:
     leaf = last_entry(data)
     if leaf is None:
         raise SessionWriteError(f"{path}: the session has no entries to compact; nothing written")
@@ -227,12 +232,12 @@ def commit_compaction(
             )
         timestamp = iso_from_ms(now_ms(clock))
 
-        def make_entry(data: bytes, entry_id: str | None) -> tuple[dict[str, Any], bytes]:
+        def make_entry(data: Buffer, entry_id: str | None) -> tuple[dict[str, Any], bytes]:
             check_writable(data, path)
             if since is not None:
                 _check_since(data, since, path)
             parent = _leaf_id(data, path)
-            eid = entry_id if entry_id and b'"' + entry_id.encode() + b'"' not in data else new_entry_id(data)
+            eid = entry_id if entry_id and not id_in_file(data, entry_id) else new_entry_id(data)
             entry = compaction_entry(eid, parent, timestamp, summary, first_kept_entry_id, tokens_before, details, from_hook)
             return entry, encode_compaction(entry)
 
@@ -245,7 +250,7 @@ def commit_compaction(
 
 def _commit_append(
     path: Path,
-    make_entry: Callable[[bytes, str | None], tuple[dict[str, Any], bytes]],
+    make_entry: Callable[[Buffer, str | None], tuple[dict[str, Any], bytes]],
     journal: Journal,
     hooks: WriterHooks,
     recovered: tuple[str, ...],
@@ -254,23 +259,23 @@ def _commit_append(
 ) -> CommitResult:
     entry_id: str | None = None
     fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    mapped: MappedFile | None = None
     try:
-        data = read_file(path)
         if hooks.before_write:
             hooks.before_write()
         for _ in range(200):
-            entry, line = make_entry(data, entry_id)
+            if mapped is not None:
+                mapped.close()
+            mapped = map_file(path)  # the file as it is now, without reading it into memory
+            entry, line = make_entry(mapped.data, entry_id)
             entry_id = entry["id"]
-            size = os.fstat(fd).st_size
-            if size != len(data):
-                # someone appended since we read: take the new lines too, so our parent is the real leaf
-                with open(path, "rb") as f:
-                    f.seek(len(data))
-                    data += f.read()
-                continue
-            break
+            if os.fstat(fd).st_size == mapped.size:
+                break
+            # someone appended since we looked: look again, so that our parent is the real leaf
         else:
             raise SessionWriteError(f"{path}: the file keeps growing; could not find a quiet moment to append; nothing written")
+        size_before = mapped.size
+        mapped.close()
         record = JournalRecord(
             record_id=new_record_id(),
             path=normalized_path(path),
@@ -281,23 +286,25 @@ def _commit_append(
             created_at=entry["timestamp"],
             line_sha256=hashlib.sha256(line).hexdigest(),
             line_len=len(line),
-            size_before=len(data),
+            size_before=size_before,
         )
         journal.add(record)
         n = os.write(fd, line)
         if n != len(line):
             # a short write on a regular file (disk full): take our partial bytes back out when nothing follows
             with contextlib.suppress(OSError):
-                if os.fstat(fd).st_size == len(data) + n:
-                    os.truncate(path, len(data))
+                if os.fstat(fd).st_size == size_before + n:
+                    os.truncate(path, size_before)
             journal.update(record.record_id, status="abandoned")
             raise SessionWriteError(f"{path}: only {n} of {len(line)} bytes could be written; the partial line was removed")
         os.fsync(fd)
-        size_after = os.fstat(fd).st_size
-        dev, ino = os.fstat(fd).st_dev, os.fstat(fd).st_ino
+        st = os.fstat(fd)
+        size_after, dev, ino = st.st_size, st.st_dev, st.st_ino
     finally:
+        if mapped is not None:
+            mapped.close()
         os.close(fd)
-    offset = _find_line(path, line, len(data))
+    offset = _find_line(path, line, size_before)
     journal.update(record.record_id, status="committed", offset=offset, size_after=offset + len(line), dev=dev, ino=ino)
     reason = truncation_reason if truncate_requested else None
     return CommitResult(
@@ -308,7 +315,7 @@ def _commit_append(
         timestamp=entry["timestamp"],
         first_kept_entry_id=entry["firstKeptEntryId"],
         tokens_before=entry["tokensBefore"],
-        size_before=len(data),
+        size_before=size_before,
         size_after=size_after,
         offset=offset,
         line_bytes=len(line),
@@ -319,16 +326,20 @@ def _commit_append(
 
 def _find_line(path: Path, line: bytes, expected: int) -> int:
     """Where our line landed (normally `expected`; later if an unlocked writer slipped a line in first)."""
-    data = read_file(path)
-    if data[expected : expected + len(line)] == line:
-        return expected
-    pos = data.find(line, expected)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        if os.pread(fd, len(line), expected) == line:
+            return expected
+        with MappedFile(fd, os.fstat(fd).st_size) as mapped:
+            pos = mapped.data.find(line, expected)
+    finally:
+        os.close(fd)
     return pos if pos >= 0 else expected
 
 
 def _commit_truncate(
     path: Path,
-    make_entry: Callable[[bytes, str | None], tuple[dict[str, Any], bytes]],
+    make_entry: Callable[[Buffer, str | None], tuple[dict[str, Any], bytes]],
     heartbeat: HeartbeatSettings | None,
     journal: Journal,
     hooks: WriterHooks,
@@ -336,10 +347,10 @@ def _commit_truncate(
 ) -> CommitResult | None:
     state: dict[str, Any] = {"entry_id": None}
 
-    def build(snapshot: bytes) -> tuple[bytes, Callable[[bytes], bytes]]:
+    def build(snapshot: Buffer) -> tuple[bytes, Callable[[bytes], bytes]]:
         entry, line = make_entry(snapshot, state["entry_id"])
         state["entry_id"] = entry["id"]
-        combined = SessionLines(snapshot + line)
+        combined = SessionLines(snapshot, extra=line)
         plan = plan_truncation(combined, heartbeat)
         if not plan.applies:
             raise _NothingToTruncate(plan.reason or "no entries to remove")
