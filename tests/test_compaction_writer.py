@@ -451,6 +451,7 @@ def test_kill_9_at_random_moments_leaves_old_or_new_never_partial(tmp_path: Path
         return int(status), float(elapsed)
 
     outcomes = {"old": 0, "new": 0}
+    stale_locks = 0
     try:
         cal = tmp_path / "cal"
         cal.mkdir()
@@ -469,6 +470,9 @@ def test_kill_9_at_random_moments_leaves_old_or_new_never_partial(tmp_path: Path
             reap(pid)
             now = path.read_bytes()
             checkpoints = list(d.glob("s.checkpoint.*.jsonl"))
+            if lock_path_for(path).exists():
+                stale_locks += 1
+                assert json.loads(lock_path_for(path).read_text())["pid"] == pid  # never an empty lock file
             if now == old:
                 outcomes["old"] += 1
             else:
@@ -485,11 +489,13 @@ def test_kill_9_at_random_moments_leaves_old_or_new_never_partial(tmp_path: Path
             # the next writer reclaims a stale lock left by the killed one and finds the file sound
             res = commit_compaction(path, "next", "u2", 1, None, truncate=truncate, lock_timeout_ms=0)
             assert res.entry_id in path.read_text()
+            assert not list(d.glob("*-tmp")) and not list(d.glob("*.tmp"))  # no temp file outlives the next writer
     finally:
         zygote.kill()
         zygote.wait()
     assert outcomes["old"] + outcomes["new"] == TRIALS
     assert outcomes["old"] and outcomes["new"], outcomes  # kills landed both before and after the commit point
+    assert stale_locks > 0  # some kills left the lock behind, and the next writer reclaimed it
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -56,6 +56,17 @@ def copy_with_fsync(data: Buffer, dest: Path, mode: int) -> None:
     fsync_dir(dest.parent)
 
 
+def remove_stale_temps(path: Path, suffixes: tuple[str, ...]) -> list[Path]:
+    """Delete temp files a killed rewrite left beside `path` (call under the session lock: nobody else writes them)."""
+    removed = []
+    for suffix in suffixes:
+        tmp = path.with_name(path.name + suffix)
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+            removed.append(tmp)
+    return removed
+
+
 def _read_from(fd: int, offset: int) -> bytes:
     chunks: list[bytes] = []
     while True:

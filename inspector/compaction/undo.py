@@ -27,7 +27,7 @@ from typing import Any
 from ..clock import Clock, SystemClock
 from .journal import Journal, JournalRecord
 from .lock import DEFAULT_TIMEOUT_MS, acquire_session_write_lock
-from .rewrite import rewrite_session_file
+from .rewrite import remove_stale_temps, rewrite_session_file
 from .sessionfile import Buffer, RawLine, SessionWriteError, ends_with_newline, file_identity, parse_lines, read_file
 from .writer import recover_pending
 
@@ -122,6 +122,7 @@ def undo_last_compaction(
     clock = clock or SystemClock()
     with acquire_session_write_lock(path, timeout_ms=lock_timeout_ms, clock=clock):
         recover_pending(path, journal)
+        remove_stale_temps(path, (UNDO_TMP_SUFFIX, ".truncate-tmp"))
         rec = journal.last_committed(path)
         if rec is None:
             raise SessionWriteError(f"{path}: no compaction written by this tool to undo")

@@ -37,7 +37,7 @@ from ..clock import Clock, SystemClock, now_ms
 from ..timeutil import iso_from_ms
 from .journal import Journal, JournalRecord, new_record_id, normalized_path
 from .lock import DEFAULT_TIMEOUT_MS, acquire_session_write_lock
-from .rewrite import rewrite_session_file
+from .rewrite import remove_stale_temps, rewrite_session_file
 from .sessionfile import (
     Buffer,
     MappedFile,
@@ -225,7 +225,9 @@ def commit_compaction(
     with acquire_session_write_lock(path, timeout_ms=lock_timeout_ms, clock=clock):
         if hooks.after_lock:
             hooks.after_lock()
-        recovered = tuple(recover_pending(path, journal))
+        recovered = tuple(recover_pending(path, journal)) + tuple(
+            f"removed {t.name} left by an interrupted rewrite" for t in remove_stale_temps(path, (TRUNCATE_TMP_SUFFIX, ".undo-tmp"))
+        )
         if since is not None and file_identity(path) != (since.dev, since.ino):
             raise SessionWriteError(
                 f"{path}: the file was replaced since the compaction was planned (rewritten by another tool?); nothing written"
