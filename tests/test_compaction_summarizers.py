@@ -369,3 +369,39 @@ def test_rules_summarizer_streams_sections_and_cancels() -> None:
     cancel.cancel()
     with pytest.raises(SummaryCancelled):
         next(it)
+
+
+def test_rules_summary_of_the_demo_session_passes_openclaws_identifier_audit() -> None:
+    """OpenClaw's quality guard (`auditSummaryQuality`): required sections, and every opaque identifier of the last
+    10 messages present (hex compared case-insensitively). The rules summary must pass it on a real session."""
+    import re
+
+    from inspector.compaction.sessionfile import SessionLines
+
+    demo = Path(__file__).resolve().parents[1] / "inspector" / "data" / "demo-session.jsonl"
+    lines = SessionLines(demo.read_bytes())
+    branch = lines.branch(lines.leaf.id if lines.leaf else None)
+    messages = [b.obj["message"] for b in branch if b.type == "message" and b.obj]
+    assert len(messages) > 10
+    summary = rules_summary(messages)
+    assert has_required_summary_sections(summary)
+    llm = convert_to_llm(messages)
+
+    def text_of(m: dict[str, Any]) -> str:
+        c = m.get("content")
+        if isinstance(c, str):
+            return c.strip()
+        parts = [b["text"].strip() for b in c or [] if isinstance(b, dict) and isinstance(b.get("text"), str) and b["text"].strip()]
+        return "\n".join(parts).strip()
+
+    recent = "\n".join(t for t in (text_of(m) for m in llm[-10:]) if t)
+    found = re.findall(r"([A-Fa-f0-9]{8,}|https?://\S+|/[\w.-]{2,}(?:/[\w.-]+)+|[A-Za-z]:\\[\w\\.-]+|[A-Za-z0-9._-]+\.[A-Za-z0-9._/-]+:\d{1,5}|\b\d{6,}\b)", recent)
+    idents = []
+    for v in found:
+        v = re.sub(r"[)\]\"'`,;:.!?<>]+$", "", re.sub(r"^[(\"'`\[{<]+", "", v.strip()))
+        if len(v) >= 4 and v not in idents:
+            idents.append(v)
+    idents = idents[:12]
+    missing = [i for i in idents if not (i.upper() in summary.upper() if re.fullmatch(r"[A-Fa-f0-9]{8,}", i) else i in summary)]
+    assert missing == []
+    assert text_of([m for m in llm if m["role"] == "user"][-1])[:100] in summary

@@ -292,9 +292,16 @@ def build_rules_sections(messages: list[dict[str, Any]], previous_summary: str |
     modified = sorted(set(f.modified))
     if modified:
         idents.append("- Files modified: " + ", ".join(modified[:MAX_FILES]) + (f" (+{len(modified) - MAX_FILES} more)" if len(modified) > MAX_FILES else ""))
-    listed = set(files_read) | set(modified)
-    kept = [x for x in f.identifiers if x not in listed and not any(x != y and x in y for y in f.identifiers)]
-    idents += [f"- {x}" for x in kept[:MAX_IDENTIFIERS] if f"- {x}" not in idents]
+    # Greedy, in priority order (OpenClaw's audit identifiers first): an identifier already contained in a kept
+    # one (or in a file list) is covered by it, as OpenClaw's `summary.includes(identifier)` check sees it.
+    shown_files = [*files_read[:MAX_FILES], *modified[:MAX_FILES]]
+    kept: list[str] = list(shown_files)
+    for x in f.identifiers:
+        if len(kept) - len(shown_files) >= MAX_IDENTIFIERS:
+            break
+        if not any(x in y for y in kept):
+            kept.append(x)
+    idents += [f"- {x}" for x in kept[len(shown_files) :] if f"- {x}" not in idents]
 
     return [
         ("## Decisions", decisions or [NONE_FOUND]),
