@@ -36,6 +36,7 @@ MAX_ITEM_CHARS = 200
 MAX_ASK_CHARS = 600
 MAX_ITEMS = 6
 MAX_IDENTIFIERS = 40
+MAX_AUDITED_IDENTIFIERS = 12
 MAX_FILES = 30
 MAX_EARLIER_LINES = 60
 MAX_SCAN_CHARS = 20_000
@@ -50,8 +51,8 @@ _PENDING = re.compile(
     r"\b(todo|to-do|next step|next|pending|follow[- ]up|remaining|not yet|still need|still needs|unfinished|left to do|later)\b", re.I
 )
 _CONSTRAINT = re.compile(
-    r"\b(must|must not|mustn't|never|always|don't|do not|should not|shouldn't|only|avoid|make sure|required|requirement|"
-    r"no more than|at most|at least)\b",
+    r"\b(must|must not|mustn't|never|always|don't|do not|should not|shouldn't|only use|avoid|make sure|required|requirement|"
+    r"without|no more than|at most|at least)\b",
     re.I,
 )
 # OpenClaw's `extractOpaqueIdentifiers` (compaction-safeguard-quality.ts)
@@ -113,8 +114,11 @@ def _strings_in(value: Any, out: list[str]) -> None:
             _strings_in(v, out)
 
 
+_LIST_MARKER = re.compile(r"^(?:[-*+]|\d+[.)])\s+")
+
+
 def _sentences(text: str) -> list[str]:
-    return [s for s in (x.strip() for x in _SENTENCE_SPLIT.split(text)) if s]
+    return [s for s in (_LIST_MARKER.sub("", x.strip()) for x in _SENTENCE_SPLIT.split(text)) if s]
 
 
 def _newest(items: list[str], n: int = MAX_ITEMS) -> list[str]:
@@ -164,7 +168,8 @@ class _Facts:
         self.read: list[str] = []
         self.modified: list[str] = []
         self.identifiers: list[str] = []
-        texts_for_ids: list[str] = []
+        # identifier sources by priority: what people wrote, then tool arguments, then tool output
+        tiers: dict[int, list[str]] = {0: [], 1: [], 2: []}
         llm = convert_to_llm(messages)
         for original, msg in zip(_originals(messages), llm):
             role = str(msg.get("role"))
@@ -201,17 +206,21 @@ class _Facts:
                             self.modified.append(path)
                     strings: list[str] = []
                     _strings_in(args, strings)
-                    texts_for_ids.extend(s[:MAX_SCAN_CHARS] for s in strings)
+                    tiers[1].extend(s[:MAX_SCAN_CHARS] for s in strings)
             elif role == "toolResult":
                 if original.get("isError") is True:
                     tool = original.get("toolName") if isinstance(original.get("toolName"), str) and original["toolName"].strip() else "tool"
                     self.failures.append(f"{tool}: {_clip(text or 'failed (no output)', 240)}")
-            texts_for_ids.append(_text_of(msg, thinking=True)[:MAX_SCAN_CHARS])
+            tiers[2 if role == "toolResult" else 0].append(_text_of(msg, thinking=True)[:MAX_SCAN_CHARS])
+        # OpenClaw's quality guard checks the first 12 distinct identifiers of the last 10 messages: those first
         recent = "\n".join(_text_of(m) for m in llm[-10:])
-        ids: list[str] = []
+        audited: list[str] = []
         for m in _OPENCLAW_IDS.finditer(recent):
-            ids.append(_sanitize_identifier(m.group(0)))
-        for text in texts_for_ids:
+            ident = _sanitize_identifier(m.group(0))
+            if len(ident) >= 4 and ident not in audited:
+                audited.append(ident)
+        ids: list[str] = audited[:MAX_AUDITED_IDENTIFIERS]
+        for text in tiers[0] + tiers[1] + tiers[2]:
             for m in _MORE_IDS.finditer(text):
                 ids.append(_sanitize_identifier(m.group(0)))
         seen: set[str] = set()
