@@ -90,6 +90,24 @@ def tool_result_id_of(message: Any) -> str | None:
     return None
 
 
+def item_for_message(message: dict[str, Any], position: int | None, entry_index: int | None = None) -> SummaryItem:
+    """The item for an AgentMessage already in memory (pi `estimateTokens`, OpenClaw's tool-call extraction)."""
+    from ..tokens import openclaw_compaction_tokens
+
+    role = message.get("role")
+    role = role if isinstance(role, str) else "?"
+    stop = message.get("stopReason") if role == "assistant" else None
+    return SummaryItem(
+        position,
+        entry_index,
+        role,
+        openclaw_compaction_tokens(message),
+        tool_calls_of(message) if role == "assistant" else (),
+        tool_result_id_of(message) if role == "toolResult" else None,
+        stop if isinstance(stop, str) else None,
+    )
+
+
 def _needs_disk(entry: m.Entry) -> bool:
     if entry.role == "assistant":
         kinds = entry.block_kinds
