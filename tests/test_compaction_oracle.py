@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from conftest import CORPUS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracle.cases import write_all
 from oracle.pi_oracle import compare, pi_oracle  # noqa: F401  (pi_oracle is a fixture)
 from oracle.sessions import build_session, session_ops
 
@@ -67,8 +67,6 @@ def test_generated_sessions_agree_with_pi(pi_oracle, tmp_path_factory, data):  #
     _check_all(pi_oracle, files, keeps=(3000, 300, 1))
 
 
-@pytest.mark.parametrize("keep", [1, 10**9])
-def test_extreme_keep_recent_tokens(pi_oracle, tmp_path, keep):  # noqa: F811
-    ops = [{"op": "turn", "user": "hi", "user_string": False, "user_image": False, "thinking": None, "steps": [], "final": "ok",
-            "stop": "stop", "usage": 100, "heartbeat": False}] * 3
-    _check_all(pi_oracle, [build_session(ops, tmp_path / "s.jsonl")], keeps=(keep,))
+def test_fixtures_and_extreme_keeps_agree_with_pi(pi_oracle, tmp_path):  # noqa: F811
+    """Every fixture session of the compaction tests, at the keeps they use and at the extremes."""
+    _check_all(pi_oracle, write_all(tmp_path), keeps=(1, 100, 150, 200, 2100, 10_100, 20_000, 10**9))
