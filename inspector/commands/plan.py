@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from typing import Any
 
 from rich.table import Table
@@ -11,7 +12,7 @@ from rich.text import Text
 
 from ..compaction.chunking import RATIO_FORMULAS
 from ..compaction.plan import PlanOptions, plan_compaction
-from ..textsafe import make_inert
+from ..textsafe import make_inert, one_line
 from ._common import EXIT_ERROR, add_session_options, console, open_context, print_json
 
 
@@ -75,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
             ),
         )
     except ValueError as exc:
-        print(f"session-inspector: {exc}")
+        print(f"session-inspector: {exc}", file=sys.stderr)
         return EXIT_ERROR
     data = plan.to_json()
     if config_error:
@@ -204,6 +205,8 @@ def _render_triggers(c: Any, tr: dict[str, Any]) -> None:
     t.add_row(_t("pi threshold"), _t("YES" if th["would_compact"] else "no"), _t(nums))
     ov = tr["overflow"]
     detail = f"{ov['kind']} overflow" if ov["is_overflow"] else "last assistant is not an overflow"
+    if ov["error_message"]:
+        detail += f": {one_line(ov['error_message'], 120)}"
     if ov["is_overflow"] and not ov["would_compact"]:
         detail += " (ignored: " + ("stale" if ov["stale"] else "other model") + ")"
     t.add_row(_t("overflow"), _t("YES" if ov["would_compact"] else "no"), _t(detail))
