@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import model as m
@@ -261,8 +261,8 @@ def _history_share(items: list[SummaryItem], prefix: list[SummaryItem], tokens_b
     return hs, pruned.messages
 
 
-def _where(chunking: Chunking | None) -> dict[int, tuple[int | None, int]]:
-    out: dict[int, tuple[int | None, int]] = {}
+def _where(chunking: Chunking | None) -> dict[int, tuple[int | None, int | None]]:
+    out: dict[int, tuple[int | None, int | None]] = {}
     if chunking is not None:
         for c in chunking.chunks:
             for p in c.positions:
@@ -291,15 +291,15 @@ def _rows(session: Session, ctx: m.SessionContext, plan: CompactionPlan, prep: P
     for row in ctx.messages:
         e = entries[row.entry_index]
         est = row.est_packed
-        base = dict(context_index=row.index, entry_id=row.entry_id, line=row.line, role=row.role, tokens=int(est[2]) if est else 0)
+        base = ContextRole(row.index, row.entry_id, row.line, row.role, int(est[2]) if est else 0, KEPT)
         if row.entry_index == ctx.compaction_index and e.type == m.COMPACTION:
-            out.append(ContextRole(**base, plan=PREVIOUS_SUMMARY))
+            out.append(replace(base, plan=PREVIOUS_SUMMARY))
         elif row.entry_index in summarize:
             p = summarize[row.entry_index]
             part, chunk = history_where.get(p, (None, None))
             out.append(
-                ContextRole(
-                    **base,
+                replace(
+                    base,
                     plan=SUMMARIZED,
                     position=p,
                     dropped_by_history_share=p in dropped,
@@ -312,9 +312,9 @@ def _rows(session: Session, ctx: m.SessionContext, plan: CompactionPlan, prep: P
         elif row.entry_index in prefix:
             p = prefix[row.entry_index]
             part, chunk = prefix_where.get(p, (None, None))
-            out.append(ContextRole(**base, plan=TURN_PREFIX, position=p, oversized=p in prefix_oversized, part=part, chunk=chunk))
+            out.append(replace(base, plan=TURN_PREFIX, position=p, oversized=p in prefix_oversized, part=part, chunk=chunk))
         else:
-            out.append(ContextRole(**base, plan=KEPT, first_kept=row.entry_index == first_kept_entry))
+            out.append(replace(base, first_kept=row.entry_index == first_kept_entry))
     return out
 
 
