@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from .. import model as m
@@ -291,30 +291,25 @@ def _rows(session: Session, ctx: m.SessionContext, plan: CompactionPlan, prep: P
     for row in ctx.messages:
         e = entries[row.entry_index]
         est = row.est_packed
-        base = ContextRole(row.index, row.entry_id, row.line, row.role, int(est[2]) if est else 0, KEPT)
-        if row.entry_index == ctx.compaction_index and e.type == m.COMPACTION:
-            out.append(replace(base, plan=PREVIOUS_SUMMARY))
-        elif row.entry_index in summarize:
-            p = summarize[row.entry_index]
+        tokens = int(est[2]) if est else 0
+        idx = row.entry_index
+        if idx == ctx.compaction_index and e.type == m.COMPACTION:
+            out.append(ContextRole(row.index, row.entry_id, row.line, row.role, tokens, PREVIOUS_SUMMARY))
+        elif idx in summarize:
+            p = summarize[idx]
             part, chunk = history_where.get(p, (None, None))
             out.append(
-                replace(
-                    base,
-                    plan=SUMMARIZED,
-                    position=p,
-                    dropped_by_history_share=p in dropped,
-                    preserved_turn=p in preserved,
-                    oversized=p in oversized,
-                    part=part,
-                    chunk=chunk,
+                ContextRole(
+                    row.index, row.entry_id, row.line, row.role, tokens, SUMMARIZED, p,
+                    dropped_by_history_share=p in dropped, preserved_turn=p in preserved, oversized=p in oversized, part=part, chunk=chunk,
                 )
             )
-        elif row.entry_index in prefix:
-            p = prefix[row.entry_index]
+        elif idx in prefix:
+            p = prefix[idx]
             part, chunk = prefix_where.get(p, (None, None))
-            out.append(replace(base, plan=TURN_PREFIX, position=p, oversized=p in prefix_oversized, part=part, chunk=chunk))
+            out.append(ContextRole(row.index, row.entry_id, row.line, row.role, tokens, TURN_PREFIX, p, oversized=p in prefix_oversized, part=part, chunk=chunk))
         else:
-            out.append(replace(base, first_kept=row.entry_index == first_kept_entry))
+            out.append(ContextRole(row.index, row.entry_id, row.line, row.role, tokens, KEPT, first_kept=idx == first_kept_entry))
     return out
 
 

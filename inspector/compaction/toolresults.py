@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..pruning.utf16 import js_trim
@@ -34,9 +34,11 @@ RECOVERY_MIN_TRUNCATED_TEXT_CHARS = RECOVERY_MIN_KEEP_CHARS + len(truncation_not
 
 def to_units(text: str) -> str:
     """`text` with one character per UTF-16 code unit (astral characters become their two surrogates)."""
-    if text.isascii() or max(text) < "\U00010000":
+    if text.isascii():
         return text
     raw = text.encode("utf-16-le", "surrogatepass")
+    if len(raw) == 2 * len(text):
+        return text  # no astral character: one code unit each already
     return "".join(map(chr, memoryview(raw).cast("H")))
 
 
@@ -81,15 +83,17 @@ def truncate_tool_result_text(text: str, max_chars: int, min_keep_chars: int) ->
 
 @dataclass(slots=True)
 class ToolResultText:
-    """A tool result's text blocks (unit strings; `None` for a text block whose `text` is not a string)."""
+    """A tool result's text blocks (unit strings; `None` for a text block whose `text` is not a string).
+
+    `length` is OpenClaw's `getToolResultTextLength` (the sum of the text blocks' lengths).
+    """
 
     index: int
     blocks: list[str | None]
+    length: int = field(init=False)
 
-    @property
-    def length(self) -> int:
-        """OpenClaw `getToolResultTextLength`."""
-        return sum(len(b) for b in self.blocks if b is not None)
+    def __post_init__(self) -> None:
+        self.length = sum(len(b) for b in self.blocks if b is not None)
 
 
 def tool_result_text(index: int, message: Any) -> ToolResultText | None:

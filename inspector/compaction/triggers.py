@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -367,8 +368,25 @@ def pre_prompt_route(
     )
 
 
+_POTENTIALS: "weakref.WeakKeyDictionary[Session, dict[tuple[Any, ...], ReductionPotential]]" = weakref.WeakKeyDictionary()
+
+
 def context_tool_result_potential(session: Session, ctx: m.SessionContext, window: int) -> ReductionPotential:
-    """`estimateToolResultReductionPotential` over the context's messages (tool results are read from disk)."""
+    """`estimateToolResultReductionPotential` over the context's messages (tool results are read from disk).
+
+    It depends only on the context and the window, so it is remembered per session: re-planning with other
+    settings does not read the tool results again.
+    """
+    key = (ctx.leaf_id, len(ctx.messages), ctx.compaction_index, session.file_size, window)
+    cache = _POTENTIALS.setdefault(session, {})
+    if key not in cache:
+        if len(cache) > 16:
+            cache.clear()
+        cache[key] = _potential(session, ctx, window)
+    return cache[key]
+
+
+def _potential(session: Session, ctx: m.SessionContext, window: int) -> ReductionPotential:
     entries = session.entries
     results = []
     for row in ctx.messages:
