@@ -170,7 +170,7 @@ def plan_chunking(
     if len(items) < MIN_MESSAGES_FOR_SPLIT:
         plan.stage_reason = f"fewer than {MIN_MESSAGES_FOR_SPLIT} messages: one pass"
     elif total <= limit:
-        plan.stage_reason = f"{total} tokens fit max_chunk_tokens {limit}: one pass"
+        plan.stage_reason = f"{total:,} tokens fit max_chunk_tokens {limit:,}: one pass"
     elif parts <= 1:
         plan.stage_reason = "a single part: one pass"
     else:
@@ -180,7 +180,7 @@ def plan_chunking(
             splits = []
         else:
             plan.staged = True
-            plan.stage_reason = f"{total} tokens over max_chunk_tokens {limit}: {len(splits)} token-share parts, then a merge"
+            plan.stage_reason = f"{total:,} tokens over max_chunk_tokens {limit:,}: {len(splits)} token-share parts, then a merge"
     groups: list[tuple[int | None, list[SummaryItem]]] = list(enumerate(splits)) if splits else [(None, items)]
     for part, group in groups:
         if part is not None:

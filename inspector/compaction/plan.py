@@ -142,7 +142,21 @@ class ContextRole:
 
 @dataclass(slots=True)
 class CompactionPlan:
-    """Everything `plan --json` reports (see the README for the meaning of each figure)."""
+    """Everything `plan --json` reports.
+
+    pi's preparation: `first_kept_entry_id`/`first_kept_line` (where the kept tail starts), `is_split_turn`,
+    `tokens_before` (pi `estimateContextTokens`: last valid usage + chars/4 after it), `previous_summary` and
+    `boundary_start` (the previous compaction's kept tail is summarized again), `messages_to_summarize` and
+    `turn_prefix_messages`, `file_ops` (pi's lists for `details`, merged with a pi-written previous compaction's).
+    `nothing_to_plan` says why pi would not compact (then those fields are empty).
+
+    OpenClaw's safeguard on top: `boundary_only` (no real conversation message: a boundary entry with
+    `boundary_summary` is written), `history_share`, `preserved_turns` (positions in `messages_to_summarize`),
+    `chunking` (the history summary's parts and chunks, positions in `messages_to_summarize`),
+    `turn_prefix_chunking`, `stages` (the run's steps, `llm_calls` their sum), `triggers`, `mode`,
+    `context_engine`, `settings` (each with its source), `context_window`, `context_tokens`, and `rows`
+    (one per context message: the part it plays).
+    """
 
     file: str
     leaf_id: str | None
