@@ -27,7 +27,7 @@ SCRIPT = Path(__file__).parent / "oracle" / "openclaw_helpers.mjs"
 
 
 def _dirs() -> tuple[Path, Path]:
-    oc = os.environ.get("OPENCLAW_DIST_DIR")
+    oc = os.environ.get("OPENCLAW_DIST_DIR", str(Path.home() / ".cache" / "session-inspector" / "openclaw-dist"))
     if not oc or not Path(oc).is_dir():
         pytest.skip("OpenClaw's compiled dist is not available (set OPENCLAW_DIST_DIR to run these)")
     pi, why = oracle_dist()

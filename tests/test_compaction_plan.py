@@ -20,7 +20,7 @@ from oracle.cases import (
 
 from inspector.compaction.boundary import build_structured_fallback_summary
 from inspector.compaction.plan import KEPT, PREVIOUS_SUMMARY, SUMMARIZED, TURN_PREFIX, PlanOptions, plan_compaction
-from inspector.fixtures import SessionBuilder
+from inspector.samples.fixtures import SessionBuilder
 from inspector.session import open_session
 
 

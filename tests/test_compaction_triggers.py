@@ -23,7 +23,7 @@ from inspector.compaction.triggers import (
     pre_prompt_route,
     threshold_trigger,
 )
-from inspector.fixtures import SessionBuilder, make_usage
+from inspector.samples.fixtures import SessionBuilder, make_usage
 from inspector.session import open_session
 
 

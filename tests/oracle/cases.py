@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from inspector.fixtures import SessionBuilder, make_usage
+from inspector.samples.fixtures import SessionBuilder, make_usage
 
 
 def usage(total: int) -> dict:

@@ -12,7 +12,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from inspector.fixtures import SessionBuilder, make_usage
+from inspector.samples.fixtures import SessionBuilder, make_usage
 from inspector.jsjson import js_stringify
 from inspector.timeutil import iso_from_ms
 
