@@ -33,6 +33,7 @@ oracle:
 test: $(STAMP) oracle
 	$(BIN)/ruff check inspector widgets styles bench tests
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 ## Benchmarks (not tests): generate a ~1 GB session and compare against raw orjson parsing.

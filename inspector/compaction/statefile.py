@@ -17,13 +17,14 @@ import fcntl
 import json
 import mmap
 import os
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import platformdirs
+
+from ..clock import SystemClock, now_ms
 
 STATE_DIR_ENV = "SESSION_INSPECTOR_STATE_DIR"
 APP_NAME = "session-inspector"
@@ -143,7 +144,7 @@ class JsonStateFile:
     def save(self, data: dict[str, Any], loaded: StateLoad | None = None) -> None:
         """Write `data` (call inside `locked()`); a corrupt previous document is kept as `<name>.corrupt-<ms>`."""
         if loaded is not None and loaded.problem and loaded.raw is not None:
-            keep = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time() * 1000)}")
+            keep = self.path.with_name(f"{self.path.name}.corrupt-{now_ms(SystemClock())}")
             with contextlib.suppress(OSError):
                 keep.write_bytes(loaded.raw)
         text = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"

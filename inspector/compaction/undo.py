@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..clock import Clock, SystemClock
+from ..clock import Clock, SystemClock, now_ms
 from .journal import Journal, JournalRecord
 from .lock import DEFAULT_TIMEOUT_MS, acquire_session_write_lock
 from .rewrite import remove_stale_temps, rewrite_session_file
@@ -63,7 +62,7 @@ class UndoResult:
 
 def backup_path_for(path: Path) -> Path:
     """OpenClaw's repair backup name: `<file>.bak-<pid>-<ms>`."""
-    return path.with_name(f"{path.name}.bak-{os.getpid()}-{int(time.time() * 1000)}")
+    return path.with_name(f"{path.name}.bak-{os.getpid()}-{now_ms(SystemClock())}")
 
 
 def _reparent(lines: list[RawLine], entry_id: str, parent_id: str | None, counter: list[int]) -> list[bytes]:
