@@ -8,6 +8,9 @@ import pytest
 
 from inspector.formats.encode import encode_entry_text
 
+# The UI tests' shared pilot fixture (`ui`), for every test module.
+pytest_plugins = ["ui_support"]
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
 

@@ -1,4 +1,4 @@
-"""The shared pilot fixture of the UI tests (a pytest plugin: `pytest_plugins = ["ui_support"]` in a test module).
+"""The shared pilot fixture of the UI tests (a pytest plugin loaded by `tests/conftest.py`).
 
     @pytest.mark.anyio
     async def test_something(tmp_path, ui):

@@ -30,8 +30,9 @@ from inspector.pruning.thinking import drop_thinking_blocks, resolve_drop_thinki
 from inspector.pruning.tool_guard import evaluate_tool_result_context_guard
 from inspector.pruning.tools import make_tool_prunable_predicate
 from inspector.pruning.ttl import evaluate_ttl_gate, is_cache_ttl_eligible, read_last_cache_touch
+from conftest import ROOT
 
-HARNESS = Path(__file__).with_name("test_pruning_oracle_harness.mjs")
+HARNESS = ROOT / "tests" / "oracle" / "openclaw_pruning.mjs"
 DIST = Path(os.environ.get("OPENCLAW_DIST_DIR", Path.home() / ".cache" / "session-inspector" / "openclaw-dist"))
 
 

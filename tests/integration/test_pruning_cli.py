@@ -6,13 +6,12 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from inspector.samples.fixtures import SessionBuilder
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT  # noqa: E402
 START = "2026-03-01T10:00:00.000Z"
 
 

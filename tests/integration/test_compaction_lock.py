@@ -24,7 +24,7 @@ from inspector.compaction.lock import (
     read_lock_payload,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT  # noqa: E402
 
 HOLDER = """
 import sys, time

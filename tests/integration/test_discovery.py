@@ -12,8 +12,9 @@ import pytest
 
 from inspector.commands import ls
 from inspector.discovery import classify_file_name, discover_sessions
+from conftest import ROOT
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = ROOT.parent / "shared" / "corpus"
 HEADER = '{"type":"session","version":3,"id":"x","timestamp":"2026-04-13T10:00:00.000Z","cwd":"/tmp"}\n'
 CKPT_UUID = "0f8fad5b-d9cb-469f-a165-70867728950e"
 

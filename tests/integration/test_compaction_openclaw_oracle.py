@@ -22,8 +22,9 @@ from oracle.pi_oracle import oracle_dist
 from inspector.compaction import safeguard as sg
 from inspector.compaction.items import item_for_message
 from inspector.compaction.toolresults import estimate_reduction_potential, tool_result_text
+from conftest import ROOT
 
-SCRIPT = Path(__file__).parent / "oracle" / "openclaw_helpers.mjs"
+SCRIPT = ROOT / "tests" / "oracle" / "openclaw_helpers.mjs"
 
 
 def _dirs() -> tuple[Path, Path]:

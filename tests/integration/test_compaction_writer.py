@@ -25,7 +25,7 @@ from inspector.compaction.undo import undo_last_compaction
 from inspector.compaction.writer import PlanSnapshot, WriterHooks, commit_compaction
 from inspector.formats.encode import encode_entry
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT  # noqa: E402
 CLOCK = FixedClock(datetime(2026, 6, 7, 8, 9, 10, 123000, tzinfo=timezone.utc))
 SUMMARY = "## Decisions\nUse the cache.\n\n## Open TODOs\nNone.\n\n## Constraints/Rules\nNone.\n\n## Pending user asks\nNone.\n\n## Exact identifiers\n/src/app.py"
 DETAILS = {"readFiles": ["/src/a.py"], "modifiedFiles": ["/src/b.py"]}

@@ -35,7 +35,6 @@ from widgets.pruning.snippet import PruningSnippetDialog
 from widgets.pruning.screen import PruningScreen
 from widgets.pruning.totals import PruningTotals
 
-pytest_plugins = ["ui_support"]
 
 START = "2026-03-01T10:00:00.000Z"
 CONFIG = {"agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}}}

@@ -36,7 +36,7 @@ from inspector.tokens import (
 from conftest import corpus_file
 
 NODE = shutil.which("node")
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT  # noqa: E402
 
 
 def text(t: str) -> dict:

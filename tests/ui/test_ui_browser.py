@@ -14,7 +14,6 @@ from widgets.browser.table import SessionTable
 from widgets.browser.watch import ManualWatcher
 from widgets.screens.inspector import InspectorScreen
 
-pytest_plugins = ["ui_support"]
 
 
 def make_dir(tmp_path: Path) -> Path:

@@ -20,7 +20,7 @@ from oracle.sessions import build_session, session_ops
 from inspector.compaction.plan import PlanOptions, plan_compaction
 from inspector.session import open_session
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT  # noqa: E402
 KEEPS = (20000, 4000, 700, 50, 1)
 WINDOW = 200_000
 RESERVE = 20_000

@@ -24,14 +24,13 @@ from widgets.session_header import SessionHeader
 from widgets.transcript.marks import MARK_GLYPHS
 from widgets.transcript.transcript import Transcript
 
-pytest_plugins = ["ui_support"]
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from conftest import ROOT  # noqa: E402
 
 
 def cli_json(*args, home) -> dict:
     """A real `session-inspector ... --json` run with an empty home (no OpenClaw config, like the app's options)."""
-    env = dict(os.environ, HOME=str(home), OPENCLAW_STATE_DIR=str(home / "no-state"), PYTHONPATH=ROOT)
+    env = dict(os.environ, HOME=str(home), OPENCLAW_STATE_DIR=str(home / "no-state"), PYTHONPATH=str(ROOT))
     done = subprocess.run([sys.executable, "-m", "inspector", *map(str, args), "--json"], capture_output=True, text=True,
                           env=env, timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr

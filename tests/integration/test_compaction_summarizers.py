@@ -50,6 +50,7 @@ from inspector.compaction.summarizers.prompts import (
 )
 from inspector.compaction.summarizers.rules import rules_summary
 from llm_servers import AnthropicServer, OpenAIServer
+from conftest import ROOT
 
 KEY = "sk-test-Zq8v1RkEYdoNotLeak42"
 
@@ -378,7 +379,7 @@ def test_rules_summary_of_the_demo_session_passes_openclaws_identifier_audit() -
 
     from inspector.compaction.sessionfile import SessionLines
 
-    demo = Path(__file__).resolve().parents[1] / "inspector" / "data" / "demo-session.jsonl"
+    demo = ROOT / "inspector" / "data" / "demo-session.jsonl"
     lines = SessionLines(demo.read_bytes())
     branch = lines.branch(lines.leaf.id if lines.leaf else None)
     messages = [b.obj["message"] for b in branch if b.type == "message" and b.obj]

@@ -22,7 +22,6 @@ from widgets.transcript.columns import TranscriptColumns
 from widgets.transcript.new_entries import NewEntriesIndicator
 from widgets.transcript.transcript import Transcript
 
-pytest_plugins = ["ui_support"]
 
 
 def row_text(transcript: Transcript, position: int) -> str:

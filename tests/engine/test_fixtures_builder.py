@@ -14,6 +14,7 @@ import pytest
 from inspector.samples.fixtures import SessionBuilder, make_usage, png_base64, zero_usage
 from inspector.jsjson import js_stringify
 from inspector.timeutil import ms_from_iso
+from conftest import ROOT
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 BASE = ["type", "id", "parentId", "timestamp"]
@@ -238,9 +239,8 @@ def test_png_images_are_valid():
 def _load_bench_generator():
     import importlib.util
     import sys
-    from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "bench" / "generate.py"
+    path = ROOT / "bench" / "generate.py"
     spec = importlib.util.spec_from_file_location("bench_generate", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there

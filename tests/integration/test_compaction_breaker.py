@@ -14,7 +14,7 @@ import pytest
 
 from inspector.compaction.breaker import CircuitBreaker
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT  # noqa: E402
 T0 = datetime(2026, 5, 1, 12, 0, 0, tzinfo=timezone.utc)
 
 
