@@ -33,13 +33,13 @@ def test_split_turn_marks(tmp_path):
     s, _, _, marks = _marks(b, tmp_path, keep_recent_tokens=2100)
     assert _ids(s, marks[MarkKind.CUT_POINT]) == [ids["a4"]]
     cut = marks[MarkKind.CUT_POINT][0].payload
-    assert cut == ForecastMark("cut point · 6,000 tokens before · split turn", 6000)
+    assert cut == ForecastMark("cut · 6,000 tok before · split turn", 6000)
     assert _ids(s, marks[MarkKind.KEPT_TAIL]) == [ids["a4"]]
     assert _ids(s, marks[MarkKind.SPLIT_TURN_PREFIX]) == [ids[k] for k in ("u2", "a2", "r2", "a3", "r3")]
     # the prefix is one chunk (starting at u2); the history input [u1, a1] is preserved whole: no history chunk
     chunks = marks[MarkKind.CHUNK_BOUNDARY]
     assert _ids(s, chunks) == [ids["u2"]]
-    assert chunks[0].payload == ForecastMark("prefix chunk 1/1 · 4,112 tokens", 4112)
+    assert chunks[0].payload == ForecastMark("prefix chunk 1/1 · 4,112 tok", 4112)
     assert marks[MarkKind.DROPPED_BY_HISTORY_SHARE] == [] and marks[MarkKind.OVERSIZED] == []
     # all kinds fit one overlay, which the transcript reads by entry
     overlay = RowMarks([mk for v in marks.values() for mk in v])
@@ -71,5 +71,5 @@ def test_oversized_and_part_marks(tmp_path):
     chunks = marks[MarkKind.CHUNK_BOUNDARY]
     assert [mk.entry_index for mk in chunks] == [rows[i].entry_index for i in (0, 1, 2, 3)]
     assert [mk.payload.tokens for mk in chunks] == [c.tokens for c in plan.chunking.chunks]
-    assert chunks[0].payload.label.startswith("history chunk 1/4 · ")
+    assert chunks[0].payload.label.startswith("chunk 1/4 · ")
     assert _ids(s, marks[MarkKind.CUT_POINT]) == [kept]

@@ -57,14 +57,14 @@ def _boundaries(
         row = next((by_position[p] for p in c.positions if p in by_position), None)
         if row is None:
             continue
-        label = f"{what} chunk {c.index + 1}/{total} · {c.tokens:,} tokens"
+        label = f"{what}chunk {c.index + 1}/{total} · {c.tokens:,} tok"
         chunks.append(RowMark(MarkKind.CHUNK_BOUNDARY, _entry_index(ctx, row), ForecastMark(label, c.tokens)))
     parts: list[RowMark] = []
     for part in chunking.token_share_parts:
         row = next((by_position[p] for p in part.positions if p in by_position), None)
         if row is None:
             continue
-        label = f"{what} part {part.index + 1}/{len(chunking.token_share_parts)} · {part.tokens:,} tokens"
+        label = f"{what}part {part.index + 1}/{len(chunking.token_share_parts)} · {part.tokens:,} tok"
         parts.append(RowMark(MarkKind.PART_BOUNDARY, _entry_index(ctx, row), ForecastMark(label, part.tokens)))
     return chunks, parts
 
@@ -81,7 +81,7 @@ def plan_marks(plan: CompactionPlan, ctx: m.SessionContext) -> dict[MarkKind, li
     first_kept = next((i for i, r in enumerate(rows) if r.first_kept), None)
     if first_kept is not None:
         cut = rows[first_kept]
-        label = f"cut point · {plan.tokens_before or 0:,} tokens before" + (" · split turn" if plan.is_split_turn else "")
+        label = f"cut · {plan.tokens_before or 0:,} tok before" + (" · split turn" if plan.is_split_turn else "")
         out[MarkKind.CUT_POINT].append(RowMark(MarkKind.CUT_POINT, _entry_index(ctx, cut), ForecastMark(label, plan.tokens_before)))
         for r in rows[first_kept:]:
             if r.plan == KEPT:
@@ -95,8 +95,8 @@ def plan_marks(plan: CompactionPlan, ctx: m.SessionContext) -> dict[MarkKind, li
         if r.dropped_by_history_share:
             label = "dropped by the history share"
             out[MarkKind.DROPPED_BY_HISTORY_SHARE].append(RowMark(MarkKind.DROPPED_BY_HISTORY_SHARE, index, ForecastMark(label, r.tokens)))
-    history_chunks, history_parts = _boundaries(ctx, rows, SUMMARIZED, plan.chunking, "history")
-    prefix_chunks, prefix_parts = _boundaries(ctx, rows, TURN_PREFIX, plan.turn_prefix_chunking, "prefix")
+    history_chunks, history_parts = _boundaries(ctx, rows, SUMMARIZED, plan.chunking, "")
+    prefix_chunks, prefix_parts = _boundaries(ctx, rows, TURN_PREFIX, plan.turn_prefix_chunking, "prefix ")
     out[MarkKind.CHUNK_BOUNDARY] = history_chunks + prefix_chunks
     out[MarkKind.PART_BOUNDARY] = history_parts + prefix_parts
     return out

@@ -4,7 +4,8 @@ The engine says what a mark means and its shape (`MarkShape`); this module picks
 cell shows, in priority order: `├` a branch point, then the first marked kind in `MARK_KINDS` order (`~` for a
 tool result whose cache TTL has expired, with its age before the preview), then `×` dropped by the compaction in
 force, `○` off the active path. A `SPAN` kind that `dims` dims the row; a `BOUNDARY` kind draws a rule under
-the row shown before it (the rule sits between the two rows).
+the row shown before it (the rule sits between the two rows), and its payload's `label` (a forecast chunk's
+tokens) is written before the row's preview.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ class RowDecor:
     """The cache-TTL expiry of a tool result (its age is drawn before the preview)."""
     rule_below: bool = False
     """The next shown row starts a boundary: draw a rule under this one."""
+    label: str | None = None
+    """The label of this row's first `BOUNDARY` mark (a forecast chunk's tokens, the cut point), drawn before the preview."""
 
 
 NO_DECOR = RowDecor()
@@ -60,9 +63,12 @@ def row_decor(marks: RowMarks, entry_index: int, next_entry_index: int | None) -
     if not here and not rule:
         return NO_DECOR
     expired = next((mk.payload for mk in here if mk.kind is MarkKind.CACHE_EXPIRED), None)
+    boundary_labels = (getattr(mk.payload, "label", None) for mk in here if mk.info.shape is MarkShape.BOUNDARY)
+    label = next((lb for lb in boundary_labels if isinstance(lb, str) and lb), None)
     return RowDecor(
         glyph=MARK_GLYPHS[here[0].kind] if here else None,
         dims=any(mk.info.dims for mk in here),
         expired=expired,
         rule_below=rule,
+        label=label,
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events, on, work
@@ -402,6 +403,13 @@ class Transcript(ScrollView, can_focus=True):
                 tag = tag if len(tag) <= cells - 8 else ""
                 segments.append(Segment(tag, st["transcript--dim"] if dim else st["transcript--expired"]))
                 cells -= len(tag)
+            if decor.label is not None:
+                # A boundary mark's label (compaction forecast: the chunk's tokens, the cut point).
+                room = cells - 4
+                label = decor.label if cell_len(decor.label) <= room else ellipsize(decor.label, room)
+                tag = label + " · " if room > 4 else ""
+                segments.append(Segment(tag, st["transcript--dim"] if dim else st["transcript--expired"]))
+                cells -= cell_len(tag)
             shown = ellipsize(preview_text, cells)
             if self._search_re is None:
                 segments.append(Segment(shown, text_style))
