@@ -33,14 +33,15 @@ def status_text(plan: CompactionPlan) -> Text:
         out.append(f" · split turn ({prefix} in its prefix)")
     if plan.boundary_only:
         out.append("\nnothing real to summarize: a boundary entry only")
-    out.append(f"\n{plan.llm_calls} model call(s) · mode {plan.mode.mode}")
+    out.append(f"\n{plan.llm_calls} model call(s) · {len(plan.stages)} stage(s)")
     return out
 
 
 def gauge_text(plan: CompactionPlan, width: int) -> Text:
     """A bar of the context against the window: `┃` the reserve line (pi's threshold), `╎` each early threshold.
 
-    Below it, the numbers: context tokens of window, the threshold and the tokens left to it.
+    Below it, the numbers: context tokens of the window, the reserve, then the legend with the threshold and the
+    early thresholds in tokens.
     """
     t = plan.triggers.threshold
     window = max(1, t.context_window)
@@ -58,7 +59,9 @@ def gauge_text(plan: CompactionPlan, width: int) -> Text:
     out.append("".join(bar[:fill]), style=style or "green")
     out.append("".join(bar[fill:]), style="dim")
     pct = 100 * used / window
-    out.append(f"\n{used:,} of {t.context_window:,} tokens ({pct:.1f}%) · reserve {t.reserve_tokens:,}")
+    out.append(f"\n{used:,} / {t.context_window:,} ({pct:.1f}%) · reserve {t.reserve_tokens:,}")
+    early = " / ".join(f"{w.threshold_tokens:,}" for w in plan.triggers.early_warnings)
+    out.append(f"\n┃ {t.threshold_tokens:,} compacts" + (f" · ╎ {early} early" if early else ""), style="dim")
     return out
 
 

@@ -55,7 +55,7 @@ def clear_forecast_marks(model: Any) -> None:
 class PlanGauge(Widget):
     """The context against the window, with the reserve line (`┃`) and the early thresholds (`╎`)."""
 
-    DEFAULT_CSS = "PlanGauge { height: 2; }"
+    DEFAULT_CSS = "PlanGauge { height: 3; }"
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -139,7 +139,7 @@ class CompactionView(Vertical):
         }
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("Compaction forecast · Esc closes · nothing is written"), id="plan-title")
+        yield Static(Text("Compaction forecast (read-only) · Esc"), id="plan-title")
         yield Static(Text("planning…"), id="plan-status")
         yield Static("", id="plan-error", markup=False)
         yield PlanGauge(id="plan-gauge")
