@@ -84,7 +84,7 @@ class InspectorScreen(Screen):
         Binding("u", "next_user", "Next user", tooltip="Jump to the next user message"),
         Binding("U", "previous_user", "Previous user", show=False, tooltip="Jump to the previous user message"),
         Binding("c", "next_compaction", "Compaction", tooltip="Jump to the next compaction"),
-        Binding("C", "compaction_forecast", "Forecast", tooltip="Compaction forecast: the plan drawn on the transcript, triggers, live settings"),
+        Binding("C", "compaction_forecast", "Forecast", show=False, tooltip="Compaction forecast: the plan drawn on the transcript, triggers, live settings"),
         Binding("b", "next_biggest", "Biggest", tooltip="Jump to the next biggest message"),
         Binding("m", "show_message", "Message", show=False, tooltip="Show the selected message in full"),
         Binding("w", "show_context", "Where it goes", show=False, tooltip="Breakdown by tool and role, largest messages"),
