@@ -73,3 +73,4 @@ def test_oversized_and_part_marks(tmp_path):
     assert [mk.payload.tokens for mk in chunks] == [c.tokens for c in plan.chunking.chunks]
     assert chunks[0].payload.label.startswith("chunk 1/4 · ")
     assert _ids(s, marks[MarkKind.CUT_POINT]) == [kept]
+

@@ -14,8 +14,11 @@ from oracle.cases import after_compaction_session, boundary_session, oversized_s
 from test_ui_support import SIZE, make_app, settle
 
 from inspector.compaction.marks import FORECAST_KINDS
+from inspector.compaction.plan import PlanOptions, plan_compaction
 from inspector.marks import MarkKind
+from inspector.session import open_session
 from widgets.compaction.plan_settings import PLAN_FIELDS, parse_plan_field
+from widgets.compaction.plan_text import gauge_text, stages_text, status_text, triggers_text
 from widgets.compaction.view import CompactionView
 
 pytest_plugins = ["ui_support"]
@@ -63,6 +66,11 @@ async def _open(ui, path, overrides):
 def _entry_id(screen, kind: MarkKind) -> list[str]:
     model = screen.model
     return [model.session.entries[mk.entry_index].id for mk in model.marks.of_kind(kind)]
+
+
+def _plan(b, tmp_path, config=None, **kw):
+    s = open_session(b.write(tmp_path / "s.jsonl"))
+    return plan_compaction(s, s.context(), PlanOptions(config=config or {}, **kw))
 
 
 def test_plan_fields_parse_and_reject():
@@ -144,6 +152,32 @@ async def test_a_new_entry_replans(tmp_path, ui):
     await settle(pilot)
     assert view.plan is not first
     assert view.plan.rows[-1].entry_id == "zz000001"
+
+
+def test_panel_text_plugin_engine_and_numbers(tmp_path):
+    """The side panel's text (widgets.compaction.plan_text) renders the plan's own figures and the plugin warning."""
+    b, _ = split_turn_session()
+    cfg = {"agents": {"defaults": {"compaction": {"mode": "default"}}}, "plugins": {"slots": {"contextEngine": "lossless-claw"}}}
+    plan = _plan(b, tmp_path, config=cfg, keep_recent_tokens=2100)
+    t = plan.triggers.threshold
+    triggers = triggers_text(plan).plain
+    assert "context engine: plugin 'lossless-claw'" in triggers and "the plugin decides" in triggers
+    assert "auto-compaction: off" in triggers and "mode: default" in triggers
+    for w in plan.triggers.early_warnings:
+        assert f"early {w.fraction:g} ({w.threshold_tokens:,})" in triggers
+    assert f"pre-prompt route (prompt 0): {plan.triggers.pre_prompt.route}" in triggers
+    gauge = gauge_text(plan, 40).plain.splitlines()
+    assert len(gauge[0]) == 40 and gauge[0].count("┃") == 1 and gauge[0].count("╎") == 2
+    assert f"┃ {t.threshold_tokens:,} compacts" in gauge[2]
+    stages = stages_text(plan).plain.splitlines()
+    assert stages[0] == "Stages" and len(stages) == 1 + len(plan.stages)
+    assert "split turn (5 in its prefix)" in status_text(plan).plain
+
+
+def test_panel_text_nothing_to_plan(tmp_path):
+    plan = _plan(after_compaction_session(), tmp_path)
+    assert status_text(plan).plain == f"Nothing to plan: {plan.nothing_to_plan.reason}"
+    assert stages_text(plan).plain == "Stages\n(none)"
 
 
 def _snapshot(snap_compare, monkeypatch, tmp_path, case):
