@@ -91,7 +91,7 @@ def plan_marks(plan: CompactionPlan, ctx: m.SessionContext) -> dict[MarkKind, li
         if r.plan == TURN_PREFIX:
             out[MarkKind.SPLIT_TURN_PREFIX].append(RowMark(MarkKind.SPLIT_TURN_PREFIX, index, ForecastMark("split-turn prefix", r.tokens)))
         if r.oversized:
-            out[MarkKind.OVERSIZED].append(RowMark(MarkKind.OVERSIZED, index, ForecastMark("oversized", r.tokens)))
+            out[MarkKind.OVERSIZED].append(RowMark(MarkKind.OVERSIZED, index, ForecastMark(f"oversized {r.tokens:,} tok", r.tokens)))
         if r.dropped_by_history_share:
             label = "dropped by the history share"
             out[MarkKind.DROPPED_BY_HISTORY_SHARE].append(RowMark(MarkKind.DROPPED_BY_HISTORY_SHARE, index, ForecastMark(label, r.tokens)))

@@ -1,11 +1,12 @@
 """How the transcript draws row marks (`inspector.marks`): a glyph in the marker column, dimmed rows, rules.
 
 The engine says what a mark means and its shape (`MarkShape`); this module picks the glyphs. A row's marker
-cell shows, in priority order: `├` a branch point, then the marked kind first in `GLYPH_PRIORITY` (the compaction
-forecast's before `~`, a tool result whose cache TTL has expired, whose age is written before the preview), then
-`×` dropped by the compaction in force, `○` off the active path. A `SPAN` kind that `dims` dims the row; a `BOUNDARY` kind draws a rule under
-the row shown before it (the rule sits between the two rows), and its payload's `label` (a forecast chunk's
-tokens) is written before the row's preview.
+cell shows, in priority order: `├` a branch point, then the first marked kind in `MARK_KINDS` order (`~` for a
+tool result whose cache TTL has expired, with its age before the preview), then `×` dropped by the compaction in
+force, `○` off the active path. A `SPAN` kind that `dims` dims the row; a `BOUNDARY` kind draws a rule under
+the row shown before it (the rule sits between the two rows). The payload `label` of a cut point, an oversized
+flag or a boundary (a forecast part's or chunk's tokens) is written before the row's preview, so a flag that
+loses the marker cell (an oversized result whose cache expired) still shows.
 """
 
 from __future__ import annotations
@@ -29,22 +30,8 @@ MARK_GLYPHS: dict[MarkKind, str] = {
 
 assert set(MARK_GLYPHS) == set(MARK_KINDS), "every mark kind needs a glyph"
 
-GLYPH_PRIORITY: tuple[MarkKind, ...] = (
-    MarkKind.CUT_POINT,
-    MarkKind.OVERSIZED,
-    MarkKind.DROPPED_BY_HISTORY_SHARE,
-    MarkKind.SPLIT_TURN_PREFIX,
-    MarkKind.PART_BOUNDARY,
-    MarkKind.CHUNK_BOUNDARY,
-    MarkKind.KEPT_TAIL,
-    MarkKind.CACHE_EXPIRED,
-)
-"""Which kind wins a row's marker cell: a compaction forecast's marks (only there while its view is open) before
-the cache expiry, and the rarest forecast facts (cut, oversized, dropped) before the regions they sit in."""
-
-assert set(GLYPH_PRIORITY) == set(MARK_KINDS), "every mark kind needs a glyph priority"
-_GLYPH_RANK = {kind: i for i, kind in enumerate(GLYPH_PRIORITY)}
-_LABEL_ORDER = (MarkKind.CUT_POINT, MarkKind.PART_BOUNDARY, MarkKind.CHUNK_BOUNDARY)
+_LABEL_ORDER = (MarkKind.CUT_POINT, MarkKind.OVERSIZED, MarkKind.PART_BOUNDARY, MarkKind.CHUNK_BOUNDARY)
+"""Kinds whose payload `label` is written before the preview, in this order (then any other boundary's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +47,8 @@ class RowDecor:
     rule_below: bool = False
     """The next shown row starts a boundary: draw a rule under this one."""
     label: str | None = None
-    """The labels of this row's `BOUNDARY` marks (the cut point, then a forecast part's and chunk's tokens), drawn
-    before the preview."""
+    """The labels of this row's marks in `_LABEL_ORDER` (cut point, oversized, a forecast part's and chunk's
+    tokens), drawn before the preview."""
 
 
 NO_DECOR = RowDecor()
@@ -90,7 +77,7 @@ def row_decor(marks: RowMarks, entry_index: int, next_entry_index: int | None) -
     boundary = [mk for mk in here if mk.info.shape is MarkShape.BOUNDARY and mk.kind not in _LABEL_ORDER]
     labels += [lb for mk in boundary if isinstance(lb := getattr(mk.payload, "label", None), str) and lb]
     return RowDecor(
-        glyph=MARK_GLYPHS[min(here, key=lambda mk: _GLYPH_RANK[mk.kind]).kind] if here else None,
+        glyph=MARK_GLYPHS[here[0].kind] if here else None,
         dims=any(mk.info.dims for mk in here),
         expired=expired,
         rule_below=rule,
