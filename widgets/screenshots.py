@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Awaitable, Callable
 
+from inspector.marks import MarkKind
 from inspector.samples.demo import demo_session_path
 
 from .app import InspectorApp
@@ -35,6 +36,7 @@ class Shot:
     keys: tuple[str, ...] = ()
     context_window: int | None = None
     before: Callable[[object], Awaitable[None]] | None = field(default=None, repr=False)
+    after: Callable[[object], Awaitable[None]] | None = field(default=None, repr=False)
 
 
 async def settle(pilot, timeout: float = 30.0) -> None:
@@ -63,6 +65,18 @@ async def _select_largest(pilot) -> None:
     await settle(pilot)
 
 
+async def _show_cut_point(pilot) -> None:
+    """Centre the transcript on the forecast's cut point (the split-turn prefix above it, the kept tail below)."""
+    screen = pilot.app.screen
+    model = screen.model
+    cut = model.marks.of_kind(MarkKind.CUT_POINT)
+    if cut:
+        row = model.row_of_entry(cut[0].entry_index)
+        if row is not None:
+            screen.transcript.move_to(model.nearest_view_index(row))
+    await settle(pilot)
+
+
 SHOTS = (
     Shot("transcript", "Transcript and where the context goes (pi chars/4)"),
     Shot("message-detail", "The largest message in full", ("enter",), before=_select_largest),
@@ -71,6 +85,8 @@ SHOTS = (
     Shot("guard-warn", "A small context window: guard WARN", (), context_window=24_000),
     Shot("help", "Help", ("question_mark",)),
     Shot("pruning", "Pruning preview: what OpenClaw's cache-TTL pruning would cut", ("p",)),
+    Shot("compaction-plan", "Compaction forecast on a 60k window: cut point, split-turn prefix, history-share drop",
+         ("C",), context_window=60_000, after=_show_cut_point),
 )
 
 
@@ -88,6 +104,8 @@ async def take(shot: Shot, demo: Path) -> str:
         if shot.keys:
             await pilot.press(*shot.keys)
             await settle(pilot)
+        if shot.after is not None:
+            await shot.after(pilot)
         return app.export_screenshot(title=f"Session Inspector · {shot.title}")
 
 

@@ -17,7 +17,9 @@ INTRO = (
     "role and tool, a one-line preview, a bar and size under the chosen estimator, and the context so far.\n"
     "The right side shows the context now against the window (OpenClaw's window resolution and guard), where it "
     "goes by tool and role, and the largest messages; Enter on a row shows the whole message.\n"
-    "Markers: ├ branch point (the entry has several children) · ○ off the active path · × dropped by compaction · ~ tool result whose prompt-cache TTL has expired (its age shown; `p` previews what pruning would cut)."
+    "Markers: ├ branch point (the entry has several children) · ○ off the active path · × dropped by compaction · ~ tool result whose prompt-cache TTL has expired (its age shown; `p` previews what pruning would cut).\n"
+    "Compaction forecast (C): ✂ cut point · │ kept tail · ↳ split-turn prefix · § part / ┆ chunk start (with its tokens) "
+    "· ! oversized · - dropped by the history share (dimmed)."
 )
 
 

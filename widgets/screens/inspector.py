@@ -26,6 +26,7 @@ from inspector.overview import SessionFigures
 from inspector.session import Session
 
 from ..breakdown import ContextBreakdown
+from ..compaction.view import CompactionView, apply_forecast_marks, clear_forecast_marks
 from ..commands import PaletteCommand, binding_commands, help_rows
 from ..detail.detail import MessageDetail
 from ..gauge import ContextGauge
@@ -83,6 +84,7 @@ class InspectorScreen(Screen):
         Binding("u", "next_user", "Next user", tooltip="Jump to the next user message"),
         Binding("U", "previous_user", "Previous user", show=False, tooltip="Jump to the previous user message"),
         Binding("c", "next_compaction", "Compaction", tooltip="Jump to the next compaction"),
+        Binding("C", "compaction_forecast", "Forecast", show=False, tooltip="Compaction forecast: the plan drawn on the transcript, triggers, live settings"),
         Binding("b", "next_biggest", "Biggest", tooltip="Jump to the next biggest message"),
         Binding("m", "show_message", "Message", show=False, tooltip="Show the selected message in full"),
         Binding("w", "show_context", "Where it goes", show=False, tooltip="Breakdown by tool and role, largest messages"),
@@ -260,6 +262,7 @@ class InspectorScreen(Screen):
         elif added > 0 and not reset:
             indicator.count += added
         self._apply_figures(message.figures)
+        self._forecast_follow()
 
     @on(LiveFollower.FiguresReady)
     def _full_figures_ready(self, message: LiveFollower.FiguresReady) -> None:
@@ -524,7 +527,47 @@ class InspectorScreen(Screen):
         rows.append(("q", "Quit", ""))
         self.app.push_screen(HelpScreen(rows, f"Session Inspector · {self.path.name}"))
 
+    # -- compaction forecast (widgets.compaction.view) ---------------------------------------------
+
+    def action_compaction_forecast(self) -> None:
+        """Open the compaction forecast beside the transcript (again: close it)."""
+        if self.session is None or self.model is None:
+            return
+        if self.query(CompactionView):
+            self._close_forecast()
+            return
+        view = CompactionView(self.session, self.model.ctx, self.window_options, id="forecast")
+        self.query_one("#tabs", TabbedContent).display = False
+        self.query_one("#right").mount(view)
+
+    def _close_forecast(self) -> None:
+        for view in self.query(CompactionView):
+            view.remove()
+        self.query_one("#tabs", TabbedContent).display = True
+        if self.model is not None:
+            clear_forecast_marks(self.model)
+            self.transcript.invalidate()
+        self.transcript.focus()
+
+    @on(CompactionView.PlanReady)
+    def _forecast_ready(self, message: CompactionView.PlanReady) -> None:
+        if self.model is not None and self.query(CompactionView):
+            apply_forecast_marks(self.model, message.marks)
+            self.transcript.invalidate()
+
+    @on(CompactionView.Closed)
+    def _forecast_closed(self, message: CompactionView.Closed) -> None:
+        self._close_forecast()
+
+    def _forecast_follow(self) -> None:
+        for view in self.query(CompactionView):
+            if self.session is not None and self.model is not None and view.ctx is not self.model.ctx:
+                view.follow(self.session, self.model.ctx)
+
     def action_back(self) -> None:
+        if self.query(CompactionView):
+            self._close_forecast()
+            return
         if self.can_go_back and len(self.app.screen_stack) > 1:
             self.app.pop_screen()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events, on, work
@@ -396,6 +397,13 @@ class Transcript(ScrollView, can_focus=True):
             segments.append(Segment(fit("…", cells), st["transcript--placeholder"]))
             complete = False
         else:
+            if decor.label is not None:
+                # A forecast mark's label (the cut point, oversized, a part's / chunk's tokens): before the expiry age.
+                room = cells - 4
+                label = decor.label if cell_len(decor.label) <= room else ellipsize(decor.label, room)
+                tag = label + " · " if room > 4 else ""
+                segments.append(Segment(tag, st["transcript--dim"] if dim else st["transcript--expired"]))
+                cells -= cell_len(tag)
             if expired is not None:
                 # Cache TTL expired: OpenClaw's pruning may trim or clear this result on the next request.
                 tag = f"{format_duration_ms(expired.age_ms)} old · "
