@@ -21,7 +21,6 @@ from widgets.compaction.plan_settings import PLAN_FIELDS, parse_plan_field
 from widgets.compaction.plan_text import gauge_text, stages_text, status_text, triggers_text
 from widgets.compaction.view import CompactionView
 
-pytest_plugins = ["ui_support"]
 
 
 def _case(directory: Path, name: str, builder, compaction: dict | None = None, window: int | None = None) -> tuple[Path, dict]:
