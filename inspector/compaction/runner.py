@@ -105,6 +105,8 @@ class RunResult:
     stages: list[StageReport] = field(default_factory=list)
     fallback_summary: bool = False
     error: dict[str, Any] = field(default_factory=dict)
+    snapshot: PlanSnapshot | None = None
+    """The file as the plan saw it (a later commit of the same summary passes it as `since`)."""
 
     @property
     def retries(self) -> int:
@@ -188,6 +190,7 @@ class _Run:
     def run(self) -> RunResult:
         session = open_session(self.path)
         snapshot = PlanSnapshot.of(self.path)
+        self.result.snapshot = snapshot
         ctx = session.context()
         plan = plan_compaction(session, ctx, self.o.plan)
         self.result.tokens_before = plan.tokens_before
