@@ -211,7 +211,10 @@ def test_staged_parts_then_merge(demo: Path, tmp_path: Path, monkeypatch: pytest
         merge_at = [i for i, t in enumerate(texts) if "Merge these partial summaries" in t]
         parts = next(s for s in res.stages if s.stage == "parts")
         assert merge_at and merge_at[0] == parts.calls + sum(s.calls for s in res.stages[: stages.index("parts")])
-        # the rolling summary: each chunk after the first of a part carries the previous chunk's summary
+        # parts start without a previous summary; the merge gets the stage's previous summary (OpenClaw's `...params`)
+        first_part = sum(s.calls for s in res.stages[: stages.index("parts")])
+        assert "<previous-summary>" not in texts[first_part]
+        assert "<previous-summary>" in texts[merge_at[0]]
         assert parts.calls >= 2
     started = [e for e in events if e.kind == "stage_started"]
     assert [e.stage for e in started][:len(stages)] == [s for s in stages if s in {e.stage for e in started}][:len(started)]

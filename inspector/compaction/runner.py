@@ -318,7 +318,7 @@ class _Run:
         if len(summaries) == 1:
             return summaries[0]
         t = self._start(stager, "merge", f"merge of {len(summaries)} part summaries", 1)
-        text = self._guard(stager, "merge", t, lambda: stager.merge(summaries, instructions, max_chunk))
+        text = self._guard(stager, "merge", t, lambda: stager.merge(summaries, instructions, previous, max_chunk))
         self._finish(stager, "merge", t)
         return text
 

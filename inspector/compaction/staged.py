@@ -188,13 +188,14 @@ class Stager:
         """How many calls `summarize_chunks` will make on `msgs` (when nothing fails)."""
         return len(chunk_messages_by_max_tokens([m.item for m in msgs], max_chunk_tokens)) if msgs else 0
 
-    def merge(self, part_summaries: list[str], instructions: str, max_chunk_tokens: int) -> str:
-        """The merge call of `summarizeInStages`: the part summaries as user messages, merge instructions."""
+    def merge(self, part_summaries: list[str], instructions: str, previous: str | None, max_chunk_tokens: int) -> str:
+        """The merge call of `summarizeInStages`: the part summaries as user messages, merge instructions, and
+        (as OpenClaw spreads `...params`) the stage's previous summary."""
         from .items import item_for_message
 
         merged = [{"role": "user", "content": s, "timestamp": now_ms(self.clock)} for s in part_summaries]
         msgs = [Msg(item_for_message(msg, k), msg) for k, msg in enumerate(merged)]
-        return self.summarize_with_fallback(msgs, merge_instructions(instructions), None, max_chunk_tokens, "merge")
+        return self.summarize_with_fallback(msgs, merge_instructions(instructions), previous, max_chunk_tokens, "merge")
 
 
 def _js_round(x: float) -> int:
