@@ -257,3 +257,37 @@ def test_a_suffix_longer_than_the_cap_keeps_its_end(demo: Path, tmp_path: Path) 
         assert out.returncode == 0, out.stderr
         summary = json.loads(out.stdout)["entry"]["summary"]
         assert js_len(summary) == 16_000 and SUMMARY_TRUNCATED_MARKER not in summary and summary.endswith("</modified-files>")
+
+
+APPENDER = """
+import json, sys, time
+path, parent, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+for i in range(n):
+    eid = f"ap{i:06d}"
+    line = {"type": "message", "id": eid, "parentId": parent, "timestamp": "2026-01-02T10:00:00.000Z",
+            "message": {"role": "user", "content": f"appended while compacting {i}", "timestamp": 1767348000000}}
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\\n")
+    parent = eid
+    time.sleep(0.02)
+"""
+
+
+def test_lines_appended_by_another_process_during_the_run_survive_once(demo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SESSION_INSPECTOR_STATE_DIR", str(tmp_path / "s"))
+    before = demo.read_bytes()
+    leaf = json.loads(before.rstrip(b"\n").rsplit(b"\n", 1)[-1])["id"]
+    with OpenAIServer(default="slow") as srv:
+        srv.slow_delay = 0.05
+        summarizer = make_summarizer("openai", base_url=srv.base_url, model="m1", env={})
+        proc = subprocess.Popen([sys.executable, "-c", APPENDER, str(demo), leaf, "20"])
+        res = run_compaction(demo, RunOptions(summarizer=summarizer))
+        proc.wait(timeout=60)
+    assert res.status == "committed", res.reason
+    lines = [json.loads(x) for x in demo.read_bytes().splitlines() if x.strip()]
+    ids = [x.get("id") for x in lines]
+    appended = [i for i in ids if isinstance(i, str) and i.startswith("ap")]
+    assert appended == [f"ap{i:06d}" for i in range(20)]  # every line exactly once, in order
+    assert demo.read_bytes().startswith(before)
+    comp = next(x for x in lines if x.get("id") == res.commit.entry_id)
+    assert comp["parentId"] == ids[ids.index(res.commit.entry_id) - 1]  # a child of the leaf at commit time
