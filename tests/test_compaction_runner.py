@@ -291,3 +291,37 @@ def test_lines_appended_by_another_process_during_the_run_survive_once(demo: Pat
     assert demo.read_bytes().startswith(before)
     comp = next(x for x in lines if x.get("id") == res.commit.entry_id)
     assert comp["parentId"] == ids[ids.index(res.commit.entry_id) - 1]  # a child of the leaf at commit time
+
+
+def test_boundary_case_writes_the_boundary_summary_with_no_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from oracle.cases import boundary_session
+
+    from inspector.compaction.boundary import build_structured_fallback_summary
+
+    monkeypatch.setenv("SESSION_INSPECTOR_STATE_DIR", str(tmp_path / "s"))
+    b, note = boundary_session()
+    path = b.write(tmp_path / "b.jsonl")
+    with OpenAIServer() as srv:
+        summarizer = make_summarizer("openai", base_url=srv.base_url, model="m1", env={})
+        res = run_compaction(path, RunOptions(summarizer=summarizer, plan=PlanOptions(keep_recent_tokens=200)))
+        assert len(srv.requests) == 0
+    assert res.status == "committed" and res.entry is not None
+    assert res.entry["summary"] == build_structured_fallback_summary(None) and res.entry["firstKeptEntryId"] == note
+    assert "details" not in res.entry  # OpenClaw's boundary compaction carries no details
+    last = json.loads(path.read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1])
+    assert last["type"] == "compaction" and last["summary"] == res.entry["summary"] and last["fromHook"] is True
+
+
+def test_tty_progress_display_renders_the_stages(demo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from inspector.commands.compact import EventRenderer
+
+    monkeypatch.setenv("SESSION_INSPECTOR_STATE_DIR", str(tmp_path / "s"))
+    buf = io.StringIO()
+    renderer = EventRenderer(True, buf)
+    res = run_compaction(demo, RunOptions(dry_run=True), renderer)
+    renderer.stop()
+    assert res.status == "dry_run"
+    out = buf.getvalue()
+    assert "chunks: done" in out and "split_turn_prefix: done" in out and "nothing written: dry run" in out
