@@ -156,6 +156,18 @@ def _confirm(result: RunResult, truncate: bool) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
+def _session_model(path: Path) -> tuple[str | None, str | None] | None:
+    """The provider and model in force at the session's leaf (the LLM summarizers' default where a key exists)."""
+    from ..session import SessionOpenError, open_session
+
+    try:
+        model = open_session(path).context().model or {}
+    except (SessionOpenError, OSError, KeyError):
+        return None
+    provider, model_id = model.get("provider"), model.get("modelId")
+    return (provider if isinstance(provider, str) else None, model_id if isinstance(model_id, str) else None)
+
+
 def run(args: argparse.Namespace) -> int:
     """Compact, render, print; see DESCRIPTION for the exit codes."""
     if not args.path.is_file():
@@ -169,7 +181,8 @@ def run(args: argparse.Namespace) -> int:
 
     loaded = load_openclaw_config(args.config)
     try:
-        summarizer = make_summarizer(args.summarizer, provider=args.provider, model=args.model, base_url=args.base_url, config=loaded.data)
+        summarizer = make_summarizer(args.summarizer, provider=args.provider, model=args.model, base_url=args.base_url, config=loaded.data,
+                                     session_model=_session_model(args.path) if args.summarizer != "rules" else None)
     except (ProviderConfigError, ValueError) as exc:
         _err(str(exc))
         return EXIT_ERROR
