@@ -93,6 +93,7 @@ class InspectorScreen(Screen):
         Binding("d", "diagnostics", "Diagnostics", show=False, tooltip="List damaged lines and other problems"),
         Binding("z", "zoom", "Zoom message", show=False, tooltip="Show the selected message full screen (again to restore)"),
         Binding("p", "pruning", "Pruning", tooltip="Preview OpenClaw context pruning: soft trim / hard clear, settings live"),
+        Binding("X", "compact", "Compact…", show=False, tooltip="Compact this session (rules by default): confirm, watch the stages, undo"),
         Binding("t", "app.change_theme", "Theme", show=False, tooltip="Change the colour theme"),
         Binding("question_mark", "help", "Help", tooltip="Keys and what the columns mean"),
         Binding("escape", "back", "Back", show=False, tooltip="Back to the session list"),
@@ -520,6 +521,12 @@ class InspectorScreen(Screen):
                 now_ms=lambda: now_ms(clock),
             )
         )
+
+    def action_compact(self) -> None:
+        """Open the compaction run (the bundled demo and read-only files are compacted as a copy)."""
+        from ..compaction.run_screen import open_compact_screen
+
+        open_compact_screen(self, self.path, self.window_options.config, self.options.context_window)
 
     def action_help(self) -> None:
         rows = help_rows([*self.BINDINGS, *Transcript.BINDINGS])
