@@ -30,7 +30,6 @@ from inspector.compaction.events import (
 from widgets.compaction.progress_state import RunProgress, render_breaker, render_progress
 from widgets.compaction.run_screen import CompactRunScreen, writable_target
 
-pytest_plugins = ["ui_support"]
 DEMO = ROOT / "inspector" / "data" / "demo-session.jsonl"
 NOW = datetime(2026, 1, 2, 10, 0, tzinfo=timezone.utc)
 
