@@ -1,0 +1,163 @@
+"""Headless CLI in hostile surroundings (issue 14): unsupported formats, pipes, output errors, Python words.
+
+Real subprocesses throughout: the exit code and the exact bytes on stdout/stderr are the contract.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, assistant, corpus_file, entry, header, msg, tool_result, user, write_lines
+
+from inspector.formats.detect import CLAUDE_CODE, CODEX, OPENCLAW, UNKNOWN, classify_lines, detect_format
+
+
+def env_for(home: Path | None = None, **extra: str) -> dict[str, str]:
+    base = home or ROOT / "tests" / "no-such-home"
+    env = dict(os.environ, HOME=str(base), OPENCLAW_STATE_DIR=str(base / "no-state"), **extra)
+    env.pop("OPENCLAW_CONFIG_PATH", None)
+    return env
+
+
+def cli(*args, env=None, **kw):
+    return subprocess.run(
+        [sys.executable, "-m", "inspector", *map(str, args)],
+        capture_output=True, text=True, env=env or env_for(), timeout=120, **kw,
+    )
+
+
+def sample(tmp_path: Path, tool_name: str = "read", n_tools: int = 1) -> Path:
+    objs: list = [header(), entry("model_change", "m1", None, provider="anthropic", modelId="claude-sonnet-4-5"),
+                  msg("u1", "m1", user("go"))]
+    parent = "u1"
+    for i in range(n_tools):
+        objs.append(msg(f"a{i}", parent, assistant("", tool_calls=[(f"c{i}", tool_name, {"path": "a.py"})])))
+        objs.append(msg(f"t{i}", f"a{i}", tool_result(f"c{i}", tool_name, "x" * 4000)))
+        parent = f"t{i}"
+    objs.append(msg("z", parent, assistant("done")))
+    return write_lines(tmp_path / "s.jsonl", objs)
+
+
+CLAUDE_LINES = [
+    {"type": "file-history-snapshot", "messageId": "m", "snapshot": {}, "isSnapshotUpdate": False},
+    {"parentUuid": None, "isSidechain": False, "type": "user", "uuid": "u1", "sessionId": "s",
+     "message": {"role": "user", "content": "hi"}},
+]
+CODEX_LINES = [
+    {"timestamp": "2026-01-02T03:04:05.000Z", "type": "session_meta", "payload": {"id": "x", "cwd": "/w"}},
+    {"timestamp": "2026-01-02T03:04:06.000Z", "type": "response_item", "payload": {"type": "message"}},
+]
+
+
+# --- format detection ---------------------------------------------------------------------------------------
+
+def test_classify_lines_each_family():
+    enc = lambda objs: [json.dumps(o).encode() for o in objs]  # noqa: E731
+    assert classify_lines(enc(CLAUDE_LINES)).name == CLAUDE_CODE
+    assert classify_lines(enc(CODEX_LINES)).name == CODEX
+    assert classify_lines(enc([header(), msg("u1", None, user("x"))])).name == OPENCLAW
+    assert classify_lines([b"not json", b"{}"]).name == UNKNOWN
+
+
+def test_detect_format_on_corpus():
+    for name in ("cc-01-spotter-short.jsonl", "cc-04-spotter-258c7280-compact-excerpt.jsonl",
+                 "cc-06-claude-code-log-representative_messages.jsonl", "cc-08-spotter-subagent-file-agent-a2898e3.jsonl"):
+        assert detect_format(corpus_file("claude-code", name)).name == CLAUDE_CODE, name
+    for name in ("codex-01-claude-code-log-rollout-2026-01-02T03-04-05-11111111.jsonl",
+                 "codex-03-agent-history-real-codex-session-01.jsonl"):
+        assert detect_format(corpus_file("codex", name)).name == CODEX, name
+
+
+@pytest.mark.parametrize("command", ["stats", "context", "prune", "timeline"])
+def test_unsupported_formats_exit_3_with_one_line(tmp_path, command):
+    for lines, label in ((CLAUDE_LINES, "a Claude Code session transcript"), (CODEX_LINES, "a Codex CLI session transcript")):
+        p = write_lines(tmp_path / "x.jsonl", [json.dumps(o) for o in lines])
+        r = cli(command, p)
+        assert r.returncode == 3, (command, r.stdout, r.stderr)
+        assert r.stdout == ""
+        err = r.stderr.strip().splitlines()
+        assert len(err) == 1 and label in err[0] and "not supported yet" in err[0], r.stderr
+
+
+def test_unsupported_corpus_file_exit_3():
+    r = cli("stats", corpus_file("claude-code", "cc-01-spotter-short.jsonl"), "--json")
+    assert r.returncode == 3 and r.stdout == "" and "Claude Code" in r.stderr
+    r = cli("context", corpus_file("codex", "codex-02-agent-history-session_with_compaction.jsonl"))
+    assert r.returncode == 3 and "Codex" in r.stderr
+
+
+def test_openclaw_file_still_exit_0(tmp_path):
+    r = cli("stats", sample(tmp_path))
+    assert r.returncode == 0, r.stderr
+
+
+# --- pipes and output errors ----------------------------------------------------------------------------------
+
+def test_closed_pipe_is_a_quiet_end(tmp_path):
+    p = sample(tmp_path, n_tools=400)
+    proc = subprocess.Popen([sys.executable, "-m", "inspector", "context", str(p), "--no-tiktoken"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env_for())
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()  # as `| head -1` does
+    err = proc.stderr.read()
+    code = proc.wait(timeout=120)
+    assert code in (0, 141), (code, err)
+    assert err == b"", err
+
+
+def test_dev_full_is_one_line_exit_1(tmp_path):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    p = sample(tmp_path, n_tools=50)
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "inspector", "context", str(p), "--no-tiktoken"],
+                           stdout=full, stderr=subprocess.PIPE, text=True, env=env_for(), timeout=120)
+    assert r.returncode == 1, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.stderr and "No space left" in lines[0], r.stderr
+
+
+def test_closed_stdout_is_one_line_exit_1(tmp_path):
+    p = sample(tmp_path)
+    r = subprocess.run([sys.executable, "-m", "inspector", "stats", str(p), "--no-tiktoken"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env_for(), timeout=120,
+                       preexec_fn=lambda: os.close(1))
+    assert r.returncode == 1, r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def wide_sample(tmp_path: Path) -> Path:
+    long_id = "entry-" + "e" * 40
+    return write_lines(tmp_path / ("session-" + "n" * 60 + ".jsonl"), [
+        header(), msg("u1", None, user("go")),
+        msg("a1", "u1", assistant("", tool_calls=[("c1", "a_very_long_tool_name_for_width", {})])),
+        msg(long_id, "a1", tool_result("c1", "a_very_long_tool_name_for_width", "x" * 4452)),
+    ])
+
+
+def test_pipe_uses_full_width_numbers_never_cut(tmp_path):
+    p = wide_sample(tmp_path)
+    r = cli("context", p, "--no-tiktoken")
+    assert r.returncode == 0, r.stderr
+    row = next(line for line in r.stdout.splitlines() if "toolResult" in line)
+    assert "1113" in row and "\u2026" not in row, r.stdout
+    assert "entry-" + "e" * 40 in row
+
+
+def test_columns_and_width_flag_never_ellipsise_numbers(tmp_path):
+    p = wide_sample(tmp_path)
+    r = cli("context", p, "--no-tiktoken", env=env_for(COLUMNS="70"))
+    assert r.returncode == 0, r.stderr
+    assert max(len(x) for x in r.stdout.splitlines()) <= 70
+    assert "1113" in r.stdout and "111\u2026" not in r.stdout and "11\u2026" not in r.stdout
+    r = cli("context", p, "--no-tiktoken", "--width", "60")
+    assert r.returncode == 0 and max(len(x) for x in r.stdout.splitlines()) <= 60
+    assert "1113" in r.stdout
+    r = cli("context", p, "--width", "0")
+    assert r.returncode == 2 and "width" in r.stderr and "Traceback" not in r.stderr
