@@ -161,3 +161,12 @@ def test_columns_and_width_flag_never_ellipsise_numbers(tmp_path):
     assert "1113" in r.stdout
     r = cli("context", p, "--width", "0")
     assert r.returncode == 2 and "width" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_license_is_an_spdx_string():
+    """A TOML-table `project.license` makes setuptools >= 77 print a deprecation warning on every install."""
+    import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert data["project"]["license"] == "MIT"
+    assert any(req.replace(" ", "").startswith("setuptools>=77") for req in data["build-system"]["requires"])
