@@ -19,8 +19,9 @@ from inspector.formats.detect import CLAUDE_CODE, CODEX, OPENCLAW, UNKNOWN, clas
 
 def env_for(home: Path | None = None, **extra: str) -> dict[str, str]:
     base = home or ROOT / "tests" / "no-such-home"
-    env = dict(os.environ, HOME=str(base), OPENCLAW_STATE_DIR=str(base / "no-state"), **extra)
+    env = dict(os.environ, HOME=str(base), OPENCLAW_STATE_DIR=str(base / "no-state"))
     env.pop("OPENCLAW_CONFIG_PATH", None)
+    env.update(extra)
     return env
 
 
@@ -170,3 +171,45 @@ def test_license_is_an_spdx_string():
     data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert data["project"]["license"] == "MIT"
     assert any(req.replace(" ", "").startswith("setuptools>=77") for req in data["build-system"]["requires"])
+
+
+# --- config and paths that are not regular files ----------------------------------------------------------------
+
+def test_session_path_fifo_and_device_are_clear_errors(tmp_path):
+    fifo = tmp_path / "s.jsonl"
+    os.mkfifo(fifo)
+    r = cli("stats", fifo)
+    assert r.returncode == 2 and "FIFO" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    if os.path.exists("/dev/urandom"):
+        r = cli("context", "/dev/urandom")
+        assert r.returncode == 2 and "character device" in r.stderr, r.stderr
+
+
+def test_config_fifo_zero_and_huge_are_clear_errors(tmp_path):
+    from inspector.config import load_openclaw_config
+
+    fifo = tmp_path / "openclaw.json"
+    os.mkfifo(fifo)
+    loaded = load_openclaw_config(fifo)
+    assert loaded.data == {} and "FIFO" in (loaded.error or "")
+    if os.path.exists("/dev/zero"):
+        loaded = load_openclaw_config(Path("/dev/zero"))
+        assert loaded.data == {} and "character device" in (loaded.error or "")
+    big = tmp_path / "big.json"
+    big.write_text("{" + ",".join(f'"k{i}": "{"v" * 100}"' for i in range(200_000)) + "}")
+    loaded = load_openclaw_config(big)
+    assert loaded.data == {} and "too large" in (loaded.error or "")
+    listed = tmp_path / "list.json"
+    listed.write_text("[1]")
+    assert "got an array" in (load_openclaw_config(listed).error or "")
+    listed.write_text("null")
+    assert "NoneType" not in (load_openclaw_config(listed).error or "x")
+
+
+def test_config_env_fifo_does_not_hang(tmp_path):
+    fifo = tmp_path / "cfg.json"
+    os.mkfifo(fifo)
+    r = cli("stats", sample(tmp_path), "--no-tiktoken", env=env_for(OPENCLAW_CONFIG_PATH=str(fifo)))
+    assert r.returncode == 0 and "FIFO" in r.stdout + r.stderr, (r.stdout, r.stderr)
+    r = cli("stats", sample(tmp_path), "--no-tiktoken", "--config", fifo)
+    assert r.returncode == 0 and "FIFO" in r.stdout + r.stderr

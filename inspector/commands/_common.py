@@ -107,6 +107,13 @@ def open_context(args: argparse.Namespace):
     return session, ctx, opts, config_error
 
 
+def warn(message: str) -> None:
+    """One `session-inspector: warning: ...` line on stderr; file text in it is made inert."""
+    from ..textsafe import make_inert
+
+    print(f"session-inspector: warning: {make_inert(message, keep_newlines=False)}", file=sys.stderr)
+
+
 def print_json(data: Any) -> None:
     sys.stdout.buffer.write(dumps_json(data))
     sys.stdout.buffer.write(b"\n")

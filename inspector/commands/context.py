@@ -9,7 +9,7 @@ from rich.text import Text
 
 from ..figures import context_report
 from ..textsafe import make_inert
-from ._common import EXIT_ERROR, add_session_options, console, encoding_of, number_column, open_context, print_json
+from ._common import EXIT_ERROR, add_session_options, console, encoding_of, number_column, open_context, print_json, warn
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,6 +26,7 @@ def run(args: argparse.Namespace) -> int:
     data = context_report(session, ctx, opts, encoding_of(args))
     if config_error:
         data["config_error"] = config_error
+        warn(f"config ignored: {config_error}")
     if args.json:
         print_json(data)
         return 0

@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..figures import session_stats
-from ._common import EXIT_ERROR, add_session_options, console, encoding_of, open_context, print_json
+from ._common import EXIT_ERROR, add_session_options, console, encoding_of, open_context, print_json, warn
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,6 +25,7 @@ def run(args: argparse.Namespace) -> int:
     data = session_stats(session, opts, encoding_of(args), leaf_id=args.leaf)
     if config_error:
         data["config_error"] = config_error
+        warn(f"config ignored: {config_error}")
     if args.json:
         print_json(data)
     else:
