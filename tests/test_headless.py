@@ -213,3 +213,23 @@ def test_config_env_fifo_does_not_hang(tmp_path):
     assert r.returncode == 0 and "FIFO" in r.stdout + r.stderr, (r.stdout, r.stderr)
     r = cli("stats", sample(tmp_path), "--no-tiktoken", "--config", fifo)
     assert r.returncode == 0 and "FIFO" in r.stdout + r.stderr
+
+
+# --- numeric flags -----------------------------------------------------------------------------------------------
+
+NUMERIC_FLAGS = [
+    ("stats", "--context-window"), ("context", "--context-window"), ("timeline", "--context-window"),
+    ("timeline", "--top"), ("stats", "--width"), ("prune", "--context-window"),
+    ("prune", "--keep-last-assistants"), ("prune", "--soft-trim-max-chars"), ("prune", "--soft-trim-head-chars"),
+    ("prune", "--soft-trim-tail-chars"), ("prune", "--min-prunable-tool-chars"), ("prune", "--soft-trim-ratio"),
+    ("prune", "--hard-clear-ratio"), ("prune", "--ttl"), ("timeline", "--early-thresholds"),
+]
+
+
+@pytest.mark.parametrize("command,flag", NUMERIC_FLAGS)
+def test_numeric_flags_are_range_checked(tmp_path, command, flag):
+    p = sample(tmp_path)
+    for value in ("-1", "99999999999999999999", "1e400", "nan"):
+        r = cli(command, p, f"{flag}={value}", "--json", "--no-tiktoken")
+        assert r.returncode == 2, (flag, value, r.stdout[:200], r.stderr)
+        assert "Traceback" not in r.stderr and "error: argument" in r.stderr and flag in r.stderr, r.stderr

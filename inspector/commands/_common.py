@@ -120,6 +120,22 @@ def print_json(data: Any) -> None:
     sys.stdout.flush()
 
 
+def bounded_int(low: int, high: int, what: str = "a count"):
+    """An argparse type: an integer in `low..high` (a clear error otherwise; huge numbers never overflow)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer ({what})") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low:,} to {high:,} ({what}), not {text.strip()}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
 PIPE_WIDTH = 4096
 MAX_WIDTH = 100_000
 _output_width: int | None = None

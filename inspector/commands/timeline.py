@@ -21,7 +21,7 @@ from ..diagnosis.thresholds import DEFAULT_EARLY_FRACTIONS
 from ..diagnosis.timeline import DEFAULT_TOP_JUMPS, Timeline, TimelineOptions, build_timeline
 from ..pruning.ttl import format_duration_ms
 from ..textsafe import make_inert, one_line
-from ._common import EXIT_ERROR, add_session_options, console, open_context, print_json
+from ._common import EXIT_ERROR, add_session_options, bounded_int, console, open_context, print_json
 
 CSV_FIELDS = (
     "index",
@@ -71,7 +71,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_session_options(p, leaf=True)
     p.add_argument("--csv", action="store_true", help="one CSV row per call (instead of tables)")
-    p.add_argument("--top", type=int, default=DEFAULT_TOP_JUMPS, metavar="N", help=f"largest jumps to report (default {DEFAULT_TOP_JUMPS})")
+    p.add_argument("--top", type=bounded_int(0, 1_000_000, "jumps to list"), default=DEFAULT_TOP_JUMPS, metavar="N", help=f"largest jumps to report (default {DEFAULT_TOP_JUMPS})")
     p.add_argument(
         "--early-thresholds",
         type=early_fractions_arg,
