@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -233,3 +234,33 @@ def test_numeric_flags_are_range_checked(tmp_path, command, flag):
         r = cli(command, p, f"{flag}={value}", "--json", "--no-tiktoken")
         assert r.returncode == 2, (flag, value, r.stdout[:200], r.stderr)
         assert "Traceback" not in r.stderr and "error: argument" in r.stderr and flag in r.stderr, r.stderr
+
+
+# --- Python words never reach human output ---------------------------------------------------------------------
+
+PYTHON_WORDS = re.compile(r"\bNone\b|\bNoneType\b|\bTrue\b|\bFalse\b|\(1 [a-z]+s\)")
+
+
+def bare_session(tmp_path: Path) -> Path:
+    """No model anywhere, a compaction (booleans in its row), a damaged line: every 'unknown' path."""
+    return write_lines(tmp_path / "bare.jsonl", [
+        header(),
+        msg("u1", None, {"role": "user", "content": "hi", "timestamp": 1767225601000}),
+        msg("a1", "u1", {"role": "assistant", "content": [{"type": "text", "text": "x"}], "timestamp": 1767225601000}),
+        entry("compaction", "k1", "a1", summary="s", firstKeptEntryId="a1", tokensBefore=5),
+        "{damaged",
+    ])
+
+
+@pytest.mark.parametrize("command", ["stats", "context", "prune", "timeline"])
+def test_no_python_words_in_human_output(tmp_path, command):
+    r = cli(command, bare_session(tmp_path), "--no-tiktoken")
+    assert r.returncode == 0, r.stderr
+    found = PYTHON_WORDS.findall(r.stdout + r.stderr)
+    assert not found, (found, r.stdout)
+
+
+def test_json_keeps_its_types(tmp_path):
+    data = json.loads(cli("stats", bare_session(tmp_path), "--json", "--no-tiktoken").stdout)
+    assert data["model"] is None or data["model"].get("provider") is None
+    assert data["compactions"][0]["in_force"] is True

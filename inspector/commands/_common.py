@@ -107,6 +107,31 @@ def open_context(args: argparse.Namespace):
     return session, ctx, opts, config_error
 
 
+def human(value: Any, *, missing: str = "unknown") -> str:
+    """A value as a person reads it, inert: None -> "unknown" (or `missing`), booleans -> "yes"/"no"."""
+    from ..textsafe import make_inert
+
+    if value is None:
+        return missing
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return make_inert(str(value), keep_newlines=False)
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 error`, `2 errors` (`many` for irregular plurals)."""
+    return f"{count:,} {word if count == 1 else (many or word + 's')}"
+
+
+def model_label(model: Any) -> str:
+    """`provider/modelId` of a model dict, "unknown" for what is missing; inert."""
+    model = model if isinstance(model, dict) else {}
+    provider, model_id = model.get("provider"), model.get("modelId")
+    if provider is None and model_id is None:
+        return "unknown"
+    return f"{human(provider)}/{human(model_id)}"
+
+
 def warn(message: str) -> None:
     """One `session-inspector: warning: ...` line on stderr; file text in it is made inert."""
     from ..textsafe import make_inert

@@ -8,7 +8,17 @@ from rich.table import Table
 from rich.text import Text
 
 from ..figures import session_stats
-from ._common import EXIT_ERROR, add_session_options, console, encoding_of, open_context, print_json, warn
+from ._common import (
+    EXIT_ERROR,
+    add_session_options,
+    console,
+    encoding_of,
+    human,
+    model_label,
+    open_context,
+    print_json,
+    warn,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -52,8 +62,8 @@ def render(data: dict) -> None:
     rows = [
         ("file", data["file"]),
         ("format", f"{data['format']} v{data['version']}" + ("" if data["valid"] else "  (INVALID for pi)")),
-        ("session", (data.get("session_name") or "") + f"  {(data.get('header') or {}).get('id', '')}"),
-        ("model", f"{model.get('provider')}/{model.get('modelId')}  thinking {data['thinking_level']}"),
+        ("session", (data.get("session_name") or "") + f"  {human((data.get('header') or {}).get('id'), missing='')}"),
+        ("model", f"{model_label(model)}  thinking {human(data['thinking_level'])}"),
         ("context window", f"{win['tokens']:,} tokens  (source: {win['source']})"),
         ("guard", f"{guard['level']}" + (f": {guard['message']}" if guard.get("message") else "")),
         (
@@ -65,7 +75,7 @@ def render(data: dict) -> None:
         ("roles", ", ".join(f"{k} {v}" for k, v in data["entries"]["by_role"].items())),
         (
             "tree",
-            f"leaf {data['leaf_id']}, path {data['tree']['path_length']}, off-path {data['tree']['off_path_entries']}, "
+            f"leaf {human(data['leaf_id'], missing='none')}, path {data['tree']['path_length']}, off-path {data['tree']['off_path_entries']}, "
             f"branch points {len(data['tree']['branch_points'])}, roots {data['tree']['roots']}",
         ),
     ]
@@ -107,10 +117,15 @@ def render(data: dict) -> None:
         for col in ("line", "entry", "kind", "first kept", "tokensBefore", "fromHook", "in force"):
             t.add_column(col)
         for comp in data["compactions"]:
-            t.add_row(*(_t(comp[k]) for k in ("line", "entry_id", "kind", "first_kept_entry_id", "tokens_before", "from_hook", "in_force")))
+            t.add_row(
+                *(
+                    _t(human(comp[k], missing=""))
+                    for k in ("line", "entry_id", "kind", "first_kept_entry_id", "tokens_before", "from_hook", "in_force")
+                )
+            )
         c.print(t)
     if data["diagnostics"]:
-        t = Table(title=f"Diagnostics ({len(data['diagnostics'])})", title_justify="left")
+        t = Table(title=f"Diagnostics ({len(data['diagnostics']):,})", title_justify="left")
         for col in ("line", "severity", "kind", "message"):
             t.add_column(col)
         for d in data["diagnostics"][:200]:
