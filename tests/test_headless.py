@@ -264,3 +264,41 @@ def test_json_keeps_its_types(tmp_path):
     data = json.loads(cli("stats", bare_session(tmp_path), "--json", "--no-tiktoken").stdout)
     assert data["model"] is None or data["model"].get("provider") is None
     assert data["compactions"][0]["in_force"] is True
+
+
+# --- terminal injection ----------------------------------------------------------------------------------------
+
+EVIL = "\x1b]0;pwned\x07\x1b[2J"
+OSC52 = "\x1b]52;c;cHduZWQ=\x07\u009b31m"
+CONTROL_BYTES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def evil_session(tmp_path: Path) -> Path:
+    tool = EVIL + "read"
+    return write_lines(tmp_path / "evil.jsonl", [
+        {**header(sid="sid" + OSC52), "cwd": "/w" + EVIL},
+        entry("model_change", "m1" + EVIL, None, provider="anthropic" + OSC52, modelId="claude" + EVIL),
+        entry("session_info", "n1" + OSC52, "m1" + EVIL, name="name" + EVIL),
+        msg("u1" + OSC52, "n1" + OSC52, user("go" + EVIL)),
+        msg("a1" + EVIL, "u1" + OSC52, assistant("", tool_calls=[("c1" + OSC52, tool, {"p": EVIL})],
+                                                  provider="openai" + EVIL, model="gpt" + OSC52)),
+        msg("t1" + OSC52, "a1" + EVIL, tool_result("c1" + OSC52, tool, "x" * 3000 + EVIL)),
+        entry("compaction", "k1" + EVIL, "t1" + OSC52, summary="S" + EVIL, firstKeptEntryId="a1" + EVIL, tokensBefore=9),
+        msg("z" + EVIL, "k1" + EVIL, assistant("done" + OSC52, provider="p" + EVIL, model="m" + OSC52)),
+        '{"type":"message","id":"bad' + EVIL.replace("\x1b", "\\u001b").replace("\x07", "\\u0007") + '"',
+    ])
+
+
+@pytest.mark.parametrize("command", ["stats", "context", "prune", "timeline", "ls"])
+def test_no_control_bytes_reach_stdout(tmp_path, command):
+    p = evil_session(tmp_path)
+    args = [command, tmp_path if command == "ls" else p]
+    if command != "ls":
+        args.append("--no-tiktoken")
+    if command == "prune":
+        args.append("--all")
+    r = cli(*args)
+    assert r.returncode == 0, r.stderr
+    assert "read" in r.stdout or command in ("stats", "ls", "timeline")
+    bad = CONTROL_BYTES.findall(r.stdout.replace("\n", "")) + CONTROL_BYTES.findall(r.stderr.replace("\n", ""))
+    assert not bad, (bad[:5], r.stdout[-2000:])
