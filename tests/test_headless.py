@@ -302,3 +302,50 @@ def test_no_control_bytes_reach_stdout(tmp_path, command):
     assert "read" in r.stdout or command in ("stats", "ls", "timeline")
     bad = CONTROL_BYTES.findall(r.stdout.replace("\n", "")) + CONTROL_BYTES.findall(r.stderr.replace("\n", ""))
     assert not bad, (bad[:5], r.stdout[-2000:])
+
+
+# --- ls ------------------------------------------------------------------------------------------------------------
+
+def test_ls_file_lists_that_one_session(tmp_path):
+    p = sample(tmp_path)
+    r = cli("ls", p)
+    assert r.returncode == 0, r.stderr
+    assert "s.jsonl" in r.stdout and "openclaw" in r.stdout and "not a directory" not in r.stderr
+    data = json.loads(cli("ls", p, "--json").stdout)
+    assert [Path(s["path"]).name for s in data["sessions"]] == ["s.jsonl"]
+    assert data["sessions"][0]["format"] == "openclaw"
+
+
+def test_ls_format_column_and_unsupported_file(tmp_path):
+    sample(tmp_path)
+    write_lines(tmp_path / "claude.jsonl", [json.dumps(o) for o in CLAUDE_LINES])
+    write_lines(tmp_path / "codex.jsonl", [json.dumps(o) for o in CODEX_LINES])
+    data = json.loads(cli("ls", tmp_path, "--json").stdout)
+    formats = {Path(s["path"]).name: s["format"] for s in data["sessions"]}
+    assert formats == {"s.jsonl": "openclaw", "claude.jsonl": "claude-code", "codex.jsonl": "codex"}
+    r = cli("ls", tmp_path)
+    assert r.returncode == 0 and "Format" in r.stdout and "claude-code" in r.stdout and "codex" in r.stdout
+    r = cli("ls", tmp_path / "claude.jsonl")
+    assert r.returncode == 3 and "Claude Code" in r.stderr and "not supported yet" in r.stderr
+
+
+def openclaw_state(tmp_path: Path) -> Path:
+    sessions = tmp_path / "state" / "agents" / "main" / "sessions"
+    sessions.mkdir(parents=True)
+    write_lines(sessions / "abc.jsonl", [header(sid="abc"), msg("u1", None, user("x"))])
+    return sessions
+
+
+def test_ls_deeply_nested_sessions_json_is_a_warning(tmp_path):
+    sessions = openclaw_state(tmp_path)
+    (sessions / "sessions.json").write_text("[" * 100_000 + "]" * 100_000)
+    r = cli("ls", tmp_path / "state")
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr and "sessions.json" in r.stderr and "abc.jsonl" in r.stdout
+
+
+def test_ls_sessions_json_fifo_does_not_hang(tmp_path):
+    sessions = openclaw_state(tmp_path)
+    os.mkfifo(sessions / "sessions.json")
+    r = cli("ls", tmp_path / "state")
+    assert r.returncode == 0 and "FIFO" in r.stderr and "abc.jsonl" in r.stdout, r.stderr
