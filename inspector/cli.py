@@ -103,6 +103,11 @@ def run_command(args: argparse.Namespace) -> int:
         _error("standard output is closed: nothing can be printed")
         return EXIT_OUTPUT
     try:
+        # A lone surrogate (JSON.parse accepts them) must not crash printing: show it as an escape.
+        sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    except (AttributeError, ValueError):
+        pass
+    try:
         code = int(args.func(args) or 0)
         sys.stdout.flush()
         return code
