@@ -27,6 +27,7 @@ import json5
 import orjson
 import platformdirs
 
+from .config_check import check_config_numbers
 from .safeio import FileTooLargeError, NotRegularFileError, read_regular_file
 
 NEW_STATE_DIRNAME = ".openclaw"
@@ -215,6 +216,11 @@ def load_openclaw_config(
     if not isinstance(data, dict):
         kind = _json_kind(data)
         return LoadedConfig(path=target, exists=True, error=f"{target}: top level must be an object, got {kind}")
+    problems = check_config_numbers(data)  # out-of-range numbers dropped: their defaults apply
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        error = f"{target}: {problems[0].message()}{more}; OpenClaw rejects such a config; ignored those values"
+        return LoadedConfig(path=target, data=data, exists=True, error=error)
     return LoadedConfig(path=target, data=data, exists=True)
 
 

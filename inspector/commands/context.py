@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     data = context_report(session, ctx, opts, encoding_of(args))
     if config_error:
         data["config_error"] = config_error
-        warn(f"config ignored: {config_error}")
+        warn(f"config: {config_error}")
     if args.json:
         print_json(data)
         return 0

@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     data = session_stats(session, opts, encoding_of(args), leaf_id=args.leaf)
     if config_error:
         data["config_error"] = config_error
-        warn(f"config ignored: {config_error}")
+        warn(f"config: {config_error}")
     if args.json:
         print_json(data)
     else:
