@@ -349,3 +349,9 @@ def test_ls_sessions_json_fifo_does_not_hang(tmp_path):
     os.mkfifo(sessions / "sessions.json")
     r = cli("ls", tmp_path / "state")
     assert r.returncode == 0 and "FIFO" in r.stderr and "abc.jsonl" in r.stdout, r.stderr
+
+
+def test_stats_numbers_survive_a_narrow_pipe(tmp_path):
+    r = cli("stats", sample(tmp_path, n_tools=3), "--no-tiktoken", env=env_for(COLUMNS="50"))
+    assert r.returncode == 0, r.stderr
+    assert not re.search(r"\d\u2026", r.stdout), r.stdout

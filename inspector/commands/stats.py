@@ -15,6 +15,7 @@ from ._common import (
     encoding_of,
     human,
     model_label,
+    number_column,
     open_context,
     print_json,
     warn,
@@ -84,8 +85,9 @@ def render(data: dict) -> None:
     c.print(head)
 
     est = Table(title="Context estimates (active path)", title_justify="left")
-    for col in ("estimator", "total", "ratio to recorded"):
-        est.add_column(col, justify="right" if col != "estimator" else "left")
+    est.add_column("estimator", justify="left")
+    number_column(est, "total")
+    est.add_column("ratio to recorded", justify="right", overflow="fold")
     ctx = data["context"]
     ratios = ctx["estimator_ratios"]
     est.add_row(_t("pi estimateTokens (chars/4)"), _t(f"{ctx['estimates']['pi_tokens']:,} tok"), _t(ratios.get("pi_tokens", "")))
@@ -115,7 +117,10 @@ def render(data: dict) -> None:
     if data["compactions"]:
         t = Table(title="Compactions", title_justify="left")
         for col in ("line", "entry", "kind", "first kept", "tokensBefore", "fromHook", "in force"):
-            t.add_column(col)
+            if col in ("line", "tokensBefore"):
+                number_column(t, col)
+            else:
+                t.add_column(col, overflow="fold")
         for comp in data["compactions"]:
             t.add_row(
                 *(
@@ -126,8 +131,9 @@ def render(data: dict) -> None:
         c.print(t)
     if data["diagnostics"]:
         t = Table(title=f"Diagnostics ({len(data['diagnostics']):,})", title_justify="left")
-        for col in ("line", "severity", "kind", "message"):
-            t.add_column(col)
+        number_column(t, "line")
+        for col in ("severity", "kind", "message"):
+            t.add_column(col, overflow="fold")
         for d in data["diagnostics"][:200]:
             t.add_row(_t(d["line"]), _t(d["severity"]), _t(d["kind"]), _t(make_inert(d["message"])))
         c.print(t)
