@@ -101,12 +101,20 @@ def detect_format(path: Path | str) -> FileFormat:
 
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return FileFormat(UNKNOWN)
-        head = os.read(fd, _HEAD_BYTES)
+        head = b""
+        result = FileFormat(UNKNOWN)
+        for size in (16 * 1024, _HEAD_BYTES):  # most files tell in their first line: read little first
+            more = os.read(fd, size - len(head))
+            head += more
+            lines = head.split(b"\n")
+            complete = len(head) < size
+            if not complete and len(lines) > 1:
+                lines = lines[:-1]  # the last one may be cut
+            result = classify_lines(lines)
+            if result.name != UNKNOWN or complete:
+                break
+        return result
     except OSError:
         return FileFormat(UNKNOWN)
     finally:
         os.close(fd)
-    lines = head.split(b"\n")
-    if len(head) == _HEAD_BYTES and len(lines) > 1:
-        lines = lines[:-1]  # the last one may be cut
-    return classify_lines(lines)
