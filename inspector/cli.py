@@ -8,7 +8,9 @@ the exit code. An argument list that does not start with a command name opens th
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import os
 import pkgutil
 import sys
 from types import ModuleType
@@ -16,7 +18,9 @@ from types import ModuleType
 from . import commands
 
 EXIT_OK = 0
+EXIT_OUTPUT = 1
 EXIT_ERROR = 2
+EXIT_UNSUPPORTED = 3
 
 
 def command_modules() -> list[ModuleType]:
@@ -64,12 +68,65 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or (argv[0] not in {command_name(mod) for mod in modules} and argv[0] not in ("-h", "--help")):
         return run_app(argv)
     args = build_parser(modules).parse_args(argv)
+    return run_command(args)
+
+
+def _silence_stdout() -> None:
+    """Point fd 1 at /dev/null so the interpreter's final flush cannot fail again (closed pipe, full disk)."""
     try:
-        return int(args.func(args) or 0)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def _error(message: str) -> None:
+    from .textsafe import make_inert
+
+    try:
+        print(f"session-inspector: {make_inert(message, keep_newlines=False)}", file=sys.stderr)
+    except OSError:
+        pass
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run a parsed command and map how it ends to an exit code.
+
+    0 success; 1 an output or I/O error (full disk, EIO), one line on stderr; a closed pipe (`| head`) ends
+    quietly with 0 as other Unix tools; 2 a file that cannot be opened; 3 a transcript of an unsupported format.
+    """
+    from .commands._common import CommandExit, set_output_width
+
+    set_output_width(getattr(args, "width", None))
+    if sys.stdout is None:  # started with fd 1 closed (`>&-`)
+        _error("standard output is closed: nothing can be printed")
+        return EXIT_OUTPUT
+    try:
+        # A lone surrogate (JSON.parse accepts them) must not crash printing: show it as an escape.
+        sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    except (AttributeError, ValueError):
+        pass
+    try:
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()
+        return code
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        return 0
+        _silence_stdout()
+        return EXIT_OK
+    except CommandExit as exc:
+        _error(str(exc))
+        return exc.code
+    except OSError as exc:
+        if exc.errno == errno.EPIPE:
+            _silence_stdout()
+            return EXIT_OK
+        _silence_stdout()
+        where = f"{exc.filename}: " if exc.filename else ""
+        _error(f"{where}{exc.strerror or exc}")
+        return EXIT_OUTPUT
 
 
 def run_app(argv: list[str]) -> int:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -32,6 +33,8 @@ from typing import Any, Literal
 import json5
 
 from inspector.config import legacy_state_dirs, openclaw_state_dir
+from inspector.formats.detect import detect_format
+from inspector.safeio import read_regular_file
 
 SessionKind = Literal["live", "archive", "checkpoint"]
 SessionSource = Literal["openclaw", "pi", "dir"]
@@ -75,6 +78,7 @@ class SessionFile:
     archive_reason: ArchiveReason | None = None
     archived_at: datetime | None = None
     checkpoint_id: str | None = None
+    format: str | None = None
 
     @property
     def sort_time(self) -> datetime:
@@ -97,6 +101,7 @@ class SessionFile:
             "updated_at": _iso(self.updated_at),
             "mtime": _iso(self.mtime),
             "size": self.size,
+            "format": self.format,
         }
 
 
@@ -197,9 +202,12 @@ def _ms_to_datetime(value: Any) -> datetime | None:
         return None
 
 
+MAX_SESSION_STORE_BYTES = 256 * 1024 * 1024
+
+
 def _load_session_store(path: Path, warnings: list[str]) -> dict[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_regular_file(path, MAX_SESSION_STORE_BYTES).decode("utf-8-sig")
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as exc:
@@ -209,7 +217,13 @@ def _load_session_store(path: Path, warnings: list[str]) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(text)
+    except RecursionError:
+        warnings.append(f"{path}: session index is nested too deeply to read; ignored")
+        return {}
     except ValueError as exc:
+        if len(text) > 4 * 1024 * 1024:  # JSON5 in pure Python would take minutes
+            warnings.append(f"{path}: session index is not valid JSON; ignored")
+            return {}
         try:
             data = json5.loads(text)
         except (ValueError, RecursionError):
@@ -503,8 +517,11 @@ def discover_sessions(
         root = Path(root)
         if not root.exists():
             warnings.append(f"{root}: no such directory")
+        elif _is_regular(root):
+            single = _stat_session(root, classify_file_name(root.name) or _Name("live", root.stem), "dir", warnings)
+            result.sessions.extend([single] if single is not None else [])
         elif not root.is_dir():
-            warnings.append(f"{root}: not a directory")
+            warnings.append(f"{root}: neither a directory nor a regular file")
         elif _is_openclaw_state_dir(root):
             result.sessions.extend(scan_openclaw_state_dir(root, warnings))
         else:
@@ -517,7 +534,16 @@ def discover_sessions(
             result.sessions.extend(scan_tree(pi_sessions, warnings, source="pi"))
     result.sessions = _dedupe(result.sessions)
     result.sessions.sort(key=lambda s: (s.sort_time, str(s.path)), reverse=True)
+    for session in result.sessions:
+        session.format = detect_format(session.path).name
     return result
+
+
+def _is_regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False
 
 
 def _dedupe(sessions: list[SessionFile]) -> list[SessionFile]:

@@ -26,6 +26,10 @@ class RawLine:
     terminated: bool = True
 
 
+HEAD_BYTES = 4096
+"""The first bytes kept to notice a file rewritten in place (same inode, same or larger size)."""
+
+
 @dataclass(slots=True)
 class FileIdentity:
     """What tells us that a file is still the one we indexed."""
@@ -60,6 +64,7 @@ class LineScanner:
         self._pending_parts: list[bytes] = []
         self._pending_len = 0
         self._identity: FileIdentity | None = None
+        self._head = b""
         self._skip_newline = False
 
     @property
@@ -104,7 +109,16 @@ class LineScanner:
         self._next_line = line
         self._set_pending(pending)
         self._identity = identity
+        self._head = self._read_head() if identity is not None else b""
         self._skip_newline = False
+
+    def _read_head(self) -> bytes:
+        """The first `HEAD_BYTES` of the file now (b"" when it cannot be read)."""
+        try:
+            with open(self.path, "rb") as f:
+                return f.read(HEAD_BYTES)
+        except OSError:
+            return b""
 
     def check_identity(self) -> os.stat_result:
         """Stat the file; raise `FileReplaced` if it shrank below what we read or is another inode."""
@@ -116,12 +130,17 @@ class LineScanner:
                 raise FileReplaced(
                     f"{self.path} was truncated ({st.st_size} bytes, {self._consumed + self._pending_len} read)"
                 )
+            if self._head and self._read_head()[: len(self._head)] != self._head:
+                # Same inode, not shorter, other first bytes: rewritten in place (pi's v1->v3 migration does this).
+                raise FileReplaced(f"{self.path} was rewritten in place (its first bytes changed)")
         return st
 
     def scan(self) -> Iterator[tuple[int, int, bytes]]:
         """Yield `(line, offset, data)` for every complete line appended since the last scan."""
         st = self.check_identity()
         self._identity = FileIdentity.of(st)
+        if len(self._head) < HEAD_BYTES:
+            self._head = self._read_head()
         yield from self.scan_until(None)
 
     def scan_until(self, end: int | None) -> Iterator[tuple[int, int, bytes]]:

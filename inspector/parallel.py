@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import signal
+import threading
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -32,10 +34,37 @@ trailing bytes."""
 
 def worker_count() -> int:
     """Worker processes for indexing big files (`SESSION_INSPECTOR_WORKERS` overrides; 1 = serial)."""
-    env = os.environ.get("SESSION_INSPECTOR_WORKERS")
-    if env and env.isdigit():
-        return max(1, int(env))
-    return min(os.cpu_count() or 1, 8)
+    cores = os.cpu_count() or 1
+    env = os.environ.get("SESSION_INSPECTOR_WORKERS", "").strip()
+    if env.isdigit() and len(env) < 10:
+        return max(1, min(int(env), cores))  # never more processes than cores, whatever is asked
+    return min(cores, 8)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _worker_init() -> None:
+    """In a worker: SIGTERM ends the process at once (the parent's handler is inherited through fork)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it ends us
+
+
+def _end_workers(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool's worker processes now (a SIGTERM or an error must not leave them running)."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for proc in processes:
+        try:
+            proc.terminate()
+        except (OSError, ValueError, AttributeError):
+            pass
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        try:
+            proc.join(timeout=2)
+        except (OSError, ValueError, AssertionError, AttributeError):
+            pass
 
 
 def split_points(f: BinaryIO, size: int, parts: int) -> list[int]:
@@ -79,7 +108,12 @@ def parse_ranges(path: str, bounds: list[int], version: int) -> Iterator[RangeRe
     workers = worker_count()
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
     ranges = list(zip(bounds, bounds[1:]))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    previous: Any = None
+    if threading.current_thread() is threading.main_thread():
+        # SIGTERM becomes SystemExit so the pool below is ended rather than orphaned.
+        previous = signal.signal(signal.SIGTERM, _terminated)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
+    try:
         inflight: deque[Future[RangeResult]] = deque()
         for a, b in ranges[: workers + 1]:
             inflight.append(pool.submit(extract_range, path, a, b, 1, version))
@@ -92,3 +126,11 @@ def parse_ranges(path: str, bounds: list[int], version: int) -> Iterator[RangeRe
                 submitted += 1
             yield result
             del result  # do not keep a range's records alive while waiting for the next one
+    except BaseException:
+        _end_workers(pool)
+        raise
+    else:
+        pool.shutdown(wait=True)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)

@@ -20,6 +20,7 @@ from .context import build_context, extend_context, tool_pairing_diagnostics
 from .formats.openclaw import BOM, EntryReader, agent_message_of, peek_version
 from .formats.records import decode_line, from_wire
 from .index import FileIdentity, FileReplaced, LineScanner, read_range
+from .safeio import NotRegularFileError, open_regular
 from .tree import SessionTree
 
 
@@ -316,6 +317,14 @@ def _check_openable(path: Path) -> None:
         raise SessionOpenError(f"{path}: is a directory (use `session-inspector ls {path}`)", "directory")
     if not os.access(path, os.R_OK):
         raise SessionOpenError(f"{path}: permission denied", "permission")
+    try:
+        os.close(open_regular(path))  # a FIFO or a device would hang (or never end) a read
+    except NotRegularFileError as exc:
+        raise SessionOpenError(f"{exc}; a session must be a regular .jsonl file", "not-regular") from None
+    except PermissionError:
+        raise SessionOpenError(f"{path}: permission denied", "permission") from None
+    except OSError as exc:
+        raise SessionOpenError(f"{path}: {exc.strerror or exc}") from None
 
 
 def open_session(path: Path | str) -> Session:

@@ -36,7 +36,7 @@ from ..pruning.settings import MAX_SAFE_INTEGER, DurationError, SettingsOverride
 from ..pruning.ttl import format_duration_ms
 from ..textsafe import make_inert, one_line
 from ..timeutil import ms_from_iso
-from ._common import EXIT_ERROR, add_session_options, console, encoding_of, open_or_fail
+from ._common import EXIT_ERROR, add_session_options, console, encoding_of, human, model_label, open_or_fail
 
 MAX_CONTEXT_WINDOW = 2**31 - 1
 MAX_TTL_MS = 8_640_000_000_000_000
@@ -216,7 +216,7 @@ def print_human(preview: PrunePreview, *, show_all: bool = False) -> None:
     c = console()
     line = lambda s: c.print(Text(s))  # noqa: E731
     model = data["pruning_model"]
-    line(f"{inert(data['file'])}  (leaf {inert(data['leaf_id'])}; model {inert(model['provider'])}/{inert(model['modelId'])})")
+    line(f"{inert(data['file'])}  (leaf {human(data['leaf_id'], missing='none')}; model {model_label(model)})")
     line(f"reproduces OpenClaw {data['openclaw_version']}")
     pr = data["pruning"]
     auto = pr["anthropic_auto_default"]
@@ -266,7 +266,8 @@ def _print_scenario(c: Console, data: dict[str, Any], show_all: bool, *, title: 
     t = data["totals"]
     stage = data["stage"] + (f" ({inert(data['estimate_error'])})" if data["estimate_error"] else "")
     line(
-        f"result: {stage}; cutoff index {data['cutoff_index']}, first user index {data['first_user_index']}; chars "
+        f"result: {stage}; cutoff index {human(data['cutoff_index'], missing='none')}, "
+        f"first user index {human(data['first_user_index'], missing='none')}; chars "
         f"{t['chars_before']:,} -> {t['chars_after']:,} ({_pct(t['ratio_before'])} -> {_pct(t['ratio_after'])} of the window)"
     )
     parts = [f"{name} {v['before']:,} -> {v['after']:,}" for name, v in t["tokens"].items() if v["before"] is not None]

@@ -27,7 +27,17 @@ from .. import model as m
 from ..jsjson import js_truthy
 from ..timeutil import iso_to_ms
 from ..tokens import estimate_all
-from .records import ErrorRecord, MessageRecord, OtherRecord, Record, decode_line, extract_range, extract_record
+from .records import (
+    NESTED_TOO_DEEP,
+    ErrorRecord,
+    MessageRecord,
+    OtherRecord,
+    Record,
+    decode_line,
+    extract_range,
+    extract_record,
+    json_kind,
+)
 
 __all__ = [
     "BOM",
@@ -152,7 +162,8 @@ class EntryReader:
     def accept_record(self, line: int, offset: int, length: int, rec: Record) -> m.Entry | None:
         """One record (from `extract_record`, here or in a worker process) at its place in the file."""
         if isinstance(rec, ErrorRecord):
-            self.report(m.Diagnostic("unparseable", f"{rec.reason}; skipped (pi skips it too)", "error", line, offset))
+            pi_too = "" if rec.reason.startswith(NESTED_TOO_DEEP) else " (pi skips it too)"
+            self.report(m.Diagnostic("unparseable", f"{rec.reason}; skipped{pi_too}", "error", line, offset))
             return None
         note = rec.note
         if note:
@@ -164,7 +175,7 @@ class EntryReader:
         if isinstance(rec, OtherRecord):
             obj = rec.obj
             if type(obj) is not dict:
-                self.report(m.Diagnostic("not_object", f"line is JSON but not an object ({type(obj).__name__}); ignored", "error", line, offset))
+                self.report(m.Diagnostic("not_object", f"line is JSON but not an object ({json_kind(obj)}); ignored", "error", line, offset))
                 return None
             etype = obj.get("type")
             if ordinal == 0:

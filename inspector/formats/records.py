@@ -11,6 +11,8 @@ into `Entry` metadata, in file order.
 
 from __future__ import annotations
 
+import json
+import sys
 from typing import Any, NamedTuple, Union
 
 import orjson
@@ -36,11 +38,68 @@ _INTERNED: dict[str, str] = {}
 _KINDS: dict[tuple[Any, ...], tuple[str, ...]] = {}
 
 
+DEEP_NESTING_LIMIT = 10_000
+"""Nesting this reader follows (Node's `JSON.parse` is iterative and has no limit; orjson stops at 1,024)."""
+NESTED_TOO_DEEP = "nested more than 10,000 levels deep"
+"""Start of the reason of a line too deep for this reader (pi would read it: not a "pi skips it too" case)."""
+
+_I64_MIN = -(2**63)
+_U64_MAX = 2**64 - 1
+
+
+def json_kind(value: Any) -> str:
+    """The JSON name of a parsed value's type ("an array", "a string", "null"), never a Python class name."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object" if isinstance(value, dict) else "a value"
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _js_int(text: str) -> int | float:
+    """An integer literal as orjson gives it (an int up to 64 bits), else a double, as `JSON.parse` does."""
+    if len(text) <= 20:
+        value = int(text)
+        if _I64_MIN <= value <= _U64_MAX:
+            return value
+    return float(text)  # beyond double range: inf, as JSON.parse gives Infinity
+
+
+def _parse_like_node(text: str) -> Any:
+    """The stdlib parser where orjson is stricter than `JSON.parse`: lone surrogates in escapes, numbers out of
+    double range (Infinity), nesting deeper than 1,024. `NaN`/`Infinity` literals stay errors, as in Node."""
+    old = sys.getrecursionlimit()
+    try:
+        if old < DEEP_NESTING_LIMIT + 500:
+            sys.setrecursionlimit(DEEP_NESTING_LIMIT + 500)
+        return json.loads(text, parse_constant=_no_constant, parse_int=_js_int)
+    except RecursionError:
+        raise ValueError(f"{NESTED_TOO_DEEP}: beyond this reader's limit (JSON.parse would read it)") from None
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def _fallback_worth_trying(exc: Exception) -> bool:
+    message = str(exc)
+    return any(key in message for key in ("surrogate", "infinity", "depth limit", "recursion"))
+
+
 def decode_line(data: bytes) -> tuple[Any, str | None]:
     """Parse one line like Node's `JSON.parse(buffer.toString("utf8"))`.
 
     Returns `(value, note)`; `note` says when invalid UTF-8 was replaced. Raises `ValueError` with a
-    readable reason when the line is not JSON.
+    readable reason when the line is not JSON. What orjson refuses but `JSON.parse` accepts (lone surrogates,
+    `1e400` = Infinity, deep nesting) is read with the stdlib parser.
     """
     try:
         return orjson.loads(data), None
@@ -52,9 +111,20 @@ def decode_line(data: bytes) -> tuple[Any, str | None]:
             try:
                 return orjson.loads(text), f"invalid UTF-8 at byte {ude.start} of the line, read as U+FFFD like Node does"
             except orjson.JSONDecodeError as exc2:
+                if _fallback_worth_trying(exc2):
+                    try:
+                        return _parse_like_node(text), f"invalid UTF-8 at byte {ude.start} of the line, read as U+FFFD like Node does"
+                    except ValueError:
+                        pass
                 raise ValueError(f"invalid UTF-8 at byte {ude.start} and not valid JSON ({exc2})") from None
         if b"\x00" in data:
             raise ValueError("NUL byte in line; not valid JSON") from None
+        if _fallback_worth_trying(exc):
+            try:
+                return _parse_like_node(data.decode("utf-8")), None
+            except ValueError as exc3:
+                if str(exc3).startswith(NESTED_TOO_DEEP):
+                    raise
         raise ValueError(f"not valid JSON: {exc}") from None
 
 

@@ -151,3 +151,42 @@ def test_load_without_path_uses_the_resolved_config_file(tmp_path: Path) -> None
 
 def test_inspector_state_dir_is_this_tools_own() -> None:
     assert "session-inspector" in str(inspector_state_dir())
+
+
+# --- numbers out of OpenClaw's schema ranges (issue 14) ------------------------------------------------------------
+
+def test_huge_numbers_are_reported_and_dropped(tmp_path: Path) -> None:
+    from inspector.config import load_openclaw_config
+
+    cfg = tmp_path / "openclaw.json"
+    cfg.write_text(
+        '{"agents": {"defaults": {"contextTokens": 1e400, "contextPruning": {"keepLastAssistants": 99999999999999999999,'
+        ' "softTrimRatio": 2, "softTrim": {"headChars": -5, "maxChars": 4000}}, "compaction": {"reserveTokens": 1.5}}},'
+        ' "models": {"providers": {"p": {"models": [{"id": "m", "contextWindow": 1e400, "maxTokens": 8192}]}}}}'
+    )
+    loaded = load_openclaw_config(cfg)
+    assert loaded.error is not None and "contextTokens must be a positive integer, not Infinity" in loaded.error
+    assert "(and 5 more)" in loaded.error
+    defaults = loaded.data["agents"]["defaults"]
+    assert "contextTokens" not in defaults and defaults["contextPruning"] == {"softTrim": {"maxChars": 4000}}
+    assert loaded.data["models"]["providers"]["p"]["models"][0] == {"id": "m", "maxTokens": 8192}
+
+
+def test_huge_config_numbers_never_crash_a_command(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from conftest import ROOT, assistant, header, msg, user, write_lines
+
+    cfg = tmp_path / "openclaw.json"
+    cfg.write_text(
+        '{"agents": {"defaults": {"contextTokens": 99999999999999999999999, "contextPruning": {"mode": "cache-ttl",'
+        ' "ttl": "99999999999999999999h", "keepLastAssistants": 1e400, "minPrunableToolChars": 1e300},'
+        ' "compaction": {"reserveTokens": 1e400, "keepRecentTokens": -1}}}}'
+    )
+    ts = {**user("q"), "timestamp": 1e300}
+    p = write_lines(tmp_path / "s.jsonl", [header(), msg("u1", None, ts), msg("a1", "u1", {**assistant("a"), "timestamp": -1e17})])
+    for command in ("stats", "context", "prune", "timeline"):
+        r = subprocess.run([sys.executable, "-m", "inspector", command, str(p), "--config", str(cfg), "--no-tiktoken"],
+                           capture_output=True, text=True, cwd=ROOT, timeout=120)
+        assert r.returncode == 0 and "Traceback" not in r.stderr, (command, r.stderr)
