@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 from rich.console import Console
 
-from ..figures import WindowOptions
+from ..figures import WindowOptions, load_window_options
 from ..session import Session, SessionOpenError, open_session
 from ..window import context_window_arg
 
@@ -50,10 +50,7 @@ def add_session_options(p: argparse.ArgumentParser, *, leaf: bool = False) -> No
 
 def window_options(args: argparse.Namespace) -> tuple[WindowOptions, str | None]:
     """The OpenClaw config (never fatal: a broken file is reported) and the `--context-window` override."""
-    from ..config import load_openclaw_config
-
-    loaded = load_openclaw_config(args.config)
-    return WindowOptions(config=loaded.data, override=args.context_window), loaded.error
+    return load_window_options(args.config, args.context_window)
 
 
 def encoding_of(args: argparse.Namespace) -> str | None:
