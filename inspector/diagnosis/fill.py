@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .thresholds import ThresholdLine
+from .thresholds import DEFAULT_EARLY_FRACTIONS, ThresholdLine, compaction_reserve, threshold_lines
 
 FILL_OK = "ok"
 FILL_EARLY_WARNING = "early_warning"
@@ -84,3 +84,16 @@ def fill_state(tokens: int, window: int, lines: list[ThresholdLine], guard_level
         level = FILL_OK
         message = f"{tokens:,} tokens, {pct} of the {window:,}-token window."
     return FillState(tokens, window, fill, level, message, top.name if top else None, guard_level)
+
+
+def context_fill(
+    tokens: int,
+    window: int,
+    guard_level: str,
+    config: dict[str, Any] | None,
+    early_fractions: tuple[float, ...] = DEFAULT_EARLY_FRACTIONS,
+) -> FillState:
+    """The fill state of a context of `tokens` (pi's `estimateContextTokens`, the `context now` of `stats`) in
+    `window`, with the thresholds `build_timeline` uses (OpenClaw's reserve from `config`): cheap, for a header that
+    must not wait for the whole timeline."""
+    return fill_state(tokens, window, threshold_lines(window, compaction_reserve(config), early_fractions), guard_level)

@@ -1,0 +1,112 @@
+"""The diagnosis of the open session, computed in thread workers that post messages to the inspector screen.
+
+`DiagnosisRunner.request(session, ctx, overview)` is called whenever the screen shows new figures. It posts
+`FillReady` at once (the fill state: cheap, `inspector.diagnosis.fill.context_fill`, so the header's over-the-window
+warning never waits) and `TimelineReady` when `inspector.diagnosis.timeline.build_timeline` is done (the chart, the
+repeats, the not-in-transcript share, cost and cache), or `TimelineFailed`. One timeline is computed at a time: a
+request made meanwhile is kept (the newest only) and runs when the current one ends, at least
+`MIN_INTERVAL` seconds after the previous one started, so a session that is being written is not re-walked
+continuously. The runner never touches a widget.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from textual.message import Message
+from textual.screen import Screen
+
+from inspector import model as m
+from inspector.diagnosis.fill import FillState, context_fill
+from inspector.diagnosis.timeline import Timeline, TimelineOptions, build_timeline
+from inspector.figures import WindowOptions
+from inspector.overview import ContextOverview
+from inspector.session import Session, SessionOpenError
+
+MIN_INTERVAL = 1.0
+
+
+class DiagnosisRunner:
+    """Computes the fill state and the timeline of the screen's session in thread workers."""
+
+    class FillReady(Message):
+        """The fill state of the context whose overview is `overview` (a newer one replaces an older one queued)."""
+
+        def __init__(self, overview: ContextOverview, fill: FillState) -> None:
+            super().__init__()
+            self.overview = overview
+            self.fill = fill
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, DiagnosisRunner.FillReady)
+
+    class TimelineReady(Message):
+        """The timeline of `ctx` (the context's active path)."""
+
+        def __init__(self, ctx: m.SessionContext, timeline: Timeline) -> None:
+            super().__init__()
+            self.ctx = ctx
+            self.timeline = timeline
+
+    class TimelineFailed(Message):
+        """The timeline of `ctx` could not be computed (`reason`, one line: the file became unreadable)."""
+
+        def __init__(self, ctx: m.SessionContext, reason: str) -> None:
+            super().__init__()
+            self.ctx = ctx
+            self.reason = reason
+
+    def __init__(self, screen: Screen, window_options: Callable[[], WindowOptions]) -> None:
+        """`window_options` is read when a computation starts (the config loads after the screen mounts)."""
+        self.screen = screen
+        self.window_options = window_options
+        self.running = False
+        self.started_at = 0.0
+        self.pending: tuple[Session, m.SessionContext] | None = None
+        self.requested_ctx: m.SessionContext | None = None
+
+    def request(self, session: Session, ctx: m.SessionContext, overview: ContextOverview) -> None:
+        """New figures are shown for `ctx`: compute its fill now and its timeline when the runner is free."""
+        options = self.window_options()
+        self.screen.run_worker(
+            lambda: self.screen.post_message(
+                self.FillReady(overview, context_fill(overview.usage.tokens, overview.window.tokens, overview.guard.level, options.config))
+            ),
+            thread=True,
+            exclusive=True,
+            group="diagnosis-fill",
+            description="fill",
+        )
+        if ctx is self.requested_ctx:
+            return
+        self.requested_ctx = ctx
+        self.pending = (session, ctx)
+        self._start_pending()
+
+    def _start_pending(self) -> None:
+        if self.running or self.pending is None:
+            return
+        wait = self.started_at + MIN_INTERVAL - time.monotonic()
+        if wait > 0:
+            self.screen.set_timer(wait, self._start_pending)
+            return
+        session, ctx = self.pending
+        self.pending = None
+        self.running = True
+        self.started_at = time.monotonic()
+        options = TimelineOptions(window=self.window_options())
+        self.screen.run_worker(lambda: self._timeline(session, ctx, options), thread=True, group="diagnosis", description="timeline")
+
+    def _timeline(self, session: Session, ctx: m.SessionContext, options: TimelineOptions) -> None:
+        try:
+            timeline = build_timeline(session, ctx, options)
+        except (OSError, SessionOpenError) as exc:
+            self.screen.post_message(self.TimelineFailed(ctx, f"timeline: {exc}"))
+            return
+        self.screen.post_message(self.TimelineReady(ctx, timeline))
+
+    def applied(self) -> None:
+        """The screen applied a `TimelineReady` / `TimelineFailed`: the next request may run."""
+        self.running = False
+        self._start_pending()
