@@ -21,6 +21,7 @@ from ..transcript.previews import role_icon
 from .texts import percent, signed, tokens, usd
 
 CAUSES_SHOWN = 5
+COST_SOURCES = {"recorded": "recorded usage.cost", "price_table": "bundled price table"}
 MARKER_LABELS = {"compaction": "compaction", "branch_summary": "branch summary", "branch_point": "branch point"}
 
 
@@ -34,16 +35,12 @@ class CallFigures(Static):
     }
     """
 
-    def show_call(self, timeline: Timeline, index: int) -> None:
-        """Lay out call `index` of `timeline`."""
-        self.update(call_figures(timeline, index))
+    def show_call(self, timeline: Timeline, index: int, notes: bool = True) -> None:
+        """Lay out call `index` of `timeline` (`notes` False: without the notes column, for a narrow panel)."""
+        self.update(call_figures(timeline, index, notes))
 
 
-def _row(table: Table, label: str, value: str | Text, note: str = "") -> None:
-    table.add_row(Text(label, style="bold"), value if isinstance(value, Text) else Text(value), Text(note, style="dim"))
-
-
-def call_figures(timeline: Timeline, index: int) -> Group:
+def call_figures(timeline: Timeline, index: int, notes: bool = True) -> Group:
     """The renderable for call `index`: a figures table, then its marks (jump causes, thresholds, expiry, markers)."""
     call = timeline.calls[index]
     row = call.to_json()
@@ -53,24 +50,32 @@ def call_figures(timeline: Timeline, index: int) -> Group:
     title.append(f"· line {call.line} · {one_line(call.entry_id or '?', 16)}", style="dim")
     parts: list[Text | Table] = [title]
     if row["request_at"]:
-        parts.append(Text(f"request {row['request_at']}" + (f" · {format_duration_ms(call.gap_ms)} after the previous call" if call.gap_ms is not None else ""), style="dim"))
+        parts.append(Text(f"request {row['request_at']}", style="dim"))
     table = Table.grid(padding=(0, 1))
     table.add_column(no_wrap=True)
     table.add_column(justify="right", no_wrap=True)
-    table.add_column()
-    _row(table, "prompt", tokens(call.prompt_tokens), "recorded: input + cache read + cache write")
+    if notes:
+        table.add_column()
+
+    def _row(table: Table, label: str, value: str, note: str = "") -> None:
+        cells = [Text(label, style="bold"), Text(value)] + ([Text(note, style="dim")] if notes else [])
+        table.add_row(*cells)
+
+    _row(table, "prompt", tokens(call.prompt_tokens), "recorded")
     _row(table, "  input", tokens(call.input))
     _row(table, "  cache read", tokens(call.cache_read))
     _row(table, "  cache write", tokens(call.cache_write))
     if index:
         previous = timeline.calls[index - 1]
         _row(table, "  Δ previous", signed(call.prompt_tokens - previous.prompt_tokens))
-    _row(table, "transcript", tokens(call.transcript_estimate), f"pi chars/4 of {call.context_messages:,} messages sent")
-    _row(table, "not in transcr.", tokens(call.not_in_transcript), "derived: prompt − transcript")
-    _row(table, "output", tokens(call.output_tokens))
+    _row(table, "transcript", tokens(call.transcript_estimate), f"pi chars/4, {call.context_messages:,} msgs")
+    _row(table, "not in transcr.", tokens(call.not_in_transcript), "derived")
+    _row(table, "output", tokens(call.output_tokens), "recorded")
     _row(table, "cache hit", percent(row["cache_hit_ratio"], 0), "cache read / prompt")
-    _row(table, "cost", usd(call.cost.total), {"recorded": "recorded usage.cost", "price_table": "price table"}.get(call.cost.source, "unknown model: not priced"))
-    _row(table, "added", f"{row['added_messages']:,} msgs", f"{tokens(row['added_tokens'])} tok since the previous call")
+    _row(table, "cost", usd(call.cost.total), COST_SOURCES.get(call.cost.source, "unpriced model"))
+    _row(table, "added", tokens(row["added_tokens"]), f"pi tok in {row['added_messages']:,} new msgs")
+    if call.gap_ms is not None:
+        _row(table, "gap", format_duration_ms(call.gap_ms), "since the previous call")
     parts.append(table)
     parts.extend(_marks(timeline, index))
     return Group(*parts)

@@ -25,9 +25,8 @@ from textual_plot import HiResMode, NumericAxisFormatter, PlotWidget
 
 from inspector.diagnosis.timeline import Timeline
 
-from ..transcript.previews import compact_number
-
 JUMP_DIGITS = 9
+CURSOR_MARK_AT = 0.985  # the ▼ over the selected call, just under the top of the plot
 PAGE = 10
 THRESHOLD_TICK_LABELS = {"window": "win", "compaction": "cmp"}
 
@@ -40,7 +39,27 @@ class ThresholdAxis(NumericAxisFormatter):
         self.labels = labels
 
     def get_labels_for_ticks(self, ticks: Sequence[float]) -> list[str]:
-        return [self.labels.get(t) or compact_number(int(t)) for t in ticks]
+        return [self.labels.get(t) or short_tokens(t) for t in ticks]
+
+
+class CallAxis(NumericAxisFormatter):
+    """Call-axis ticks: whole call numbers only."""
+
+    def get_ticks(self, min_: float, max_: float, max_ticks: int = 8) -> list[float]:
+        ticks = [t for t in super().get_ticks(min_, max_, max_ticks) if float(t).is_integer()]
+        return ticks or [float(round((min_ + max_) / 2))]
+
+    def get_labels_for_ticks(self, ticks: Sequence[float]) -> list[str]:
+        return [str(int(round(t))) for t in ticks]
+
+
+def short_tokens(value: float) -> str:
+    """A tick label of at most 5 characters: `0`, `950`, `12k`, `122.5k`→`122k`, `1.2M`."""
+    if abs(value) < 1000:
+        return f"{value:.0f}"
+    if abs(value) < 1_000_000:
+        return f"{value / 1000:.3g}k" if abs(value) < 10_000 else f"{value / 1000:.0f}k"
+    return f"{value / 1_000_000:.2g}M"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +75,7 @@ class ChartLine:
 def threshold_label(kind: str, fraction: float, tokens: int) -> str:
     """The tick label of a threshold: `win 200k`, `cmp 180k`, `50% 100k`."""
     prefix = THRESHOLD_TICK_LABELS.get(kind) or f"{fraction * 100:.0f}%"
-    return f"{prefix} {compact_number(tokens)}"
+    return f"{prefix} {short_tokens(tokens)}"
 
 
 class TimelineChart(PlotWidget):
@@ -163,6 +182,7 @@ class TimelineChart(PlotWidget):
         top = max([self.lines[-1].tokens if self.lines else 0, *(c.prompt_tokens for c in calls)]) * 1.06 or 1
         self.set_xlimits(x0, x1)
         self.set_ylimits(0, top)
+        self.set_x_formatter(CallAxis())
         labels: dict[float, str] = {0.0: "0"}
         for line in self.lines:
             style = {"window": "timeline--window", "compaction": "timeline--reserve"}.get(line.kind, "timeline--early")
@@ -183,8 +203,9 @@ class TimelineChart(PlotWidget):
         c = calls[self.cursor]
         cursor_style = self._style("timeline--cursor")
         self.scatter([c.index, c.index], [c.prompt_tokens, c.transcript_estimate], marker="◆", marker_style=cursor_style)
-        self.scatter([c.index], [top], marker="▼", marker_style=cursor_style)
-        self.set_xlabel("call # (assistant messages with recorded usage, in path order)")
+        if self.get_pixel_from_coordinate(c.index, top * CURSOR_MARK_AT)[1] < self.get_pixel_from_coordinate(c.index, c.prompt_tokens)[1]:
+            self.scatter([c.index], [top * CURSOR_MARK_AT], marker="▼", marker_style=cursor_style)
+        self.set_xlabel("call # (path order)")
         self.set_ylabel("tokens")
 
     def notify_style_update(self) -> None:

@@ -43,6 +43,8 @@ class RepeatsPanel(OptionList):
         height: 1fr;
         border: none;
         padding: 0;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     """
 

@@ -37,6 +37,8 @@ from .summary import TimelineSummary
 STYLES = Path(__file__).resolve().parents[2] / "styles" / "diagnosis.tcss"
 TINY_WIDTH = 72
 TINY_HEIGHT = 20
+COMPACT_WIDTH = 110
+COMPACT_HEIGHT = 32
 FOCUS_CHART = "chart"
 FOCUS_REPEATS = "repeats"
 
@@ -65,8 +67,7 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
         self._pending = timeline
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(f"Timeline · {one_line(self.file_name, 80)}", style="bold"), id="timeline-title")
-        yield TimelineSummary(id="timeline-summary")
+        yield TimelineSummary(f"Timeline · {one_line(self.file_name, 60)}", id="timeline-summary")
         with Horizontal(id="timeline-main"):
             with Vertical(id="timeline-left"):
                 yield Static("", id="timeline-legend")
@@ -75,7 +76,7 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
             with Vertical(id="timeline-side"):
                 with VerticalScroll(id="timeline-call-box"):
                     yield CallFigures("", id="timeline-call")
-                yield Static("Repeats, by tokens (Enter: each occurrence in the transcript, then n / N)", id="timeline-repeats-title")
+                yield Static("Repeats by tokens · Enter: each in the transcript (n / N)", id="timeline-repeats-title")
                 yield RepeatsPanel(id="timeline-repeats")
         yield Footer()
 
@@ -102,13 +103,18 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
         cursor = self.cursor if self.cursor is not None and self.cursor < len(timeline.calls) else None
         chart = self.query_one("#timeline-chart", TimelineChart)
         chart.show(timeline, cursor)
-        self.query_one("#timeline-legend", Static).update(chart_legend(chart))
+        self._update_legend()
         self.query_one("#timeline-table", CallsTable).show(timeline, chart.cursor)
         self.query_one("#timeline-repeats", RepeatsPanel).show(timeline.repeats)
         if not timeline.calls:
             self.query_one("#timeline-call", CallFigures).update(
                 Text("No call on the active path has recorded usage: nothing to chart.", style="italic")
             )
+
+    def _update_legend(self) -> None:
+        chart = self.query_one("#timeline-chart", TimelineChart)
+        if chart.timeline is not None:
+            self.query_one("#timeline-legend", Static).update(chart_legend(chart, short=self.has_class("-compact")))
 
     def show_failure(self, reason: str) -> None:
         """The timeline could not be computed: say why instead of "computing…"."""
@@ -119,7 +125,7 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
         if self.timeline is None or not (0 <= index < len(self.timeline.calls)):
             return
         self.cursor = index
-        self.query_one("#timeline-call", CallFigures).show_call(self.timeline, index)
+        self.query_one("#timeline-call", CallFigures).show_call(self.timeline, index, notes=not self.has_class("-compact"))
 
     @on(TimelineChart.CallSelected)
     def _chart_selected(self, event: TimelineChart.CallSelected) -> None:
@@ -130,6 +136,8 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
 
     @on(CallsTable.CallSelected)
     def _table_selected(self, event: CallsTable.CallSelected) -> None:
+        if not self.has_class("-tiny"):
+            return  # the hidden table follows the chart, never the other way round
         self._select(event.index)
         chart = self.query_one("#timeline-chart", TimelineChart)
         if chart.cursor != event.index:
@@ -165,9 +173,19 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
         self._apply_size(event.size.width, event.size.height)
 
     def _apply_size(self, width: int, height: int) -> None:
+        compact = width < COMPACT_WIDTH or height < COMPACT_HEIGHT
+        if compact != self.has_class("-compact"):
+            self.set_class(compact, "-compact")
+            self.query_one("#timeline-summary", TimelineSummary).compact = compact
+            self._update_legend()
+            if self.cursor is not None:
+                self._select(self.cursor)
         tiny = width < TINY_WIDTH or height < TINY_HEIGHT
         if tiny != self.has_class("-tiny"):
             self.set_class(tiny, "-tiny")
+            table = self.query_one("#timeline-table", CallsTable)
+            if tiny and self.cursor is not None and table.row_count:
+                table.move_cursor(row=self.cursor)
             if self.focused is self.query_one("#timeline-chart") or self.focused is self.query_one("#timeline-table"):
                 self.action_focus_chart()
 
@@ -201,22 +219,25 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
         return binding_commands(self, self.BINDINGS) + binding_commands(chart, TimelineChart.BINDINGS)
 
 
-def chart_legend(chart: TimelineChart) -> Text:
-    """What each line and mark of `chart` is, in the chart's own styles."""
+LEGEND = (
+    ("timeline--prompt", "⣿ ", "prompt (recorded)", "prompt"),
+    ("timeline--transcript", "⣿ ", "transcript (pi chars/4)", "transcript"),
+    ("timeline--overhead", "⣿ ", "not in transcript (derived)", "not in it"),
+    ("timeline--window", "⠒ ", "window", "window"),
+    ("timeline--reserve", "⠒ ", "compaction threshold", "compact at"),
+    ("timeline--early", "⠒ ", "early warnings", "early"),
+    ("timeline--compaction", "│ ", "compaction", "compaction"),
+    ("timeline--jump", "1-9 ", "largest jumps", "jumps"),
+    ("timeline--cursor", "◆ ", "selected", "selected"),
+)
+
+
+def chart_legend(chart: TimelineChart, short: bool = False) -> Text:
+    """What each line and mark of `chart` is, in the chart's own styles (`short`: one narrow line)."""
     s = chart.get_component_rich_style
-    legend = Text(no_wrap=True, overflow="ellipsis")
-    for style, mark, label in (
-        ("timeline--prompt", "⣿ ", "prompt (recorded)"),
-        ("timeline--transcript", "⣿ ", "transcript (pi chars/4)"),
-        ("timeline--overhead", "⣿ ", "not in transcript (derived)"),
-        ("timeline--window", "⠒ ", "window"),
-        ("timeline--reserve", "⠒ ", "compaction threshold"),
-        ("timeline--early", "⠒ ", "early warnings"),
-        ("timeline--compaction", "│ ", "compaction"),
-        ("timeline--jump", "1-9 ", "largest jumps"),
-        ("timeline--cursor", "◆ ", "selected"),
-    ):
+    legend = Text(no_wrap=short, overflow="ellipsis")
+    for style, mark, label, short_label in LEGEND:
         legend.append(mark, s(style))
-        legend.append(label + "  ")
+        legend.append((short_label + " ") if short else (label + "  "))
     return legend
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from rich.console import Group
 from rich.text import Text
+from textual.reactive import reactive
 from textual.widget import Widget
 
 from inspector.diagnosis.timeline import Timeline
@@ -17,7 +18,7 @@ from .texts import GUARD_NOTE, fill_role, overhead_headline, overhead_source, pe
 
 
 class TimelineSummary(Widget):
-    """Six short lines over the chart (or "computing…" until the timeline is ready)."""
+    """Up to seven short lines over the chart, three when `compact` (or "computing…" until the timeline is ready)."""
 
     COMPONENT_CLASSES = {"summary--label", "summary--muted", "summary--ok", "summary--warn", "summary--error", "summary--overhead"}
 
@@ -35,8 +36,12 @@ class TimelineSummary(Widget):
     }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    compact: reactive[bool] = reactive(False, layout=True)
+    """Only the title with calls, cost and cache; what the transcript does not show; the fill."""
+
+    def __init__(self, title: str, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.title = title
         self.timeline: Timeline | None = None
         self.status = "computing the timeline…"
 
@@ -51,20 +56,30 @@ class TimelineSummary(Widget):
 
     def render(self) -> Group | Text:
         t = self.timeline
+        title = self._line()
+        title.append(self.title, self._s("label"))
         if t is None:
-            return Text(self.status, style=self._s("muted"))
-        return Group(*(line for line in (self._calls(t), self._cache(t), self._overhead(t), self._fill(t), self._thresholds(t), self._jump(t)) if line))
+            title.append(f" · {self.status}", self._s("muted"))
+            return title
+        if self.compact:
+            lines = [self._calls(t, title), self._overhead(t), self._fill(t)]
+        else:
+            lines = [title, self._calls(t, None), self._cache(t), self._overhead(t), self._fill(t), self._thresholds(t), self._jump(t)]
+        return Group(*(line for line in lines if line))
 
     @staticmethod
     def _line() -> Text:
         return Text(no_wrap=True, overflow="ellipsis")
 
-    def _calls(self, t: Timeline) -> Text:
+    def _calls(self, t: Timeline, line: Text | None) -> Text:
         s = self._s
-        line = self._line()
         calls = t.calls
-        line.append("Timeline ", s("label"))
-        line.append(f"{len(calls):,} calls on the active path")
+        if line is None:
+            line = self._line()
+            line.append("Calls ", s("label"))
+        else:
+            line.append(" · ", s("muted"))
+        line.append(f"{len(calls):,} on the active path")
         skipped = len(t.walk.skipped_synthetic) + len(t.walk.skipped_zero_usage)
         if skipped:
             line.append(f" ({skipped:,} without a request skipped)", s("muted"))
@@ -115,7 +130,7 @@ class TimelineSummary(Widget):
     def _fill(self, t: Timeline) -> Text:
         s = self._s
         fill = t.fill
-        line = Text()
+        line = self._line() if self.compact and not fill.over_window else Text()
         line.append("Context now ", s("label"))
         line.append(fill.message, s(fill_role(fill)))
         line.append(" · window-size guard ", s("muted"))

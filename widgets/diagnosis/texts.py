@@ -88,6 +88,8 @@ def fill_warning(fill: FillState, style: StyleOf) -> Text | None:
 def trend_text(overhead: OverheadSummary) -> str:
     """`rising ↗ +567.66 tok/call (mean 28,268 → 42,550)`."""
     t = overhead.trend
+    if t.slope_tokens_per_call is None:
+        return "no trend from a single call"
     arrow = TREND_ARROWS.get(t.direction, "")
     text = f"{t.direction} {arrow}"
     if t.slope_tokens_per_call is not None:
@@ -129,6 +131,6 @@ def overhead_gauge_line(overhead: OverheadSummary, style: StyleOf) -> Text:
     line.append("not in the transcript ", style("label"))
     line.append(overhead_headline(overhead), style("overhead"))
     line.append(" (derived)", style("muted"))
-    if overhead.calls_used:
+    if overhead.trend.slope_tokens_per_call is not None:
         line.append(f" {TREND_ARROWS.get(overhead.trend.direction, '')} {overhead.trend.direction}", style("muted"))
     return line
