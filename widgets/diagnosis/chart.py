@@ -145,6 +145,11 @@ class TimelineChart(PlotWidget):
         self.jump_rank: dict[int, int] = {}
         self.lines: list[ChartLine] = []
 
+    def set_compact(self, compact: bool) -> None:
+        """Thinner margins for a short terminal (the call-axis label is left out)."""
+        self.margin_top = 1 if compact else 2
+        self.margin_bottom = 2 if compact else 3
+
     # -- data -------------------------------------------------------------------------------------
 
     def show(self, timeline: Timeline, cursor: int | None = None) -> None:

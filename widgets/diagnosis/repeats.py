@@ -71,8 +71,7 @@ class RepeatsPanel(OptionList):
             line.append(one_line(rep.tool_name, 12) + ": ", style="dim")
             line.append(one_line(rep.subject, SUBJECT_CHARS))
             self.add_option(Option(line, id=f"repeat-{rank - 1}"))
-        if highlighted is not None and highlighted < len(repeats):
-            self.highlighted = highlighted
+        self.highlighted = highlighted if highlighted is not None and highlighted < len(repeats) else 0
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:

@@ -73,11 +73,10 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
                 yield Static("", id="timeline-legend")
                 yield TimelineChart(id="timeline-chart")
                 yield CallsTable(id="timeline-table")
-            with Vertical(id="timeline-side"):
-                with VerticalScroll(id="timeline-call-box"):
-                    yield CallFigures("", id="timeline-call")
-                yield Static("Repeats by tokens · Enter: each in the transcript (n / N)", id="timeline-repeats-title")
-                yield RepeatsPanel(id="timeline-repeats")
+            with VerticalScroll(id="timeline-side"):
+                yield CallFigures("", id="timeline-call")
+        yield Static("Repeats, ranked by the tokens they cost · Enter: each occurrence in the transcript, then n / N", id="timeline-repeats-title")
+        yield RepeatsPanel(id="timeline-repeats")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -129,6 +128,9 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
 
     @on(TimelineChart.CallSelected)
     def _chart_selected(self, event: TimelineChart.CallSelected) -> None:
+        chart = self.query_one("#timeline-chart", TimelineChart)
+        if event.index != chart.cursor:
+            return  # overtaken by a later move
         self._select(event.index)
         table = self.query_one("#timeline-table", CallsTable)
         if table.row_count and table.cursor_row != event.index:
@@ -136,8 +138,9 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
 
     @on(CallsTable.CallSelected)
     def _table_selected(self, event: CallsTable.CallSelected) -> None:
-        if not self.has_class("-tiny"):
-            return  # the hidden table follows the chart, never the other way round
+        table = self.query_one("#timeline-table", CallsTable)
+        if not self.has_class("-tiny") or event.index != table.cursor_row:
+            return  # the hidden table follows the chart; a stale highlight (while filling) is dropped
         self._select(event.index)
         chart = self.query_one("#timeline-chart", TimelineChart)
         if chart.cursor != event.index:
@@ -177,6 +180,7 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
         if compact != self.has_class("-compact"):
             self.set_class(compact, "-compact")
             self.query_one("#timeline-summary", TimelineSummary).compact = compact
+            self.query_one("#timeline-chart", TimelineChart).set_compact(compact)
             self._update_legend()
             if self.cursor is not None:
                 self._select(self.cursor)
@@ -186,7 +190,7 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
             table = self.query_one("#timeline-table", CallsTable)
             if tiny and self.cursor is not None and table.row_count:
                 table.move_cursor(row=self.cursor)
-            if self.focused is self.query_one("#timeline-chart") or self.focused is self.query_one("#timeline-table"):
+            if self.focused is not self.query_one("#timeline-repeats"):
                 self.action_focus_chart()
 
     # -- actions ----------------------------------------------------------------------------------

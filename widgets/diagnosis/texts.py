@@ -125,12 +125,12 @@ def overhead_explanation(overhead: OverheadSummary) -> str:
 
 
 def overhead_gauge_line(overhead: OverheadSummary, style: StyleOf) -> Text:
-    """One line for the gauge: `▓ not in the transcript 54,006 tok · 44.2% of the last prompt (derived) ↗`."""
+    """One line for the gauge: `▓ not in the transcript (derived) 54,006 tok · 44.2% of the last prompt ↗ rising`."""
     line = Text(no_wrap=True, overflow="ellipsis")
     line.append("▓ ", style("overhead"))
     line.append("not in the transcript ", style("label"))
+    line.append("(derived) ", style("muted"))
     line.append(overhead_headline(overhead), style("overhead"))
-    line.append(" (derived)", style("muted"))
     if overhead.trend.slope_tokens_per_call is not None:
         line.append(f" {TREND_ARROWS.get(overhead.trend.direction, '')} {overhead.trend.direction}", style("muted"))
     return line
