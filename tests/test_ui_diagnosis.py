@@ -353,6 +353,16 @@ async def test_timeline_key_is_in_help_and_palette(tmp_path, ui):
     assert "Timeline" in shown and "Repeats" in shown
 
 
+def test_fill_message_and_label_show_the_same_percentage():
+    """17,612 / 8,000 = 2.2015: the engine's message and the header's label both print the rounded fill (220.1%)."""
+    from widgets.diagnosis.texts import fill_label
+
+    fill = context_fill(17_612, 8_000, "block", None)
+    assert fill.fill == 2.2015
+    assert "220.1% of the 8,000-token window" in fill.message
+    assert fill_label(fill) == "OVER THE WINDOW 220.1% (9,612 over)"
+
+
 def test_context_fill_is_the_timeline_fill(tmp_path):
     """The header's quick fill (no timeline needed) is the same state the timeline reports."""
     path = tmp_path / "over.jsonl"

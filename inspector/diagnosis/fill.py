@@ -60,7 +60,7 @@ class FillState:
 def fill_state(tokens: int, window: int, lines: list[ThresholdLine], guard_level: str) -> FillState:
     """The fill state of `tokens` in `window`, given the threshold lines (from `threshold_lines`)."""
     fill = round(tokens / window, 4) if window else None
-    pct = f"{100 * tokens / window:.1f}%" if window else "?"
+    pct = f"{100 * fill:.1f}%" if fill is not None else "?"  # the rounded fill, as `stats` and the gauge print it
     over = [t for t in lines if tokens > t.tokens]
     rank = {"window": 2, "compaction": 1}
     top = max(over, key=lambda t: (rank.get(t.kind, 0), t.tokens)) if over else None

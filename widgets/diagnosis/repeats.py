@@ -68,8 +68,11 @@ class RepeatsPanel(OptionList):
             line.append(f"{kind_label(rep.kind):<16} ", style="bold")
             line.append(f"×{rep.count:<4}")
             line.append(f"{tokens(rep.tokens):>9} tok  ")
-            line.append(one_line(rep.tool_name, 12) + ": ", style="dim")
-            line.append(one_line(rep.subject, SUBJECT_CHARS))
+            subject = one_line(rep.subject, SUBJECT_CHARS)
+            tool = one_line(rep.tool_name, 12)
+            if not subject.startswith(tool + " "):  # a retry's subject already names its tool
+                line.append(tool + ": ", style="dim")
+            line.append(subject)
             self.add_option(Option(line, id=f"repeat-{rank - 1}"))
         self.highlighted = highlighted if highlighted is not None and highlighted < len(repeats) else 0
 

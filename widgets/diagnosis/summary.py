@@ -109,7 +109,8 @@ class TimelineSummary(Widget):
         ttl = "off" if c.ttl_ms <= 0 else format_duration_ms(c.ttl_ms)
         line.append(f"(TTL {ttl}, {c.ttl_source}): ", s("muted"))
         if c.expiry_writes:
-            line.append(f"{len(c.expiry_writes):,} calls, {tokens(c.expiry_write_tokens)} tok, {usd(c.expiry_write_cost)}")
+            n = len(c.expiry_writes)
+            line.append(f"{n:,} call{'s' if n != 1 else ''}, {tokens(c.expiry_write_tokens)} tok, {usd(c.expiry_write_cost)}")
         else:
             line.append("none")
         line.append(f" · cache read {tokens(c.cache_read)} · write {tokens(c.cache_write)} of {tokens(c.prompt_tokens)} prompt tok", s("muted"))

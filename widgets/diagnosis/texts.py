@@ -81,7 +81,10 @@ def fill_warning(fill: FillState, style: StyleOf) -> Text | None:
     mark = "⚠ " if fill.level == FILL_COMPACTION_DUE else ""
     line = Text(no_wrap=True, overflow="ellipsis")
     line.append(f"{mark}{fill_label(fill)}", style(fill_role(fill)))
-    line.append(f" (above {fill.threshold})" if fill.threshold else "", style("muted"))
+    if fill.level == FILL_COMPACTION_DUE:
+        line.append(" (above window − reserveTokens: pi compacts after the next turn)", style("muted"))
+    elif fill.threshold:
+        line.append(f" (above {fill.threshold})", style("muted"))
     return line
 
 
