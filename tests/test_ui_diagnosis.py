@@ -317,7 +317,7 @@ async def test_over_the_window_is_a_warning_apart_from_the_guard(tmp_path, ui):
     screen = inspector(pilot.app)
     header = text_of(screen.query_one(SessionHeader))
     assert "⚠ OVER THE WINDOW 130.0% (30,020 over)" in header
-    assert "size guard OK" in header
+    assert "window 100,000 (flag) · size guard OK" in header
     gauge = screen.query_one(ContextGauge)
     shown = text_of(gauge)
     assert "OVER THE WINDOW" in shown and "The next request cannot fit" in shown.replace("\n", " ")

@@ -93,13 +93,13 @@ class SessionHeader(Widget):
         model = o.model or {}
         line2.append("window ", s("header--muted"))
         line2.append(f"{o.window.tokens:,}")
-        line2.append(", size guard ", s("header--muted"))
+        src = o.window.source + (f", capped by {o.window.capped_by}" if o.window.capped_by else "")
+        line2.append(f" ({one_line(src, 60)})", s("header--muted"))
+        line2.append(" · size guard ", s("header--muted"))
         line2.append(o.guard.level.upper(), s(f"header--{o.guard.level}"))
         line2.append(" · model ", s("header--muted"))
         line2.append(one_line(f"{model.get('provider')}/{model.get('modelId')}", 60) if model else "unknown")
         line2.append(f" · thinking {one_line(str(o.thinking_level), 10)}", s("header--muted"))
-        src = o.window.source + (f", capped by {o.window.capped_by}" if o.window.capped_by else "")
-        line2.append(f" · window from {one_line(src, 60)}", s("header--muted"))
         if data.live:
             line2.append(f" · {data.live}", s("header--live"))
         text = Text("\n", no_wrap=True).join([line1, line2])
