@@ -71,6 +71,7 @@ SHOTS = (
     Shot("guard-warn", "A small context window: guard WARN", (), context_window=24_000),
     Shot("help", "Help", ("question_mark",)),
     Shot("pruning", "Pruning preview: what OpenClaw's cache-TTL pruning would cut", ("p",)),
+    Shot("timeline", "Timeline: where the context jumped, what repeats, what the transcript does not show", ("l",)),
 )
 
 
