@@ -374,3 +374,53 @@ def test_context_fill_is_the_timeline_fill(tmp_path):
         overview = context_overview(session, ctx, options)
         fill = context_fill(overview.usage.tokens, overview.window.tokens, overview.guard.level, None)
         assert fill == build_timeline(session, ctx, TimelineOptions(window=options)).fill
+
+
+# ------------------------------------------------------------------------------------------- when it is computed
+
+
+@pytest.mark.anyio
+async def test_a_large_session_gets_its_timeline_on_demand(tmp_path, ui, monkeypatch):
+    import widgets.diagnosis.runner as runner
+
+    monkeypatch.setattr(runner, "AUTO_ENTRIES", 5)
+    path = tmp_path / "runaway.jsonl"
+    build_runaway(path)
+    assert len(open_session(path).entries) > 5
+    pilot = await ui(path)
+    screen = inspector(pilot.app)
+    assert screen.timeline is None
+    breakdown = "\n".join(text_of(w) for w in screen.query_one(ContextBreakdown).query("Static"))
+    assert "computed with the timeline (l; on demand for a large session)" in breakdown.replace("\n", " ")
+    assert screen.query_one(ContextGauge).fill_state is not None, "the fill never waits for the timeline"
+    timeline = await open_timeline(pilot)
+    assert timeline.timeline is not None and len(timeline.timeline.calls) == 8
+    assert screen.timeline is timeline.timeline
+
+
+@pytest.mark.anyio
+async def test_the_open_timeline_follows_appended_calls(tmp_path, ui):
+    b = SessionBuilder(seed=9)
+    b.header(cwd="/w")
+    b.user("start")
+    b.assistant("one")
+    path = b.write(tmp_path / "live.jsonl")
+    base = path.read_text(encoding="utf-8")
+    b.user("more")
+    b.assistant("two")
+    pilot = await ui(path)
+    screen = await open_timeline(pilot)
+    chart = screen.query_one(TimelineChart)
+    assert len(chart.timeline.calls) == 1
+    with path.open("a", encoding="utf-8") as f:
+        f.write(b.text()[len(base):])
+    inspector_screen = pilot.app.screen_stack[-2]
+    assert isinstance(inspector_screen, InspectorScreen)
+    inspector_screen.check_for_updates()
+    for _ in range(100):
+        await settle(pilot)
+        if len(chart.timeline.calls) == 2:
+            break
+        await pilot.pause(0.1)
+    assert len(chart.timeline.calls) == 2
+    assert " of 2 " in text_of(screen.query_one(CallFigures))

@@ -16,6 +16,9 @@ from inspector.diagnosis.timeline import Timeline
 from .texts import overhead_explanation, percent, tokens, trend_text
 
 
+PENDING = "Not in the transcript (derived): computed with the timeline (l; on demand for a large session)"
+
+
 class OverheadPanel(Vertical):
     """The not-in-transcript share: headline and share bar, what it is, trend line and sparkline, source."""
 
@@ -24,8 +27,8 @@ class OverheadPanel(Vertical):
     DEFAULT_CSS = """
     OverheadPanel {
         height: auto;
-        display: none;
-        &.-shown { display: block; }
+        & > #overhead-trend { display: none; }
+        &.-shown > #overhead-trend { display: block; }
         & > .overhead--label { text-style: bold; }
         & > .overhead--muted { color: $text-muted; }
         & > .overhead--overhead { color: $text-accent; text-style: bold; }
@@ -38,9 +41,12 @@ class OverheadPanel(Vertical):
     """
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="overhead-text")
+        yield Static(Text(PENDING), id="overhead-text")
         yield Sparkline([], id="overhead-trend")
         yield Static("", id="overhead-notes")
+
+    def on_mount(self) -> None:
+        self.query_one("#overhead-text", Static).update(Text(PENDING, style=self.get_component_rich_style("overhead--muted")))
 
     def show(self, timeline: Timeline) -> None:
         """Show the not-in-transcript figures of `timeline`."""

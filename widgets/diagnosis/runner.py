@@ -4,9 +4,13 @@
 `FillReady` at once (the fill state: cheap, `inspector.diagnosis.fill.context_fill`, so the header's over-the-window
 warning never waits) and `TimelineReady` when `inspector.diagnosis.timeline.build_timeline` is done (the chart, the
 repeats, the not-in-transcript share, cost and cache), or `TimelineFailed`. One timeline is computed at a time: a
-request made meanwhile is kept (the newest only) and runs when the current one ends, at least
-`MIN_INTERVAL` seconds after the previous one started, so a session that is being written is not re-walked
-continuously. The runner never touches a widget.
+request made meanwhile is kept (the newest only) and runs when the current one ends, and no sooner than
+`MIN_INTERVAL` seconds, or `BUSY_FACTOR` times the last computation's duration, after the previous one started, so
+a session that is being written keeps the worker busy a fifth of the time at most.
+
+The timeline reads every tool call and result from disk (the repeats): about 1.8 s and 40 MB for a 100 MB session.
+Sessions of more than `AUTO_ENTRIES` entries get it on demand only (`demand()`, when the timeline screen opens).
+The runner never touches a widget.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from inspector.overview import ContextOverview
 from inspector.session import Session, SessionOpenError
 
 MIN_INTERVAL = 1.0
+BUSY_FACTOR = 5.0
+AUTO_ENTRIES = 50_000
 
 
 class DiagnosisRunner:
@@ -63,8 +69,10 @@ class DiagnosisRunner:
         self.window_options = window_options
         self.running = False
         self.started_at = 0.0
+        self.last_duration = 0.0
         self.pending: tuple[Session, m.SessionContext] | None = None
         self.requested_ctx: m.SessionContext | None = None
+        self.demanded = False
 
     def request(self, session: Session, ctx: m.SessionContext, overview: ContextOverview) -> None:
         """New figures are shown for `ctx`: compute its fill now and its timeline when the runner is free."""
@@ -84,10 +92,22 @@ class DiagnosisRunner:
         self.pending = (session, ctx)
         self._start_pending()
 
+    @staticmethod
+    def on_demand_only(session: Session) -> bool:
+        """Whether `session` is too large for a timeline computed without being asked for."""
+        return len(session.entries) > AUTO_ENTRIES
+
+    def demand(self) -> None:
+        """The user asked for the timeline: compute it now (and on later changes) even for a large session."""
+        self.demanded = True
+        self._start_pending()
+
     def _start_pending(self) -> None:
         if self.running or self.pending is None:
             return
-        wait = self.started_at + MIN_INTERVAL - time.monotonic()
+        if not self.demanded and self.on_demand_only(self.pending[0]):
+            return
+        wait = self.started_at + max(MIN_INTERVAL, BUSY_FACTOR * self.last_duration) - time.monotonic()
         if wait > 0:
             self.screen.set_timer(wait, self._start_pending)
             return
@@ -104,6 +124,8 @@ class DiagnosisRunner:
         except (OSError, SessionOpenError) as exc:
             self.screen.post_message(self.TimelineFailed(ctx, f"timeline: {exc}"))
             return
+        finally:
+            self.last_duration = time.monotonic() - self.started_at
         self.screen.post_message(self.TimelineReady(ctx, timeline))
 
     def applied(self) -> None:

@@ -597,6 +597,7 @@ class InspectorScreen(Screen):
         screen = TimelineScreen(self.timeline, self.path.name, focus=focus)
         self._timeline_screen = screen
         self.app.push_screen(screen, self._diagnosis_jump)
+        self.diagnosis.demand()
 
     def _diagnosis_jump(self, jump: DiagnosisJump | None) -> None:
         self._timeline_screen = None
