@@ -424,3 +424,16 @@ async def test_the_open_timeline_follows_appended_calls(tmp_path, ui):
         await pilot.pause(0.1)
     assert len(chart.timeline.calls) == 2
     assert " of 2 " in text_of(screen.query_one(CallFigures))
+
+
+@pytest.mark.anyio
+async def test_timeline_help_names_its_keys(tmp_path, ui):
+    path = demo_copy(tmp_path)
+    pilot = await ui(path)
+    await open_timeline(pilot)
+    await pilot.press("question_mark")
+    await settle(pilot)
+    shown = "\n".join(text_of(w) for w in pilot.app.screen.query("Static"))
+    assert "One point per LLM call" in shown and "Estimators (e cycles)" not in shown
+    for key, what in (("]", "Next jump"), ("[", "Previous jump"), ("x", "Cause"), ("enter", "Show in transcript"), ("R", "Repeats")):
+        assert any(line.strip().startswith(key) and what in line for line in shown.splitlines()), key

@@ -39,6 +39,17 @@ TINY_WIDTH = 72
 TINY_HEIGHT = 20
 COMPACT_WIDTH = 110
 COMPACT_HEIGHT = 32
+HELP_INTRO = (
+    "One point per LLM call on the active path (an assistant message with recorded usage). The chart draws the recorded "
+    "prompt (input + cacheRead + cacheWrite), pi's chars/4 estimate of the transcript sent before the call, and the gap "
+    "between them: what the transcript does not show (system prompt, tool schemas, injected context; derived, so it also "
+    "carries the estimator's error). Horizontal lines: the window, pi's compaction threshold (window − reserveTokens) and "
+    "the early warnings, labelled on the token axis. Vertical lines: compactions. Digits: the largest jumps by rank.\n"
+    "The guard is about the window's size; the fill is how much of it the session uses. Cost is the recorded usage.cost, "
+    "else the bundled pi-ai price table. Repeats: the same file read again unchanged, the same command, the same tool "
+    "error, a call re-issued after it failed, ranked by the tokens the repetitions added; Enter shows the first "
+    "occurrence in the transcript and n / N the others."
+)
 FOCUS_CHART = "chart"
 FOCUS_REPEATS = "repeats"
 
@@ -208,7 +219,7 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
     def action_help(self) -> None:
         from ..screens.help import HelpScreen
 
-        self.app.push_screen(HelpScreen(self.help_rows(), f"Timeline · {one_line(self.file_name, 60)}"))
+        self.app.push_screen(HelpScreen(self.help_rows(), f"Timeline · {one_line(self.file_name, 60)}", HELP_INTRO, estimators=False))
 
     def help_rows(self) -> list[tuple[str, str, str]]:
         """(key, description, tooltip) of the screen's and the chart's keys."""
