@@ -9,6 +9,7 @@
   repeats.py         the ranked repeats (Enter: each occurrence in the transcript, then n / N)
   overhead_panel.py  "not in the transcript" as its own share of the breakdown, with its trend
   occurrences.py     `DiagnosisJump` (what the screen dismisses with) and the `Occurrences` n / N step through
+  inspector_views.py `DiagnosisViews`, the inspector screen's mixin: runner messages, the timeline screen, jumps
   texts.py           how fill, guard and not-in-transcript figures read in the header, gauge, breakdown and screen
 
 Every figure is the engine's; nothing here computes one.

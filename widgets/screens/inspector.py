@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -29,8 +28,7 @@ from inspector.session import Session
 from ..breakdown import ContextBreakdown
 from ..commands import PaletteCommand, binding_commands, help_rows
 from ..detail.detail import MessageDetail
-from ..diagnosis.occurrences import DiagnosisJump, Occurrences, entry_index_at_line
-from ..diagnosis.runner import DiagnosisRunner
+from ..diagnosis.inspector_views import DiagnosisViews
 from ..gauge import ContextGauge
 from ..notice_bar import NoticeBar
 from ..options import InspectorOptions
@@ -47,11 +45,6 @@ from .filter import FilterScreen
 from .help import HelpScreen
 from .live_follow import FollowView, LiveFollower
 from .opening import SessionOpener
-
-if TYPE_CHECKING:
-    from inspector.diagnosis.timeline import Timeline
-
-    from ..diagnosis.screen import TimelineScreen
 
 TIKTOKEN_ALL_BELOW = 20_000
 DETAIL_DEBOUNCE = 0.06
@@ -78,8 +71,8 @@ class ViewReady(Message):
         self.target = target
 
 
-class InspectorScreen(Screen):
-    """One session file, live."""
+class InspectorScreen(DiagnosisViews, Screen):
+    """One session file, live (its diagnosis views: `DiagnosisViews`)."""
 
     BINDINGS = [
         Binding("e", "next_estimator", "Estimator", tooltip="Cycle pi chars/4 → OpenClaw pruning chars → tiktoken → recorded usage"),
@@ -122,10 +115,7 @@ class InspectorScreen(Screen):
         self.navigator = TranscriptNavigator(lambda: self.transcript, self.notify)
         self.opener = SessionOpener(self, self.path, options, lambda: self.estimator)
         self.follower = LiveFollower(self, lambda: self.window_options, options.clock, self._live_text)
-        self.diagnosis = DiagnosisRunner(self, lambda: self.window_options)
-        self.timeline: Timeline | None = None
-        self.occurrences: Occurrences | None = None
-        self._timeline_screen: TimelineScreen | None = None
+        self.init_diagnosis()
 
     @property
     def window_options(self) -> WindowOptions:
@@ -213,8 +203,7 @@ class InspectorScreen(Screen):
         live = self._live_text(self.session) if self.session is not None else ""
         header = self.query_one("#header", SessionHeader)
         header.data = HeaderData(figures.overview, live, header.data.fill if header.data else None)
-        if self.session is not None and self.model is not None:
-            self.diagnosis.request(self.session, self.model.ctx, figures.overview)
+        self.request_diagnosis(figures)
         self.query_one("#gauge", ContextGauge).data = figures.overview
         _field, note = breakdown_field(self.estimator)
         self.query_one("#breakdown", ContextBreakdown).show(figures.breakdown, self._unit(), note)
@@ -283,34 +272,6 @@ class InspectorScreen(Screen):
         if self.model is not None and self.model.ctx is message.ctx:
             self._apply_figures(message.figures)
 
-    # -- diagnosis (messages from `DiagnosisRunner`) ----------------------------------------------------
-
-    @on(DiagnosisRunner.FillReady)
-    def _fill_ready(self, message: DiagnosisRunner.FillReady) -> None:
-        if self.figures is None or self.figures.overview is not message.overview:
-            return
-        header = self.query_one("#header", SessionHeader)
-        if header.data is not None:
-            header.data = replace(header.data, fill=message.fill)
-        self.query_one("#gauge", ContextGauge).fill_state = message.fill
-
-    @on(DiagnosisRunner.TimelineReady)
-    def _timeline_ready(self, message: DiagnosisRunner.TimelineReady) -> None:
-        self.diagnosis.applied()
-        if self.model is None or message.ctx is not self.model.ctx:
-            return
-        self.timeline = message.timeline
-        self.query_one("#gauge", ContextGauge).overhead = message.timeline.overhead
-        self.query_one("#breakdown", ContextBreakdown).show_overhead(message.timeline)
-        if self._timeline_screen is not None:
-            self._timeline_screen.set_timeline(message.timeline)
-
-    @on(DiagnosisRunner.TimelineFailed)
-    def _timeline_failed(self, message: DiagnosisRunner.TimelineFailed) -> None:
-        self.diagnosis.applied()
-        if self._timeline_screen is not None:
-            self._timeline_screen.show_failure(message.reason)
-
     def _unit(self) -> str:
         return ESTIMATOR_UNITS[self.estimator]
 
@@ -361,24 +322,6 @@ class InspectorScreen(Screen):
         if model is None or event.context_index >= len(model.ctx.messages):
             return
         row = model.row_of_entry(model.ctx.messages[event.context_index].entry_index)
-        self._move_to_row(row)
-
-    def jump_to_line(self, line: int) -> None:
-        """Show the entry on physical line `line` in the transcript; one outside the context (summarized by the
-        compaction in force) is shown in the every-entry view."""
-        session, model = self.session, self.model
-        if session is None or model is None:
-            return
-        entry_index = entry_index_at_line(session.entries, line)
-        if entry_index is None:
-            self.notify(f"line {line} holds no entry any more", severity="warning", markup=False)
-            return
-        row = model.row_of_entry(entry_index)
-        if row is None and not self.show_off_path:
-            self.show_off_path = True
-            self.notify("Not in the context now (summarized by a compaction): showing every entry in file order (o: back).", markup=False)
-            self._build_view(session, model, True, entry_index, self.estimator)
-            return
         self._move_to_row(row)
 
     def _move_to_row(self, row: int | None) -> None:
@@ -471,16 +414,12 @@ class InspectorScreen(Screen):
         self.transcript.focus()
 
     def action_search_next(self) -> None:
-        if self.occurrences is not None:
-            self._show_occurrence(1)
-            return
-        self._start_search(backwards=False)
+        if not self.step_occurrence(1):
+            self._start_search(backwards=False)
 
     def action_search_previous(self) -> None:
-        if self.occurrences is not None:
-            self._show_occurrence(-1)
-            return
-        self._start_search(backwards=True)
+        if not self.step_occurrence(-1):
+            self._start_search(backwards=True)
 
     def _start_search(self, backwards: bool) -> None:
         if not self.search_query or self.model is None:
@@ -587,33 +526,6 @@ class InspectorScreen(Screen):
                 now_ms=lambda: now_ms(clock),
             )
         )
-
-    def action_timeline(self, focus: str = "chart") -> None:
-        """Open the timeline screen (`focus` `chart` or `repeats`); what it dismisses with is shown here."""
-        if self.session is None:
-            return
-        from ..diagnosis.screen import TimelineScreen
-
-        screen = TimelineScreen(self.timeline, self.path.name, focus=focus)
-        self._timeline_screen = screen
-        self.app.push_screen(screen, self._diagnosis_jump)
-        self.diagnosis.demand()
-
-    def _diagnosis_jump(self, jump: DiagnosisJump | None) -> None:
-        self._timeline_screen = None
-        if jump is None or not jump.lines:
-            return
-        self.occurrences = Occurrences(jump)
-        self._show_occurrence(0)
-
-    def _show_occurrence(self, delta: int) -> None:
-        occurrences = self.occurrences
-        if occurrences is None:
-            return
-        line = occurrences.step(delta)
-        if line is not None:
-            self.jump_to_line(line)
-            self.notify(occurrences.describe(), timeout=4, markup=False)
 
     def action_help(self) -> None:
         rows = help_rows([*self.BINDINGS, *Transcript.BINDINGS])
