@@ -16,7 +16,7 @@ import pytest
 from test_diagnosis_fixtures import build_over_window, build_runaway
 from test_ui_support import settle
 
-from conftest import ROOT
+from conftest import ROOT, corpus_file
 from inspector.diagnosis.fill import context_fill
 from inspector.diagnosis.timeline import TimelineOptions, build_timeline
 from inspector.figures import WindowOptions, context_overview
@@ -437,3 +437,26 @@ async def test_timeline_help_names_its_keys(tmp_path, ui):
     assert "One point per LLM call" in shown and "Estimators (e cycles)" not in shown
     for key, what in (("]", "Next jump"), ("[", "Previous jump"), ("x", "Cause"), ("enter", "Show in transcript"), ("R", "Repeats")):
         assert any(line.strip().startswith(key) and what in line for line in shown.splitlines()), key
+
+
+@pytest.mark.corpus
+@pytest.mark.anyio
+async def test_a_real_session_shows_where_it_jumped_what_repeats_and_what_is_outside(tmp_path, ui):
+    """A real pi session from the corpus: the timeline opens on its largest jump, names the message that caused it,
+    lists its repeats and what the transcript does not show, all as `timeline --json` says; Enter shows the jump."""
+    path = tmp_path / "large-session.v1.jsonl"
+    shutil.copyfile(corpus_file("pi", "large-session.v1.jsonl"), path)
+    data = timeline_json(path)
+    pilot = await ui(path, size=(160, 48))
+    screen = await open_timeline(pilot)
+    jump = data["jumps"][0]
+    assert screen.query_one(TimelineChart).cursor == jump["call_index"]
+    figures = text_of(screen.query_one(CallFigures))
+    cause = jump["causes"][0]
+    assert f"line {cause['line']}" in figures and f"{cause['pi_tokens']:,} tok" in figures
+    assert screen.query_one(RepeatsPanel).option_count == max(1, len(data["repeats"]))
+    summary = text_of(screen.query_one(TimelineSummary))
+    assert f"{data['overhead']['latest']:,} tok" in summary
+    await pilot.press("enter")
+    await settle(pilot)
+    assert current_line(pilot.app) == jump["line"]
