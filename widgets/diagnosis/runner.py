@@ -108,17 +108,16 @@ class DiagnosisRunner:
         if not self.demanded and self.on_demand_only(self.pending[0]):
             return
         wait = self.started_at + max(MIN_INTERVAL, BUSY_FACTOR * self.last_duration) - time.monotonic()
-        if wait > 0:
-            self.screen.set_timer(wait, self._start_pending)
-            return
         session, ctx = self.pending
         self.pending = None
         self.running = True
-        self.started_at = time.monotonic()
         options = TimelineOptions(window=self.window_options())
-        self.screen.run_worker(lambda: self._timeline(session, ctx, options), thread=True, group="diagnosis", description="timeline")
+        self.screen.run_worker(lambda: self._timeline(session, ctx, options, wait), thread=True, group="diagnosis", description="timeline")
 
-    def _timeline(self, session: Session, ctx: m.SessionContext, options: TimelineOptions) -> None:
+    def _timeline(self, session: Session, ctx: m.SessionContext, options: TimelineOptions, wait: float) -> None:
+        if wait > 0:
+            time.sleep(wait)  # in the worker, so that "no worker running" still means "the timeline is current"
+        self.started_at = time.monotonic()
         try:
             timeline = build_timeline(session, ctx, options)
         except (OSError, SessionOpenError) as exc:
