@@ -195,9 +195,9 @@ class TimelineChart(PlotWidget):
             labels[float(line.tokens)] = line.label
         self.set_yticks(sorted(labels))
         self.set_y_formatter(ThresholdAxis(labels))
-        for marker in timeline.walk.markers:
-            if marker.kind == "compaction" and marker.before_call is not None:
-                self.add_v_line(marker.before_call - 0.5, line_style=self._style("timeline--compaction"))
+        for path_marker in timeline.walk.markers:
+            if path_marker.kind == "compaction" and path_marker.before_call is not None:
+                self.add_v_line(path_marker.before_call - 0.5, line_style=self._style("timeline--compaction"))
         self.plot(xs, [c.not_in_transcript for c in calls], line_style=self._style("timeline--overhead"), hires_mode=HiResMode.BRAILLE)
         self.plot(xs, [c.transcript_estimate for c in calls], line_style=self._style("timeline--transcript"), hires_mode=HiResMode.BRAILLE)
         self.plot(xs, [c.prompt_tokens for c in calls], line_style=self._style("timeline--prompt"), hires_mode=HiResMode.BRAILLE)

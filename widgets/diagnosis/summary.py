@@ -61,6 +61,7 @@ class TimelineSummary(Widget):
         if t is None:
             title.append(f" · {self.status}", self._s("muted"))
             return title
+        lines: list[Text | None]
         if self.compact:
             lines = [self._calls(t, title), self._overhead(t), self._fill(t)]
         else:
