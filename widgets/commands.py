@@ -28,7 +28,10 @@ def _bindings(bindings: Iterable[BindingType]) -> list[Binding]:
 
 def key_label(key: str) -> str:
     """A binding's key as the help screen shows it (`?`, `/` rather than their names)."""
-    return key.replace("question_mark", "?").replace("slash", "/")
+    return (
+        key.replace("question_mark", "?").replace("slash", "/")
+        .replace("left_square_bracket", "[").replace("right_square_bracket", "]")
+    )
 
 
 def help_rows(bindings: Iterable[BindingType]) -> list[tuple[str, str, str]]:

@@ -87,6 +87,7 @@ SHOTS = (
     Shot("pruning", "Pruning preview: what OpenClaw's cache-TTL pruning would cut", ("p",)),
     Shot("compaction-plan", "Compaction forecast on a 60k window: cut point, split-turn prefix, history-share drop",
          ("C",), context_window=60_000, after=_show_cut_point),
+    Shot("timeline", "Timeline: where the context jumped, what repeats, what the transcript does not show", ("l",)),
 )
 
 

@@ -60,10 +60,10 @@ async def test_header_gauge_and_breakdown_show_what_stats_json_prints(tmp_path, 
     gauge = rendered(screen.query_one(ContextGauge))
     assert f"{stats['context']['estimate_context_tokens']['tokens']:,} / {stats['context_window']['tokens']:,} tok" in gauge
     assert f"{stats['context_fill'] * 100:.1f}%" in gauge
-    assert f"guard {stats['guard']['level'].upper()}" in gauge
+    assert f"window-size guard {stats['guard']['level'].upper()}" in gauge
     model_line = rendered(screen.query_one(SessionHeader)).splitlines()[1]
-    assert f"window {stats['context_window']['tokens']:,} ({stats['context_window']['source']})" in model_line
-    assert model_line.endswith(f"guard {stats['guard']['level'].upper()}")
+    window = f"window {stats['context_window']['tokens']:,} ({stats['context_window']['source']})"
+    assert f"{window} · size guard {stats['guard']['level'].upper()}" in model_line
 
 
 @pytest.mark.anyio

@@ -155,13 +155,15 @@ def test_detail_hostile_text_is_inert(here, snap_compare):
 
 
 def test_gauge_warn(here, snap_compare):
-    """`--context-window 20000`: header and gauge say guard WARN (yellow), with OpenClaw's low-context-window message;
-    the bar is past 80 % (warning fill)."""
+    """`--context-window 20000`: header and gauge say (window-)size guard WARN (yellow), with OpenClaw's
+    low-context-window message; apart from it, the fill: "⚠ compaction due 88.1%" in the header and the gauge; the
+    bar is past 80 % (warning fill), its first part ▓ not in the transcript."""
     assert snap_compare(make_app(basic(here), context_window=20_000), terminal_size=SIZE, run_before=keys())
 
 
 def test_gauge_block(here, snap_compare):
-    """`--context-window 8000`: guard BLOCK (red): "Model context window too small (8000 tokens). Minimum is 16000."."""
+    """`--context-window 8000`: size guard BLOCK (red): "Model context window too small (8000 tokens). Minimum is
+    16000."; apart from it, the fill: "⚠ OVER THE WINDOW 220.1%" in the header and the engine's warning in the gauge."""
     assert snap_compare(make_app(basic(here), context_window=8_000), terminal_size=SIZE, run_before=keys())
 
 

@@ -29,6 +29,7 @@ from ..breakdown import ContextBreakdown
 from ..compaction.view import CompactionView, apply_forecast_marks, clear_forecast_marks
 from ..commands import PaletteCommand, binding_commands, help_rows
 from ..detail.detail import MessageDetail
+from ..diagnosis.inspector_views import DiagnosisViews
 from ..gauge import ContextGauge
 from ..notice_bar import NoticeBar
 from ..options import InspectorOptions
@@ -71,8 +72,8 @@ class ViewReady(Message):
         self.target = target
 
 
-class InspectorScreen(Screen):
-    """One session file, live."""
+class InspectorScreen(DiagnosisViews, Screen):
+    """One session file, live (its diagnosis views: `DiagnosisViews`)."""
 
     BINDINGS = [
         Binding("e", "next_estimator", "Estimator", tooltip="Cycle pi chars/4 → OpenClaw pruning chars → tiktoken → recorded usage"),
@@ -94,6 +95,8 @@ class InspectorScreen(Screen):
         Binding("z", "zoom", "Zoom message", show=False, tooltip="Show the selected message full screen (again to restore)"),
         Binding("p", "pruning", "Pruning", tooltip="Preview OpenClaw context pruning: soft trim / hard clear, settings live"),
         Binding("X", "compact", "Compact…", show=False, tooltip="Compact this session (rules by default): confirm, watch the stages, undo"),
+        Binding("l", "timeline", "Timeline", tooltip="Tokens over calls: jumps and their cause, thresholds, not in the transcript, cost, cache"),
+        Binding("R", "timeline('repeats')", "Repeats", show=False, tooltip="What keeps repeating (re-reads, commands, errors, retries); Enter: each occurrence"),
         Binding("t", "app.change_theme", "Theme", show=False, tooltip="Change the colour theme"),
         Binding("question_mark", "help", "Help", tooltip="Keys and what the columns mean"),
         Binding("escape", "back", "Back", show=False, tooltip="Back to the session list"),
@@ -115,6 +118,7 @@ class InspectorScreen(Screen):
         self.navigator = TranscriptNavigator(lambda: self.transcript, self.notify)
         self.opener = SessionOpener(self, self.path, options, lambda: self.estimator)
         self.follower = LiveFollower(self, lambda: self.window_options, options.clock, self._live_text)
+        self.init_diagnosis()
 
     @property
     def window_options(self) -> WindowOptions:
@@ -200,7 +204,9 @@ class InspectorScreen(Screen):
     def _apply_figures(self, figures: SessionFigures) -> None:
         self.figures = figures
         live = self._live_text(self.session) if self.session is not None else ""
-        self.query_one("#header", SessionHeader).data = HeaderData(figures.overview, live)
+        header = self.query_one("#header", SessionHeader)
+        header.data = HeaderData(figures.overview, live, header.data.fill if header.data else None)
+        self.request_diagnosis(figures)
         self.query_one("#gauge", ContextGauge).data = figures.overview
         _field, note = breakdown_field(self.estimator)
         self.query_one("#breakdown", ContextBreakdown).show(figures.breakdown, self._unit(), note)
@@ -398,6 +404,7 @@ class InspectorScreen(Screen):
 
     @on(SearchBar.SearchRequested)
     def _search_requested(self, event: SearchBar.SearchRequested) -> None:
+        self.occurrences = None
         self.search_query = event.query
         self.transcript.set_search(event.query or None)
         self._update_columns()
@@ -411,10 +418,12 @@ class InspectorScreen(Screen):
         self.transcript.focus()
 
     def action_search_next(self) -> None:
-        self._start_search(backwards=False)
+        if not self.step_occurrence(1):
+            self._start_search(backwards=False)
 
     def action_search_previous(self) -> None:
-        self._start_search(backwards=True)
+        if not self.step_occurrence(-1):
+            self._start_search(backwards=True)
 
     def _start_search(self, backwards: bool) -> None:
         if not self.search_query or self.model is None:
