@@ -20,7 +20,7 @@ from conftest import ROOT, corpus_file
 from inspector.diagnosis.fill import context_fill
 from inspector.diagnosis.timeline import TimelineOptions, build_timeline
 from inspector.figures import WindowOptions, context_overview
-from inspector.fixtures import SessionBuilder
+from inspector.samples.fixtures import SessionBuilder
 from inspector.session import open_session
 from widgets.breakdown import ContextBreakdown
 from widgets.diagnosis.call_panel import CallFigures
