@@ -19,7 +19,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from inspector.breakdown import Breakdown
-from inspector.textsafe import one_line
+from .inert import one_line
 
 from .transcript.previews import compact_number, role_icon
 
@@ -60,7 +60,7 @@ class ContextBreakdown(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="breakdown-tables")
-        yield Static("Largest messages (Enter to jump)", classes="breakdown-title")
+        yield Static("Largest messages (w or Tab, ↑↓, Enter to jump)", classes="breakdown-title")
         yield OptionList(id="breakdown-largest")
 
     def show(self, data: Breakdown, unit: str, note: str | None = None) -> None:
@@ -113,6 +113,14 @@ class ContextBreakdown(VerticalScroll):
                     id=f"ctx-{item.index}",
                 )
             )
+
+    def focus_largest(self) -> None:
+        """Put the keyboard in the largest messages (first one highlighted): ↑↓ move, Enter jumps."""
+        options = self.query_one("#breakdown-largest", OptionList)
+        if options.option_count and options.highlighted is None:
+            options.highlighted = 0
+        options.focus()
+        options.scroll_visible(animate=False)
 
     @on(OptionList.OptionSelected, "#breakdown-largest")
     def _jump(self, event: OptionList.OptionSelected) -> None:

@@ -15,7 +15,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from inspector.overview import ContextOverview
-from inspector.textsafe import make_inert
+from .inert import make_inert
 
 FILL_WARN_AT = 0.8
 

@@ -14,7 +14,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from inspector.overview import ContextOverview
-from inspector.textsafe import one_line
+from .inert import one_line
 
 from .transcript.previews import human_bytes
 
@@ -25,6 +25,8 @@ class HeaderData:
 
     overview: ContextOverview
     live: str = ""
+    badge: str = ""
+    """Said first, in the warning colour (`DEMO` for the bundled demo session)."""
 
 
 class SessionHeader(Widget):
@@ -64,6 +66,8 @@ class SessionHeader(Widget):
         path = Path(o.file)
         line1 = Text(no_wrap=True, overflow="ellipsis")
         name = o.session_name or o.session_id or ""
+        if data.badge:
+            line1.append(f"{data.badge} ", s("header--warn"))
         line1.append(one_line(path.name, 60), s("header--title"))
         if str(path.parent) not in ("", "."):
             line1.append(f"  {one_line(str(path.parent), 60)}", s("header--muted"))
