@@ -287,9 +287,9 @@ class InspectorScreen(Screen):
         status = []
         if self.model is not None and self.model.filtered:
             shown = sorted((self.model.filter_roles or set()) | (self.model.filter_tools or set()))
-            status.append(f"filter: {', '.join(shown)} ({len(self.model):,} of {self.model.row_count:,} rows; f to change)")
+            status.append(f"filter: {', '.join(shown)} ({len(self.model):,} of {self.model.row_count:,} rows)")
         if self.search_query:
-            status.append(f"search: {self.search_query} (n / N: next / previous)")
+            status.append(f"search: {self.search_query}")
         columns.status = " · ".join(status)
 
     # -- transcript events -----------------------------------------------------------------------

@@ -34,7 +34,7 @@ class TranscriptColumns(Widget):
     DEFAULT_CSS = """
     TranscriptColumns {
         height: auto;
-        max-height: 2;
+        max-height: 3;
         background: $panel;
         color: $text-muted;
         text-style: bold;
@@ -74,7 +74,9 @@ class TranscriptColumns(Widget):
         parts.append(unit.rjust(SIZE_CELLS) + " ")
         parts.append("context".rjust(CUMULATIVE_CELLS))
         text = Text("".join(parts), no_wrap=True, overflow="ellipsis")
-        if self.status:
-            text.append("\n")
-            text.append(one_line(self.status, max(10, self.content_region.width - 1)), "italic")
+        if self.status:  # on lines of its own (two at most), so the titles above are never pushed out
+            status = Text(one_line(self.status, 2 * max(10, self.content_region.width) - 1), style="italic")
+            for line in status.wrap(self.app.console, max(10, self.content_region.width))[:2]:
+                text.append("\n")
+                text.append_text(line)
         return text
