@@ -25,6 +25,8 @@ from inspector.marks import MarkKind, RowMark, RowMarks
 from inspector.session import Session
 from inspector.sizes import UNKNOWN, estimate_sizes, int_array, recorded_context_running, recorded_output_sizes, running_totals
 
+from .previews import INT64_MAX
+
 Estimator = Literal["pi", "prune", "tiktoken", "usage"]
 ESTIMATORS: tuple[Estimator, ...] = ("pi", "prune", "tiktoken", "usage")
 ESTIMATOR_LABELS: dict[str, str] = {
@@ -55,13 +57,12 @@ def breakdown_field(estimator: str) -> tuple[str, str | None]:
 
 SUMMARY_ROLES = frozenset({"compactionSummary", "branchSummary"})
 _arr = int_array
-INT64_MAX = 2**63 - 1
-"""Where a recorded number too large for the per-row arrays is held (a damaged or hostile `usage`)."""
 
 
 def _saturating(compute, start: int, stop: int, carry: int | None = None) -> array:
     """`compute(start, stop[, carry])` (an `inspector.sizes` function), one message at a time once a recorded
-    number overflows the signed 64-bit arrays: that message's value is held at `INT64_MAX` instead of failing."""
+    number overflows the signed 64-bit arrays: that message's value is held at `INT64_MAX` instead of failing
+    (shown as `≥9.2e+18` by `previews.compact_number`)."""
     try:
         return compute(start, stop) if carry is None else compute(start, stop, carry)
     except OverflowError:

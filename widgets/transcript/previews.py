@@ -41,6 +41,8 @@ ROLE_LABELS: dict[str, str] = {
 }
 
 PREVIEW_SCAN_CHARS = 4000
+INT64_MAX = 2**63 - 1
+"""The largest count the per-row arrays hold; a recorded number past it (a damaged or hostile `usage`) is held there."""
 
 
 def role_icon(role: str) -> str:
@@ -68,9 +70,15 @@ def row_label(entry: m.Entry, role: str) -> str:
 
 
 def compact_number(value: int | None) -> str:
-    """12,345 / 123.4k / 1.23M / 12.35G / 1.2e+15: at most 8 cells for any count; an en dash for unknown."""
+    """12,345 / 123.4k / 1.23M / 12.35G / 1.2e+15: at most 8 cells for any count; an en dash for unknown.
+
+    A count held at the top of the 64-bit per-row arrays (`widgets.transcript.model.INT64_MAX`) may be larger
+    still: it shows as `≥9.2e+18`.
+    """
     if value is None:
         return "–"
+    if value >= INT64_MAX:
+        return "≥9.2e+18"
     if value < 100_000:
         return f"{value:,}"
     if value < 10_000_000:
