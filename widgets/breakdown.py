@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 
 from inspector.breakdown import Breakdown
 from inspector.diagnosis.timeline import Timeline
-from inspector.textsafe import one_line
+from .inert import one_line
 
 from .diagnosis.overhead_panel import OverheadPanel
 from .transcript.previews import compact_number, role_icon
@@ -64,7 +64,7 @@ class ContextBreakdown(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield OverheadPanel(id="breakdown-overhead")
         yield Static("", id="breakdown-tables")
-        yield Static("Largest messages (Enter to jump)", classes="breakdown-title")
+        yield Static("Largest messages (w or Tab, ↑↓, Enter to jump)", classes="breakdown-title")
         yield OptionList(id="breakdown-largest")
 
     def show(self, data: Breakdown, unit: str, note: str | None = None) -> None:
@@ -121,6 +121,14 @@ class ContextBreakdown(VerticalScroll):
     def show_overhead(self, timeline: Timeline) -> None:
         """Show what the transcript does not show (derived from `timeline`'s calls) above the tables."""
         self.query_one("#breakdown-overhead", OverheadPanel).show(timeline)
+
+    def focus_largest(self) -> None:
+        """Put the keyboard in the largest messages (first one highlighted): ↑↓ move, Enter jumps."""
+        options = self.query_one("#breakdown-largest", OptionList)
+        if options.option_count and options.highlighted is None:
+            options.highlighted = 0
+        options.focus()
+        options.scroll_visible(animate=False)
 
     @on(OptionList.OptionSelected, "#breakdown-largest")
     def _jump(self, event: OptionList.OptionSelected) -> None:

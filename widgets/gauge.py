@@ -22,7 +22,7 @@ from textual.widget import Widget
 from inspector.diagnosis.fill import FillState
 from inspector.diagnosis.overhead import OverheadSummary
 from inspector.overview import ContextOverview
-from inspector.textsafe import make_inert
+from .inert import make_inert
 
 from .diagnosis.texts import fill_warning, overhead_gauge_line
 

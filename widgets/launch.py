@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
+import signal
+import sys
 from pathlib import Path
+from typing import Any, Callable, TextIO
 
 from .options import InspectorOptions
 
@@ -28,6 +32,48 @@ def parse_args(argv: list[str]) -> InspectorOptions:
     if args.context_window is not None and args.context_window <= 0:
         build_parser().error("--context-window must be a positive integer")
     return InspectorOptions(path=args.path, demo=args.demo, context_window=args.context_window, config_path=args.config)
+
+
+EXIT_NOT_A_TERMINAL = 2
+EXIT_TERMINATED = 128 + signal.SIGTERM
+
+
+def terminal_problem(streams: dict[str, TextIO | None] | None = None) -> str | None:
+    """A one-line hint when the interactive inspector cannot run here, else None.
+
+    The app needs a terminal on stdin (keys), stdout and stderr (Textual draws on stderr): redirected to a file or
+    a pipe it would draw into it, or spin waiting for keys that never come.
+    """
+    streams = streams if streams is not None else {"stdin": sys.stdin, "stdout": sys.stdout, "stderr": sys.stderr}
+    redirected = [name for name, stream in streams.items() if stream is None or not _isatty(stream)]
+    if not redirected:
+        return None
+    return (
+        f"session-inspector: not a terminal ({', '.join(redirected)} redirected): use `session-inspector stats PATH` or "
+        "`session-inspector context PATH` (add --json for machine output), or run it in a terminal"
+    )
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def exit_on_signals(exit_app: Callable[[int], None]) -> list[signal.Signals]:
+    """Make SIGTERM and SIGHUP end the app as `q` does (`exit_app(128 + signum)`), so the terminal is restored:
+    alternate screen off, mouse tracking off, the cursor back. Call it on the app's event loop; returns the
+    signals handled (none where the loop cannot take signal handlers, e.g. off the main thread)."""
+    loop = asyncio.get_running_loop()
+    handled = []
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            loop.add_signal_handler(sig, exit_app, 128 + sig)
+        except (ValueError, RuntimeError, NotImplementedError):
+            continue
+        handled.append(sig)
+    return handled
 
 
 def demo_path() -> Path | None:

@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from inspector.textsafe import one_line
+from .inert import one_line
 
 
 class NoticeBar(Widget):

@@ -18,7 +18,7 @@ from textual.widget import Widget
 
 from inspector.diagnosis.fill import FILL_COMPACTION_DUE, FILL_OVER_WINDOW, FillState
 from inspector.overview import ContextOverview
-from inspector.textsafe import one_line
+from .inert import one_line
 
 from .diagnosis.texts import fill_label, fill_role
 from .transcript.previews import human_bytes
@@ -34,6 +34,8 @@ class HeaderData:
     overview: ContextOverview
     live: str = ""
     fill: FillState | None = None
+    badge: str = ""
+    """Said first, in the warning colour (`DEMO` for the bundled demo session)."""
 
 
 class SessionHeader(Widget):
@@ -73,6 +75,8 @@ class SessionHeader(Widget):
         path = Path(o.file)
         line1 = Text(no_wrap=True, overflow="ellipsis")
         name = o.session_name or o.session_id or ""
+        if data.badge:
+            line1.append(f"{data.badge} ", s("header--warn"))
         line1.append(one_line(path.name, 60), s("header--title"))
         if str(path.parent) not in ("", "."):
             line1.append(f"  {one_line(str(path.parent), 60)}", s("header--muted"))

@@ -2,8 +2,10 @@
 
 Discovery and per-file summaries (`inspector.summary`, the figures of `ls --json --figures`) run in thread
 workers that post `Discovered` and `Summarized` messages; a directory watcher (watchfiles, or a test's
-`ManualWatcher`) triggers a new discovery whenever a file appears, changes or disappears. When started without
-a directory and nothing is found, the browser hands over to the bundled demo session.
+`ManualWatcher`) triggers a new discovery whenever a file appears, changes or disappears. When the watcher fails
+(watchfiles cannot decode a file name that is not UTF-8, cannot watch an unreadable subdirectory, runs out of
+inotify watches...) the browser says so and rescans on a timer instead: nothing outside the open file may end
+the app. When started without a directory and nothing is found, the browser hands over to the bundled demo session.
 """
 
 from __future__ import annotations
@@ -22,12 +24,15 @@ from textual.widgets import DataTable, Footer, Input, Static
 from inspector.config import openclaw_state_dir
 from inspector.discovery import Discovery, SessionFile, discover_sessions, pi_agent_dir
 from inspector.summary import SummaryCache
-from inspector.textsafe import one_line
-
 from ..commands import PaletteCommand, binding_commands, help_rows
+from ..inert import one_line
 from ..options import InspectorOptions
 from .table import COLUMNS, BrowserRow, SessionTable
 from .watch import DirectoryWatcher, WatchfilesWatcher
+
+
+RESCAN_EVERY = 5.0
+"""Seconds between rescans once the directory watcher has failed."""
 
 
 class Discovered(Message):
@@ -83,6 +88,7 @@ class BrowserScreen(Screen):
         self.sort_column = "updated"
         self.reverse = True
         self.watcher: DirectoryWatcher | None = None
+        self.watch_error: str | None = None
         self.discoveries = 0
 
     def compose(self) -> ComposeResult:
@@ -132,8 +138,7 @@ class BrowserScreen(Screen):
             callback()
             return
         self._redraw()
-        warnings = self.query_one("#browser-warnings", Static)
-        warnings.update(Text("\n".join(one_line(w, 200) for w in self.warnings[:4])))
+        self._show_warnings()
         missing = [f.path for f in self.files if self.summaries.get(f.path) is None]
         if missing:
             self._summarize(missing)
@@ -153,12 +158,29 @@ class BrowserScreen(Screen):
     def _summarized(self) -> None:
         self._redraw()
 
+    def _show_warnings(self) -> None:
+        shown = ([f"live updates: {self.watch_error}"] if self.watch_error else []) + self.warnings
+        self.query_one("#browser-warnings", Static).update(Text("\n".join(one_line(w, 200) for w in shown[:4])))
+
     @work(exclusive=True, group="watch", description="watch")
     async def _watch(self) -> None:
         factory = self.options.watcher_factory or (lambda paths: WatchfilesWatcher(paths))
-        self.watcher = factory(self.watch_paths())
-        async for _changes in self.watcher.changes():
-            self.rescan()
+        try:
+            self.watcher = factory(self.watch_paths())
+            async for _changes in self.watcher.changes():
+                self.rescan()
+        except Exception as exc:  # noqa: BLE001 - whatever the watcher hits below the directory, the browser goes on
+            self._watch_failed(exc)
+
+    def _watch_failed(self, exc: BaseException) -> None:
+        """The watcher stopped: say why and rescan every `RESCAN_EVERY` seconds instead."""
+        first = exc
+        while isinstance(first, BaseExceptionGroup) and first.exceptions:
+            first = first.exceptions[0]
+        self.watch_error = f"watching stopped ({type(first).__name__}: {first}); rescanning every {RESCAN_EVERY:g} s"
+        if self.is_attached:
+            self._show_warnings()
+            self.set_interval(RESCAN_EVERY, self.rescan)
 
     def on_unmount(self) -> None:
         if self.watcher is not None:

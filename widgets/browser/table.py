@@ -11,7 +11,7 @@ from textual.widgets import DataTable
 
 from inspector.discovery import SessionFile
 from inspector.summary import SessionSummary
-from inspector.textsafe import one_line
+from ..inert import one_line
 
 from ..transcript.previews import compact_number, human_bytes
 
@@ -138,7 +138,7 @@ class SessionTable(DataTable):
                 msgs,
                 ctx,
                 comp,
-                Text(r.kind),
+                Text(one_line(r.kind, 40)),
                 key=str(r.file.path),
             )
         for key, label in COLUMNS:

@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from inspector.marks import MarkKind
 from inspector.tokens import get_token_counter
 
 from ..transcript.model import TranscriptModel
@@ -110,7 +111,9 @@ class MessageDetail(VerticalScroll, can_focus=True):
             counter = get_token_counter(self.encoding)
             tiktoken = counter.count_message(message) if counter.available else None
             note = counter.notice if not counter.available else None
-        self.post_message(DetailLoaded(model, row, DetailData(entry, cm, message, raw, tiktoken, note, error)))
+        mark = model.marks.first(entry.index, MarkKind.CACHE_EXPIRED)
+        expiry = mark.payload if mark is not None else None
+        self.post_message(DetailLoaded(model, row, DetailData(entry, cm, message, raw, tiktoken, note, error, expiry)))
 
     @on(DetailLoaded)
     def _loaded(self, message: DetailLoaded) -> None:

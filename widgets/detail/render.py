@@ -20,8 +20,10 @@ from rich.table import Table
 from rich.text import Text
 
 from inspector import model as m
+from inspector.pruning.expiry import ExpiryInfo
+from inspector.pruning.ttl import SOURCE_CACHE_TTL_ENTRY, format_duration_ms, iso_or_none
 from inspector.tokens import calculate_context_tokens
-from inspector.textsafe import make_inert
+from ..inert import make_inert
 
 from ..transcript.previews import compact_number, human_bytes, role_icon
 
@@ -52,6 +54,8 @@ class DetailData:
     tiktoken: int | None = None
     tiktoken_note: str | None = None
     error: str | None = None
+    expiry: ExpiryInfo | None = None
+    """The tool result's prompt-cache expiry (the engine's `ExpiryInfo`, the transcript's `~` mark), if expired."""
 
 
 def image_summary(block: dict[str, Any]) -> str:
@@ -112,7 +116,8 @@ def _json_body(value: Any, limit: int | None, styles: DetailStyles) -> list[Rend
 
 
 def _heading(text: str, styles: DetailStyles) -> Text:
-    return Text(text, style=styles.heading)
+    """A block heading; the parts taken from the file (tool names, ids, block kinds, mime types) are made inert."""
+    return Text(make_inert(text, keep_newlines=False), style=styles.heading)
 
 
 def _ms_iso(value: Any) -> str | None:
@@ -158,6 +163,20 @@ def estimator_rows(data: DetailData) -> list[tuple[str, str]]:
     return rows
 
 
+def expiry_rows(info: ExpiryInfo) -> list[tuple[str, str]]:
+    """The `~` mark in words: when the result's prompt-cache entry expired, its age, and what it was counted from."""
+    at = iso_or_none(info.expired_at_ms) or "a time outside JavaScript's Date range"
+    rows = [
+        ("cache TTL", f"~ expired {format_duration_ms(info.expired_for_ms)} ago ({at})"),
+        ("result age", format_duration_ms(info.age_ms)),
+    ]
+    if info.reference_source == SOURCE_CACHE_TTL_ENTRY:
+        rows.append(("counted from", "the last openclaw.cache-ttl touch for the model"))
+    else:
+        rows.append(("counted from", "the last assistant message: pruning never touched this session's cache (projection)"))
+    return rows
+
+
 def _meta_rows(data: DetailData) -> list[tuple[str, str]]:
     e = data.entry
     msg = data.message or {}
@@ -178,6 +197,8 @@ def _meta_rows(data: DetailData) -> list[tuple[str, str]]:
     if e.type == m.COMPACTION and e.data:
         d = e.data
         rows.append(("compaction", f"first kept {d.get('firstKeptEntryId')}  tokens before {d.get('tokensBefore')}  fromHook {d.get('fromHook')}"))
+    if data.expiry is not None:
+        rows += expiry_rows(data.expiry)
     if data.context_message is None:
         rows.append(("context", "not in the context the model sees"))
     elif data.context_message.excluded_from_llm:
@@ -221,7 +242,7 @@ def _content_blocks(content: Any, limit: int | None, styles: DetailStyles) -> li
             out += _json_body(block.get("arguments"), limit, styles)
         elif kind == "image":
             out.append(_heading("image", styles))
-            out.append(Text(f"[image {image_summary(block)}]", style=styles.muted))
+            out.append(Text(make_inert(f"[image {image_summary(block)}]"), style=styles.muted))
         else:
             out.append(_heading(f"block · {kind}", styles))
             out += _json_body(block, limit, styles)
@@ -243,9 +264,9 @@ def message_blocks(msg: dict[str, Any] | None, entry: m.Entry, limit: int | None
         out += _body(summary, limit, None, styles)
         return out
     if role == "bashExecution":
-        out.append(_heading(f"$ {make_inert(str(msg.get('command')))}", styles))
+        out.append(_heading(f"$ {msg.get('command')}", styles))
         out += _body(str(msg.get("output") or ""), limit, None, styles)
-        out.append(Text(f"exit code {msg.get('exitCode')}  cancelled {msg.get('cancelled')}  truncated {msg.get('truncated')}", style=styles.muted))
+        out.append(Text(make_inert(f"exit code {msg.get('exitCode')}  cancelled {msg.get('cancelled')}  truncated {msg.get('truncated')}"), style=styles.muted))
         return out
     if role == "custom" and msg.get("customType") is not None:
         out.append(Text(f"customType {make_inert(str(msg.get('customType')))}  display {msg.get('display')}", style=styles.muted))
@@ -261,7 +282,7 @@ def render_detail(data: DetailData, styles: DetailStyles, *, show_all: bool = Fa
     e = data.entry
     role = data.context_message.role if data.context_message else (e.role or e.type)
     limit = None if show_all else DEFAULT_LIMIT
-    parts: list[RenderableType] = [Text(f"{role_icon(role)} {role}", style=styles.heading)]
+    parts: list[RenderableType] = [_heading(f"{role_icon(role)} {role}", styles)]
     parts.append(_kv_table(_meta_rows(data), styles))
     est_rows = estimator_rows(data)
     if est_rows:

@@ -32,7 +32,7 @@ from inspector.pruning.pruner import (
     soft_trim_note,
 )
 from inspector.pruning.utf16 import js_slice
-from inspector.textsafe import make_inert
+from ..inert import make_inert
 
 from ..detail.render import image_summary
 

@@ -1,7 +1,9 @@
 """The cache-TTL gate of a pruning preview: open or closed and why, the TTL and where the reference time came from.
 
-Everything shown is a `PrunePreview` field (`gate`, `resolved`, `eligibility`, `would_openclaw_prune`); entry ids,
-providers and reasons come from the session file and are made inert.
+Everything shown is a `PrunePreview` field (`gate`, `resolved`, `eligibility`, `would_openclaw_prune`) of the
+scenario on screen: `now` (what OpenClaw does) or `if_enabled` (the projection, labelled as such); entry ids,
+providers and reasons come from the session file and are made inert. Times JavaScript's `Date` cannot hold are
+said to be out of range (`iso_or_none`), never a crash.
 """
 
 from __future__ import annotations
@@ -11,10 +13,19 @@ from rich.text import Text
 
 from inspector.pruning.preview import PrunePreview
 
+from inspector.pruning.ttl import SCENARIO_IF_ENABLED, SOURCE_CACHE_TTL_ENTRY, SOURCE_LAST_ASSISTANT, format_duration_ms, iso_or_none
+
+from ..inert import make_inert
 from .view import PreviewPanel
-from inspector.pruning.ttl import SOURCE_CACHE_TTL_ENTRY, SOURCE_LAST_ASSISTANT, format_duration_ms
-from inspector.textsafe import make_inert
-from inspector.timeutil import iso_from_ms
+
+OUT_OF_RANGE = "outside JavaScript's Date range"
+
+
+def iso_text(ms: float | None) -> str:
+    """An ISO time as JavaScript's `toISOString()` would print it, or why there is none."""
+    if ms is None:
+        return "none"
+    return iso_or_none(ms) or f"{ms:g} ms ({OUT_OF_RANGE})"
 
 
 class PruningGate(PreviewPanel):
@@ -41,7 +52,9 @@ class PruningGate(PreviewPanel):
     def render_preview(self, p: PrunePreview):
         s = self.get_component_rich_style
         g = p.gate
+        projected = p.scenario == SCENARIO_IF_ENABLED
         head = Text()
+        head.append("IF ENABLED · " if projected else "NOW · ", s("gate--forced" if projected else "gate--label"))
         head.append("Gate ", s("gate--label"))
         if g.open:
             head.append("OPEN", s("gate--open"))
@@ -51,24 +64,26 @@ class PruningGate(PreviewPanel):
             head.append(" · previewing as if the TTL had expired", s("gate--muted"))
         else:
             head.append("closed", s("gate--closed"))
-            head.append(" · nothing is pruned now (f: force)", s("gate--muted"))
+            head.append(" · nothing is pruned (f: force)" if projected else " · nothing is pruned now (f: force)", s("gate--muted"))
         reason = Text(make_inert(g.reason))
         ttl = Text()
         ttl.append("ttl ", s("gate--label"))
         ttl.append(f"{format_duration_ms(g.ttl_ms)} ({make_inert(p.resolved.ttl_source)})")
         if g.expires_at is not None:
-            ttl.append(f" · expires {iso_from_ms(g.expires_at)}", s("gate--muted"))
+            ttl.append(f" · expires {iso_text(g.expires_at)}", s("gate--muted"))
         ref = Text()
         if g.last_cache_touch_at is not None:
-            ref.append("touch " if g.source == SOURCE_CACHE_TTL_ENTRY else "last assistant ", s("gate--label"))
-            ref.append(iso_from_ms(g.last_cache_touch_at))
+            ref.append("touch " if g.source == SOURCE_CACHE_TTL_ENTRY else "projected touch at the last assistant ", s("gate--label"))
+            ref.append(iso_text(g.last_cache_touch_at))
             if g.reference_entry_id:
                 ref.append(f" ({make_inert(g.reference_entry_id)})", s("gate--muted"))
+        elif projected:
+            ref.append("no assistant message to project a first touch from", s("gate--warn"))
         else:
-            ref.append("no reference time", s("gate--warn"))
+            ref.append("no cache touch: lastCacheTouchAt is null", s("gate--warn"))
         times = Text()
         times.append("now ", s("gate--label"))
-        times.append(iso_from_ms(g.now))
+        times.append(iso_text(g.now))
         mode = p.resolved.configured_mode
         config = Text()
         config.append("config ", s("gate--label"))
@@ -84,8 +99,11 @@ class PruningGate(PreviewPanel):
         provider.append("provider ", s("gate--label"))
         provider.append(make_inert(elig.reason), s("gate--muted") if elig.eligible else s("gate--warn"))
         verdict = Text()
-        verdict.append("OpenClaw would prune on the next request: ", s("gate--label"))
+        if projected:
+            verdict.append("Once enabled and touched, OpenClaw would prune: ", s("gate--label"))
+        else:
+            verdict.append("OpenClaw would prune on the next request: ", s("gate--label"))
         verdict.append("yes" if p.would_openclaw_prune else "no", s("gate--open") if p.would_openclaw_prune else s("gate--closed"))
-        if g.source == SOURCE_LAST_ASSISTANT and not p.would_openclaw_prune:
-            verdict.append(" (it has no cache touch to go by)", s("gate--muted"))
+        if g.source == SOURCE_LAST_ASSISTANT:
+            verdict.append(" (a projection: OpenClaw has no cache touch to go by today)", s("gate--muted"))
         return Group(head, reason, ttl, ref, times, config, provider, verdict)

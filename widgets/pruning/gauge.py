@@ -57,6 +57,9 @@ class PruningGauge(Widget):
     data: reactive[PruningGaugeData | None] = reactive(None, layout=True)
     """What the bars show; None while the first preview runs."""
 
+    unavailable: reactive[bool] = reactive(False)
+    """The preview failed: without data, say so rather than "computing…"."""
+
     def _bar(self, label: str, ratio: float | None, width: int) -> Text:
         s = self.get_component_rich_style
         d = self.data
@@ -81,7 +84,7 @@ class PruningGauge(Widget):
         s = self.get_component_rich_style
         d = self.data
         if d is None:
-            return Text("computing…", style=s("pgauge--muted"))
+            return Text("gauge: unavailable" if self.unavailable else "computing…", style=s("pgauge--muted"))
         width = max(10, (self.content_region.width or 60) - LABEL_WIDTH - PERCENT_WIDTH)
         return Group(self._bar("before", d.ratio_before, width), self._bar("after", d.ratio_after, width), self._scale(width))
 

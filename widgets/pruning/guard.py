@@ -13,7 +13,7 @@ from rich.text import Text
 from inspector.pruning.preview import PrunePreview
 
 from .view import PreviewPanel
-from inspector.textsafe import make_inert
+from ..inert import make_inert
 
 MAX_ROWS = 4
 

@@ -1,9 +1,10 @@
 """The messages a pruning preview changes: one row per soft-trimmed or hard-cleared tool result.
 
 Each row shows the context index, the tool, the action, the pruner's chars before → after, how long the result's
-cache entry has been expired, and whether the tool-result context guard would cut it as well. Highlighting a row
-asks the screen to show its before/after. `stage_text` says in words where the pruner stopped, or why nothing
-changes (gate closed, too few assistants, under softTrimRatio...).
+cache entry has been expired (the engine's `ExpiryInfo`, as the transcript's `~` mark: "projected" when it is
+counted from the last assistant message because pruning never touched the cache), and whether the tool-result
+context guard would cut it as well. Highlighting a row asks the screen to show its before/after. `stage_text` says
+in words where the pruner stopped, or why nothing changes (gate closed, too few assistants, under softTrimRatio...).
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from collections.abc import Mapping
+
+from inspector.pruning.expiry import ExpiryInfo
 from inspector.pruning.preview import PrunePreview
 from inspector.pruning.pruner import (
     ACTION_HARD_CLEAR,
@@ -22,13 +26,14 @@ from inspector.pruning.pruner import (
     STAGE_BELOW_HARD_CLEAR_RATIO,
     STAGE_BELOW_MIN_PRUNABLE_TOOL_CHARS,
     STAGE_BELOW_SOFT_TRIM_RATIO,
+    STAGE_ESTIMATE_THREW,
     STAGE_HARD_CLEAR_DISABLED,
     STAGE_HARD_CLEARED,
     STAGE_NO_CONTEXT_WINDOW,
     STAGE_TOO_FEW_ASSISTANTS,
 )
-from inspector.pruning.ttl import format_duration_ms
-from inspector.textsafe import one_line
+from inspector.pruning.ttl import SCENARIO_IF_ENABLED, SOURCE_LAST_ASSISTANT, format_duration_ms
+from ..inert import one_line
 
 ACTION_LABELS = {ACTION_SOFT_TRIM: "soft trim", ACTION_HARD_CLEAR: "hard clear", ACTION_KEEP: "keep"}
 
@@ -42,10 +47,15 @@ def stage_text(preview: PrunePreview) -> str:
     r = preview.result
     s = preview.resolved.settings
     if not preview.applied:
-        return "Gate closed: OpenClaw would not prune now. Press f to preview as if the TTL had expired."
+        if preview.scenario == SCENARIO_IF_ENABLED:
+            return "Projected gate closed: even once enabled, nothing would be pruned yet. Press f to preview as if the TTL had expired."
+        more = " or i for the IF ENABLED projection" if preview.if_enabled is not None else ""
+        return f"Gate closed: OpenClaw would not prune now. Press f to preview as if the TTL had expired{more}."
     stage = r.stage
     if stage == STAGE_NO_CONTEXT_WINDOW:
         return "No context window is known for this model: OpenClaw leaves the context as it is."
+    if stage == STAGE_ESTIMATE_THREW:
+        return f"OpenClaw's size estimate would throw on this context ({r.estimate_error}): its pruner leaves the context as it is."
     if stage == STAGE_TOO_FEW_ASSISTANTS:
         return f"Fewer than keepLastAssistants ({s.keep_last_assistants}) assistant messages: nothing is prunable."
     if stage == STAGE_BELOW_SOFT_TRIM_RATIO:
@@ -66,6 +76,14 @@ def stage_text(preview: PrunePreview) -> str:
     return changed + stage
 
 
+def expiry_label(info: ExpiryInfo | None) -> str:
+    """`expired 55m 00s ago` (`· projected` when counted from the last assistant message), or `cache warm`."""
+    if info is None:
+        return "cache warm"
+    projected = " · projected" if info.reference_source == SOURCE_LAST_ASSISTANT else ""
+    return f"expired {format_duration_ms(info.expired_for_ms)} ago{projected}"
+
+
 class PruningMessageList(OptionList):
     """Rows of the changed tool results (option id `msg-<context index>`); posts `Chosen` on highlight."""
 
@@ -76,6 +94,8 @@ class PruningMessageList(OptionList):
         border: none;
         padding: 0;
         background: transparent;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
         &:focus { border: none; background-tint: $foreground 5%; }
     }
     """
@@ -91,19 +111,18 @@ class PruningMessageList(OptionList):
         super().__init__(id=id, classes=classes)
         self.indexes: list[int] = []
 
-    def show(self, preview: PrunePreview, keep: int | None = None) -> int | None:
-        """Fill the rows from `preview`; highlight `keep` when it is still changed, else the first row. Returns it."""
+    def show(self, preview: PrunePreview, expiry: Mapping[int, ExpiryInfo], keep: int | None = None) -> int | None:
+        """Fill the rows from `preview` and the expired tool results `expiry` (keyed by `Entry.index`); highlight
+        `keep` when it is still changed, else the first row. Returns it."""
         guard = {g.index for g in preview.guard.truncated}
         r = preview.result
-        now = preview.gate.now
         options: list[Option] = []
         self.indexes = []
         for i, action in enumerate(preview.actions):
             if action == ACTION_KEEP:
                 continue
             row = preview.context.messages[i]
-            expired, since = preview.tool_result_expiry(i)
-            age = f"expired {format_duration_ms(now - since)} ago" if expired and since is not None else "cache warm"
+            age = expiry_label(expiry.get(row.entry_index))
             label = Text(no_wrap=True, overflow="ellipsis")
             label.append(f"#{i:<4}")
             label.append(f"{one_line(row.tool_name or row.role, 10):<10} ")

@@ -6,8 +6,15 @@ It shows the cache-TTL gate (with a `force` toggle that previews as if the TTL h
 before/after, every soft-trimmed or hard-cleared tool result with its before/after side by side, the tool-result
 context guard, and a settings panel that edits every `contextPruning` setting. Every figure is
 `inspector.pruning.preview.build_preview`, run in an exclusive thread worker whenever the settings or `force`
-change (the settings panel debounces typing); an invalid setting keeps the last valid preview on screen.
-`y` copies the exact settings previewed as an openclaw.json snippet. Nothing is ever written to the session.
+change (the settings panel debounces typing); an invalid setting keeps the last valid preview on screen, and a
+preview that cannot be computed (the file was deleted, ...) is said in place of every panel, never left
+"computing…". `y` copies the exact settings previewed as an openclaw.json snippet. Nothing is ever written to the
+session.
+
+Two scenarios, one at a time, named in a banner and the box title so they cannot be mistaken (`scenario`): NOW,
+what OpenClaw does with this file (for a session pruning never touched: nothing, the gate is closed), and, for
+such a session, IF ENABLED, the projection after a first cache touch at the last assistant message (`i` switches).
+Settings, force and the scenario are remembered per file while the app runs (`widgets.pruning.state`).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import ModalScreen
@@ -29,19 +37,23 @@ from textual.worker import get_current_worker
 
 from inspector.clock import SystemClock
 from inspector.clock import now_ms as clock_now_ms
+from inspector.pruning.expiry import ExpiryInfo, expired_tool_results
 from inspector.pruning.preview import PreviewCache, PreviewOptions, PrunePreview, build_preview
 from inspector.pruning.settings import resolve_settings
 from inspector.pruning.snippet import with_context_pruning_edits
+from inspector.pruning.ttl import SCENARIO_IF_ENABLED, SCENARIO_NOW
 from inspector.session import Session
-from inspector.textsafe import one_line
 
+from ..inert import one_line
 from .diff import PruningDiff
 from .gate import PruningGate
 from .gauge import PruningGauge, PruningGaugeData
 from .guard import PruningGuard
 from .messages import PruningMessageList, stage_text
-from .settings import DEFAULT_DEBOUNCE, PruningSettingsPanel
+from .scenario import SCENARIO_TITLES, PruningScenarioBanner, scenario_preview
+from .settings import DEFAULT_DEBOUNCE, PruningSettingsPanel, edits_from_texts
 from .snippet import PruningSnippetDialog
+from .state import PruningState
 from .totals import PruningTotals
 
 STYLES = Path(__file__).resolve().parents[2] / "styles" / "pruning.tcss"
@@ -50,13 +62,15 @@ NowMs = float | Callable[[], float] | None
 
 
 class PreviewReady(Message):
-    """A preview of request `generation` (`complete`: with tiktoken, when asked). A newer one replaces it."""
+    """A preview of request `generation` (`complete`: with tiktoken, when asked) and the expired tool results
+    under its settings (`expiry`, keyed by `Entry.index`). A newer one replaces it."""
 
-    def __init__(self, generation: int, preview: PrunePreview, complete: bool) -> None:
+    def __init__(self, generation: int, preview: PrunePreview, complete: bool, expiry: dict[int, ExpiryInfo] | None = None) -> None:
         super().__init__()
         self.generation = generation
         self.preview = preview
         self.complete = complete
+        self.expiry = expiry or {}
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, PreviewReady)
@@ -78,6 +92,7 @@ class PruningScreen(ModalScreen[None]):
 
     BINDINGS = [
         Binding("escape", "close", "Close"),
+        Binding("i", "toggle_scenario", "NOW / IF ENABLED", tooltip="Switch between what OpenClaw does now and the projection if pruning were enabled"),
         Binding("f", "toggle_force", "Force", tooltip="Preview as if the cache TTL had expired"),
         Binding("y", "copy_snippet", "Copy snippet", tooltip="Copy the previewed settings as an openclaw.json snippet"),
         Binding("m", "more", "More text", tooltip="Show four times more of long text in the before/after view"),
@@ -86,6 +101,9 @@ class PruningScreen(ModalScreen[None]):
 
     force: reactive[bool] = reactive(False, init=False)
     """Preview as if the TTL had expired (OpenClaw's gate closed or not)."""
+
+    scenario: reactive[str] = reactive(SCENARIO_NOW, init=False)
+    """The scenario on screen: `now` (what OpenClaw does) or `if_enabled` (the projection, when the preview has one)."""
 
     def __init__(
         self,
@@ -98,6 +116,7 @@ class PruningScreen(ModalScreen[None]):
         encoding: str | None = "cl100k_base",
         force: bool = False,
         debounce: float = DEFAULT_DEBOUNCE,
+        state: PruningState | None = None,
     ) -> None:
         """Preview `session` (already opened) at leaf `leaf_id` (None: the last entry).
 
@@ -106,7 +125,9 @@ class PruningScreen(ModalScreen[None]):
         tests and snapshots), a callable asked before each preview (e.g. an injected clock), or None for the
         system clock. `context_window` overrides the window in tokens like `--context-window`; `encoding` is the
         tiktoken encoding for the token totals (None: skip tiktoken); `debounce` is the settings panel's quiet
-        time in seconds before a new preview; `force` starts with the force toggle on.
+        time in seconds before a new preview; `force` starts with the force toggle on. `state` is what this overlay
+        remembers for the file (`widgets.pruning.state.remembered_state`): it opens with its settings, force and
+        scenario, and keeps it up to date (a fresh state when None).
         """
         super().__init__()
         self.session = session
@@ -117,14 +138,19 @@ class PruningScreen(ModalScreen[None]):
         self.leaf_id = leaf_id
         self.encoding = encoding
         self.debounce = debounce
-        self.edits: dict[str, Any] = {}
+        self.state = state if state is not None else PruningState(force=force)
+        self.edits: dict[str, Any] = edits_from_texts(self.state.texts)
         self.preview: PrunePreview | None = None
+        self.expiry: dict[int, ExpiryInfo] = {}
+        self.failure: str | None = None
         self.errors: dict[str, str] = {}
         self.selected: int | None = None
         self._generation = 0
         self._shown_generation = 0
         self._complete = False
-        self.set_reactive(PruningScreen.force, force)
+        self._dismissed = False
+        self.set_reactive(PruningScreen.force, self.state.force or force)
+        self.set_reactive(PruningScreen.scenario, self.state.scenario)
 
     # -- layout ---------------------------------------------------------------------------------
 
@@ -132,6 +158,7 @@ class PruningScreen(ModalScreen[None]):
         settings = resolve_settings(self.config).settings
         with Vertical(id="pruning-box"):
             yield Static(Text(self._title()), id="pruning-title")
+            yield PruningScenarioBanner(id="pruning-scenario")
             with Horizontal(id="pruning-top"):
                 with Vertical(id="pruning-gate-box"):
                     yield PruningGate(id="pruning-gate")
@@ -141,7 +168,7 @@ class PruningScreen(ModalScreen[None]):
                     yield PruningTotals(id="pruning-totals")
             with Horizontal(id="pruning-bottom"):
                 with Vertical(id="pruning-left"):
-                    yield PruningSettingsPanel(settings, debounce=self.debounce, id="pruning-settings")
+                    yield PruningSettingsPanel(settings, debounce=self.debounce, values=self.state.texts, id="pruning-settings")
                     yield Button("Copy as openclaw.json snippet (y)", id="pruning-copy", compact=True)
                 with Vertical(id="pruning-right"):
                     yield Static("", id="pruning-status", markup=False)
@@ -163,7 +190,25 @@ class PruningScreen(ModalScreen[None]):
             for field in self.query(Input):
                 field.cursor_blink = False
         self.query_one("#pruning-messages", PruningMessageList).focus()
+        self._label_scenario()
         self.request_preview()
+
+    @property
+    def shown(self) -> PrunePreview | None:
+        """The preview of the scenario on screen (the projection when `scenario` is `if_enabled` and there is one)."""
+        return scenario_preview(self.preview, self.scenario) if self.preview is not None else None
+
+    @property
+    def projection_shown(self) -> bool:
+        """The IF ENABLED projection is on screen."""
+        return self.preview is not None and self.scenario == SCENARIO_IF_ENABLED and self.preview.if_enabled is not None
+
+    def _label_scenario(self) -> None:
+        """The box title and the screen's class say which scenario is on screen."""
+        projection = self.projection_shown
+        self.set_class(projection, "-projection")
+        box = self.query_one("#pruning-box", Vertical)
+        box.border_title = Text(SCENARIO_TITLES[SCENARIO_IF_ENABLED if projection else SCENARIO_NOW])
 
     # -- computing ------------------------------------------------------------------------------
 
@@ -201,38 +246,68 @@ class PruningScreen(ModalScreen[None]):
                 return
             try:
                 preview = build_preview(self.session, phase)
-            except (KeyError, ValueError, OSError) as exc:
-                self.post_message(PreviewFailed(generation, f"{type(exc).__name__}: {exc}"))
+                expiry = expired_tool_results(self.session, preview.context, preview.resolved.settings, preview.gate.now)
+            except Exception as exc:  # noqa: BLE001 - a preview that cannot be computed is said, never fatal
+                self.post_message(PreviewFailed(generation, describe_failure(exc)))
                 return
             if worker.is_cancelled:
                 return
-            self.post_message(PreviewReady(generation, preview, k == len(phases) - 1))
+            self.post_message(PreviewReady(generation, preview, k == len(phases) - 1, expiry))
+
+    @property
+    def _live(self) -> bool:
+        """Still on screen: results that arrive after Esc (the screen and its widgets being removed) are dropped."""
+        return self.is_attached and not self._dismissed
 
     @on(PreviewFailed)
     def _failed(self, message: PreviewFailed) -> None:
         generation, reason = message.generation, message.reason
-        if generation == self._generation and self.is_attached:
-            self._shown_generation = generation
-            self._complete = True
-            self.query_one("#pruning-status", Static).update(Text(one_line(f"preview failed: {reason}", 300)))
+        if generation != self._generation or not self._live:
+            return
+        self._shown_generation = generation
+        self._complete = True
+        self.failure = reason
+        try:
+            for panel in self.query("#pruning-scenario, #pruning-gate, #pruning-totals, #pruning-guard"):
+                panel.fail(reason)  # type: ignore[attr-defined]
+            self.query_one("#pruning-gauge", PruningGauge).unavailable = True
             self.set_class(True, "-failed")
+            self._show_status()
+        except NoMatches:  # removed while the message was on its way
+            return
 
     @on(PreviewReady)
     def _ready(self, message: PreviewReady) -> None:
         generation, preview, complete = message.generation, message.preview, message.complete
-        if generation != self._generation or (generation == self._shown_generation and self._complete) or not self.is_attached:
+        if generation != self._generation or (generation == self._shown_generation and self._complete) or not self._live:
             return
         self.preview = preview
+        self.expiry = message.expiry
+        self.failure = None
         self._shown_generation = generation
         self._complete = complete
         self.set_class(False, "-failed")
-        self.query_one("#pruning-title", Static).update(Text(self._title(preview)))
-        self.query_one("#pruning-gate", PruningGate).show(preview)
-        self.query_one("#pruning-gauge", PruningGauge).data = PruningGaugeData.of(preview)
-        self.query_one("#pruning-totals", PruningTotals).show(preview)
-        self.query_one("#pruning-guard", PruningGuard).show(preview)
-        self.selected = self.query_one("#pruning-messages", PruningMessageList).show(preview, keep=self.selected)
-        self.query_one("#pruning-diff", PruningDiff).show(preview, self.selected)
+        try:
+            self._draw()
+        except NoMatches:  # removed while the message was on its way
+            return
+
+    def _draw(self) -> None:
+        """Every panel from the preview of the scenario on screen."""
+        main, shown = self.preview, self.shown
+        if main is None or shown is None:
+            return
+        self._label_scenario()
+        self.query_one("#pruning-title", Static).update(Text(self._title(main)))
+        self.query_one("#pruning-scenario", PruningScenarioBanner).show_scenario(main, self.scenario)
+        self.query_one("#pruning-gate", PruningGate).show(shown)
+        gauge = self.query_one("#pruning-gauge", PruningGauge)
+        gauge.unavailable = False
+        gauge.data = PruningGaugeData.of(shown)
+        self.query_one("#pruning-totals", PruningTotals).show(shown)
+        self.query_one("#pruning-guard", PruningGuard).show(shown)
+        self.selected = self.query_one("#pruning-messages", PruningMessageList).show(shown, self.expiry, keep=self.selected)
+        self.query_one("#pruning-diff", PruningDiff).show(shown, self.selected)
         self._show_status()
 
     @property
@@ -244,20 +319,25 @@ class PruningScreen(ModalScreen[None]):
         status = self.query_one("#pruning-status", Static)
         busy = self._shown_generation != self._generation
         counting = not busy and not self._complete
+        shown = self.shown
         self.set_class(bool(self.errors), "-invalid")
         if self.errors:
-            shown = "; ".join(f"{k}: {v}" for k, v in self.errors.items())
-            status.update(Text(one_line(f"Invalid setting ({shown}): showing the last valid preview.", 300)))
-        elif self.preview is None:
+            fields = "; ".join(f"{k}: {v}" for k, v in self.errors.items())
+            status.update(Text(one_line(f"Invalid setting ({fields}): showing the last valid preview.", 300)))
+        elif self.failure is not None and not busy:
+            kept = " (the last preview is kept on screen)" if shown is not None else ""
+            status.update(Text(one_line(f"Preview failed: {self.failure}{kept}", 300)))
+        elif shown is None:
             status.update(Text("computing the preview…"))
         else:
-            status.update(Text(stage_text(self.preview) + (" (updating…)" if busy else " (counting tiktoken…)" if counting else "")))
+            status.update(Text(stage_text(shown) + (" (updating…)" if busy else " (counting tiktoken…)" if counting else "")))
 
     # -- events ---------------------------------------------------------------------------------
 
     @on(PruningSettingsPanel.Changed)
     def _settings_changed(self, event: PruningSettingsPanel.Changed) -> None:
         self.errors = {}
+        self.state.texts = self.query_one("#pruning-settings", PruningSettingsPanel).edited_texts()
         if event.edits == self.edits:
             self._show_status()
             return
@@ -285,16 +365,34 @@ class PruningScreen(ModalScreen[None]):
         self.action_copy_snippet()
 
     def watch_force(self, force: bool) -> None:
+        self.state.force = force
+        if self._dismissed:
+            return
         box = self.query_one("#pruning-force", Checkbox)
         if box.value != force:
             box.value = force
         self.request_preview()
 
+    def watch_scenario(self, scenario: str) -> None:
+        self.state.scenario = scenario
+        if self._live and self.preview is not None:
+            self._draw()
+
     # -- actions --------------------------------------------------------------------------------
 
     def action_toggle_force(self) -> None:
         """Preview as if the TTL had expired (or back to the real gate)."""
-        self.force = not self.force
+        if not self._dismissed:
+            self.force = not self.force
+
+    def action_toggle_scenario(self) -> None:
+        """Show the IF ENABLED projection, or back to NOW (only a session pruning never touched has a projection)."""
+        if self.preview is not None and self.preview.if_enabled is None:
+            self.notify("This session has a cache-ttl touch for its model: NOW is what OpenClaw does; there is no projection.",
+                        severity="information", timeout=3)
+            self.scenario = SCENARIO_NOW
+            return
+        self.scenario = SCENARIO_IF_ENABLED if self.scenario == SCENARIO_NOW else SCENARIO_NOW
 
     def action_copy_snippet(self) -> None:
         """Copy the settings of the preview on screen as an openclaw.json snippet, and show it."""
@@ -314,5 +412,18 @@ class PruningScreen(ModalScreen[None]):
         self.query_one("#pruning-settings", PruningSettingsPanel).focus_first()
 
     def action_close(self) -> None:
-        """Close the overlay."""
+        """Close the overlay (its settings, force and scenario stay in `state` for the next opening)."""
+        if self._dismissed:
+            return
+        self._dismissed = True
+        self.workers.cancel_group(self, "pruning-preview")
         self.dismiss(None)
+
+
+def describe_failure(exc: BaseException) -> str:
+    """One line for a preview that failed: what happened, in words where it is the file."""
+    if isinstance(exc, FileNotFoundError):
+        return f"the session file is gone ({exc.filename or exc}): nothing to preview"
+    if isinstance(exc, OSError):
+        return f"cannot read the session file: {exc.strerror or exc}"
+    return f"{type(exc).__name__}: {exc}"

@@ -109,6 +109,23 @@ def format_setting(field: SettingField, settings: ContextPruningSettings) -> Any
     return values[field.key]
 
 
+def edits_from_texts(texts: dict[str, Any]) -> dict[str, Any]:
+    """The config edits of fields typed as `texts` (field key -> text, or bool); invalid texts are left out."""
+    out: dict[str, Any] = {}
+    for key, text in texts.items():
+        f = FIELDS_BY_KEY.get(key)
+        if f is None:
+            continue
+        if f.kind == "bool":
+            out[key] = bool(text)
+            continue
+        try:
+            out[key] = parse_setting(f, str(text))
+        except ValueError:
+            continue
+    return out
+
+
 def _globs_text(globs: Any) -> str:
     return ", ".join(str(g) for g in globs) if isinstance(globs, list) else ""
 
@@ -159,12 +176,14 @@ class PruningSettingsPanel(VerticalScroll):
             super().__init__()
             self.errors = errors
 
-    def __init__(self, settings: ContextPruningSettings, *, debounce: float = DEFAULT_DEBOUNCE, id: str | None = None,
-                 classes: str | None = None) -> None:
-        """`settings` are the effective settings the fields start from; `debounce` seconds of quiet before `Changed`."""
+    def __init__(self, settings: ContextPruningSettings, *, debounce: float = DEFAULT_DEBOUNCE, values: dict[str, Any] | None = None,
+                 id: str | None = None, classes: str | None = None) -> None:
+        """`settings` are the effective settings the fields start from; `values` are field texts typed before (the
+        fields open with them, marked edited); `debounce` seconds of quiet before `Changed`."""
         super().__init__(id=id, classes=classes)
         self.debounce = debounce
         self.initial = {f.key: format_setting(f, settings) for f in SETTING_FIELDS}
+        self.values = {k: v for k, v in (values or {}).items() if k in self.initial}
         self.errors: dict[str, str] = {}
         self._timer = None
 
@@ -173,12 +192,22 @@ class PruningSettingsPanel(VerticalScroll):
         for f in SETTING_FIELDS:
             with Horizontal(classes="setting-row", id=f"row-{f.widget_id}"):
                 yield Label(Text(f.key), classes="setting-name")
+                value = self.values.get(f.key, self.initial[f.key])
                 if f.kind == "bool":
-                    yield Checkbox("enabled", self.initial[f.key], id=f.widget_id, compact=True, tooltip=f.help)
+                    yield Checkbox("enabled", bool(value), id=f.widget_id, compact=True, tooltip=f.help)
                 else:
-                    yield Input(self.initial[f.key], id=f.widget_id, compact=True, tooltip=f.help,
+                    yield Input(str(value), id=f.widget_id, compact=True, tooltip=f.help,
                                 validators=[_FieldValidator(f)], select_on_focus=False)
             yield Static("", classes="setting-error", id=f"error-{f.widget_id}", markup=False)
+
+    def on_mount(self) -> None:
+        for f in SETTING_FIELDS:
+            if f.key in self.values:
+                self._check_field(f)
+
+    def edited_texts(self) -> dict[str, Any]:
+        """The fields that differ from their starting text, as typed (text, or bool for `hardClear.enabled`)."""
+        return {f.key: self.current(f.key) for f in SETTING_FIELDS if self.current(f.key) != self.initial[f.key]}
 
     def focus_first(self) -> None:
         """Focus the first field (`ttl`)."""

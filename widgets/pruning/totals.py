@@ -16,7 +16,7 @@ from rich.text import Text
 from inspector.pruning.preview import PrunePreview
 
 from .view import PreviewPanel
-from inspector.textsafe import make_inert
+from ..inert import make_inert
 
 TOKEN_ROWS = (
     ("chars_div_4", "chars/4 tok"),

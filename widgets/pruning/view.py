@@ -8,9 +8,13 @@ from textual.widget import Widget
 
 from inspector.pruning.preview import PrunePreview
 
+from ..inert import one_line
+
+
 
 class PreviewPanel(Widget):
-    """A panel that renders the latest preview handed to `show()`, or a placeholder while it is computed.
+    """A panel that renders the latest preview handed to `show()`, a placeholder while the first one is computed,
+    or says it is unavailable once `fail()` was called without a preview to show.
 
     Subclasses set `PLACEHOLDER` and `MUTED` (the component class of the placeholder) and implement
     `render_preview`.
@@ -22,16 +26,31 @@ class PreviewPanel(Widget):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.preview: PrunePreview | None = None
+        self.failure: str | None = None
 
     def show(self, preview: PrunePreview) -> None:
         """Show `preview`."""
         self.preview = preview
+        self.failure = None
+        self.refresh(layout=True)
+
+    def fail(self, reason: str) -> None:
+        """The preview failed (`reason`, one line): without an earlier preview, say so instead of "computing…"."""
+        self.failure = reason
         self.refresh(layout=True)
 
     def render(self) -> RenderableType:
+        style = self.get_component_rich_style(self.MUTED) if self.MUTED else ""
         if self.preview is None:
-            return Text(self.PLACEHOLDER, style=self.get_component_rich_style(self.MUTED) if self.MUTED else "")
+            if self.failure is not None:
+                return Text(one_line(self.unavailable_text(self.failure), 400), style=style)
+            return Text(self.PLACEHOLDER, style=style)
         return self.render_preview(self.preview)
+
+    def unavailable_text(self, reason: str) -> str:
+        """What the panel says when the preview failed and there is none to show (`gate: unavailable`)."""
+        name = self.PLACEHOLDER.removesuffix("computing…").rstrip(": ")
+        return f"{name}: unavailable" if name else "unavailable"
 
     def render_preview(self, p: PrunePreview) -> RenderableType:
         raise NotImplementedError

@@ -10,7 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from inspector import model as m
-from inspector.textsafe import make_inert
+from ..inert import make_inert
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
@@ -45,8 +45,8 @@ class DiagnosticsScreen(ModalScreen[int | None]):
         for i, d in enumerate(self.diagnostics):
             table.add_row(
                 str(d.line) if d.line is not None else "",
-                d.severity,
-                d.kind,
+                Text(make_inert(d.severity)),
+                Text(make_inert(d.kind)),
                 Text(make_inert(d.message)),
                 key=str(i),
             )

@@ -1,8 +1,9 @@
-"""Errors are screens, not tracebacks: a missing file, permission denied, an unsupported format."""
+"""Errors are screens, not tracebacks: a missing file, permission denied, not a regular file, an unsupported format."""
 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,12 +14,13 @@ from textual.containers import Center, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from inspector.textsafe import make_inert
+from ..inert import make_inert
 
 
 @dataclass(frozen=True)
 class ErrorInfo:
-    """What went wrong: `kind` is `missing`, `permission`, `directory`, `unsupported` or `unreadable`."""
+    """What went wrong: `kind` is `missing`, `permission`, `directory`, `special` (a FIFO, device or socket),
+    `unsupported` or `unreadable`."""
 
     kind: str
     title: str
@@ -45,6 +47,14 @@ class ErrorInfo:
         return cls("unreadable", "Cannot open the file", path, reason)
 
     @classmethod
+    def special(cls, path: Path, what: str) -> "ErrorInfo":
+        """`path` exists but is not a regular file (`what`: "a FIFO", "a character device", ...): never read it."""
+        return cls("special", "Not a regular file", path,
+                   f"This is {what}, not a session file: reading it could block forever or never end, so it is not read.",
+                   ("Session transcripts are regular .jsonl files; pass one, or a directory of them.",
+                    "q quits."))
+
+    @classmethod
     def unsupported(cls, path: Path, details: list[str]) -> "ErrorInfo":
         """A file that is not an OpenClaw / pi session transcript."""
         return cls("unsupported", "Not an OpenClaw / pi session (unsupported format)", path,
@@ -52,6 +62,28 @@ class ErrorInfo:
                    ("Session Inspector reads OpenClaw and pi-coding-agent session JSONL files (versions 1-3).",
                     "Claude Code and Codex transcripts are not supported yet."),
                    tuple(details))
+
+
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def special_file_kind(path: Path) -> str | None:
+    """What `path` is when it exists and is neither a regular file nor a directory ("a FIFO (named pipe)", ...).
+
+    Only `stat`s the path (following links), never opens it: opening a FIFO blocks until a writer comes.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return next((what for test, what in _SPECIAL_KINDS if test(mode)), "not a regular file")
 
 
 class ErrorScreen(Screen):

@@ -9,7 +9,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import SelectionList, Static
 
-from inspector.textsafe import one_line
+from ..inert import one_line
 
 from ..transcript.previews import role_icon
 

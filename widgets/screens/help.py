@@ -10,16 +10,19 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ..inert import one_line
 from ..transcript.model import ESTIMATOR_HELP, ESTIMATOR_LABELS
 
 INTRO = (
     "Each transcript row is one message of the context the model sees (pi's buildSessionContext), in order: "
     "role and tool, a one-line preview, a bar and size under the chosen estimator, and the context so far.\n"
     "The right side shows the context now against the window (OpenClaw's window resolution and guard), where it "
-    "goes by tool and role, and the largest messages; Enter on a row shows the whole message.\n"
-    "Markers: ├ branch point (the entry has several children) · ○ off the active path · × dropped by compaction · ~ tool result whose prompt-cache TTL has expired (its age shown; `p` previews what pruning would cut).\n"
+    "goes by tool and role, and the largest messages; Enter on a row shows the whole message. Below 110 columns the "
+    "side panel sits under the transcript: Enter, w or s opens it, Esc closes it.\n"
+    "Markers: ├ branch point (the entry has several children) · ○ off the active path · × dropped by compaction · ~ tool result whose prompt-cache TTL has expired (when, and its age, in the message detail; `p` previews what pruning would cut).\n"
     "Compaction forecast (C): ✂ cut point · │ kept tail · ↳ split-turn prefix · § part / ┆ chunk start (with its tokens) "
-    "· ! oversized · - dropped by the history share (dimmed)."
+    "· ! oversized · - dropped by the history share (dimmed).\n"
+    "The first column is `ctx`, the position in the context the model sees, or `line`, the line in the file when `o` shows every entry in file order."
 )
 
 
@@ -45,7 +48,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
-            yield Static(Text(self.title_text, style="bold"))
+            yield Static(Text(one_line(self.title_text, 200), style="bold"))
             yield Static(Text(self.intro))
             if self.estimators:
                 est = Table(box=None, padding=(0, 1), show_header=False)

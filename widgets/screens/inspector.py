@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -31,6 +31,7 @@ from ..commands import PaletteCommand, binding_commands, help_rows
 from ..detail.detail import MessageDetail
 from ..diagnosis.inspector_views import DiagnosisViews
 from ..gauge import ContextGauge
+from ..inert import make_inert
 from ..notice_bar import NoticeBar
 from ..options import InspectorOptions
 from ..session_header import HeaderData, SessionHeader
@@ -48,6 +49,8 @@ from .live_follow import FollowView, LiveFollower
 from .opening import SessionOpener
 
 TIKTOKEN_ALL_BELOW = 20_000
+NARROW_BELOW = 110
+"""Below this many columns the side panel (gauge, breakdown, message) goes under the transcript, shown on demand."""
 DETAIL_DEBOUNCE = 0.06
 TOP_N = 10
 
@@ -88,7 +91,7 @@ class InspectorScreen(DiagnosisViews, Screen):
         Binding("C", "compaction_forecast", "Forecast", show=False, tooltip="Compaction forecast: the plan drawn on the transcript, triggers, live settings"),
         Binding("b", "next_biggest", "Biggest", tooltip="Jump to the next biggest message"),
         Binding("m", "show_message", "Message", show=False, tooltip="Show the selected message in full"),
-        Binding("w", "show_context", "Where it goes", show=False, tooltip="Breakdown by tool and role, largest messages"),
+        Binding("w", "show_context", "Where it goes", show=False, tooltip="Breakdown by tool and role; the largest messages take the keyboard (↑↓, Enter jumps)"),
         Binding("a", "detail_show_all", "Show all", show=False, tooltip="Show long blocks of the message in full"),
         Binding("r", "detail_raw", "Raw JSON", show=False, tooltip="Show the raw JSON line of the message"),
         Binding("d", "diagnostics", "Diagnostics", show=False, tooltip="List damaged lines and other problems"),
@@ -97,15 +100,18 @@ class InspectorScreen(DiagnosisViews, Screen):
         Binding("X", "compact", "Compact…", show=False, tooltip="Compact this session (rules by default): confirm, watch the stages, undo"),
         Binding("l", "timeline", "Timeline", tooltip="Tokens over calls: jumps and their cause, thresholds, not in the transcript, cost, cache"),
         Binding("R", "timeline('repeats')", "Repeats", show=False, tooltip="What keeps repeating (re-reads, commands, errors, retries); Enter: each occurrence"),
+        Binding("s", "toggle_side", "Side panel", tooltip="Show or hide the side panel (under the transcript below 110 columns)"),
         Binding("t", "app.change_theme", "Theme", show=False, tooltip="Change the colour theme"),
         Binding("question_mark", "help", "Help", tooltip="Keys and what the columns mean"),
         Binding("escape", "back", "Back", show=False, tooltip="Back to the session list"),
     ]
 
-    def __init__(self, path: Path, options: InspectorOptions, *, can_go_back: bool = True) -> None:
-        """`can_go_back` False: Escape does not return to the screen below (the demo opened over an empty browser)."""
+    def __init__(self, path: Path, options: InspectorOptions, *, can_go_back: bool = True, demo: str | None = None) -> None:
+        """`can_go_back` False: Escape does not return to the screen below (the demo opened over an empty browser).
+        `demo`: this is the bundled demo session, and why it was opened (said in the header and the notice bar)."""
         super().__init__()
         self.can_go_back = can_go_back
+        self.demo = demo
         self.path = Path(path)
         self.options = options
         self.session: Session | None = None
@@ -150,6 +156,7 @@ class InspectorScreen(DiagnosisViews, Screen):
         return self.query_one("#transcript", Transcript)
 
     def on_mount(self) -> None:
+        self._fit_width(self.app.size.width)
         self.query_one("#header", SessionHeader).loading_text = f"opening {self.path} …"
         if not self.options.animations:
             self.query_one("#search", SearchBar).cursor_blink = False
@@ -193,8 +200,10 @@ class InspectorScreen(DiagnosisViews, Screen):
         if notice.severity == "info":
             notice.show("")
         self._apply_figures(message.figures)
+        if self.demo:
+            notice.show(self.demo, "info")
         if self.opener.config_error:
-            self.notify(self.opener.config_error, title="OpenClaw config ignored", severity="warning", markup=False)
+            self.notify(make_inert(self.opener.config_error), title="OpenClaw config ignored", severity="warning", markup=False)
 
     def _live_text(self, session: Session) -> str:
         if session.pending_bytes:
@@ -205,7 +214,9 @@ class InspectorScreen(DiagnosisViews, Screen):
         self.figures = figures
         live = self._live_text(self.session) if self.session is not None else ""
         header = self.query_one("#header", SessionHeader)
-        header.data = HeaderData(figures.overview, live, header.data.fill if header.data else None)
+        header.data = HeaderData(
+            figures.overview, live, header.data.fill if header.data else None, badge="DEMO" if self.demo is not None else ""
+        )
         self.request_diagnosis(figures)
         self.query_one("#gauge", ContextGauge).data = figures.overview
         _field, note = breakdown_field(self.estimator)
@@ -256,7 +267,7 @@ class InspectorScreen(DiagnosisViews, Screen):
         if reset:
             transcript.set_model(model, cursor=len(model) - 1 if following else min(transcript.cursor, len(model) - 1))
             self.query_one("#notice", NoticeBar).show(notice or "file changed on disk; re-indexed", "info")
-            self.notify(notice or "re-indexed", title="Session file replaced", markup=False)
+            self.notify(make_inert(notice or "re-indexed"), title="Session file replaced", markup=False)
         elif old is not None and (old.extends(model.ctx) or (old.show_off_path and model.show_off_path)):
             transcript.extend_model(model)
         else:
@@ -282,14 +293,16 @@ class InspectorScreen(DiagnosisViews, Screen):
     def _update_columns(self) -> None:
         columns = self.query_one("#columns", TranscriptColumns)
         columns.estimator = self.estimator
-        columns.row_count = self.model.row_count if self.model else 0
-        title = "all entries" if self.show_off_path else "message"
+        columns.row_count = self.model.index_max if self.model else 0
+        columns.off_path = self.show_off_path
+        columns.title = "all entries" if self.show_off_path else "message"
+        status = []
         if self.model is not None and self.model.filtered:
             shown = sorted((self.model.filter_roles or set()) | (self.model.filter_tools or set()))
-            title += f" · filter: {', '.join(shown)} ({len(self.model):,} of {self.model.row_count:,})"
+            status.append(f"filter: {', '.join(shown)} ({len(self.model):,} of {self.model.row_count:,} rows)")
         if self.search_query:
-            title += f" · search: {self.search_query}"
-        columns.title = title
+            status.append(f"search: {self.search_query}")
+        columns.status = " · ".join(status)
 
     # -- transcript events -----------------------------------------------------------------------
 
@@ -471,7 +484,32 @@ class InspectorScreen(DiagnosisViews, Screen):
         if self.model is not None:
             self.navigator.next_biggest(self.model, self.estimator)
 
+    # -- width: the side panel beside the transcript, or under it on demand ---------------------------
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit_width(event.size.width)
+
+    def _fit_width(self, width: int) -> None:
+        narrow = width < NARROW_BELOW
+        if narrow != self.has_class("-narrow"):
+            self.set_class(narrow, "-narrow")
+            self.query_one(Footer).compact = narrow
+
+    def _show_side(self) -> None:
+        self.remove_class("-no-side")
+        if self.has_class("-narrow"):
+            self.add_class("-side")
+
+    def action_toggle_side(self) -> None:
+        """Show or hide the side panel: beside the transcript when wide, under it (with the tabs) when narrow."""
+        if self.has_class("-narrow"):
+            self.toggle_class("-side")
+        else:
+            self.toggle_class("-no-side")
+        self.transcript.focus()
+
     def action_show_message(self) -> None:
+        self._show_side()
         tabs = self.query_one("#tabs", TabbedContent)
         if tabs.active != "tab-message":
             tabs.active = "tab-message"
@@ -479,7 +517,10 @@ class InspectorScreen(DiagnosisViews, Screen):
             self._show_detail()
 
     def action_show_context(self) -> None:
+        """Show where the context goes, with the keyboard in the largest messages (↑↓, Enter jumps, Esc returns)."""
+        self._show_side()
         self.query_one("#tabs", TabbedContent).active = "tab-context"
+        self.query_one("#breakdown", ContextBreakdown).focus_largest()
 
     def action_detail_show_all(self) -> None:
         self.action_show_message()
@@ -519,6 +560,7 @@ class InspectorScreen(DiagnosisViews, Screen):
         if self.session is None:
             return
         from ..pruning.screen import PruningScreen
+        from ..pruning.state import remembered_state
 
         clock = self.options.clock
         self.app.push_screen(
@@ -528,6 +570,7 @@ class InspectorScreen(DiagnosisViews, Screen):
                 context_window=self.options.context_window,
                 encoding=self.options.encoding,
                 now_ms=lambda: now_ms(clock),
+                state=remembered_state(self.app, self.path),
             )
         )
 
@@ -583,6 +626,12 @@ class InspectorScreen(DiagnosisViews, Screen):
     def action_back(self) -> None:
         if self.query(CompactionView):
             self._close_forecast()
+            return
+        if self.maximized is None and self.focused is not self.transcript and self.focused is not None:
+            self.transcript.focus()  # out of the side panel first
+            return
+        if self.has_class("-narrow") and self.has_class("-side"):
+            self.remove_class("-side")
             return
         if self.can_go_back and len(self.app.screen_stack) > 1:
             self.app.pop_screen()

@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.screen import Screen
 
 from inspector.clock import now_ms
+from inspector.config import openclaw_config_path
 from inspector.figures import WindowOptions, load_window_options, session_figures
 from inspector.marks import MarkKind, cache_expiry_marks
 from inspector.overview import SessionFigures, is_unsupported
@@ -26,7 +27,7 @@ from inspector.tail import tail_session
 from ..heap import freeze_long_lived
 from ..options import InspectorOptions
 from ..transcript.model import TranscriptModel, breakdown_field
-from .error import ErrorInfo
+from .error import ErrorInfo, special_file_kind
 
 TAIL_FIRST_MIN_BYTES = 32 * 1024 * 1024
 TAIL_FIRST_ENTRIES = 1000
@@ -91,7 +92,17 @@ class SessionOpener:
 
     def _open(self) -> None:
         o = self.options
-        window_options, error = load_window_options(o.config_path, o.context_window, env=o.env, home=o.home)
+        special = special_file_kind(self.path)
+        if special is not None:  # a FIFO or a device: never opened (it could block or never end)
+            self.window_options = WindowOptions(override=o.context_window)
+            self.screen.post_message(self.Failed(ErrorInfo.special(self.path, special)))
+            return
+        config_path = o.config_path if o.config_path is not None else openclaw_config_path(o.env, o.home)
+        config_special = special_file_kind(config_path)
+        if config_special is not None:  # the same for the config: a FIFO would hang the opening
+            window_options, error = WindowOptions(config={}, override=o.context_window), f"{config_path}: {config_special}, not read"
+        else:
+            window_options, error = load_window_options(o.config_path, o.context_window, env=o.env, home=o.home)
         self.window_options, self.config_error = window_options, error
         self._show_tail_first()
         session = Session(self.path)

@@ -7,6 +7,10 @@ from dataclasses import dataclass
 from rich.cells import cell_len, set_cell_size
 
 MARKER_CELLS = 2
+MIN_INDEX_CELLS = 4
+"""Room for the index column's title (`ctx` / `line`)."""
+MIN_PREVIEW_WITH_BAR = 36
+"""The share bar is the first column to go: it shows only while the preview keeps at least this many cells."""
 BAR_CELLS = 10
 EIGHTHS = " ▏▎▍▌▋▊▉█"
 LABEL_CELLS = 13
@@ -23,11 +27,17 @@ class RowLayout:
     show_bar: bool
 
 
-def row_layout(width: int, row_count: int) -> RowLayout:
-    """marker(2) index label preview [bar] size context: the preview takes what is left."""
-    index_cells = len(str(max(row_count, 1))) + 1
-    show_bar = width >= 70
-    fixed = MARKER_CELLS + index_cells + 1 + LABEL_CELLS + 1 + (BAR_CELLS + 1 if show_bar else 0) + SIZE_CELLS + 1 + CUMULATIVE_CELLS
+def row_layout(width: int, index_max: int) -> RowLayout:
+    """marker(2) index label preview [bar] size context: the preview takes what is left.
+
+    `index_max` is the largest number the index column shows (the row count, or the last file line in file
+    order). The sizes never go: on a narrow transcript the share bar is dropped first, then the preview shrinks.
+    """
+    index_cells = max(MIN_INDEX_CELLS, len(str(max(index_max, 1))) + 1)
+    fixed = MARKER_CELLS + index_cells + 1 + LABEL_CELLS + 1 + SIZE_CELLS + 1 + CUMULATIVE_CELLS
+    show_bar = width - fixed - 1 - (BAR_CELLS + 1) >= MIN_PREVIEW_WITH_BAR
+    if show_bar:
+        fixed += BAR_CELLS + 1
     return RowLayout(index_cells, max(4, width - fixed - 1), show_bar)
 
 

@@ -2,7 +2,7 @@
 
 The engine says what a mark means and its shape (`MarkShape`); this module picks the glyphs. A row's marker
 cell shows, in priority order: `├` a branch point, then the first marked kind in `MARK_KINDS` order (`~` for a
-tool result whose cache TTL has expired, with its age before the preview), then `×` dropped by the compaction in
+tool result whose cache TTL has expired, in the warning colour; its age and expiry are in the detail pane), then `×` dropped by the compaction in
 force, `○` off the active path. A `SPAN` kind that `dims` dims the row; a `BOUNDARY` kind draws a rule under
 the row shown before it (the rule sits between the two rows). The payload `label` of a cut point, an oversized
 flag or a boundary (a forecast part's or chunk's tokens) is written before the row's preview, so a flag that
@@ -43,7 +43,7 @@ class RowDecor:
     dims: bool = False
     """A mark of a kind that dims its rows."""
     expired: ExpiryInfo | None = None
-    """The cache-TTL expiry of a tool result (its age is drawn before the preview)."""
+    """The cache-TTL expiry of a tool result (the `~` is drawn in the warning colour)."""
     rule_below: bool = False
     """The next shown row starts a boundary: draw a rule under this one."""
     label: str | None = None

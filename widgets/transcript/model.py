@@ -25,6 +25,8 @@ from inspector.marks import MarkKind, RowMark, RowMarks
 from inspector.session import Session
 from inspector.sizes import UNKNOWN, estimate_sizes, int_array, recorded_context_running, recorded_output_sizes, running_totals
 
+from .previews import INT64_MAX
+
 Estimator = Literal["pi", "prune", "tiktoken", "usage"]
 ESTIMATORS: tuple[Estimator, ...] = ("pi", "prune", "tiktoken", "usage")
 ESTIMATOR_LABELS: dict[str, str] = {
@@ -55,6 +57,27 @@ def breakdown_field(estimator: str) -> tuple[str, str | None]:
 
 SUMMARY_ROLES = frozenset({"compactionSummary", "branchSummary"})
 _arr = int_array
+
+
+def _saturating(compute, start: int, stop: int, carry: int | None = None) -> array:
+    """`compute(start, stop[, carry])` (an `inspector.sizes` function), one message at a time once a recorded
+    number overflows the signed 64-bit arrays: that message's value is held at `INT64_MAX` instead of failing
+    (shown as `≥9.2e+18` by `previews.compact_number`)."""
+    try:
+        return compute(start, stop) if carry is None else compute(start, stop, carry)
+    except OverflowError:
+        pass
+    out = _arr()
+    cur = carry
+    for i in range(start, stop):
+        try:
+            part = compute(i, i + 1) if cur is None else compute(i, i + 1, cur)
+        except OverflowError:
+            part = _arr([INT64_MAX])
+        out.extend(part)
+        if cur is not None:
+            cur = part[-1]
+    return out
 
 
 @dataclass(slots=True)
@@ -167,6 +190,13 @@ class TranscriptModel:
     def row_count(self) -> int:
         """Rows before filtering."""
         return len(self.row_entries)
+
+    @property
+    def index_max(self) -> int:
+        """The largest number the index column shows: the last entry's file line in file order, else the row count."""
+        if self.show_off_path and self.row_count:
+            return max(self.row_count, self.entry(self.row_count - 1).line)
+        return self.row_count
 
     def __len__(self) -> int:
         """Rows shown (after filters)."""
@@ -294,7 +324,7 @@ class TranscriptModel:
         if estimator in ESTIMATOR_FIELDS:
             return estimate_sizes(self.ctx.messages, ESTIMATOR_FIELDS[estimator], start, stop)
         if estimator == "usage":
-            return recorded_output_sizes(self.ctx.messages, start, stop)
+            return _saturating(lambda a, b: recorded_output_sizes(self.ctx.messages, a, b), start, stop)
         raise ValueError(f"unknown estimator {estimator!r}")
 
     def size(self, estimator: str, pos: int) -> int | None:
@@ -306,7 +336,7 @@ class TranscriptModel:
 
     def _compute_cumulative(self, estimator: str, start: int, stop: int, carry: int) -> array:
         if estimator == "usage":
-            return recorded_context_running(self.ctx.messages, start, stop, carry)
+            return _saturating(lambda a, b, c: recorded_context_running(self.ctx.messages, a, b, c), start, stop, carry)
         return running_totals(self._size_array(estimator), start, stop, carry)
 
     def _cumulative_array(self, estimator: str) -> array:

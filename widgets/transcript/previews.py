@@ -1,7 +1,7 @@
 """One-line previews, role icons and number formats for transcript rows (pure functions, no widgets).
 
 Previews are made from message content read from disk for the visible rows only, and are always made inert
-(`inspector.textsafe.one_line`): control characters become visible escapes and the result is drawn as plain
+(`widgets.inert.one_line`, over `inspector.textsafe`): control characters become visible escapes and the result is drawn as plain
 text, never parsed as markup.
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from inspector import model as m
-from inspector.textsafe import one_line
+from ..inert import one_line
 
 ROLE_ICONS: dict[str, str] = {
     "user": "▸",
@@ -41,34 +41,53 @@ ROLE_LABELS: dict[str, str] = {
 }
 
 PREVIEW_SCAN_CHARS = 4000
+INT64_MAX = 2**63 - 1
+"""The largest count the per-row arrays hold; a recorded number past it (a damaged or hostile `usage`) is held there."""
 
 
 def role_icon(role: str) -> str:
-    """A one-cell icon for a role (entry types without a role get a dot)."""
+    """A one-cell icon for a role (entry types without a role, and unknown roles, get a dot)."""
     return ROLE_ICONS.get(role, "·")
 
 
+LABEL_SCAN_CHARS = 40
+
+
 def row_label(entry: m.Entry, role: str) -> str:
-    """The short label of a row: the tool for tool rows, else the role (or entry type)."""
+    """The short, inert label of a row: the tool for tool rows, else the role (or entry type).
+
+    Tool names and unknown roles come from the file: they are made inert (`widgets.inert.one_line`), never
+    printed raw.
+    """
     if role == "toolResult" and entry.tool_name:
-        return entry.tool_name
+        return one_line(entry.tool_name, LABEL_SCAN_CHARS)
     if role == "assistant" and entry.tool_name:
         names = entry.tool_name.split(", ")
-        return names[0] + (f" +{len(names) - 1}" if len(names) > 1 else "")
+        return one_line(names[0], LABEL_SCAN_CHARS) + (f" +{len(names) - 1}" if len(names) > 1 else "")
     if role == "custom" and entry.data and isinstance(entry.data.get("customType"), str):
         return "custom"
-    return ROLE_LABELS.get(role, role)
+    return one_line(ROLE_LABELS.get(role, role), LABEL_SCAN_CHARS)
 
 
 def compact_number(value: int | None) -> str:
-    """12,345 / 123.4k / 1.23M; an en dash for unknown."""
+    """12,345 / 123.4k / 1.23M / 12.35G / 1.2e+15: at most 8 cells for any count; an en dash for unknown.
+
+    A count held at the top of the 64-bit per-row arrays (`widgets.transcript.model.INT64_MAX`) may be larger
+    still: it shows as `≥9.2e+18`.
+    """
     if value is None:
         return "–"
+    if value >= INT64_MAX:
+        return "≥9.2e+18"
     if value < 100_000:
         return f"{value:,}"
     if value < 10_000_000:
         return f"{value / 1000:.1f}k"
-    return f"{value / 1_000_000:.2f}M"
+    if value < 1_000_000_000:
+        return f"{value / 1_000_000:.2f}M"
+    if value < 1_000_000_000_000:
+        return f"{value / 1_000_000_000:.2f}G"
+    return f"{float(value):.1e}"
 
 
 def human_bytes(n: int) -> str:

@@ -24,7 +24,6 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from inspector import model as m
-from inspector.pruning.ttl import format_duration_ms
 from inspector.tokens import get_token_counter
 
 from .layout import CUMULATIVE_CELLS, LABEL_CELLS, SIZE_CELLS, ellipsize, fit, row_layout, token_bar
@@ -73,7 +72,7 @@ class Transcript(ScrollView, can_focus=True):
         & > .transcript--marker { color: $text-accent; }
         & > .transcript--match { background: $warning-muted; }
         & > .transcript--placeholder { color: $text-disabled; }
-        & > .transcript--expired { color: $text-warning; text-style: italic; }
+        & > .transcript--expired { color: $text-warning; text-style: bold; }
     }
     """
 
@@ -356,7 +355,6 @@ class Transcript(ScrollView, can_focus=True):
         st = self._styles()
         next_entry = model.row_entries[model.view[position + 1]] if position + 1 < len(model.view) else None
         decor = row_decor(model.marks, entry.index, next_entry)
-        expired = decor.expired
         dim = (
             not info.on_path
             or info.dropped_by_compaction
@@ -378,7 +376,7 @@ class Transcript(ScrollView, can_focus=True):
             marker = "○ "
         else:
             marker = "  "
-        layout = row_layout(width, model.row_count)
+        layout = row_layout(width, model.index_max)
         index_text = str(entry.line) if model.show_off_path else str(pos if pos is not None else "")
         size = model.size(est, pos) if pos is not None else None
         if est == "tiktoken" and pos is not None and pos not in model.tiktoken:
@@ -387,7 +385,7 @@ class Transcript(ScrollView, can_focus=True):
         cumulative = model.cumulative_at(est, pos) if pos is not None else None
 
         segments = [
-            Segment(marker, st["transcript--marker"]),
+            Segment(marker, st["transcript--expired"] if decor.expired is not None and info.children <= 1 else st["transcript--marker"]),
             Segment(index_text.rjust(layout.index_cells) + " ", number_style),
             Segment(fit(f"{role_icon(role)} {row_label(entry, role)}", LABEL_CELLS) + " ", role_style),
         ]
@@ -404,12 +402,8 @@ class Transcript(ScrollView, can_focus=True):
                 tag = label + " · " if room > 4 else ""
                 segments.append(Segment(tag, st["transcript--dim"] if dim else st["transcript--expired"]))
                 cells -= cell_len(tag)
-            if expired is not None:
-                # Cache TTL expired: OpenClaw's pruning may trim or clear this result on the next request.
-                tag = f"{format_duration_ms(expired.age_ms)} old · "
-                tag = tag if len(tag) <= cells - 8 else ""
-                segments.append(Segment(tag, st["transcript--dim"] if dim else st["transcript--expired"]))
-                cells -= len(tag)
+            # A tool result whose cache TTL has expired carries `~` in the marker column; its age is in the detail
+            # pane (`widgets.detail.render`), so the preview keeps all its cells.
             shown = ellipsize(preview_text, cells)
             if self._search_re is None:
                 segments.append(Segment(shown, text_style))
