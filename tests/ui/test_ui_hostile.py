@@ -18,7 +18,7 @@ import pytest
 from test_ui_support import basic_builder, settle, write_session
 from textual.widgets import Static
 
-from inspector.fixtures import SessionBuilder, make_usage
+from inspector.samples.fixtures import SessionBuilder, make_usage
 from inspector.session import open_session
 from widgets.browser.screen import BrowserScreen
 from widgets.browser.table import SessionTable
@@ -27,7 +27,6 @@ from widgets.pruning.screen import PreviewReady, PruningScreen
 from widgets.screens.error import ErrorScreen
 from widgets.screens.inspector import InspectorScreen
 
-pytest_plugins = ["ui_support"]
 
 TITLE_AND_CLEAR = "\x1b]0;pwned\x07\x1b[2J"
 CLIPBOARD = "\x1b]52;c;cHduZWQ=\x07"
