@@ -53,7 +53,7 @@ def measure(kind: str, path: str) -> dict:
         }
     if kind == "records":
         from inspector.formats.openclaw import extract_range
-        from inspector.session import open_session  # noqa: F401  (same imports as a real worker)
+        from inspector.session import open_session
 
         try:
             from inspector.formats.records import from_wire

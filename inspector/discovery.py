@@ -26,7 +26,7 @@ import re
 import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -51,7 +51,7 @@ _CHECKPOINT_RE = re.compile(
 )
 _PI_FILE_RE = re.compile(r"^[^_]+_(?P<session>.+)\.jsonl$")
 _TEMP_SUFFIXES = (".tmp", ".truncate-tmp", ".manual-compaction-tmp")
-_EPOCH = datetime.fromtimestamp(0, tz=timezone.utc)
+_EPOCH = datetime.fromtimestamp(0, tz=UTC)
 
 
 @dataclass
@@ -109,7 +109,7 @@ def _iso(moment: datetime | None) -> str | None:
     """``2026-04-13T10:20:30.123Z`` (milliseconds kept only when non-zero), as JavaScript's toISOString writes."""
     if moment is None:
         return None
-    utc = moment.astimezone(timezone.utc)
+    utc = moment.astimezone(UTC)
     text = utc.strftime("%Y-%m-%dT%H:%M:%S")
     millis = utc.microsecond // 1000
     return f"{text}.{millis:03d}Z" if utc.microsecond else f"{text}Z"
@@ -197,7 +197,7 @@ def _ms_to_datetime(value: Any) -> datetime | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     try:
-        return datetime.fromtimestamp(value / 1000, tz=timezone.utc)
+        return datetime.fromtimestamp(value / 1000, tz=UTC)
     except (OverflowError, OSError, ValueError):
         return None
 
@@ -290,7 +290,7 @@ def _stat_session(path: Path, name: _Name, source: SessionSource, warnings: list
         kind=name.kind,
         source=source,
         size=st.st_size,
-        mtime=datetime.fromtimestamp(st.st_mtime, tz=timezone.utc),
+        mtime=datetime.fromtimestamp(st.st_mtime, tz=UTC),
         session_id=name.session_id,
         archive_reason=name.archive_reason,
         archived_at=name.archived_at,

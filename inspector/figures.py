@@ -9,15 +9,16 @@ fields freely, never rename.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from . import model as m
 from .breakdown import context_breakdown
 from .config import load_openclaw_config
-from .overview import ContextOverview, ContextUsage, SessionFigures, guard_to_json, window_to_json
 from .context import usage_rows_from_end
+from .overview import ContextOverview, ContextUsage, SessionFigures, guard_to_json, window_to_json
 from .session import Session
 from .sizes import estimate_sizes, running_totals
 from .tokens import context_tokens_from_end, get_token_counter
@@ -68,8 +69,8 @@ def window_json(window: ContextWindow) -> dict[str, Any]:
 
 def sum_usage(entries: list[m.Entry]) -> dict[str, Any]:
     """Σ of recorded usage (tokens and USD cost) over assistant entries."""
-    totals: dict[str, Any] = {k: 0 for k in USAGE_FIELDS}
-    cost: dict[str, float] = {k: 0.0 for k in COST_FIELDS}
+    totals: dict[str, Any] = dict.fromkeys(USAGE_FIELDS, 0)
+    cost: dict[str, float] = dict.fromkeys(COST_FIELDS, 0.0)
     calls = 0
     for e in entries:
         u = e.usage
@@ -109,9 +110,9 @@ def estimator_ratios(session: Session, ctx: m.SessionContext, tiktoken_counts: l
     tool schemas are never in the transcript, so every estimator is expected to be somewhat below 1).
     """
     entries = session.entries
-    running = {k: 0 for k in ESTIMATORS}
+    running = dict.fromkeys(ESTIMATORS, 0)
     running_tiktoken = 0
-    est_sum = {k: 0 for k in ESTIMATORS}
+    est_sum = dict.fromkeys(ESTIMATORS, 0)
     tik_sum = 0
     recorded_sum: int | float = 0
     samples = 0
@@ -216,7 +217,7 @@ def context_report(
     rows = []
     for pos, row in enumerate(ctx.messages):
         e = entries[row.entry_index]
-        est: dict[str, int | None] = {**(row.estimates.to_json() if row.estimates else {k: 0 for k in ESTIMATORS})}
+        est: dict[str, int | None] = {**(row.estimates.to_json() if row.estimates else dict.fromkeys(ESTIMATORS, 0))}
         est["tiktoken"] = counts[pos] if counts is not None else None
         rows.append(
             {

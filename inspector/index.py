@@ -9,9 +9,9 @@ can re-index. It never writes.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 CHUNK_SIZE = 8 * 1024 * 1024
 
@@ -39,7 +39,7 @@ class FileIdentity:
     size: int
 
     @classmethod
-    def of(cls, st: os.stat_result) -> "FileIdentity":
+    def of(cls, st: os.stat_result) -> FileIdentity:
         return cls(st.st_dev, st.st_ino, st.st_size)
 
 

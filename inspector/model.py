@@ -154,7 +154,7 @@ class _PackedEstimates:
     __slots__ = ()
 
     @property
-    def estimates(self) -> "Estimates | None":
+    def estimates(self) -> Estimates | None:
         """The four estimates of the message this produces (None: it produces none)."""
         v = _NUMS.unpack(self.nums)  # type: ignore[attr-defined]
         return None if v[3] < 0 else Estimates(v[3], v[4], v[5], v[6])
@@ -218,8 +218,8 @@ class Entry(_PackedEstimates):
 
     @classmethod
     def from_message_record(
-        cls, index: int, nums: bytes, id: str | None, parent_id: str | None, role: str | None, rec: "MessageRecord"
-    ) -> "Entry":
+        cls, index: int, nums: bytes, id: str | None, parent_id: str | None, role: str | None, rec: MessageRecord
+    ) -> Entry:
         """A `message` entry from its record: the reader's hot path (once per message of a 1 GB file).
 
         Fields are passed positionally, named by the record's fields: a call with 14 keyword arguments costs
@@ -273,7 +273,7 @@ class SessionContext:
     first_kept_index: int | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
-    def continues(self, earlier: "SessionContext") -> bool:
+    def continues(self, earlier: SessionContext) -> bool:
         """Whether this context is `earlier` with messages appended (same compaction, same first rows)."""
         n = len(earlier.messages)
         if self.compaction_index != earlier.compaction_index or len(self.messages) < n:

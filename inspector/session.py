@@ -60,7 +60,7 @@ class Session:
         version: int,
         entries: list[m.Entry],
         diagnostics: list[m.Diagnostic],
-    ) -> "Session":
+    ) -> Session:
         """A provisional session (`provisional = True`) holding only entries read from the end of the file
         (`inspector.tail.tail_session`): shown while the whole file is indexed, then replaced."""
         session = cls(path)
@@ -90,7 +90,7 @@ class Session:
 
     # -- loading --------------------------------------------------------------------------------
 
-    def load(self) -> "Session":
+    def load(self) -> Session:
         """Index the whole file."""
         _check_openable(self.path)
         self._consume()
@@ -175,7 +175,7 @@ class Session:
         add = self.tree.add
         base = 0
         tail = b""
-        for rows, lines_seen, tail in parallel.parse_ranges(str(self.path), bounds, version):
+        for rows, lines_seen, tail in parallel.parse_ranges(str(self.path), bounds, version):  # noqa: B007 (the last range's tail is used after the loop)
             for line, offset, length, wire in rows:
                 entry = accept(base + line, offset, length, from_wire(wire))
                 if entry is not None:

@@ -13,9 +13,10 @@ is shut down when the test ends. Tests run on asyncio through AnyIO's pytest plu
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 import pytest
 from test_ui_support import SIZE, make_app

@@ -21,9 +21,9 @@ from textual.widgets.option_list import Option
 
 from inspector.breakdown import Breakdown
 from inspector.diagnosis.timeline import Timeline
-from .inert import one_line
 
 from .diagnosis.overhead_panel import OverheadPanel
+from .inert import one_line
 from .transcript.previews import compact_number, role_icon
 
 SHARE_CELLS = 8

@@ -22,9 +22,9 @@ from textual.widget import Widget
 from inspector.diagnosis.fill import FillState
 from inspector.diagnosis.overhead import OverheadSummary
 from inspector.overview import ContextOverview
-from .inert import make_inert
 
 from .diagnosis.texts import fill_warning, overhead_gauge_line
+from .inert import make_inert
 
 FILL_WARN_AT = 0.8
 

@@ -10,10 +10,10 @@ import argparse
 import asyncio
 import os
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Awaitable, Callable
 
 from inspector.marks import MarkKind
 from inspector.samples.demo import demo_session_path
@@ -24,7 +24,7 @@ from .options import FixedClock, InspectorOptions
 ROOT = Path(__file__).resolve().parent.parent
 OUT_DIR = ROOT / "screenshots"
 SIZE = (150, 44)
-NOW = datetime(2026, 1, 2, 12, 0, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 1, 2, 12, 0, 0, tzinfo=UTC)
 
 
 @dataclass

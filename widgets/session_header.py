@@ -18,9 +18,9 @@ from textual.widget import Widget
 
 from inspector.diagnosis.fill import FILL_COMPACTION_DUE, FILL_OVER_WINDOW, FillState
 from inspector.overview import ContextOverview
-from .inert import one_line
 
 from .diagnosis.texts import fill_label, fill_role
+from .inert import one_line
 from .transcript.previews import human_bytes
 
 HEADER_FILL_LEVELS = (FILL_OVER_WINDOW, FILL_COMPACTION_DUE)

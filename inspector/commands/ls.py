@@ -204,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
     discovery = discover_sessions(Path(root) if root is not None else None)
     single = root is not None and Path(root).is_file()
     status = EXIT_ERROR if root is not None and not Path(root).is_dir() and not single else 0
-    if single:
+    if single and root is not None:
         root = Path(root).parent
     shown = discovery.sessions if include_all else discovery.live
     figures = session_figures(shown) if getattr(args, "figures", False) else None

@@ -22,7 +22,7 @@ import math
 import re
 import sys
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
@@ -41,7 +41,7 @@ from ._common import EXIT_ERROR, add_session_options, console, encoding_of, huma
 MAX_CONTEXT_WINDOW = 2**31 - 1
 MAX_TTL_MS = 8_640_000_000_000_000
 _INT_RE = re.compile(r"[+-]?[0-9]+")
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 # ------------------------------------------------------------------------------------------ argument types
@@ -214,7 +214,7 @@ def print_human(preview: PrunePreview, *, show_all: bool = False) -> None:
     """A summary, then one row per tool result (or per message with `show_all`); the `if_enabled` projection after."""
     data = preview.to_json()
     c = console()
-    line = lambda s: c.print(Text(s))  # noqa: E731
+    line = lambda s: c.print(Text(s))
     model = data["pruning_model"]
     line(f"{inert(data['file'])}  (leaf {human(data['leaf_id'], missing='none')}; model {model_label(model)})")
     line(f"reproduces OpenClaw {data['openclaw_version']}")
@@ -256,7 +256,7 @@ def print_human(preview: PrunePreview, *, show_all: bool = False) -> None:
 
 
 def _print_scenario(c: Console, data: dict[str, Any], show_all: bool, *, title: str) -> None:
-    line = lambda s: c.print(Text(s))  # noqa: E731
+    line = lambda s: c.print(Text(s))
     g = data["gate"]
     line(
         f"gate: {'OPEN' if g['open'] else 'closed'} at {g['now'] or g['now_ms']}: {inert(g['reason'])}"

@@ -21,7 +21,7 @@ from ..diagnosis.thresholds import DEFAULT_EARLY_FRACTIONS
 from ..diagnosis.timeline import DEFAULT_TOP_JUMPS, Timeline, TimelineOptions, build_timeline
 from ..pruning.ttl import format_duration_ms
 from ..textsafe import make_inert, one_line
-from ._common import EXIT_ERROR, add_session_options, bounded_int, human, model_label, console, open_context, print_json
+from ._common import EXIT_ERROR, add_session_options, bounded_int, console, human, model_label, open_context, print_json
 
 CSV_FIELDS = (
     "index",

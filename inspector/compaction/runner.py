@@ -33,7 +33,15 @@ from typing import Any
 
 from ..clock import Clock, SystemClock, now_ms
 from ..session import open_session
-from .assembly import SPLIT_TURN_HEADING, append_summary_section, assemble_suffix, cap_preserving_suffix, format_file_operations, format_preserved_turns_section, format_tool_failures_section
+from .assembly import (
+    SPLIT_TURN_HEADING,
+    append_summary_section,
+    assemble_suffix,
+    cap_preserving_suffix,
+    format_file_operations,
+    format_preserved_turns_section,
+    format_tool_failures_section,
+)
 from .breaker import CircuitBreaker
 from .calls import BreakerOpen, RetryPolicy
 from .events import Committed, Failed, NothingWritten, RunEvent, StageFinished, StageName, StageStarted
@@ -45,7 +53,12 @@ from .safeguard import prune_history_for_context_share, split_preserved_recent_t
 from .sessionfile import SessionWriteError
 from .staged import Msg, Stager, synthetic_message
 from .summarizers.base import CancelToken, ProviderError, Summarizer, SummaryCancelled
-from .summarizers.prompts import TURN_PREFIX_INSTRUCTIONS, build_structured_fallback_summary, compose_split_turn_instructions, safeguard_structured_instructions
+from .summarizers.prompts import (
+    TURN_PREFIX_INSTRUCTIONS,
+    build_structured_fallback_summary,
+    compose_split_turn_instructions,
+    safeguard_structured_instructions,
+)
 from .summarizers.rules import RulesSummarizer
 from .writer import CommitResult, PlanSnapshot, commit_compaction
 
@@ -313,7 +326,11 @@ class _Run:
         t = self._start(stager, "parts", f"{len(parts)} token-share parts, {calls} chunk call(s)", calls, sum(m.item.tokens for m in msgs))
         summaries = []
         for part in parts:
-            summaries.append(self._guard(stager, "parts", t, lambda part=part: stager.summarize_with_fallback(part, instructions, None, max_chunk, purpose)))
+
+            def summarize_part(part: Any = part) -> str:
+                return stager.summarize_with_fallback(part, instructions, None, max_chunk, purpose)
+
+            summaries.append(self._guard(stager, "parts", t, summarize_part))
         self._finish(stager, "parts", t)
         if len(summaries) == 1:
             return summaries[0]

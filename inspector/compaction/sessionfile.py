@@ -16,7 +16,7 @@ import mmap
 import os
 import uuid
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from ..formats.encode import encode_entry
 from ..formats.openclaw import decode_line
@@ -30,7 +30,7 @@ class SessionWriteError(Exception):
     """A write was refused or failed; nothing was changed unless the message says otherwise."""
 
 
-Buffer = Union[bytes, mmap.mmap]
+Buffer = bytes | mmap.mmap
 
 
 class RawLine:
@@ -40,7 +40,7 @@ class RawLine:
     memory); `obj` parses the line again when a caller needs more than the metadata.
     """
 
-    __slots__ = ("start", "_src", "_s", "_e", "parsed", "is_object", "type", "id", "parent_id", "target_id", "first_kept_entry_id", "_header")
+    __slots__ = ("_e", "_header", "_s", "_src", "first_kept_entry_id", "id", "is_object", "parent_id", "parsed", "start", "target_id", "type")
 
     def __init__(self, start: int, src: Buffer, s: int, e: int) -> None:
         self.start = start

@@ -30,7 +30,13 @@ from .breaker import CircuitBreaker
 from .calls import RetryPolicy, call_summarizer
 from .events import FallbackUsed, RunEvent, StageName, StageProgress
 from .items import SYNTHETIC_TOOL_RESULT_TEXT, SummaryItem, total_tokens
-from .safeguard import DEFAULT_PARTS, chunk_messages_by_max_tokens, is_oversized_for_summary, normalize_parts, split_messages_by_token_share
+from .safeguard import (
+    DEFAULT_PARTS,
+    chunk_messages_by_max_tokens,
+    is_oversized_for_summary,
+    normalize_parts,
+    split_messages_by_token_share,
+)
 from .summarizers.base import CancelToken, ProviderError, Purpose, Summarizer, SummaryRequest
 from .summarizers.prompts import DEFAULT_SUMMARY_FALLBACK, IdentifierPolicy, merge_instructions, safeguard_prompt
 

@@ -368,7 +368,7 @@ def pre_prompt_route(
     )
 
 
-_POTENTIALS: "weakref.WeakKeyDictionary[Session, dict[tuple[Any, ...], ReductionPotential]]" = weakref.WeakKeyDictionary()
+_POTENTIALS: weakref.WeakKeyDictionary[Session, dict[tuple[Any, ...], ReductionPotential]] = weakref.WeakKeyDictionary()
 
 
 def context_tool_result_potential(session: Session, ctx: m.SessionContext, window: int) -> ReductionPotential:

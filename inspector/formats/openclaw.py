@@ -19,7 +19,8 @@ processes); `EntryReader` here turns records, in file order, into `Entry` metada
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import orjson
 

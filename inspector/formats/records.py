@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, NamedTuple, Union
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -167,7 +167,7 @@ class MessageRecord(NamedTuple):
     note: str | None
 
 
-Record = Union[ErrorRecord, OtherRecord, MessageRecord]
+Record = ErrorRecord | OtherRecord | MessageRecord
 
 
 _BY_LENGTH: dict[int, type[ErrorRecord] | type[OtherRecord] | type[MessageRecord]] = {

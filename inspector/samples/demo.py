@@ -22,6 +22,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from inspector.jsjson import js_stringify
 from inspector.samples.demo_text import (
     AGENTS_MD,
     BRANCH_SUMMARY,
@@ -54,7 +55,6 @@ from inspector.samples.demo_text import (
     zh_wiki_page,
 )
 from inspector.samples.fixtures import SessionBuilder
-from inspector.jsjson import js_stringify
 from inspector.timeutil import iso_from_ms
 from inspector.tokens import estimate_context_tokens, pi_estimate_tokens
 

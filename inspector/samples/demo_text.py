@@ -12,8 +12,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from inspector.samples.fixtures import png_base64
 from inspector.jsjson import js_len, js_stringify
+from inspector.samples.fixtures import png_base64
 
 WORKSPACE = "/home/mara/.openclaw/workspace"
 PROJECT = f"{WORKSPACE}/projects/lumen-api"

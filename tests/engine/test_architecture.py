@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT  # noqa: E402
+from conftest import ROOT
 
 
 def test_import_linter_contract_holds():

@@ -13,7 +13,6 @@ from inspector.compaction.boundary import (
     strip_heartbeat_token,
 )
 
-
 # (text, hasMeaningfulText, stripHeartbeatToken(text, {mode: "message"}) as (text, didStrip)): every row was
 # checked against OpenClaw 2026.4's compiled functions run with node (heartbeat-*.js, tokens-*.js).
 CASES = [

@@ -10,11 +10,11 @@ import zlib
 
 import orjson
 import pytest
-
-from inspector.samples.fixtures import SessionBuilder, make_usage, png_base64, zero_usage
-from inspector.jsjson import js_stringify
-from inspector.timeutil import ms_from_iso
 from conftest import ROOT
+
+from inspector.jsjson import js_stringify
+from inspector.samples.fixtures import SessionBuilder, make_usage, png_base64, zero_usage
+from inspector.timeutil import ms_from_iso
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 BASE = ["type", "id", "parentId", "timestamp"]

@@ -11,7 +11,7 @@ import shutil
 import struct
 import subprocess
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 
 import orjson
@@ -315,7 +315,7 @@ def test_subclasses_and_deep_nesting_take_the_exact_path() -> None:
     assert js_stringify(deep) == "[" * 400 + "1" + "]" * 400
 
 
-@pytest.mark.parametrize("odd", [enum.Enum("Colour", "RED").RED, uuid.UUID(int=7), datetime(2026, 1, 1, tzinfo=timezone.utc)])
+@pytest.mark.parametrize("odd", [enum.Enum("Colour", "RED").RED, uuid.UUID(int=7), datetime(2026, 1, 1, tzinfo=UTC)])
 def test_values_json_parse_never_gives_throw_even_where_orjson_could_write_them(odd: object) -> None:
     with pytest.raises(TypeError):
         js_stringify({"a": [odd]})

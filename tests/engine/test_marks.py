@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.samples.fixtures import SessionBuilder
 from inspector.marks import MARK_KINDS, MarkKind, MarkShape, RowMark, RowMarks, cache_expiry_marks
 from inspector.pruning.expiry import expired_tool_results
 from inspector.pruning.settings import resolve_settings
+from inspector.samples.fixtures import SessionBuilder
 from inspector.session import open_session
 
 CONFIG = {"agents": {"defaults": {"contextPruning": {"mode": "cache-ttl", "ttl": "5m"}}}}

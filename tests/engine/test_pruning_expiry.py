@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from inspector.samples.fixtures import SessionBuilder
+from datetime import UTC
+
 from inspector.pruning.expiry import cache_ttl_gate, expired_tool_results
 from inspector.pruning.preview import PreviewOptions, build_preview
 from inspector.pruning.settings import ContextPruningSettings, resolve_settings
+from inspector.samples.fixtures import SessionBuilder
 from inspector.session import open_session
 
 START = "2026-03-01T10:00:00.000Z"
@@ -118,13 +120,13 @@ def test_ttl_zero_marks_nothing_in_the_transcript_or_the_preview(tmp_path):
 
 
 def test_a_fixed_clock_gives_the_same_answer_as_now_ms(tmp_path):
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     from inspector.clock import FixedClock
 
     session, touch_ms, _ = build(tmp_path)
     now = touch_ms + TTL + 7  # not a whole second: clock_ms must not round
-    clock = FixedClock(datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=now))
+    clock = FixedClock(datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=now))
     by_clock = build_preview(session, PreviewOptions(clock=clock, config=CONFIG, encoding=None)).to_json()
     by_ms = build_preview(session, PreviewOptions(now_ms=now, config=CONFIG, encoding=None)).to_json()
     assert by_clock == by_ms and by_clock["gate"]["now_ms"] == now

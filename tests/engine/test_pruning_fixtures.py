@@ -12,8 +12,8 @@ import json
 import orjson
 
 from inspector.cli import main
-from inspector.samples.fixtures import SessionBuilder
 from inspector.pruning.preview import PreviewOptions, build_preview
+from inspector.samples.fixtures import SessionBuilder
 from inspector.session import open_session
 from inspector.timeutil import iso_from_ms, ms_from_iso
 
@@ -57,7 +57,7 @@ def test_no_touch_gate_is_closed_and_if_enabled_projects_the_first_touch(tmp_pat
     = 3,086 chars; total 18,027 - 6000 + 3086 = 15,113; 1.51 >= hardClearRatio 0.5; prunable chars 3,086 <
     minPrunableToolChars 50,000 -> stop: below_min_prunable_tool_chars, chars_after 15,113.
     """
-    path, b = never_touched(tmp_path)
+    path, _b = never_touched(tmp_path)
     session = open_session(path)
     done = session.entries[-1]
     done_ms = ms_from_iso(session.load_entry_object(done)["timestamp"])  # when it was written

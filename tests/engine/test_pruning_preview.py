@@ -9,10 +9,10 @@ import orjson
 import pytest
 
 from inspector.cli import main
-from inspector.samples.fixtures import SessionBuilder
 from inspector.pruning.preview import PreviewOptions, build_preview
 from inspector.pruning.settings import SettingsOverrides
 from inspector.pruning.ttl import iso_from_ms, ms_from_iso
+from inspector.samples.fixtures import SessionBuilder
 from inspector.session import open_session
 
 START = "2026-03-01T10:00:00.000Z"
@@ -124,7 +124,7 @@ def test_touch_for_another_model_is_ignored(tmp_path):
 
 def test_a_trailing_delivery_mirror_does_not_change_the_model(tmp_path):
     """pi's context model would be openclaw/delivery-mirror; the touch and eligibility go by the real model."""
-    path, touch_ms = build(tmp_path)
+    _path, _touch_ms = build(tmp_path)
     b = SessionBuilder(seed=11, start=START)
     b.header()
     b.user("hi")
@@ -226,7 +226,7 @@ def test_cli_json_contract(tmp_path, capsysbinary):
 
 
 def test_cli_human_output_and_errors(tmp_path, capsys):
-    path, touch_ms = build(tmp_path, results=2)
+    path, _touch_ms = build(tmp_path, results=2)
     assert main(["prune", str(path), "--no-tiktoken", "--context-window", "30000", "--force",
                  "--config", str(tmp_path / "none.json")]) == 0
     out = capsys.readouterr().out
@@ -240,7 +240,7 @@ def test_cli_human_output_and_errors(tmp_path, capsys):
 
 def test_cli_json_with_a_lone_surrogate_is_still_valid_json(tmp_path, capsysbinary):
     text = "a" * 1499 + "😀" + "b" * 5000
-    path, touch_ms = build(tmp_path, results=4, tail_text=text)
+    path, _touch_ms = build(tmp_path, results=4, tail_text=text)
     code, out = run_cli(capsysbinary, path, "--json", "--no-tiktoken", "--force", "--context-window", "10000",
                         "--config", tmp_path / "none.json")
     assert code == 0
@@ -269,9 +269,9 @@ def test_corpus_session_preview_is_consistent():
 
 def test_preview_cache_gives_the_same_preview_and_reads_each_message_once(tmp_path, monkeypatch):
     """The settings panel re-previews on every edit; with a cache, messages are read and tiktoken-counted once."""
-    from inspector.samples.fixtures import SessionBuilder
     from inspector.pruning.preview import PreviewCache, PreviewOptions, build_preview
     from inspector.pruning.settings import SettingsOverrides
+    from inspector.samples.fixtures import SessionBuilder
     from inspector.session import Session, open_session
 
     b = SessionBuilder(seed=3)

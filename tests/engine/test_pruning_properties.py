@@ -12,11 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector.samples.fixtures import SessionBuilder
 from inspector.pruning.preview import PreviewOptions, build_preview
 from inspector.pruning.pruner import prune_context_messages
 from inspector.pruning.settings import ContextPruningSettings, HardClearSettings, SettingsOverrides, SoftTrimSettings
 from inspector.pruning.utf16 import js_last_index_of, js_slice
+from inspector.samples.fixtures import SessionBuilder
 from inspector.session import open_session
 from inspector.tokens import openclaw_prune_chars
 

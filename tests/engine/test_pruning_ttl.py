@@ -6,7 +6,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from inspector.samples.fixtures import SessionBuilder
 from inspector.pruning.ttl import (
     SOURCE_CACHE_TTL_ENTRY,
     SOURCE_LAST_ASSISTANT,
@@ -21,6 +20,7 @@ from inspector.pruning.ttl import (
     result_expiry,
     ttl_expired,
 )
+from inspector.samples.fixtures import SessionBuilder
 from inspector.session import open_session
 
 T0 = 1_767_225_600_000  # 2026-01-01T00:00:00Z

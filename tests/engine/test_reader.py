@@ -6,8 +6,8 @@ import os
 
 from conftest import assistant, entry, header, jline, msg, tool_result, user, write_lines
 
-from inspector.tokens import COMPACTION_SUMMARY_PREFIX
 from inspector.session import open_session
+from inspector.tokens import COMPACTION_SUMMARY_PREFIX
 
 
 def rows(session, leaf=None):

@@ -7,13 +7,13 @@ import random
 import re
 import shutil
 import subprocess
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from inspector.timeutil import iso_from_ms, iso_to_ms, ms_from_iso
 
-EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 NODE = shutil.which("node")
 
 

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import corpus_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -33,10 +34,8 @@ from inspector.tokens import (
     tool_guard_chars,
 )
 
-from conftest import corpus_file
-
 NODE = shutil.which("node")
-from conftest import ROOT  # noqa: E402
+from conftest import ROOT
 
 
 def text(t: str) -> dict:
@@ -573,10 +572,11 @@ def test_corrupt_cached_file_is_not_redownloaded(tmp_path: Path) -> None:
 
 # -- the high-byte fast path of the CJK weighting must equal the exact regex path ---------------------------------
 
-from hypothesis import given as _given, settings as _settings  # noqa: E402
-from hypothesis import strategies as _st  # noqa: E402
+from hypothesis import given as _given
+from hypothesis import settings as _settings
+from hypothesis import strategies as _st
 
-from inspector.tokens import measure as _measure  # noqa: E402
+from inspector.tokens import measure as _measure
 
 _interesting = _st.sampled_from(
     [0x41, 0xE9, 0x2DFF, 0x2E7F, 0x2E80, 0x2EFF, 0x2F00, 0x9FFF, 0xA000, 0xA4FF, 0xA500, 0xABFF, 0xAC00, 0xD6FF,

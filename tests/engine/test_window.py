@@ -16,7 +16,6 @@ from inspector.window import (
     resolve_context_window,
 )
 
-
 CAP = "agents.defaults.contextTokens"
 
 

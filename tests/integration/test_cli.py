@@ -116,7 +116,7 @@ def test_ls_figures_are_the_browsers(tmp_path):
     assert by_name["s.jsonl"]["figures"] == summarize_session(good).to_json()
     assert by_name["s.jsonl"]["figures"]["messages"] > 0 and by_name["s.jsonl"]["figures"]["compactions"] == 1
     assert by_name["cc.jsonl"]["figures"]["error"] == "not an OpenClaw / pi session"
-    assert {k for k in plain["sessions"][0]} <= set(by_name["s.jsonl"])  # only `figures` is added
+    assert set(plain["sessions"][0]) <= set(by_name["s.jsonl"])  # only `figures` is added
     text = cli("ls", tmp_path, "--figures")
     assert text.returncode == 0 and "Msgs" in text.stdout and "Context" in text.stdout
     assert f"{by_name['s.jsonl']['figures']['context_tokens']:,}" in text.stdout

@@ -7,15 +7,15 @@ import os
 import subprocess
 import sys
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from inspector.compaction.breaker import CircuitBreaker
 
-from conftest import ROOT  # noqa: E402
-T0 = datetime(2026, 5, 1, 12, 0, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 5, 1, 12, 0, 0, tzinfo=UTC)
 
 
 @dataclass

@@ -8,10 +8,11 @@ import signal
 import subprocess
 import sys
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from inspector.clock import FixedClock
 from inspector.compaction.lock import (
@@ -23,8 +24,6 @@ from inspector.compaction.lock import (
     process_start_time,
     read_lock_payload,
 )
-
-from conftest import ROOT  # noqa: E402
 
 HOLDER = """
 import sys, time
@@ -58,7 +57,7 @@ def _sleeper() -> subprocess.Popen[bytes]:
 
 
 def test_payload_is_openclaws_pretty_json(session: Path) -> None:
-    clock = FixedClock(datetime(2026, 3, 4, 5, 6, 7, 890000, tzinfo=timezone.utc))
+    clock = FixedClock(datetime(2026, 3, 4, 5, 6, 7, 890000, tzinfo=UTC))
     with acquire_session_write_lock(session, clock=clock) as lock:
         assert lock.lock_path == session.parent.resolve() / "abc.jsonl.lock"
         raw = lock.lock_path.read_text()
@@ -134,7 +133,7 @@ def test_recycled_pid_is_stale(session: Path) -> None:
     try:
         start = process_start_time(proc.pid)
         assert start is not None
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         _write_lock(session, {"pid": proc.pid, "createdAt": _iso(now), "starttime": start})
         with pytest.raises(LockHeld):
             acquire_session_write_lock(session, timeout_ms=150)
@@ -149,11 +148,11 @@ def test_recycled_pid_is_stale(session: Path) -> None:
 def test_old_created_at_is_stale_even_with_a_live_pid(session: Path) -> None:
     proc = _sleeper()
     try:
-        old = datetime.now(timezone.utc) - timedelta(minutes=31)
+        old = datetime.now(UTC) - timedelta(minutes=31)
         _write_lock(session, {"pid": proc.pid, "createdAt": _iso(old), "starttime": process_start_time(proc.pid)})
         with acquire_session_write_lock(session, timeout_ms=0):
             pass
-        recent = datetime.now(timezone.utc) - timedelta(minutes=29)
+        recent = datetime.now(UTC) - timedelta(minutes=29)
         _write_lock(session, {"pid": proc.pid, "createdAt": _iso(recent), "starttime": process_start_time(proc.pid)})
         with pytest.raises(LockHeld):
             acquire_session_write_lock(session, timeout_ms=0)
@@ -184,7 +183,7 @@ def test_payload_without_pid_uses_the_mtime(session: Path) -> None:
 
 
 def test_orphan_lock_of_our_own_pid_without_starttime_is_reclaimed(session: Path) -> None:
-    _write_lock(session, {"pid": os.getpid(), "createdAt": _iso(datetime.now(timezone.utc))})
+    _write_lock(session, {"pid": os.getpid(), "createdAt": _iso(datetime.now(UTC))})
     with acquire_session_write_lock(session, timeout_ms=0):
         pass
 

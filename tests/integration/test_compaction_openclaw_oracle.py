@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle.pi_oracle import oracle_dist
@@ -22,7 +23,6 @@ from oracle.pi_oracle import oracle_dist
 from inspector.compaction import safeguard as sg
 from inspector.compaction.items import item_for_message
 from inspector.compaction.toolresults import estimate_reduction_potential, tool_result_text
-from conftest import ROOT
 
 SCRIPT = ROOT / "tests" / "oracle" / "openclaw_helpers.mjs"
 
@@ -126,7 +126,7 @@ def test_helpers_agree_with_openclaw(data):
             {"summarizable": _tag(preserved.summarizable), "preserved": _tag(preserved.preserved)},
             {"messages": _tag(rep.messages), "dropped": [rep.dropped_duplicate_count, rep.dropped_orphan_count], "added": len(rep.added),
              "moved": rep.moved},
-            {k: v for k, v in estimate_reduction_potential(texts, ctx).to_json().items()},
+            dict(estimate_reduction_potential(texts, ctx).to_json().items()),
         ]
     theirs = _run(cases)
     for case, mine, expected in zip(cases, ours, theirs):

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import CORPUS
+from conftest import (
+    CORPUS,
+    ROOT,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle.cases import write_all
@@ -20,7 +23,6 @@ from oracle.sessions import build_session, session_ops
 from inspector.compaction.plan import PlanOptions, plan_compaction
 from inspector.session import open_session
 
-from conftest import ROOT  # noqa: E402
 KEEPS = (20000, 4000, 700, 50, 1)
 WINDOW = 200_000
 RESERVE = 20_000

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import ROOT
+from llm_servers import AnthropicServer, OpenAIServer
 
 from inspector.compaction.summarizers import (
     CancelToken,
@@ -37,6 +39,7 @@ from inspector.compaction.summarizers.prompts import (
     build_compaction_summarization_instructions,
     build_structured_fallback_summary,
     compose_split_turn_instructions,
+    convert_to_llm,
     has_required_summary_sections,
     history_prompt,
     merge_instructions,
@@ -44,13 +47,10 @@ from inspector.compaction.summarizers.prompts import (
     safeguard_prompt,
     safeguard_structured_instructions,
     serialize_conversation,
-    convert_to_llm,
     turn_prefix_prompt,
     wrap_untrusted_prompt_data_block,
 )
 from inspector.compaction.summarizers.rules import rules_summary
-from llm_servers import AnthropicServer, OpenAIServer
-from conftest import ROOT
 
 KEY = "sk-test-Zq8v1RkEYdoNotLeak42"
 

@@ -10,11 +10,12 @@ import shutil
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import ROOT
 
 from inspector.clock import FixedClock
 from inspector.compaction.journal import Journal, JournalRecord, new_record_id, normalized_path
@@ -25,8 +26,7 @@ from inspector.compaction.undo import undo_last_compaction
 from inspector.compaction.writer import PlanSnapshot, WriterHooks, commit_compaction
 from inspector.formats.encode import encode_entry
 
-from conftest import ROOT  # noqa: E402
-CLOCK = FixedClock(datetime(2026, 6, 7, 8, 9, 10, 123000, tzinfo=timezone.utc))
+CLOCK = FixedClock(datetime(2026, 6, 7, 8, 9, 10, 123000, tzinfo=UTC))
 SUMMARY = "## Decisions\nUse the cache.\n\n## Open TODOs\nNone.\n\n## Constraints/Rules\nNone.\n\n## Pending user asks\nNone.\n\n## Exact identifiers\n/src/app.py"
 DETAILS = {"readFiles": ["/src/a.py"], "modifiedFiles": ["/src/b.py"]}
 

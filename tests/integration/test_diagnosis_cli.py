@@ -9,9 +9,9 @@ import os
 import subprocess
 import sys
 
+from conftest import ROOT
 from test_diagnosis_fixtures import CWD, ESTIMATES, PROMPTS, build_runaway
 
-from conftest import ROOT
 from inspector.samples.fixtures import SessionBuilder
 
 CALL_KEYS = {"entry_id", "line", "prompt_tokens", "output_tokens", "cache_read", "cache_write", "transcript_estimate",

@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from inspector.commands import ls
 from inspector.discovery import classify_file_name, discover_sessions
-from conftest import ROOT
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 HEADER = '{"type":"session","version":3,"id":"x","timestamp":"2026-04-13T10:00:00.000Z","cwd":"/tmp"}\n'
@@ -75,7 +75,7 @@ def test_openclaw_state_dir_every_kind_of_file(tmp_path: Path) -> None:
 
     aaa = names["aaa.jsonl"]
     assert (aaa.kind, aaa.session_id, aaa.session_key) == ("live", "aaa", "agent:main:main")
-    assert aaa.updated_at == datetime.fromtimestamp(1_776_000_000, tz=timezone.utc)
+    assert aaa.updated_at == datetime.fromtimestamp(1_776_000_000, tz=UTC)
     renamed = names["renamed.jsonl"]
     assert (renamed.kind, renamed.session_id, renamed.session_key) == ("live", "zzz", "agent:main:telegram:dm:42")
     assert renamed.path == (sessions_dir / "custom" / "renamed.jsonl").resolve()
@@ -83,15 +83,15 @@ def test_openclaw_state_dir_every_kind_of_file(tmp_path: Path) -> None:
 
     reset = names["aaa.jsonl.reset.2026-04-13T10-20-30.123Z"]
     assert (reset.kind, reset.archive_reason, reset.session_id) == ("archive", "reset", "aaa")
-    assert reset.archived_at == datetime(2026, 4, 13, 10, 20, 30, 123000, tzinfo=timezone.utc)
+    assert reset.archived_at == datetime(2026, 4, 13, 10, 20, 30, 123000, tzinfo=UTC)
     assert reset.session_key is None
     deleted = names["ccc.jsonl.deleted.2026-04-12T01-02-03Z"]
     assert deleted.archive_reason == "deleted"
-    assert deleted.archived_at == datetime(2026, 4, 12, 1, 2, 3, tzinfo=timezone.utc)
+    assert deleted.archived_at == datetime(2026, 4, 12, 1, 2, 3, tzinfo=UTC)
     assert names["bbb.jsonl.bak.2026-04-11T00-00-00.000Z"].archive_reason == "bak"
     repair = names["bbb.jsonl.bak-4242-1776000000000"]
     assert (repair.kind, repair.archive_reason, repair.session_id) == ("archive", "bak", "bbb")
-    assert repair.archived_at == datetime.fromtimestamp(1_776_000_000, tz=timezone.utc)
+    assert repair.archived_at == datetime.fromtimestamp(1_776_000_000, tz=UTC)
     checkpoint = names[f"aaa.checkpoint.{CKPT_UUID}.jsonl"]
     assert (checkpoint.kind, checkpoint.session_id, checkpoint.checkpoint_id) == ("checkpoint", "aaa", CKPT_UUID)
 
@@ -104,7 +104,7 @@ def test_sizes_and_mtimes_are_the_files(tmp_path: Path) -> None:
     path = write(tmp_path / "one.jsonl", "x" * 123, mtime=1_700_000_000)
     [session] = discover_sessions(tmp_path, env={}).sessions
     assert session.path == path and session.size == 123 and session.source == "dir"
-    assert session.mtime == datetime.fromtimestamp(1_700_000_000, tz=timezone.utc)
+    assert session.mtime == datetime.fromtimestamp(1_700_000_000, tz=UTC)
 
 
 @pytest.mark.parametrize(
@@ -177,7 +177,7 @@ def test_two_keys_for_one_transcript_take_the_most_recently_updated(tmp_path: Pa
     write(sessions / "sessions.json", json.dumps(store))
     [session] = discover_sessions(home=tmp_path, env={}).sessions
     assert session.session_key == "agent:main:new"
-    assert session.updated_at == datetime.fromtimestamp(9, tz=timezone.utc)
+    assert session.updated_at == datetime.fromtimestamp(9, tz=UTC)
 
 
 def test_legacy_clawdbot_dir_is_scanned_too(tmp_path: Path) -> None:

@@ -59,7 +59,7 @@ CODEX_LINES = [
 # --- format detection ---------------------------------------------------------------------------------------
 
 def test_classify_lines_each_family():
-    enc = lambda objs: [json.dumps(o).encode() for o in objs]  # noqa: E731
+    enc = lambda objs: [json.dumps(o).encode() for o in objs]
     assert classify_lines(enc(CLAUDE_LINES)).name == CLAUDE_CODE
     assert classify_lines(enc(CODEX_LINES)).name == CODEX
     assert classify_lines(enc([header(), msg("u1", None, user("x"))])).name == OPENCLAW

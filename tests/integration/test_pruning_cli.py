@@ -8,10 +8,10 @@ import subprocess
 import sys
 
 import pytest
+from conftest import ROOT
 
 from inspector.samples.fixtures import SessionBuilder
 
-from conftest import ROOT  # noqa: E402
 START = "2026-03-01T10:00:00.000Z"
 
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from inspector.samples.fixtures import SessionBuilder, make_usage
 from inspector.jsjson import js_stringify
+from inspector.samples.fixtures import SessionBuilder, make_usage
 from inspector.timeutil import iso_from_ms
 
 _ALPHABET = "abcdefghij klmnopqrstuvwxyz\n.,{}()_-/ABCDEF0123456789中文字符😀é"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -31,7 +31,7 @@ from widgets.compaction.progress_state import RunProgress, render_breaker, rende
 from widgets.compaction.run_screen import CompactRunScreen, writable_target
 
 DEMO = ROOT / "inspector" / "data" / "demo-session.jsonl"
-NOW = datetime(2026, 1, 2, 10, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 1, 2, 10, 0, tzinfo=UTC)
 
 
 def text_of(renderable) -> str:

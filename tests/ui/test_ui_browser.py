@@ -15,7 +15,6 @@ from widgets.browser.watch import ManualWatcher
 from widgets.screens.inspector import InspectorScreen
 
 
-
 def make_dir(tmp_path: Path) -> Path:
     root = tmp_path / "sessions"
     root.mkdir()

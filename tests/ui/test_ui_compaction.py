@@ -22,7 +22,6 @@ from widgets.compaction.plan_text import gauge_text, stages_text, status_text, t
 from widgets.compaction.view import CompactionView
 
 
-
 def _case(directory: Path, name: str, builder, compaction: dict | None = None, window: int | None = None) -> tuple[Path, dict]:
     """Write the session and its openclaw.json; returns (session path, app overrides)."""
     path = builder.write(directory / f"{name}.jsonl")

@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, corpus_file
 from test_diagnosis_fixtures import build_over_window, build_runaway
 from test_ui_support import settle
 
-from conftest import ROOT, corpus_file
 from inspector.diagnosis.fill import context_fill
 from inspector.diagnosis.timeline import TimelineOptions, build_timeline
 from inspector.figures import WindowOptions, context_overview
@@ -33,7 +33,6 @@ from widgets.diagnosis.summary import TimelineSummary
 from widgets.gauge import ContextGauge
 from widgets.screens.inspector import InspectorScreen
 from widgets.session_header import SessionHeader
-
 
 DEMO = ROOT / "inspector" / "data" / "demo-session.jsonl"
 CONTROL = {chr(c) for c in range(0x20) if chr(c) not in "\n\t"} | {"\x7f"} | {chr(c) for c in range(0x80, 0xA0)}

@@ -11,10 +11,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 from test_diagnosis_fixtures import build_over_window, build_runaway
 from test_ui_support import SIZE, make_app, settle
-
-from conftest import ROOT
 
 DEMO = ROOT / "inspector" / "data" / "demo-session.jsonl"
 

@@ -10,6 +10,7 @@ import sys
 import threading
 
 import pytest
+from conftest import ROOT
 from test_ui_support import SIZE, basic_builder, compaction_builder, settle, write_session
 
 from inspector.marks import MarkKind, RowMark
@@ -23,9 +24,6 @@ from widgets.screens.opening import SessionOpener
 from widgets.session_header import SessionHeader
 from widgets.transcript.marks import MARK_GLYPHS
 from widgets.transcript.transcript import Transcript
-
-
-from conftest import ROOT  # noqa: E402
 
 
 def cli_json(*args, home) -> dict:

@@ -27,7 +27,6 @@ from widgets.pruning.screen import PreviewReady, PruningScreen
 from widgets.screens.error import ErrorScreen
 from widgets.screens.inspector import InspectorScreen
 
-
 TITLE_AND_CLEAR = "\x1b]0;pwned\x07\x1b[2J"
 CLIPBOARD = "\x1b]52;c;cHduZWQ=\x07"
 EVIL = f"{TITLE_AND_CLEAR}tool{CLIPBOARD}\x9b2J"

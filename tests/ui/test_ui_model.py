@@ -11,12 +11,12 @@ from inspector.figures import WindowOptions, context_report
 from inspector.samples.fixtures import SessionBuilder, png_base64
 from inspector.session import open_session
 from inspector.tokens import calculate_context_tokens
-from widgets.detail.render import DetailData, DetailStyles, image_summary, render_detail
-from widgets.transcript.previews import compact_number, message_preview_text, preview
-from widgets.transcript.search import find_match
 from widgets.browser.table import relative_time
+from widgets.detail.render import DetailData, DetailStyles, image_summary, render_detail
 from widgets.transcript.layout import token_bar
 from widgets.transcript.model import TranscriptModel
+from widgets.transcript.previews import compact_number, message_preview_text, preview
+from widgets.transcript.search import find_match
 
 
 def model_of(tmp_path, builder, **kw) -> TranscriptModel:

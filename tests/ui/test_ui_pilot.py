@@ -23,7 +23,6 @@ from widgets.transcript.new_entries import NewEntriesIndicator
 from widgets.transcript.transcript import Transcript
 
 
-
 def row_text(transcript: Transcript, position: int) -> str:
     """The text of the transcript row at view position `position` (scrolling it into view)."""
     transcript.move_to(position)

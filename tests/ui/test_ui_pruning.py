@@ -21,20 +21,19 @@ from test_pruning_snippet import effective_settings
 from textual.app import App
 from textual.widgets import Checkbox, Input, Static, TextArea
 
-from inspector.samples.fixtures import SessionBuilder
 from inspector.pruning.preview import PreviewOptions, build_preview
 from inspector.pruning.pruner import ACTION_HARD_CLEAR, ACTION_KEEP, ACTION_SOFT_TRIM
 from inspector.pruning.settings import resolve_settings
 from inspector.pruning.snippet import settings_snippet, with_context_pruning_edits
+from inspector.samples.fixtures import SessionBuilder
 from inspector.session import open_session
 from widgets.pruning.diff import PruningDiff
 from widgets.pruning.gate import PruningGate
 from widgets.pruning.messages import PruningMessageList
+from widgets.pruning.screen import PruningScreen
 from widgets.pruning.settings import FIELDS_BY_KEY, SETTING_FIELDS, PruningSettingsPanel, format_setting, parse_setting
 from widgets.pruning.snippet import PruningSnippetDialog
-from widgets.pruning.screen import PruningScreen
 from widgets.pruning.totals import PruningTotals
-
 
 START = "2026-03-01T10:00:00.000Z"
 CONFIG = {"agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}}}

@@ -124,27 +124,27 @@ def test_transcript_filtered_to_tool_results(here, snap_compare):
 
 def test_detail_user_text_and_image(here, snap_compare):
     """Detail of the user message with a screenshot: the text block, then `[image image/png · 7x B · 2×2]`."""
-    pred = lambda m, r: m.role_of(r) == "user" and "image" in m.entry(r).block_kinds  # noqa: E731
+    pred = lambda m, r: m.role_of(r) == "user" and "image" in m.entry(r).block_kinds
     assert snap_compare(make_app(basic(here)), terminal_size=SIZE, run_before=move_to(pred, "enter"))
 
 
 def test_detail_thinking_and_tool_call(here, snap_compare):
     """Detail of the first assistant: model, stop reason toolUse, every estimator incl. tiktoken and recorded usage,
     a thinking block (italic, muted), the text, and the exec tool call's arguments as pretty JSON."""
-    pred = lambda m, r: m.role_of(r) == "assistant" and "thinking" in m.entry(r).block_kinds  # noqa: E731
+    pred = lambda m, r: m.role_of(r) == "assistant" and "thinking" in m.entry(r).block_kinds
     assert snap_compare(make_app(basic(here)), terminal_size=SIZE, run_before=move_to(pred, "enter"))
 
 
 def test_detail_tool_result_cut(here, snap_compare):
     """Detail of the long `read` result zoomed full screen (`z`) and scrolled to its end: the text block stops at
     4,000 characters with "… 853 more characters hidden (press a to show all)"."""
-    pred = lambda m, r: m.role_of(r) == "toolResult" and m.entry(r).tool_name == "read"  # noqa: E731
+    pred = lambda m, r: m.role_of(r) == "toolResult" and m.entry(r).tool_name == "read"
     assert snap_compare(make_app(basic(here)), terminal_size=SIZE, run_before=move_to(pred, "enter", "z", "end"))
 
 
 def test_detail_raw_json(here, snap_compare):
     """After `r` on the redacted-thinking assistant: the raw JSON line as stored, wrapped, with its line number."""
-    pred = lambda m, r: m.role_of(r) == "assistant" and m.entry(r).tool_name == "browser"  # noqa: E731
+    pred = lambda m, r: m.role_of(r) == "assistant" and m.entry(r).tool_name == "browser"
     assert snap_compare(make_app(basic(here)), terminal_size=SIZE, run_before=move_to(pred, "enter", "r"))
 
 

@@ -5,7 +5,7 @@ Also checks the fixtures themselves, so a helper that stops producing what the U
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from inspector.samples.fixtures import SessionBuilder
@@ -15,7 +15,7 @@ from widgets.browser.watch import ManualWatcher
 from widgets.options import FixedClock, InspectorOptions
 from widgets.screenshots import settle as _settle
 
-NOW = datetime(2026, 1, 2, 12, 0, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 1, 2, 12, 0, 0, tzinfo=UTC)
 HOSTILE = "literal [bold]markup[/bold] [link=http://evil.example]link[/link] \x1b[31mred\x1b[0m \x1b]8;;http://x\x07osc\x1b]8;;\x07 end"
 SIZE = (120, 36)
 

@@ -27,7 +27,6 @@ from widgets.session_header import SessionHeader
 from widgets.transcript.columns import TranscriptColumns
 
 
-
 def screen_lines(app) -> list[str]:
     """The text of every line on screen, as the terminal would show it."""
     return [strip.text for strip in app.screen._compositor.render_strips()]

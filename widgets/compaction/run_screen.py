@@ -192,7 +192,7 @@ class CompactRunScreen(Screen[None]):
             return
         try:
             undo = undo_last_compaction(self.target)
-        except Exception as exc:  # noqa: BLE001 - shown to the user
+        except Exception as exc:
             self.query_one("#run-result", Static).update(Text(make_inert(f"undo failed: {exc}", keep_newlines=False), style="bold red"))
             return
         self.result = None

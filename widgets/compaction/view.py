@@ -151,7 +151,7 @@ class CompactionView(Vertical):
     def on_mount(self) -> None:
         if self.app.animation_level == "none":
             for field in self.query("Input"):
-                setattr(field, "cursor_blink", False)
+                field.cursor_blink = False
         self.request_plan()
 
     # -- planning -------------------------------------------------------------------------------
@@ -184,7 +184,7 @@ class CompactionView(Vertical):
         try:
             plan = plan_compaction(session, ctx, options)
             marks = plan_marks(plan, ctx)
-        except Exception as exc:  # noqa: BLE001 - one line on screen rather than a crashed app
+        except Exception as exc:
             if not worker.is_cancelled:
                 self.post_message(self.PlanFailed(generation, one_line(f"{type(exc).__name__}: {exc}", 200)))
             return

@@ -13,8 +13,8 @@ Every point is a `CallPoint` of the engine's `Timeline`; nothing is computed her
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from textual import events, on
 from textual.binding import Binding
@@ -50,7 +50,7 @@ class CallAxis(NumericAxisFormatter):
         return ticks or [float(round((min_ + max_) / 2))]
 
     def get_labels_for_ticks(self, ticks: Sequence[float]) -> list[str]:
-        return [str(int(round(t))) for t in ticks]
+        return [str(round(t)) for t in ticks]
 
 
 def short_tokens(value: float) -> str:

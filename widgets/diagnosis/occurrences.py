@@ -7,8 +7,8 @@ while `n` / `N` step through them (a new search takes `n` / `N` back).
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from inspector import model as m
 

@@ -15,7 +15,6 @@ from inspector.diagnosis.timeline import Timeline
 
 from .texts import overhead_explanation, percent, tokens, trend_text
 
-
 PENDING = "Not in the transcript (derived): computed with the timeline (l; on demand for a large session)"
 
 
@@ -53,7 +52,7 @@ class OverheadPanel(Vertical):
         from ..breakdown import share_bar
 
         overhead = timeline.overhead
-        style = lambda role: self.get_component_rich_style(f"overhead--{role}")  # noqa: E731
+        style = lambda role: self.get_component_rich_style(f"overhead--{role}")
         head = Text()
         head.append("Not in the transcript ", style("label"))
         head.append("(derived)", style("muted"))

@@ -16,7 +16,7 @@ The runner never touches a widget.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from textual.message import Message
 from textual.screen import Screen

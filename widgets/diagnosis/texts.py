@@ -7,7 +7,7 @@ file (entry ids, tool names, repeat subjects) go through `inspector.textsafe`.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from rich.style import Style
 from rich.text import Text

@@ -26,8 +26,8 @@ from inspector.overview import SessionFigures
 from inspector.session import Session
 
 from ..breakdown import ContextBreakdown
-from ..compaction.view import CompactionView, apply_forecast_marks, clear_forecast_marks
 from ..commands import PaletteCommand, binding_commands, help_rows
+from ..compaction.view import CompactionView, apply_forecast_marks, clear_forecast_marks
 from ..detail.detail import MessageDetail
 from ..diagnosis.inspector_views import DiagnosisViews
 from ..gauge import ContextGauge
@@ -37,8 +37,8 @@ from ..options import InspectorOptions
 from ..session_header import HeaderData, SessionHeader
 from ..transcript.columns import TranscriptColumns
 from ..transcript.model import ESTIMATOR_LABELS, ESTIMATOR_UNITS, ESTIMATORS, TranscriptModel, breakdown_field
-from ..transcript.new_entries import NewEntriesIndicator
 from ..transcript.navigation import SearchDone, TranscriptNavigator
+from ..transcript.new_entries import NewEntriesIndicator
 from ..transcript.search_bar import SearchBar
 from ..transcript.transcript import Transcript
 from .diagnostics import DiagnosticsScreen

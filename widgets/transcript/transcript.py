@@ -95,7 +95,7 @@ class Transcript(ScrollView, can_focus=True):
     class Highlighted(Message):
         """The cursor moved to view position `position` (unfiltered row `row`)."""
 
-        def __init__(self, transcript: "Transcript", position: int, row: int | None) -> None:
+        def __init__(self, transcript: Transcript, position: int, row: int | None) -> None:
             super().__init__()
             self.transcript = transcript
             self.position = position
@@ -104,7 +104,7 @@ class Transcript(ScrollView, can_focus=True):
     class Selected(Message):
         """A row was chosen (Enter or click): show its details."""
 
-        def __init__(self, transcript: "Transcript", row: int) -> None:
+        def __init__(self, transcript: Transcript, row: int) -> None:
             super().__init__()
             self.transcript = transcript
             self.row = row

@@ -91,7 +91,7 @@ class AnthropicMessagesSummarizer:
                         if out_tokens is not None:
                             usage["output"] = out_tokens
                         usage["stop"] = getattr(getattr(event, "delta", None), "stop_reason", None)
-            except BaseException as exc:  # noqa: BLE001 - mapped, never re-raised with the SDK's request attached
+            except BaseException as exc:
                 raise map_sdk_error(self.provider, exc, secrets, sdk) from None
 
         def abort() -> None:

@@ -236,7 +236,7 @@ def pump(
     def run() -> None:
         try:
             produce(q.put, stop)
-        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+        except BaseException as exc:
             q.put(("__error__", exc))
         finally:
             q.put(_DONE)
@@ -265,5 +265,5 @@ def pump(
         if thread.is_alive():
             try:
                 abort()
-            except Exception:  # noqa: BLE001 - best effort
+            except Exception:
                 pass

@@ -15,7 +15,16 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .base import CancelToken, ErrorKind, ProviderError, SummaryRequest, SummaryResult, SummaryStream, is_context_overflow_text, pump
+from .base import (
+    CancelToken,
+    ErrorKind,
+    ProviderError,
+    SummaryRequest,
+    SummaryResult,
+    SummaryStream,
+    is_context_overflow_text,
+    pump,
+)
 from .keys import ProviderConfig
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -122,7 +131,7 @@ class OpenAIChatSummarizer:
                             usage["stop"] = choice.finish_reason
                     if getattr(chunk, "model", None):
                         usage["model"] = chunk.model
-            except BaseException as exc:  # noqa: BLE001 - mapped, never re-raised with the SDK's request attached
+            except BaseException as exc:
                 raise map_sdk_error(self.provider, exc, secrets, sdk) from None
 
         def abort() -> None:
