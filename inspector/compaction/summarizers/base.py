@@ -15,7 +15,6 @@ no reference to the SDK exception (which holds the request, and so the key).
 from __future__ import annotations
 
 import queue
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -28,40 +27,11 @@ from .prompts import SummaryPrompt
 Purpose = Literal["history", "turn_prefix", "merge", "dropped"]
 POLL_S = 0.05
 
-# pi-ai `utils/overflow.ts` (0.66.1): errors that mean "the input does not fit the model's window".
-OVERFLOW_PATTERNS = tuple(
-    re.compile(p, re.I)
-    for p in (
-        r"prompt is too long",
-        r"request_too_large",
-        r"input is too long for requested model",
-        r"exceeds the context window",
-        r"input token count.*exceeds the maximum",
-        r"maximum prompt length is \d+",
-        r"reduce the length of the messages",
-        r"maximum context length is \d+ tokens",
-        r"exceeds the limit of \d+",
-        r"exceeds the available context size",
-        r"greater than the context length",
-        r"context window exceeds limit",
-        r"exceeded model token limit",
-        r"too large for model with \d+ maximum context length",
-        r"model_context_window_exceeded",
-        r"prompt too long; exceeded (?:max )?context length",
-        r"context[_ ]length[_ ]exceeded",
-        r"too many tokens",
-        r"token limit exceeded",
-        r"^4(?:00|13)\s*(?:status code)?\s*\(no body\)",
-    )
-)
-NON_OVERFLOW_PATTERNS = tuple(re.compile(p, re.I) for p in (r"^(Throttling error|Service unavailable):", r"rate limit", r"too many requests"))
-
-
 def is_context_overflow_text(text: str) -> bool:
-    """pi-ai's test for an overflow error message."""
-    if any(p.search(text) for p in NON_OVERFLOW_PATTERNS):
-        return False
-    return any(p.search(text) for p in OVERFLOW_PATTERNS)
+    """pi-ai's test for an overflow error message (one home: `inspector.compaction.triggers`)."""
+    from ..triggers import is_context_overflow_error
+
+    return is_context_overflow_error(text)
 
 
 ErrorKind = Literal["http", "timeout", "connection", "malformed", "auth", "config", "empty"]
