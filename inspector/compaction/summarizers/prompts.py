@@ -42,6 +42,10 @@ from ...tokens import (
     COMPACTION_SUMMARY_SUFFIX,
     bash_execution_to_text,
 )
+from ..boundary import DEFAULT_SUMMARY_FALLBACK as DEFAULT_SUMMARY_FALLBACK
+from ..boundary import REQUIRED_SUMMARY_SECTIONS as REQUIRED_SUMMARY_SECTIONS
+from ..boundary import build_structured_fallback_summary as build_structured_fallback_summary
+from ..boundary import has_required_summary_sections as has_required_summary_sections
 
 IdentifierPolicy = Literal["strict", "off", "custom"]
 
@@ -145,7 +149,6 @@ TOOL_RESULT_MAX_CHARS = 2000
 
 # ---------------------------------------------------------------------------------------------- OpenClaw texts
 
-REQUIRED_SUMMARY_SECTIONS = ("## Decisions", "## Open TODOs", "## Constraints/Rules", "## Pending user asks", "## Exact identifiers")
 MERGE_SUMMARIES_INSTRUCTIONS = "\n".join(
     [
         "Merge these partial summaries into a single cohesive summary.",
@@ -182,7 +185,6 @@ TURN_PREFIX_INSTRUCTIONS = (
     "This summary covers the prefix of a split turn. Focus on the original request, early progress, and any details "
     "needed to understand the retained suffix."
 )
-DEFAULT_SUMMARY_FALLBACK = "No prior history."
 MAX_INSTRUCTION_LENGTH = 800
 MAX_UNTRUSTED_INSTRUCTION_CHARS = 4000
 
@@ -437,45 +439,6 @@ def compose_split_turn_instructions(turn_prefix_instructions: str, resolved_inst
     return "\n\n".join([turn_prefix_instructions, "Additional requirements:", resolved_instructions])
 
 
-def _summary_lines(summary: str) -> list[str]:
-    return [t for t in (js_trim(line) for line in re.split(r"\r?\n", summary)) if t]
-
-
-def has_required_summary_sections(summary: str) -> bool:
-    """OpenClaw `hasRequiredSummarySections`: the five headings appear as lines, in order."""
-    lines = _summary_lines(summary)
-    cursor = 0
-    for heading in REQUIRED_SUMMARY_SECTIONS:
-        try:
-            cursor = lines.index(heading, cursor) + 1
-        except ValueError:
-            return False
-    return True
-
-
-def build_structured_fallback_summary(previous_summary: str | None) -> str:
-    """OpenClaw `buildStructuredFallbackSummary` (the boundary-only compaction's summary)."""
-    prev = js_trim(previous_summary) if previous_summary else ""
-    if prev and has_required_summary_sections(prev):
-        return prev
-    return "\n".join(
-        [
-            "## Decisions",
-            prev or DEFAULT_SUMMARY_FALLBACK,
-            "",
-            "## Open TODOs",
-            "None.",
-            "",
-            "## Constraints/Rules",
-            "None.",
-            "",
-            "## Pending user asks",
-            "None.",
-            "",
-            "## Exact identifiers",
-            "None captured.",
-        ]
-    )
 
 
 def safeguard_structured_instructions(
