@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -59,6 +59,8 @@ from .totals import PruningTotals
 STYLES = Path(__file__).resolve().parents[2] / "styles" / "pruning.tcss"
 
 NowMs = float | Callable[[], float] | None
+NARROW_BELOW = 110
+"""Below this many columns the overlay stacks its parts and scrolls (`styles/pruning.tcss`)."""
 
 
 class PreviewReady(Message):
@@ -190,8 +192,12 @@ class PruningScreen(ModalScreen[None]):
             for field in self.query(Input):
                 field.cursor_blink = False
         self.query_one("#pruning-messages", PruningMessageList).focus()
+        self.set_class(self.app.size.width < NARROW_BELOW, "-narrow")
         self._label_scenario()
         self.request_preview()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < NARROW_BELOW, "-narrow")
 
     @property
     def shown(self) -> PrunePreview | None:
@@ -232,8 +238,13 @@ class PruningScreen(ModalScreen[None]):
 
     def request_preview(self) -> None:
         """Compute a new preview in the background (a newer request supersedes an older one)."""
+        if not self._live:
+            return
         self._generation += 1
-        self._show_status()
+        try:
+            self._show_status()
+        except NoMatches:  # the overlay's widgets are being removed (Esc): nothing to compute for
+            return
         self._compute(self._generation, self.preview_options())
 
     @work(thread=True, exclusive=True, group="pruning-preview", description="pruning preview")
@@ -366,9 +377,12 @@ class PruningScreen(ModalScreen[None]):
 
     def watch_force(self, force: bool) -> None:
         self.state.force = force
-        if self._dismissed:
+        if not self._live:
             return
-        box = self.query_one("#pruning-force", Checkbox)
+        try:
+            box = self.query_one("#pruning-force", Checkbox)
+        except NoMatches:  # `f` while Esc removes the overlay's widgets
+            return
         if box.value != force:
             box.value = force
         self.request_preview()
@@ -376,7 +390,10 @@ class PruningScreen(ModalScreen[None]):
     def watch_scenario(self, scenario: str) -> None:
         self.state.scenario = scenario
         if self._live and self.preview is not None:
-            self._draw()
+            try:
+                self._draw()
+            except NoMatches:
+                return
 
     # -- actions --------------------------------------------------------------------------------
 
