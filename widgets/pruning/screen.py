@@ -55,6 +55,7 @@ from .settings import DEFAULT_DEBOUNCE, PruningSettingsPanel, edits_from_texts
 from .snippet import PruningSnippetDialog
 from .state import PruningState
 from .totals import PruningTotals
+from .view import PreviewPanel
 
 STYLES = Path(__file__).resolve().parents[2] / "styles" / "pruning.tcss"
 
@@ -279,8 +280,8 @@ class PruningScreen(ModalScreen[None]):
         self._complete = True
         self.failure = reason
         try:
-            for panel in self.query("#pruning-scenario, #pruning-gate, #pruning-totals, #pruning-guard"):
-                panel.fail(reason)  # type: ignore[attr-defined]
+            for panel in self.query(PreviewPanel):  # banner, gate, totals, guard
+                panel.fail(reason)
             self.query_one("#pruning-gauge", PruningGauge).unavailable = True
             self.set_class(True, "-failed")
             self._show_status()
