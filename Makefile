@@ -3,8 +3,14 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+# pi 0.66.1 from npm, run with node as the oracle of the compaction tests (they skip when it is absent).
+PI_ORACLE_DIR ?= $(HOME)/.cache/session-inspector/pi-oracle
+PI_ORACLE_PKG := $(PI_ORACLE_DIR)/node_modules/@mariozechner/pi-coding-agent/package.json
+# OpenClaw 2026.4.12's compiled dist (npm tarball): the pruning and safeguard oracle tests lift functions from it.
+OPENCLAW_DIST_DIR ?= $(HOME)/.cache/session-inspector/openclaw-dist
+export PI_ORACLE_DIR OPENCLAW_DIST_DIR
 
-.PHONY: demo test bench screenshots clean
+.PHONY: demo test bench screenshots clean oracle
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -16,10 +22,18 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/session-inspector --demo
 
+## Install pi 0.66.1 (npm) for the compaction oracle tests; a failure (no npm, no network) only makes them skip.
+oracle:
+	@grep -qs '"version": "0.66.1"' $(PI_ORACLE_PKG) || \
+		npm install --no-audit --no-fund --save-exact --prefix $(PI_ORACLE_DIR) @mariozechner/pi-coding-agent@0.66.1 || \
+		echo "pi oracle not installed: its tests will skip"
+	@tests/oracle/install_openclaw_dist.sh $(OPENCLAW_DIST_DIR) || echo "OpenClaw dist not fetched: its oracle tests will skip"
+
 ## Run the whole test suite (architecture contract, unit, property, snapshot, integration).
-test: $(STAMP)
+test: $(STAMP) oracle
 	$(BIN)/ruff check inspector widgets styles bench tests
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 ## Benchmarks (not tests): generate a ~1 GB session and compare against raw orjson parsing.

@@ -9,7 +9,7 @@ tool results whose sizes have a long tail, exec results carrying their `aggregat
 (pi-native and safeguard), occasional model/thinking-level changes, delivery-mirror siblings and a few abandoned
 branches with a `branch_summary`. Lines are streamed to disk through `SessionBuilder`, which writes each entry with
 `inspector.jsjson.js_stringify` (JavaScript's `JSON.stringify`, so the output is byte-compatible with pi); memory stays
-constant. Text comes from pools built once from the generators in `inspector.demo_text` and sliced at random line
+constant. Text comes from pools built once from the generators in `inspector.samples.demo_text` and sliced at random line
 boundaries. Deterministic for a given `--seed`.
 
 Sizes: KB/MB/GB are binary (KiB/MiB/GiB); a bare number is bytes. Keep big outputs out of the repo (/tmp or bench/out/).
@@ -29,8 +29,8 @@ from typing import BinaryIO
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from inspector import demo_text  # noqa: E402
-from inspector.fixtures import SessionBuilder, make_usage, png_base64  # noqa: E402
+from inspector.samples import demo_text
+from inspector.samples.fixtures import SessionBuilder, make_usage, png_base64
 
 SYSTEM_PROMPT_TOKENS = 21_000
 COMPACT_AT_CHARS = 520_000  # ≈ 175k tokens of conversation at ~3 chars/token: pi's threshold for a 200k window

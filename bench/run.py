@@ -77,6 +77,7 @@ def measure(kind: str, path: str) -> dict:
 def measure_append(path: str) -> dict:
     import orjson
 
+    from inspector.formats.encode import encode_entry
     from inspector.session import open_session
 
     session = open_session(path)
@@ -90,7 +91,7 @@ def measure_append(path: str) -> dict:
             obj["id"] = f"b{i:07x}"
             obj["parentId"] = session.entries[-1].id
             with open(path, "ab") as f:
-                f.write(orjson.dumps(obj) + b"\n")
+                f.write(encode_entry(obj))
             t0 = time.perf_counter()
             res = session.refresh()
             session.context()

@@ -7,14 +7,18 @@ Usage (inside tmux, see bench/ui_scroll.sh and bench/ui_append.sh): python bench
 It patches two Textual internals (the compositor's render_update and the driver's write) to timestamp frames:
 a measuring harness, not product code.
 """
-import json, sys, time
+import json
+import sys
+import time
 from pathlib import Path
+
 T0 = time.perf_counter()
 ROOT = Path(__file__).resolve().parents[1]
 OUT_DIR = ROOT / "bench" / "out"
 sys.path.insert(0, str(ROOT))
 from textual import events
 from textual._compositor import Compositor
+
 from widgets.app import InspectorApp
 from widgets.launch import parse_args
 from widgets.screens.inspector import InspectorScreen
@@ -25,6 +29,7 @@ PENDING = []
 WRITES = []
 SEEN = set()
 from textual._time import get_time
+
 RENDER, QUEUE, LAT, KEYS = [], [], [], []
 _ru = Compositor.render_update
 def _timed_ru(self, *a, **k):
@@ -77,7 +82,9 @@ class TimedApp(InspectorApp):
                 PENDING.append(STATE["key"])
         await super().on_event(event)
 
-import gc, os
+import gc
+import os
+
 GC_PAUSES = []
 def _gc_cb(phase, info):
     if phase == "start": STATE["gc"] = time.perf_counter()

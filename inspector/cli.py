@@ -1,23 +1,29 @@
 """`session-inspector`: headless commands, and the TUI when no command is given.
 
-Every module in `inspector.commands` that defines `register(subparsers)` adds one subcommand; its parser
-sets `func=run`, and `run(args) -> int` returns the exit code.
+Every module in `inspector.commands` that defines `register(subparsers)` adds one subcommand named after the
+module (`inspector/commands/stats.py` adds `stats`); its parser sets `func=run`, and `run(args) -> int` returns
+the exit code. An argument list that does not start with a command name opens the interactive inspector.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import os
 import pkgutil
 import sys
+from types import ModuleType
 
 from . import commands
 
 EXIT_OK = 0
+EXIT_OUTPUT = 1
 EXIT_ERROR = 2
+EXIT_UNSUPPORTED = 3
 
 
-def command_modules() -> list:
+def command_modules() -> list[ModuleType]:
     """Every command module, in name order."""
     mods = []
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
@@ -29,7 +35,18 @@ def command_modules() -> list:
     return mods
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_name(module: ModuleType) -> str:
+    """The subcommand a command module adds: its module name."""
+    return module.__name__.rpartition(".")[2]
+
+
+def command_names() -> list[str]:
+    """The names of every subcommand, in name order."""
+    return [command_name(mod) for mod in command_modules()]
+
+
+def build_parser(modules: list[ModuleType] | None = None) -> argparse.ArgumentParser:
+    """The `session-inspector` parser with one subcommand per command module."""
     parser = argparse.ArgumentParser(
         prog="session-inspector",
         description=(
@@ -39,24 +56,77 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for mod in command_modules():
+    for mod in command_modules() if modules is None else modules:
         mod.register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run a headless command, or the interactive inspector when `argv` does not start with a command name."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    commands_known = set(parser._subparsers._group_actions[0].choices) if parser._subparsers else set()  # type: ignore[union-attr]
-    if not argv or (argv[0] not in commands_known and argv[0] not in ("-h", "--help")):
+    modules = command_modules()
+    if not argv or (argv[0] not in {command_name(mod) for mod in modules} and argv[0] not in ("-h", "--help")):
         return run_app(argv)
-    args = parser.parse_args(argv)
+    args = build_parser(modules).parse_args(argv)
+    return run_command(args)
+
+
+def _silence_stdout() -> None:
+    """Point fd 1 at /dev/null so the interpreter's final flush cannot fail again (closed pipe, full disk)."""
     try:
-        return int(args.func(args) or 0)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def _error(message: str) -> None:
+    from .textsafe import make_inert
+
+    try:
+        print(f"session-inspector: {make_inert(message, keep_newlines=False)}", file=sys.stderr)
+    except OSError:
+        pass
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run a parsed command and map how it ends to an exit code.
+
+    0 success; 1 an output or I/O error (full disk, EIO), one line on stderr; a closed pipe (`| head`) ends
+    quietly with 0 as other Unix tools; 2 a file that cannot be opened; 3 a transcript of an unsupported format.
+    """
+    from .commands._common import CommandExit, set_output_width
+
+    set_output_width(getattr(args, "width", None))
+    if sys.stdout is None:  # started with fd 1 closed (`>&-`)
+        _error("standard output is closed: nothing can be printed")
+        return EXIT_OUTPUT
+    try:
+        # A lone surrogate (JSON.parse accepts them) must not crash printing: show it as an escape.
+        sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    except (AttributeError, ValueError):
+        pass
+    try:
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()
+        return code
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        return 0
+        _silence_stdout()
+        return EXIT_OK
+    except CommandExit as exc:
+        _error(str(exc))
+        return exc.code
+    except OSError as exc:
+        if exc.errno == errno.EPIPE:
+            _silence_stdout()
+            return EXIT_OK
+        _silence_stdout()
+        where = f"{exc.filename}: " if exc.filename else ""
+        _error(f"{where}{exc.strerror or exc}")
+        return EXIT_OUTPUT
 
 
 def run_app(argv: list[str]) -> int:

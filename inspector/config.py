@@ -24,7 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import json5
+import orjson
 import platformdirs
+
+from .config_check import check_config_numbers
+from .safeio import FileTooLargeError, NotRegularFileError, read_regular_file
 
 NEW_STATE_DIRNAME = ".openclaw"
 LEGACY_STATE_DIRNAMES: tuple[str, ...] = (".clawdbot",)
@@ -32,6 +36,7 @@ CONFIG_FILENAME = "openclaw.json"
 LEGACY_CONFIG_FILENAMES: tuple[str, ...] = ("clawdbot.json",)
 
 INSPECTOR_APP_NAME = "session-inspector"
+MAX_CONFIG_BYTES = 4 * 1024 * 1024  # a real openclaw.json is a few KB; JSON5 in pure Python is slow on MBs
 
 
 def _env_value(env: Mapping[str, str], name: str) -> str | None:
@@ -178,11 +183,17 @@ def load_openclaw_config(
     """
     target = Path(path) if path is not None else openclaw_config_path(env, home)
     try:
-        raw = target.read_bytes()
+        raw = read_regular_file(target, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return LoadedConfig(path=target)
     except IsADirectoryError:
         return LoadedConfig(path=target, exists=True, error=f"{target}: is a directory, not a config file")
+    except NotRegularFileError as exc:
+        kind = str(exc).rpartition(": ")[2]
+        return LoadedConfig(path=target, exists=True, error=f"{target}: {kind}; a config must be a regular file")
+    except FileTooLargeError:
+        limit = MAX_CONFIG_BYTES // (1024 * 1024)
+        return LoadedConfig(path=target, exists=True, error=f"{target}: too large for a config (over {limit} MB); not read")
     except OSError as exc:
         return LoadedConfig(path=target, exists=True, error=f"{target}: cannot read: {exc.strerror or exc}")
     try:
@@ -192,15 +203,43 @@ def load_openclaw_config(
     if not text.strip():
         return LoadedConfig(path=target, exists=True)
     try:
-        data = json5.loads(text)
-    except ValueError as exc:
-        return LoadedConfig(path=target, exists=True, error=_describe_json5_error(target, exc))
-    except RecursionError:
-        return LoadedConfig(path=target, exists=True, error=f"{target}: invalid JSON5: nested too deeply")
+        data = orjson.loads(text)  # plain JSON (most configs): fast; JSON5 below for comments and the like
+    except (orjson.JSONDecodeError, RecursionError):
+        data = _JSON5_FALLBACK
+    if data is _JSON5_FALLBACK:
+        try:
+            data = json5.loads(text)
+        except ValueError as exc:
+            return LoadedConfig(path=target, exists=True, error=_describe_json5_error(target, exc))
+        except RecursionError:
+            return LoadedConfig(path=target, exists=True, error=f"{target}: invalid JSON5: nested too deeply")
     if not isinstance(data, dict):
-        kind = type(data).__name__
+        kind = _json_kind(data)
         return LoadedConfig(path=target, exists=True, error=f"{target}: top level must be an object, got {kind}")
+    problems = check_config_numbers(data)  # out-of-range numbers dropped: their defaults apply
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        error = f"{target}: {problems[0].message()}{more}; OpenClaw rejects such a config; ignored those values"
+        return LoadedConfig(path=target, data=data, exists=True, error=error)
     return LoadedConfig(path=target, data=data, exists=True)
+
+
+_JSON5_FALLBACK = object()
+
+
+def _json_kind(value: object) -> str:
+    """The JSON name of a parsed value's type (`an array`, `null`, ...), never a Python class name."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "a value of another kind"
 
 
 def inspector_state_dir() -> Path:

@@ -5,7 +5,11 @@ Works on entry metadata only: message content stays on disk until asked for.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 from . import model as m
+from .tokens.usage import NON_OBJECT_USAGE, UsageRow
 from .tree import SessionTree
 
 SIBLING_SCAN_LIMIT = 2000
@@ -23,6 +27,25 @@ def _maps_to_message(entry: m.Entry) -> bool:
     return False
 
 
+_SETTING_TYPES = frozenset({m.THINKING_LEVEL_CHANGE, m.MODEL_CHANGE, m.MESSAGE})
+
+
+def _settings_after(entry: m.Entry, model: dict[str, Any] | None, thinking_level: str) -> tuple[dict[str, Any] | None, str]:
+    """pi's settings walk in `buildSessionContext`: the model and thinking level in force after `entry`.
+
+    A `thinking_level_change` sets the level (one that is not a string reads as `off`); a `model_change` or an
+    assistant message sets the model.
+    """
+    if entry.type == m.THINKING_LEVEL_CHANGE and entry.data is not None:
+        level = entry.data.get("thinkingLevel")
+        return model, level if isinstance(level, str) else "off"
+    if entry.type == m.MODEL_CHANGE and entry.data is not None:
+        return {"provider": entry.data.get("provider"), "modelId": entry.data.get("modelId")}, thinking_level
+    if entry.type == m.MESSAGE and entry.role == "assistant":
+        return {"provider": entry.provider, "modelId": entry.model}, thinking_level
+    return model, thinking_level
+
+
 def _row(entry: m.Entry, index: int) -> m.ContextMessage:
     return m.ContextMessage(
         index=index,
@@ -37,6 +60,24 @@ def _row(entry: m.Entry, index: int) -> m.ContextMessage:
     )
 
 
+def usage_rows_from_end(entries: list[m.Entry], ctx: m.SessionContext) -> Iterator[UsageRow]:
+    """The context's messages as pi `estimateContextTokens` rows, from the last one backwards, from the index's
+    metadata alone (no message re-read): feed them to `inspector.tokens.context_tokens_from_end`.
+
+    Lazy: recorded usage is unpacked only for the assistant messages actually reached.
+    """
+    for row in reversed(ctx.messages):
+        e = entries[row.entry_index]
+        usage: object = None
+        if e.role == "assistant":
+            if e.usage_packed is not None:
+                usage = e.usage
+            elif e.non_object_usage:
+                usage = NON_OBJECT_USAGE
+        est = row.est_packed
+        yield UsageRow(e.role, e.stop_reason, usage, est[0] if est is not None else 0)
+
+
 def build_context(tree: SessionTree, leaf_index: int | None = None) -> m.SessionContext:
     """The context for `leaf_index` (default: the last entry)."""
     if leaf_index is None:
@@ -47,18 +88,14 @@ def build_context(tree: SessionTree, leaf_index: int | None = None) -> m.Session
     path, diags = tree.path_to(leaf_index)
 
     thinking_level = "off"
-    model: dict[str, str] | None = None
+    model: dict[str, Any] | None = None
     compaction_pos: int | None = None
     for pos, idx in enumerate(path):
         e = entries[idx]
-        if e.type == m.THINKING_LEVEL_CHANGE and e.data is not None:
-            thinking_level = e.data.get("thinkingLevel")
-        elif e.type == m.MODEL_CHANGE and e.data is not None:
-            model = {"provider": e.data.get("provider"), "modelId": e.data.get("modelId")}
-        elif e.type == m.MESSAGE and e.role == "assistant":
-            model = {"provider": e.provider, "modelId": e.model}
-        elif e.type == m.COMPACTION:
+        if e.type == m.COMPACTION:
             compaction_pos = pos
+        elif e.type in _SETTING_TYPES:
+            model, thinking_level = _settings_after(e, model, thinking_level)
 
     rows: list[m.ContextMessage] = []
     first_kept_pos: int | None = None
@@ -100,7 +137,7 @@ def build_context(tree: SessionTree, leaf_index: int | None = None) -> m.Session
         messages=rows,
         path=path,
         model=model,
-        thinking_level=thinking_level if isinstance(thinking_level, str) else "off",
+        thinking_level=thinking_level,
         compaction_index=path[compaction_pos] if compaction_pos is not None else None,
         first_kept_index=path[first_kept_pos] if first_kept_pos is not None else None,
         diagnostics=diags,
@@ -120,13 +157,8 @@ def extend_context(tree: SessionTree, ctx: m.SessionContext, entry: m.Entry) -> 
         return False
     ctx.path.append(entry.index)
     ctx.leaf_id = entry.id
-    if entry.type == m.THINKING_LEVEL_CHANGE and entry.data is not None:
-        level = entry.data.get("thinkingLevel")
-        ctx.thinking_level = level if isinstance(level, str) else "off"
-    elif entry.type == m.MODEL_CHANGE and entry.data is not None:
-        ctx.model = {"provider": entry.data.get("provider"), "modelId": entry.data.get("modelId")}
-    elif entry.type == m.MESSAGE and entry.role == "assistant":
-        ctx.model = {"provider": entry.provider, "modelId": entry.model}
+    if entry.type in _SETTING_TYPES:
+        ctx.model, ctx.thinking_level = _settings_after(entry, ctx.model, ctx.thinking_level)
     if _maps_to_message(entry):
         ctx.messages.append(_row(entry, len(ctx.messages)))
     return True

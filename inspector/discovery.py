@@ -23,15 +23,18 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 import json5
 
 from inspector.config import legacy_state_dirs, openclaw_state_dir
+from inspector.formats.detect import detect_format
+from inspector.safeio import read_regular_file
 
 SessionKind = Literal["live", "archive", "checkpoint"]
 SessionSource = Literal["openclaw", "pi", "dir"]
@@ -48,7 +51,7 @@ _CHECKPOINT_RE = re.compile(
 )
 _PI_FILE_RE = re.compile(r"^[^_]+_(?P<session>.+)\.jsonl$")
 _TEMP_SUFFIXES = (".tmp", ".truncate-tmp", ".manual-compaction-tmp")
-_EPOCH = datetime.fromtimestamp(0, tz=timezone.utc)
+_EPOCH = datetime.fromtimestamp(0, tz=UTC)
 
 
 @dataclass
@@ -75,6 +78,7 @@ class SessionFile:
     archive_reason: ArchiveReason | None = None
     archived_at: datetime | None = None
     checkpoint_id: str | None = None
+    format: str | None = None
 
     @property
     def sort_time(self) -> datetime:
@@ -97,6 +101,7 @@ class SessionFile:
             "updated_at": _iso(self.updated_at),
             "mtime": _iso(self.mtime),
             "size": self.size,
+            "format": self.format,
         }
 
 
@@ -104,7 +109,7 @@ def _iso(moment: datetime | None) -> str | None:
     """``2026-04-13T10:20:30.123Z`` (milliseconds kept only when non-zero), as JavaScript's toISOString writes."""
     if moment is None:
         return None
-    utc = moment.astimezone(timezone.utc)
+    utc = moment.astimezone(UTC)
     text = utc.strftime("%Y-%m-%dT%H:%M:%S")
     millis = utc.microsecond // 1000
     return f"{text}.{millis:03d}Z" if utc.microsecond else f"{text}Z"
@@ -171,7 +176,7 @@ def classify_file_name(name: str) -> _Name | None:
         stamp = _parse_archive_stamp(name[index + len(marker) :])
         if stamp is not None:
             base = name[:index]
-            return _Name("archive", _strip_jsonl(base) or base, reason, stamp)  # type: ignore[arg-type]
+            return _Name("archive", _strip_jsonl(base) or base, reason, stamp)
     repair = _REPAIR_BACKUP_RE.match(name)
     if repair:
         stamp = _ms_to_datetime(int(repair["ms"]))
@@ -192,14 +197,17 @@ def _ms_to_datetime(value: Any) -> datetime | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     try:
-        return datetime.fromtimestamp(value / 1000, tz=timezone.utc)
+        return datetime.fromtimestamp(value / 1000, tz=UTC)
     except (OverflowError, OSError, ValueError):
         return None
 
 
+MAX_SESSION_STORE_BYTES = 256 * 1024 * 1024
+
+
 def _load_session_store(path: Path, warnings: list[str]) -> dict[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_regular_file(path, MAX_SESSION_STORE_BYTES).decode("utf-8-sig")
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as exc:
@@ -209,11 +217,18 @@ def _load_session_store(path: Path, warnings: list[str]) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(text)
+    except RecursionError:
+        warnings.append(f"{path}: session index is nested too deeply to read; ignored")
+        return {}
     except ValueError as exc:
+        if len(text) > 4 * 1024 * 1024:  # JSON5 in pure Python would take minutes
+            warnings.append(f"{path}: session index is not valid JSON; ignored")
+            return {}
         try:
             data = json5.loads(text)
         except (ValueError, RecursionError):
-            warnings.append(f"{path}: session index is not valid JSON (line {exc.lineno}: {exc.msg}); ignored")
+            where = f"line {exc.lineno}: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+            warnings.append(f"{path}: session index is not valid JSON ({where}); ignored")
             return {}
     if not isinstance(data, dict):
         warnings.append(f"{path}: session index is not a JSON object; ignored")
@@ -275,7 +290,7 @@ def _stat_session(path: Path, name: _Name, source: SessionSource, warnings: list
         kind=name.kind,
         source=source,
         size=st.st_size,
-        mtime=datetime.fromtimestamp(st.st_mtime, tz=timezone.utc),
+        mtime=datetime.fromtimestamp(st.st_mtime, tz=UTC),
         session_id=name.session_id,
         archive_reason=name.archive_reason,
         archived_at=name.archived_at,
@@ -502,8 +517,11 @@ def discover_sessions(
         root = Path(root)
         if not root.exists():
             warnings.append(f"{root}: no such directory")
+        elif _is_regular(root):
+            single = _stat_session(root, classify_file_name(root.name) or _Name("live", root.stem), "dir", warnings)
+            result.sessions.extend([single] if single is not None else [])
         elif not root.is_dir():
-            warnings.append(f"{root}: not a directory")
+            warnings.append(f"{root}: neither a directory nor a regular file")
         elif _is_openclaw_state_dir(root):
             result.sessions.extend(scan_openclaw_state_dir(root, warnings))
         else:
@@ -516,7 +534,16 @@ def discover_sessions(
             result.sessions.extend(scan_tree(pi_sessions, warnings, source="pi"))
     result.sessions = _dedupe(result.sessions)
     result.sessions.sort(key=lambda s: (s.sort_time, str(s.path)), reverse=True)
+    for session in result.sessions:
+        session.format = detect_format(session.path).name
     return result
+
+
+def _is_regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False
 
 
 def _dedupe(sessions: list[SessionFile]) -> list[SessionFile]:

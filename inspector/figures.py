@@ -9,17 +9,19 @@ fields freely, never rename.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from . import model as m
 from .breakdown import context_breakdown
 from .config import load_openclaw_config
+from .context import usage_rows_from_end
 from .overview import ContextOverview, ContextUsage, SessionFigures, guard_to_json, window_to_json
 from .session import Session
 from .sizes import estimate_sizes, running_totals
-from .tokens import calculate_context_tokens, get_token_counter
+from .tokens import context_tokens_from_end, get_token_counter
 from .window import ContextWindow, Guard, evaluate_context_window_guard, resolve_context_window
 
 ESTIMATORS = ("pi_tokens", "openclaw_prune_chars", "openclaw_compaction_tokens", "tool_guard_chars")
@@ -67,8 +69,8 @@ def window_json(window: ContextWindow) -> dict[str, Any]:
 
 def sum_usage(entries: list[m.Entry]) -> dict[str, Any]:
     """Σ of recorded usage (tokens and USD cost) over assistant entries."""
-    totals: dict[str, Any] = {k: 0 for k in USAGE_FIELDS}
-    cost: dict[str, float] = {k: 0.0 for k in COST_FIELDS}
+    totals: dict[str, Any] = dict.fromkeys(USAGE_FIELDS, 0)
+    cost: dict[str, float] = dict.fromkeys(COST_FIELDS, 0.0)
     calls = 0
     for e in entries:
         u = e.usage
@@ -91,25 +93,12 @@ def sum_usage(entries: list[m.Entry]) -> dict[str, Any]:
 
 
 def last_context_usage(session: Session, ctx: m.SessionContext) -> dict[str, Any]:
-    """pi's `estimateContextTokens` on the context: last valid assistant usage + chars/4 of what follows."""
-    entries = session.entries
-    last = None
-    for pos in range(len(ctx.messages) - 1, -1, -1):
-        e = entries[ctx.messages[pos].entry_index]
-        if e.role == "assistant" and e.usage_packed is not None and e.stop_reason not in ("aborted", "error"):
-            last = pos
-            break
-    if last is None:
-        trailing = sum(r.estimates.pi_tokens for r in ctx.messages if r.estimates)
-        return {"tokens": trailing, "usage_tokens": 0, "trailing_tokens": trailing, "last_usage_index": None}
-    usage_tokens = calculate_context_tokens(entries[ctx.messages[last].entry_index].usage)
-    trailing = sum(r.estimates.pi_tokens for r in ctx.messages[last + 1 :] if r.estimates)
-    return {
-        "tokens": usage_tokens + trailing,
-        "usage_tokens": usage_tokens,
-        "trailing_tokens": trailing,
-        "last_usage_index": last,
-    }
+    """pi's `estimateContextTokens` on the context: last valid assistant usage + chars/4 of what follows.
+
+    The one implementation is `inspector.tokens.context_tokens_from_end`; here it reads the index's metadata.
+    """
+    rows = usage_rows_from_end(session.entries, ctx)
+    return context_tokens_from_end(rows, len(ctx.messages)).to_json()
 
 
 def estimator_ratios(session: Session, ctx: m.SessionContext, tiktoken_counts: list[int | None] | None) -> dict[str, Any]:
@@ -121,9 +110,9 @@ def estimator_ratios(session: Session, ctx: m.SessionContext, tiktoken_counts: l
     tool schemas are never in the transcript, so every estimator is expected to be somewhat below 1).
     """
     entries = session.entries
-    running = {k: 0 for k in ESTIMATORS}
+    running = dict.fromkeys(ESTIMATORS, 0)
     running_tiktoken = 0
-    est_sum = {k: 0 for k in ESTIMATORS}
+    est_sum = dict.fromkeys(ESTIMATORS, 0)
     tik_sum = 0
     recorded_sum: int | float = 0
     samples = 0
@@ -228,7 +217,7 @@ def context_report(
     rows = []
     for pos, row in enumerate(ctx.messages):
         e = entries[row.entry_index]
-        est: dict[str, int | None] = {**(row.estimates.to_json() if row.estimates else {k: 0 for k in ESTIMATORS})}
+        est: dict[str, int | None] = {**(row.estimates.to_json() if row.estimates else dict.fromkeys(ESTIMATORS, 0))}
         est["tiktoken"] = counts[pos] if counts is not None else None
         rows.append(
             {

@@ -9,9 +9,9 @@ can re-index. It never writes.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 CHUNK_SIZE = 8 * 1024 * 1024
 
@@ -26,6 +26,10 @@ class RawLine:
     terminated: bool = True
 
 
+HEAD_BYTES = 4096
+"""The first bytes kept to notice a file rewritten in place (same inode, same or larger size)."""
+
+
 @dataclass(slots=True)
 class FileIdentity:
     """What tells us that a file is still the one we indexed."""
@@ -35,7 +39,7 @@ class FileIdentity:
     size: int
 
     @classmethod
-    def of(cls, st: os.stat_result) -> "FileIdentity":
+    def of(cls, st: os.stat_result) -> FileIdentity:
         return cls(st.st_dev, st.st_ino, st.st_size)
 
 
@@ -47,18 +51,36 @@ class LineScanner:
     """Incremental reader of complete lines of one file.
 
     `consumed` is the offset just past the last complete line handed out; bytes after it (a line a writer
-    is still writing) are kept in `pending` and re-examined on the next `scan()`.
+    is still writing) are kept in `pending` and re-examined on the next `scan()`. `next_line` is the number
+    the next complete line gets. The scanner's position changes only through `scan`/`scan_until`,
+    `accept_pending` and `resume`.
     """
 
     def __init__(self, path: Path | str, chunk_size: int = CHUNK_SIZE) -> None:
         self.path = Path(path)
         self.chunk_size = chunk_size
-        self.consumed = 0
-        self.next_line = 1
+        self._consumed = 0
+        self._next_line = 1
         self._pending_parts: list[bytes] = []
         self._pending_len = 0
-        self.identity: FileIdentity | None = None
+        self._identity: FileIdentity | None = None
+        self._head = b""
         self._skip_newline = False
+
+    @property
+    def consumed(self) -> int:
+        """Offset just past the last complete line handed out."""
+        return self._consumed
+
+    @property
+    def next_line(self) -> int:
+        """1-based number of the next line."""
+        return self._next_line
+
+    @property
+    def identity(self) -> FileIdentity | None:
+        """The file as last seen (None before the first scan): how truncation and replacement are noticed."""
+        return self._identity
 
     @property
     def pending(self) -> bytes:
@@ -72,10 +94,31 @@ class LineScanner:
         """Length of `pending`, without joining its pieces."""
         return self._pending_len
 
-    @pending.setter
-    def pending(self, value: bytes) -> None:
+    def _set_pending(self, value: bytes) -> None:
         self._pending_parts = [value] if value else []
         self._pending_len = len(value)
+
+    def resume(self, offset: int, line: int, pending: bytes = b"", identity: FileIdentity | None = None) -> None:
+        """Continue at byte `offset`, the start of physical line `line`, as if everything before had been scanned.
+
+        `pending` are the bytes already read after `offset` that hold no newline yet (they are kept, not re-read);
+        `identity` is the file as it was when those bytes were read (None: taken at the next `scan`). Used to start
+        a worker at its byte range, and to continue after lines parsed elsewhere (the parallel index).
+        """
+        self._consumed = offset
+        self._next_line = line
+        self._set_pending(pending)
+        self._identity = identity
+        self._head = self._read_head() if identity is not None else b""
+        self._skip_newline = False
+
+    def _read_head(self) -> bytes:
+        """The first `HEAD_BYTES` of the file now (b"" when it cannot be read)."""
+        try:
+            with open(self.path, "rb") as f:
+                return f.read(HEAD_BYTES)
+        except OSError:
+            return b""
 
     def check_identity(self) -> os.stat_result:
         """Stat the file; raise `FileReplaced` if it shrank below what we read or is another inode."""
@@ -83,21 +126,26 @@ class LineScanner:
         if self.identity is not None:
             if (st.st_dev, st.st_ino) != (self.identity.dev, self.identity.ino):
                 raise FileReplaced(f"{self.path} was replaced (inode changed)")
-            if st.st_size < self.consumed + self._pending_len:
+            if st.st_size < self._consumed + self._pending_len:
                 raise FileReplaced(
-                    f"{self.path} was truncated ({st.st_size} bytes, {self.consumed + self._pending_len} read)"
+                    f"{self.path} was truncated ({st.st_size} bytes, {self._consumed + self._pending_len} read)"
                 )
+            if self._head and self._read_head()[: len(self._head)] != self._head:
+                # Same inode, not shorter, other first bytes: rewritten in place (pi's v1->v3 migration does this).
+                raise FileReplaced(f"{self.path} was rewritten in place (its first bytes changed)")
         return st
 
     def scan(self) -> Iterator[tuple[int, int, bytes]]:
         """Yield `(line, offset, data)` for every complete line appended since the last scan."""
         st = self.check_identity()
-        self.identity = FileIdentity.of(st)
+        self._identity = FileIdentity.of(st)
+        if len(self._head) < HEAD_BYTES:
+            self._head = self._read_head()
         yield from self.scan_until(None)
 
     def scan_until(self, end: int | None) -> Iterator[tuple[int, int, bytes]]:
         """Complete lines from `consumed` up to byte `end` (EOF when None), without identity checks."""
-        start = self.consumed + self._pending_len
+        start = self._consumed + self._pending_len
         with open(self.path, "rb") as f:
             f.seek(start)
             remaining = None if end is None else end - start
@@ -110,14 +158,14 @@ class LineScanner:
                     remaining -= len(chunk)
                 yield from self._feed(chunk)
             if end is None:
-                self.identity = FileIdentity.of(os.fstat(f.fileno()))
+                self._identity = FileIdentity.of(os.fstat(f.fileno()))
 
     def _feed(self, chunk: bytes) -> Iterator[tuple[int, int, bytes]]:
         if self._skip_newline and not self._pending_len:
             self._skip_newline = False
             if chunk[:1] == b"\n":
                 chunk = chunk[1:]
-                self.consumed += 1
+                self._consumed += 1
         last_nl = chunk.rfind(b"\n")
         if last_nl < 0:
             # No newline yet (a huge line, or a writer mid-line): keep the pieces, join them once.
@@ -126,31 +174,31 @@ class LineScanner:
             return
         if self._pending_len:
             body = b"".join([*self._pending_parts, chunk[:last_nl]])
-            self.pending = b""
+            self._set_pending(b"")
         else:
             body = chunk[:last_nl]
         tail = chunk[last_nl + 1 :]
-        offset = self.consumed
-        line_no = self.next_line
+        offset = self._consumed
+        line_no = self._next_line
         for data in body.split(b"\n"):
             yield line_no, offset, data
             offset += len(data) + 1
             line_no += 1
-        self.consumed = offset
-        self.next_line = line_no
-        self.pending = tail
+        self._consumed = offset
+        self._next_line = line_no
+        self._set_pending(tail)
 
     def take_pending(self) -> RawLine | None:
         """Hand out the unterminated last line as if complete (for a one-shot read of a static file)."""
         if not self._pending_len:
             return None
-        return RawLine(self.next_line, self.consumed, self.pending, terminated=False)
+        return RawLine(self._next_line, self._consumed, self.pending, terminated=False)
 
     def accept_pending(self) -> None:
         """Mark the unterminated last line as consumed; a newline arriving later is skipped."""
-        self.consumed += self._pending_len
-        self.pending = b""
-        self.next_line += 1
+        self._consumed += self._pending_len
+        self._set_pending(b"")
+        self._next_line += 1
         self._skip_newline = True
 
 

@@ -33,7 +33,22 @@ __all__ = [
     "js_string_literal",
     "js_stringify",
     "js_stringify_len",
+    "js_truthy",
 ]
+
+
+def js_truthy(value: Any) -> bool:
+    """JavaScript truthiness of a JSON value: `null`, `false`, `0`, `NaN` and `""` are falsy; every object and
+    array is truthy, even an empty one."""
+    if value is None or value is False:
+        return False
+    if isinstance(value, (dict, list)):
+        return True
+    if isinstance(value, (int, float)):
+        return value == value and value != 0
+    if isinstance(value, str):
+        return value != ""
+    return True
 
 
 class JSStringifyError(ValueError):

@@ -112,7 +112,7 @@ class RowMark:
 class RowMarks:
     """The marks of one context, keyed by `Entry.index`; immutable (build a new one with `replacing`)."""
 
-    __slots__ = ("_by_entry", "_kinds", "_count")
+    __slots__ = ("_by_entry", "_count", "_kinds")
 
     def __init__(self, marks: Iterable[RowMark] = ()) -> None:
         by_entry: dict[int, tuple[RowMark, ...]] = {}

@@ -8,78 +8,20 @@ truncated or replaced. Nothing here ever writes to the session file.
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing as mp
-from collections import deque
 import os
 import stat
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from . import model as m
+from . import parallel
 from .context import build_context, extend_context, tool_pairing_diagnostics
-from .formats.openclaw import BOM, EntryReader, agent_message_of, decode_line, extract_range
+from .formats.openclaw import BOM, EntryReader, agent_message_of, peek_version
+from .formats.records import decode_line, from_wire
 from .index import FileIdentity, FileReplaced, LineScanner, read_range
+from .safeio import NotRegularFileError, open_regular
 from .tree import SessionTree
-
-
-PARALLEL_MIN_BYTES = 64 * 1024 * 1024
-CHUNKS_PER_WORKER = 16
-
-
-def _workers() -> int:
-    """Worker processes for indexing big files (`SESSION_INSPECTOR_WORKERS` overrides; 1 = serial)."""
-    env = os.environ.get("SESSION_INSPECTOR_WORKERS")
-    if env and env.isdigit():
-        return max(1, int(env))
-    return min(os.cpu_count() or 1, 8)
-
-
-def _peek_version(first_line: bytes) -> int:
-    try:
-        obj = orjson.loads(first_line)
-    except orjson.JSONDecodeError:
-        return m.CURRENT_SESSION_VERSION
-    if isinstance(obj, dict) and obj.get("type") == m.SESSION and isinstance(obj.get("id"), str):
-        v = obj.get("version")
-        return v if type(v) is int else 1
-    return m.CURRENT_SESSION_VERSION
-
-
-def _split_points(f, size: int, parts: int) -> list[int]:
-    """Byte offsets cutting [0, size) into about `parts` ranges, each ending just after a newline.
-
-    A newline is searched only up to the next target, so one huge line costs one scan, not one per target.
-    """
-    points = [0]
-    for k in range(1, parts):
-        target = size * k // parts
-        limit = size * (k + 1) // parts
-        if target <= points[-1]:
-            continue
-        pos = _next_line_start(f, target, limit)
-        if pos is not None and points[-1] < pos < size:
-            points.append(pos)
-    points.append(size)
-    return points
-
-
-def _next_line_start(f, start: int, limit: int, block: int = 1 << 20) -> int | None:
-    """Offset just after the first newline at or after `start` and before `limit` (None if there is none)."""
-    pos = start
-    f.seek(pos)
-    while pos < limit:
-        data = f.read(min(block, limit - pos))
-        if not data:
-            return None
-        nl = data.find(b"\n")
-        if nl >= 0:
-            return pos + nl + 1
-        pos += len(data)
-    return None
 
 
 class SessionOpenError(Exception):
@@ -110,6 +52,27 @@ class Session:
         self.path = Path(path)
         self._reset_state()
 
+    @classmethod
+    def provisional_from_tail(
+        cls,
+        path: Path | str,
+        header: dict[str, Any] | None,
+        version: int,
+        entries: list[m.Entry],
+        diagnostics: list[m.Diagnostic],
+    ) -> Session:
+        """A provisional session (`provisional = True`) holding only entries read from the end of the file
+        (`inspector.tail.tail_session`): shown while the whole file is indexed, then replaced."""
+        session = cls(path)
+        session.provisional = True
+        if header is not None:
+            session.reader.header = header
+            session.reader.version = version
+        for entry in entries:
+            session.tree.add(entry)
+        session.diagnostics.extend(diagnostics)
+        return session
+
     def _reset_state(self) -> None:
         self.diagnostics: list[m.Diagnostic] = []
         self.reader = EntryReader(self.diagnostics.append)
@@ -127,7 +90,7 @@ class Session:
 
     # -- loading --------------------------------------------------------------------------------
 
-    def load(self) -> "Session":
+    def load(self) -> Session:
         """Index the whole file."""
         _check_openable(self.path)
         self._consume()
@@ -141,7 +104,8 @@ class Session:
 
     def _consume(self) -> list[m.Entry]:
         size = os.stat(self.path).st_size
-        if self.scanner.consumed == 0 and not self.scanner.pending_len and size >= PARALLEL_MIN_BYTES and _workers() > 1:
+        fresh = self.scanner.consumed == 0 and not self.scanner.pending_len
+        if fresh and size >= parallel.PARALLEL_MIN_BYTES and parallel.worker_count() > 1:
             new = self._load_parallel(size)
         else:
             new = self._consume_serial()
@@ -200,42 +164,26 @@ class Session:
             first = f.readline()
             if first.startswith(BOM):
                 return self._consume_serial()
-            version = _peek_version(first)
+            version = peek_version(first)
             if first.endswith(b"\r\n"):
                 self.reader.saw_crlf = True
                 self.diagnostics.append(m.Diagnostic("crlf", "CRLF line endings (the \\r is whitespace to JSON.parse)", "info", 1, 0))
-            bounds = _split_points(f, size, _workers() * CHUNKS_PER_WORKER)
+            bounds = parallel.split_points(f, size, parallel.worker_count() * parallel.CHUNKS_PER_WORKER)
         st = self.scanner.check_identity()
-        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
         new: list[m.Entry] = []
         accept = self.reader.accept_record
         add = self.tree.add
         base = 0
         tail = b""
-        ranges = list(zip(bounds, bounds[1:]))
-        with ProcessPoolExecutor(max_workers=_workers(), mp_context=ctx) as pool:
-            # At most workers + 1 ranges in flight: finished results wait in memory until assembled.
-            inflight: deque = deque()
-            for a, b in ranges[: _workers() + 1]:
-                inflight.append(pool.submit(extract_range, str(self.path), a, b, 1, version))
-            submitted = len(inflight)
-            while inflight:
-                rows, lines_seen, tail = inflight.popleft().result()
-                if submitted < len(ranges):
-                    a, b = ranges[submitted]
-                    inflight.append(pool.submit(extract_range, str(self.path), a, b, 1, version))
-                    submitted += 1
-                for line, offset, length, rec in rows:
-                    entry = accept(base + line, offset, length, rec)
-                    if entry is not None:
-                        add(entry)
-                        new.append(entry)
-                del rows
-                base += lines_seen
-        self.scanner.consumed = bounds[-1] - len(tail)
-        self.scanner.pending = tail
-        self.scanner.next_line = base + 1
-        self.scanner.identity = FileIdentity.of(st)
+        for rows, lines_seen, tail in parallel.parse_ranges(str(self.path), bounds, version):  # noqa: B007 (the last range's tail is used after the loop)
+            for line, offset, length, wire in rows:
+                entry = accept(base + line, offset, length, from_wire(wire))
+                if entry is not None:
+                    add(entry)
+                    new.append(entry)
+            del rows
+            base += lines_seen
+        self.scanner.resume(bounds[-1] - len(tail), base + 1, tail, FileIdentity.of(st))
         return new
 
     def refresh(self) -> RefreshResult:
@@ -271,7 +219,13 @@ class Session:
 
     @property
     def file_size(self) -> int:
+        """Bytes read so far: the indexed lines plus a pending partial line."""
         return self.scanner.consumed + self.scanner.pending_len
+
+    @property
+    def bytes_indexed(self) -> int:
+        """Offset just past the last complete line indexed (progress of a load; `file_size` adds a partial line)."""
+        return self.scanner.consumed
 
     def entry_by_id(self, entry_id: str) -> m.Entry | None:
         idx = self.tree.by_id.get(entry_id)
@@ -363,6 +317,14 @@ def _check_openable(path: Path) -> None:
         raise SessionOpenError(f"{path}: is a directory (use `session-inspector ls {path}`)", "directory")
     if not os.access(path, os.R_OK):
         raise SessionOpenError(f"{path}: permission denied", "permission")
+    try:
+        os.close(open_regular(path))  # a FIFO or a device would hang (or never end) a read
+    except NotRegularFileError as exc:
+        raise SessionOpenError(f"{exc}; a session must be a regular .jsonl file", "not-regular") from None
+    except PermissionError:
+        raise SessionOpenError(f"{path}: permission denied", "permission") from None
+    except OSError as exc:
+        raise SessionOpenError(f"{path}: {exc.strerror or exc}") from None
 
 
 def open_session(path: Path | str) -> Session:

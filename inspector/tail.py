@@ -11,8 +11,12 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import orjson
+
 from . import model as m
-from .formats.openclaw import EntryReader, extract_record
+from .formats.openclaw import EntryReader, peek_version
+from .formats.records import extract_record
+from .session import Session
 
 BLOCK = 1024 * 1024
 
@@ -60,10 +64,9 @@ def read_tail(path: Path | str, count: int = 1000, version: int = m.CURRENT_SESS
     with open(path, "rb") as f:
         offset, lines, reached_start = _last_lines(f, size, count)
     diags: list[m.Diagnostic] = []
-    reader = EntryReader(diags.append)
-    reader.version = version
+    reader = EntryReader(diags.append, version)
     if not (reached_start and offset == 0):
-        reader.parsed_count = 1  # the header lies before the tail: do not expect it here
+        reader.start_after_header()  # the header lies before the tail: do not expect it here
     entries: list[m.Entry] = []
     for data in lines:
         rec = extract_record(data, version)
@@ -75,33 +78,23 @@ def read_tail(path: Path | str, count: int = 1000, version: int = m.CURRENT_SESS
     return TailView(path, size, entries, reached_start, diags)
 
 
-def tail_session(path: Path | str, count: int = 1000):
+def tail_session(path: Path | str, count: int = 1000) -> Session | None:
     """A provisional `Session` holding only the last `count` entries (`provisional = True`), to show at once
     while the whole file is indexed. Their line numbers are 0; the context is the path within the tail.
 
     None for v1 files, whose entries have no ids to build a tree from.
     """
-    import orjson
-
-    from .session import Session, _peek_version
-
     path = Path(path)
     with open(path, "rb") as f:
         first = f.readline(1 << 20)
-    version = _peek_version(first)
+    version = peek_version(first)
     if version < 2:
         return None
     view = read_tail(path, count, version)
-    session = Session(path)
-    session.provisional = True
     try:
         header = orjson.loads(first)
     except orjson.JSONDecodeError:
         header = None
-    if isinstance(header, dict) and header.get("type") == m.SESSION:
-        session.reader.header = header
-        session.reader.version = version
-    for entry in view.entries:
-        session.tree.add(entry)
-    session.diagnostics.extend(view.diagnostics)
-    return session
+    if not (isinstance(header, dict) and header.get("type") == m.SESSION):
+        header = None
+    return Session.provisional_from_tail(path, header, version, view.entries, view.diagnostics)

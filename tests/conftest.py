@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
+
+from inspector.formats.encode import encode_entry_text
+
+# The UI tests' shared pilot fixture (`ui`), for every test module.
+pytest_plugins = ["ui_support"]
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -20,8 +24,8 @@ def corpus_file(*parts: str) -> Path:
 
 
 def jline(obj) -> str:
-    """One JSONL line as pi writes it (compact, non-ASCII as itself)."""
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    """One JSONL line as pi writes it (`JSON.stringify(entry)`, through the product's one entry encoder)."""
+    return encode_entry_text(obj)
 
 
 def write_lines(path: Path, objs, trailing_newline: bool = True) -> Path:

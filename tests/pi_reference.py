@@ -11,6 +11,13 @@ import json
 from pathlib import Path
 
 
+def _js_truthy(value) -> bool:
+    """JavaScript truthiness of a JSON value (`{}` and `[]` are true)."""
+    if isinstance(value, (dict, list)):
+        return True
+    return bool(value) and value == value
+
+
 def load_entries(path: Path) -> list[tuple[int, dict]]:
     """(physical line number, parsed object) for every line JSON.parse accepts (pi skips the rest)."""
     text = path.read_bytes().decode("utf-8", "replace")
@@ -81,7 +88,7 @@ def build_session_context(entries: list[tuple[int, dict]]) -> list[tuple[int, di
             out.append((n, o["message"]))
         elif t == "custom_message":
             out.append((n, {"role": "custom", "customType": o.get("customType"), "content": o.get("content")}))
-        elif t == "branch_summary" and o.get("summary"):
+        elif t == "branch_summary" and _js_truthy(o.get("summary")):
             out.append((n, {"role": "branchSummary", "summary": o["summary"], "fromId": o.get("fromId")}))
 
     if compaction:

@@ -1,4 +1,4 @@
-"""The shared pilot fixture of the UI tests (a pytest plugin: `pytest_plugins = ["ui_support"]` in a test module).
+"""The shared pilot fixture of the UI tests (a pytest plugin loaded by `tests/conftest.py`).
 
     @pytest.mark.anyio
     async def test_something(tmp_path, ui):
@@ -13,9 +13,10 @@ is shut down when the test ends. Tests run on asyncio through AnyIO's pytest plu
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 import pytest
 from test_ui_support import SIZE, make_app

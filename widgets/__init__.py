@@ -11,6 +11,7 @@ Layout, by feature:
   browser/                        the session browser: screen, table, directory watchers
   pruning/                        the pruning preview screen and its panels
   compaction/                     the place for the compaction view (empty until it lands)
+  diagnosis/                      the timeline screen (chart, call figures, repeats), its runner, the inspector's mixin
   gauge.py, breakdown.py, session_header.py, notice_bar.py   the inspector's side panels and bars
   heap.py, screenshots.py         GC freezing after a big index; the README's screenshots
   inert.py                        the inert-text path for everything from a file (`inspector.textsafe` + lone surrogates)

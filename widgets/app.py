@@ -12,10 +12,10 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
+from .browser.screen import BrowserScreen
 from .commands import ScreenCommands
 from .launch import EXIT_NOT_A_TERMINAL, demo_path, exit_on_signals, parse_args, terminal_problem
 from .options import InspectorOptions
-from .browser.screen import BrowserScreen
 from .screens.error import ErrorInfo, ErrorScreen
 from .screens.inspector import InspectorScreen
 

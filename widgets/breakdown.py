@@ -2,7 +2,8 @@
 
 The figures are an `inspector.breakdown.Breakdown` (`context_breakdown(session, ctx, estimator, top)`, the object
 `stats --json` prints as `context.breakdown`); this widget only lays it out. Choosing one of the largest messages
-asks the screen to move the transcript there.
+asks the screen to move the transcript there. Above the tables, what the transcript does not show (derived, from
+the timeline: `widgets.diagnosis.overhead_panel`) is its own share.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from inspector.breakdown import Breakdown
-from .inert import one_line
+from inspector.diagnosis.timeline import Timeline
 
+from .diagnosis.overhead_panel import OverheadPanel
+from .inert import one_line
 from .transcript.previews import compact_number, role_icon
 
 SHARE_CELLS = 8
@@ -59,6 +62,7 @@ class ContextBreakdown(VerticalScroll):
         self.unit = "tok"
 
     def compose(self) -> ComposeResult:
+        yield OverheadPanel(id="breakdown-overhead")
         yield Static("", id="breakdown-tables")
         yield Static("Largest messages (w or Tab, ↑↓, Enter to jump)", classes="breakdown-title")
         yield OptionList(id="breakdown-largest")
@@ -113,6 +117,10 @@ class ContextBreakdown(VerticalScroll):
                     id=f"ctx-{item.index}",
                 )
             )
+
+    def show_overhead(self, timeline: Timeline) -> None:
+        """Show what the transcript does not show (derived from `timeline`'s calls) above the tables."""
+        self.query_one("#breakdown-overhead", OverheadPanel).show(timeline)
 
     def focus_largest(self) -> None:
         """Put the keyboard in the largest messages (first one highlighted): ↑↓ move, Enter jumps."""

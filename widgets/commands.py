@@ -6,9 +6,8 @@ its `BINDINGS`, so the palette, the help screen and the footer name each action 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
-from typing import Callable
 
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -28,7 +27,10 @@ def _bindings(bindings: Iterable[BindingType]) -> list[Binding]:
 
 def key_label(key: str) -> str:
     """A binding's key as the help screen shows it (`?`, `/` rather than their names)."""
-    return key.replace("question_mark", "?").replace("slash", "/")
+    return (
+        key.replace("question_mark", "?").replace("slash", "/")
+        .replace("left_square_bracket", "[").replace("right_square_bracket", "]")
+    )
 
 
 def help_rows(bindings: Iterable[BindingType]) -> list[tuple[str, str, str]]:

@@ -5,6 +5,11 @@ object `stats --json` prints): `usage` is pi's `estimateContextTokens` (last rec
 follows), `window` OpenClaw's window resolution, `guard` its verdict (ok / warn / block) and `fill` the share of
 the window (`context_fill`). The gauge's colour follows the guard; the bar turns to the warning colour past 80 %
 and to the error colour past the window.
+
+The guard is about the window's size and says so; how full the window is comes from the engine's `FillState`
+(`inspector.diagnosis.fill`): past a threshold its message is shown, over the window as a warning. The part of the
+context that is not in the transcript (`inspector.diagnosis.overhead`, derived from the calls' recorded prompts)
+is its own share of the bar (`▓`), with its trend.
 """
 
 from __future__ import annotations
@@ -14,7 +19,11 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from inspector.diagnosis.fill import FillState
+from inspector.diagnosis.overhead import OverheadSummary
 from inspector.overview import ContextOverview
+
+from .diagnosis.texts import fill_warning, overhead_gauge_line
 from .inert import make_inert
 
 FILL_WARN_AT = 0.8
@@ -23,7 +32,10 @@ FILL_WARN_AT = 0.8
 class ContextGauge(Widget):
     """A bar of the context now vs the context window, with the guard thresholds and verdict."""
 
-    COMPONENT_CLASSES = {"gauge--fill", "gauge--empty", "gauge--label", "gauge--muted", "gauge--verdict"}
+    COMPONENT_CLASSES = {
+        "gauge--fill", "gauge--empty", "gauge--label", "gauge--muted", "gauge--verdict",
+        "gauge--overhead", "gauge--warn", "gauge--error",
+    }
 
     DEFAULT_CSS = """
     ContextGauge {
@@ -34,6 +46,9 @@ class ContextGauge(Widget):
         & > .gauge--label { text-style: bold; }
         & > .gauge--muted { color: $text-muted; }
         & > .gauge--verdict { color: $text-success; text-style: bold; }
+        & > .gauge--overhead { color: $text-accent; }
+        & > .gauge--warn { color: $text-warning; text-style: bold; }
+        & > .gauge--error { color: $text-error; text-style: bold; }
         &.-high > .gauge--fill { color: $warning; }
         &.-over > .gauge--fill { color: $error; }
         &.-warn > .gauge--verdict { color: $text-warning; }
@@ -45,6 +60,12 @@ class ContextGauge(Widget):
 
     data: reactive[ContextOverview | None] = reactive(None, layout=True)
     """The figures shown; None while the session loads."""
+
+    fill_state: reactive[FillState | None] = reactive(None, layout=True)
+    """The fill of the window now (None until computed)."""
+
+    overhead: reactive[OverheadSummary | None] = reactive(None, layout=True)
+    """What the transcript does not show (None until the timeline is computed)."""
 
     def watch_data(self, data: ContextOverview | None) -> None:
         level = data.guard.level if data else "ok"
@@ -72,15 +93,24 @@ class ContextGauge(Widget):
         head.append(f"{used:,} / {window:,} tok  ")
         head.append(f"{fill * 100:.1f}%", s("gauge--label"))
         filled = min(width, round(min(fill, 1.0) * width))
+        overhead = self.overhead
+        outside = 0
+        if overhead is not None and overhead.latest and overhead.latest > 0 and window:
+            outside = min(filled, round(min(overhead.latest, used) / window * width))
         bar = Text()
-        bar.append("█" * filled, s("gauge--fill"))
+        bar.append("▓" * outside, s("gauge--overhead"))
+        bar.append("█" * (filled - outside), s("gauge--fill"))
         bar.append("░" * (width - filled), s("gauge--empty"))
         source = data.window.source + (f", capped by {data.window.capped_by}" if data.window.capped_by else "")
         win = Text(make_inert(f"window {window:,} ({source})"), style=s("gauge--muted"), overflow="ellipsis", no_wrap=True)
-        verdict = Text()
-        verdict.append(f"guard {data.guard.level.upper()}", s("gauge--verdict"))
+        verdict = Text(no_wrap=True, overflow="ellipsis")
+        verdict.append(f"window-size guard {data.guard.level.upper()}", s("gauge--verdict"))
         verdict.append(f"  warn < {data.guard.warn_below:,} · block < {data.guard.hard_min:,}", s("gauge--muted"))
-        parts = [head, bar, win, verdict]
+        parts = [head, bar, win]
+        warning = fill_warning(self.fill_state, lambda role: s(f"gauge--{role}")) if self.fill_state is not None else None
+        if warning is not None:
+            parts.append(warning)
+        parts.append(verdict)
         if data.guard.message:
             parts.append(Text(make_inert(data.guard.message), style=s("gauge--verdict")))
         parts.append(
@@ -89,4 +119,6 @@ class ContextGauge(Widget):
                 style=s("gauge--muted"),
             )
         )
+        if overhead is not None:
+            parts.append(overhead_gauge_line(overhead, lambda role: s(f"gauge--{role}")))
         return Group(*parts)

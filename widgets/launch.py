@@ -6,8 +6,9 @@ import argparse
 import asyncio
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, TextIO
 
 from .options import InspectorOptions
 
@@ -77,9 +78,9 @@ def exit_on_signals(exit_app: Callable[[int], None]) -> list[signal.Signals]:
 
 
 def demo_path() -> Path | None:
-    """The bundled demo session (`inspector.demo`), if present in this installation."""
+    """The bundled demo session (`inspector.samples.demo`), if present in this installation."""
     try:
-        from inspector.demo import demo_session_path
+        from inspector.samples.demo import demo_session_path
     except ImportError:
         return None
     try:

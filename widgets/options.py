@@ -7,15 +7,15 @@ home/env so nothing depends on the host's time, home directory or file-system ev
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping
 
 from inspector.clock import Clock, FixedClock, SystemClock
 
 from .browser.watch import DirectoryWatcher
 
-__all__ = ["Clock", "FixedClock", "SystemClock", "InspectorOptions", "WatcherFactory"]
+__all__ = ["Clock", "FixedClock", "InspectorOptions", "SystemClock", "WatcherFactory"]
 
 
 WatcherFactory = Callable[[list[Path]], DirectoryWatcher]

@@ -10,12 +10,13 @@ import argparse
 import asyncio
 import os
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Awaitable, Callable
 
-from inspector.demo import demo_session_path
+from inspector.marks import MarkKind
+from inspector.samples.demo import demo_session_path
 
 from .app import InspectorApp
 from .options import FixedClock, InspectorOptions
@@ -23,7 +24,7 @@ from .options import FixedClock, InspectorOptions
 ROOT = Path(__file__).resolve().parent.parent
 OUT_DIR = ROOT / "screenshots"
 SIZE = (150, 44)
-NOW = datetime(2026, 1, 2, 12, 0, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 1, 2, 12, 0, 0, tzinfo=UTC)
 
 
 @dataclass
@@ -35,6 +36,7 @@ class Shot:
     keys: tuple[str, ...] = ()
     context_window: int | None = None
     before: Callable[[object], Awaitable[None]] | None = field(default=None, repr=False)
+    after: Callable[[object], Awaitable[None]] | None = field(default=None, repr=False)
 
 
 async def settle(pilot, timeout: float = 30.0) -> None:
@@ -63,6 +65,18 @@ async def _select_largest(pilot) -> None:
     await settle(pilot)
 
 
+async def _show_cut_point(pilot) -> None:
+    """Centre the transcript on the forecast's cut point (the split-turn prefix above it, the kept tail below)."""
+    screen = pilot.app.screen
+    model = screen.model
+    cut = model.marks.of_kind(MarkKind.CUT_POINT)
+    if cut:
+        row = model.row_of_entry(cut[0].entry_index)
+        if row is not None:
+            screen.transcript.move_to(model.nearest_view_index(row))
+    await settle(pilot)
+
+
 SHOTS = (
     Shot("transcript", "Transcript and where the context goes (pi chars/4)"),
     Shot("message-detail", "The largest message in full", ("enter",), before=_select_largest),
@@ -71,6 +85,9 @@ SHOTS = (
     Shot("guard-warn", "A small context window: guard WARN", (), context_window=24_000),
     Shot("help", "Help", ("question_mark",)),
     Shot("pruning", "Pruning preview: what OpenClaw's cache-TTL pruning would cut", ("p",)),
+    Shot("compaction-plan", "Compaction forecast on a 60k window: cut point, split-turn prefix, history-share drop",
+         ("C",), context_window=60_000, after=_show_cut_point),
+    Shot("timeline", "Timeline: where the context jumped, what repeats, what the transcript does not show", ("l",)),
 )
 
 
@@ -88,6 +105,8 @@ async def take(shot: Shot, demo: Path) -> str:
         if shot.keys:
             await pilot.press(*shot.keys)
             await settle(pilot)
+        if shot.after is not None:
+            await shot.after(pilot)
         return app.export_screenshot(title=f"Session Inspector · {shot.title}")
 
 

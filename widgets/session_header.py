@@ -1,7 +1,10 @@
-"""The header of an open session: file, format and version, model, context window and source, guard, live state.
+"""The header of an open session: file, format and version, model, context window and source, the window-size
+guard, how full the context is when it is past a threshold (over the window: a warning first), live state.
 
 Every figure is the engine's `inspector.overview.ContextOverview` (built by `inspector.figures.context_overview`,
-the same object `stats --json` prints); only the live state ("live · checked 12:00:00") is the screen's.
+the same object `stats --json` prints) and its `inspector.diagnosis.fill.FillState`; only the live state
+("live · checked 12:00:00") is the screen's. The guard is about the window's size; the fill is how much of the
+window the session uses: each is shown for what it is, never one for the other.
 """
 
 from __future__ import annotations
@@ -13,10 +16,15 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from inspector.diagnosis.fill import FILL_COMPACTION_DUE, FILL_OVER_WINDOW, FillState
 from inspector.overview import ContextOverview
-from .inert import one_line
 
+from .diagnosis.texts import fill_label, fill_role
+from .inert import one_line
 from .transcript.previews import human_bytes
+
+HEADER_FILL_LEVELS = (FILL_OVER_WINDOW, FILL_COMPACTION_DUE)
+"""Fill levels the header names first (over the window, compaction due); lower ones are the gauge's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +33,7 @@ class HeaderData:
 
     overview: ContextOverview
     live: str = ""
+    fill: FillState | None = None
     badge: str = ""
     """Said first, in the warning colour (`DEMO` for the bundled demo session)."""
 
@@ -80,16 +89,21 @@ class SessionHeader(Widget):
             line1.append(f"   {one_line(name, 40)}", s("header--muted"))
         line1.append(f"   {o.entries:,} entries · {human_bytes(o.size_bytes)}", s("header--muted"))
         line2 = Text(no_wrap=True, overflow="ellipsis")
+        fill = data.fill
+        if fill is not None and fill.level in HEADER_FILL_LEVELS:
+            role = "block" if fill_role(fill) == "error" else "warn"
+            line2.append("⚠ " + fill_label(fill), s(f"header--{role}"))
+            line2.append(" · ", s("header--muted"))
         model = o.model or {}
-        line2.append("model ", s("header--muted"))
-        line2.append(one_line(f"{model.get('provider')}/{model.get('modelId')}", 60) if model else "unknown")
-        line2.append(f" · thinking {one_line(str(o.thinking_level), 10)}", s("header--muted"))
-        line2.append(" · window ", s("header--muted"))
+        line2.append("window ", s("header--muted"))
         line2.append(f"{o.window.tokens:,}")
         src = o.window.source + (f", capped by {o.window.capped_by}" if o.window.capped_by else "")
         line2.append(f" ({one_line(src, 60)})", s("header--muted"))
-        line2.append(" · guard ", s("header--muted"))
+        line2.append(" · size guard ", s("header--muted"))
         line2.append(o.guard.level.upper(), s(f"header--{o.guard.level}"))
+        line2.append(" · model ", s("header--muted"))
+        line2.append(one_line(f"{model.get('provider')}/{model.get('modelId')}", 60) if model else "unknown")
+        line2.append(f" · thinking {one_line(str(o.thinking_level), 10)}", s("header--muted"))
         if data.live:
             line2.append(f" · {data.live}", s("header--live"))
         text = Text("\n", no_wrap=True).join([line1, line2])

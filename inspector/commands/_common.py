@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,10 +13,20 @@ from typing import Any
 import orjson
 from rich.console import Console
 
-from ..figures import WindowOptions
+from ..figures import WindowOptions, load_window_options
 from ..session import Session, SessionOpenError, open_session
+from ..window import context_window_arg
 
 EXIT_ERROR = 2
+EXIT_UNSUPPORTED = 3
+
+
+class CommandExit(Exception):
+    """Ends a command with one line on stderr and an exit code (caught by `inspector.cli.main`)."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def add_session_options(p: argparse.ArgumentParser, *, leaf: bool = False) -> None:
@@ -24,29 +36,42 @@ def add_session_options(p: argparse.ArgumentParser, *, leaf: bool = False) -> No
         p.add_argument("--leaf", default=None, metavar="ID", help="build the context from this entry instead of the last one")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON (stable field names)")
     p.add_argument("--config", type=Path, default=None, help="OpenClaw config file (default: the user's openclaw.json)")
-    p.add_argument("--context-window", type=int, default=None, metavar="N", help="override the context window (tokens)")
+    p.add_argument(
+        "--context-window", type=context_window_arg, default=None, metavar="N", help="override the context window (tokens, 1..2^31-1)"
+    )
     p.add_argument(
         "--encoding",
         default="cl100k_base",
         help="tiktoken encoding for the real-tokenizer column (default cl100k_base, bundled offline)",
     )
     p.add_argument("--no-tiktoken", action="store_true", help="skip the tiktoken count (faster on huge files)")
+    add_width_option(p)
 
 
 def window_options(args: argparse.Namespace) -> tuple[WindowOptions, str | None]:
     """The OpenClaw config (never fatal: a broken file is reported) and the `--context-window` override."""
-    from ..config import load_openclaw_config
-
-    loaded = load_openclaw_config(args.config)
-    return WindowOptions(config=loaded.data, override=args.context_window), loaded.error
+    return load_window_options(args.config, args.context_window)
 
 
 def encoding_of(args: argparse.Namespace) -> str | None:
     return None if getattr(args, "no_tiktoken", False) else args.encoding
 
 
+def check_supported(path: Path) -> None:
+    """Raise `CommandExit` (exit 3) when `path` is a transcript of a format the commands do not read yet."""
+    from ..formats.detect import CLAUDE_CODE, CODEX, detect_format
+
+    fmt = detect_format(path)
+    if fmt.name in (CLAUDE_CODE, CODEX):
+        raise CommandExit(f"{path}: {fmt.unsupported_message()}", EXIT_UNSUPPORTED)
+
+
 def open_or_fail(path: Path) -> Session | None:
-    """Open a session; on failure print one clear line to stderr and return None."""
+    """Open a session; on failure print one clear line to stderr and return None.
+
+    A Claude Code or Codex transcript raises `CommandExit` with exit code 3 instead.
+    """
+    check_supported(path)
     try:
         return open_session(path)
     except SessionOpenError as exc:
@@ -79,12 +104,119 @@ def open_context(args: argparse.Namespace):
     return session, ctx, opts, config_error
 
 
+def human(value: Any, *, missing: str = "unknown") -> str:
+    """A value as a person reads it, inert: None -> "unknown" (or `missing`), booleans -> "yes"/"no"."""
+    from ..textsafe import make_inert
+
+    if value is None:
+        return missing
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return make_inert(str(value), keep_newlines=False)
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 error`, `2 errors` (`many` for irregular plurals)."""
+    return f"{count:,} {word if count == 1 else (many or word + 's')}"
+
+
+def model_label(model: Any) -> str:
+    """`provider/modelId` of a model dict, "unknown" for what is missing; inert."""
+    model = model if isinstance(model, dict) else {}
+    provider, model_id = model.get("provider"), model.get("modelId")
+    if provider is None and model_id is None:
+        return "unknown"
+    return f"{human(provider)}/{human(model_id)}"
+
+
+def warn(message: str) -> None:
+    """One `session-inspector: warning: ...` line on stderr; file text in it is made inert."""
+    from ..textsafe import make_inert
+
+    print(f"session-inspector: warning: {make_inert(message, keep_newlines=False)}", file=sys.stderr)
+
+
 def print_json(data: Any) -> None:
     sys.stdout.buffer.write(dumps_json(data))
     sys.stdout.buffer.write(b"\n")
     sys.stdout.flush()
 
 
+def bounded_int(low: int, high: int, what: str = "a count"):
+    """An argparse type: an integer in `low..high` (a clear error otherwise; huge numbers never overflow)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer ({what})") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low:,} to {high:,} ({what}), not {text.strip()}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+PIPE_WIDTH = 4096
+MAX_WIDTH = 100_000
+_output_width: int | None = None
+
+
+def width_arg(text: str) -> int:
+    """argparse type of `--width N`: an integer in 20..100000 (columns of the tables)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid width {text!r}: expected an integer") from None
+    if not 20 <= value <= MAX_WIDTH:
+        raise argparse.ArgumentTypeError(f"width {value} out of range (20..{MAX_WIDTH})")
+    return value
+
+
+def add_width_option(p: argparse.ArgumentParser) -> None:
+    """`--width N`: lay tables out for N columns (default: the terminal's; `$COLUMNS` or unlimited in a pipe)."""
+    p.add_argument(
+        "--width", type=width_arg, default=None, metavar="N",
+        help="table width in columns (default: the terminal's; in a pipe $COLUMNS, else the full width)",
+    )
+
+
+def set_output_width(width: int | None) -> None:
+    """Use `width` columns for every table the running command prints (None: decide from the output)."""
+    global _output_width
+    _output_width = width
+
+
+def output_width() -> int | None:
+    """The width tables are laid out for: `--width`, else None on a terminal (Rich asks it), else `$COLUMNS`,
+    else `PIPE_WIDTH` (a pipe gets the full width: nothing is cut to fit 80 columns)."""
+    if _output_width is not None:
+        return _output_width
+    try:
+        if sys.stdout.isatty():
+            return None
+    except (AttributeError, ValueError, OSError):
+        pass
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit() and 0 < int(columns) <= MAX_WIDTH:
+        return int(columns)
+    return PIPE_WIDTH
+
+
+class SafeConsole(Console):
+    """A Rich console whose closed pipe raises `BrokenPipeError` (Rich exits 1 by default) for `inspector.cli`."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+
 def console() -> Console:
     """A console that never interprets markup or emoji codes in what it prints (transcripts are untrusted)."""
-    return Console(markup=False, emoji=False, highlight=False, soft_wrap=False)
+    return SafeConsole(markup=False, emoji=False, highlight=False, soft_wrap=False, width=output_width())
+
+
+def number_column(table: Any, header: str, **kw: Any) -> None:
+    """A right-aligned numeric column that is never cut: no wrapping, folded rather than ellipsised."""
+    table.add_column(header, justify="right", no_wrap=True, overflow="fold", min_width=len(header), **kw)

@@ -8,7 +8,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ..figures import context_report
-from ._common import EXIT_ERROR, add_session_options, console, encoding_of, open_context, print_json
+from ..textsafe import make_inert
+from ._common import EXIT_ERROR, add_session_options, console, encoding_of, number_column, open_context, print_json, warn
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,13 +26,18 @@ def run(args: argparse.Namespace) -> int:
     data = context_report(session, ctx, opts, encoding_of(args))
     if config_error:
         data["config_error"] = config_error
+        warn(f"config: {config_error}")
     if args.json:
         print_json(data)
         return 0
     c = console()
-    t = Table(title=f"Context of {data['file']} (leaf {data['leaf_id']})", title_justify="left")
+    title = make_inert(f"Context of {data['file']} (leaf {data['leaf_id'] or 'none'})", keep_newlines=False)
+    t = Table(title=title, title_justify="left")
     for col in ("#", "line", "entry", "role", "tool", "pi tok", "prune ch", "compact tok", "guard ch", "tiktoken", "recorded ctx", "cum pi"):
-        t.add_column(col, justify="right" if col not in ("entry", "role", "tool") else "left")
+        if col in ("entry", "role", "tool"):
+            t.add_column(col, justify="left")
+        else:
+            number_column(t, col)
     for r in data["messages"]:
         e = r["estimates"]
         u = r["usage"]
@@ -40,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
             recorded = str(u.get("totalTokens") or "")
         t.add_row(
             *(
-                Text(str(v))
+                Text(make_inert(str(v), keep_newlines=False))
                 for v in (
                     r["index"],
                     r["line"],

@@ -1,4 +1,4 @@
-"""``session-inspector ls [DIR] [--json] [--all]``: list session transcripts found on disk."""
+"""``session-inspector ls [DIR|FILE] [--json] [--all]``: list session transcripts found on disk."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from inspector.commands._common import EXIT_ERROR, console, print_json
+from inspector.commands._common import EXIT_ERROR, add_width_option, check_supported, console, print_json
 from inspector.discovery import Discovery, SessionFile, discover_sessions
 from inspector.summary import SessionSummary, summarize_session
 from inspector.textsafe import make_inert
@@ -25,6 +25,8 @@ Without DIR: OpenClaw's agent session dirs (<stateDir>/agents/*/sessions, stateD
 or ~/.openclaw, plus the legacy ~/.clawdbot) and pi's sessions (~/.pi/agent/sessions or
 $PI_CODING_AGENT_DIR/sessions). With DIR: every transcript below DIR (for an OpenClaw state dir,
 only its agents/*/sessions dirs).
+
+With FILE (a session file): that one session.
 
 Only live transcripts are listed unless --all is given; --all adds archives (.reset./.deleted./.bak
 siblings) and pre-compaction checkpoints (<sessionId>.checkpoint.<uuid>.jsonl) in a second table.
@@ -55,6 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         action="store_true",
         help="open each file and add messages, context tokens, compactions and name (slower: indexes every file)",
     )
+    add_width_option(parser)
     parser.set_defaults(func=run)
     return parser
 
@@ -155,6 +158,7 @@ def _live_table(sessions: list[SessionFile], root: Path | None, figures: Figures
         ("Session", _session_label, {"overflow": "fold"}),
         ("Key", lambda s: s.session_key, {"overflow": "fold"}),
         ("Size", lambda s: _size(s.size), {"justify": "right", "no_wrap": True}),
+        ("Format", lambda s: s.format, {"no_wrap": True}),
         *_figure_columns(figures),
         ("Path", lambda s: _display_path(s.path, root), {"overflow": "fold"}),
     ]
@@ -168,6 +172,7 @@ def _others_table(sessions: list[SessionFile], root: Path | None, figures: Figur
         ("Agent/cwd", _owner, {"overflow": "fold", "min_width": 9}),
         ("Session", lambda s: s.session_id, {"overflow": "fold"}),
         ("Size", lambda s: _size(s.size), {"justify": "right", "no_wrap": True}),
+        ("Format", lambda s: s.format, {"no_wrap": True}),
         *_figure_columns(figures),
         ("Path", lambda s: _display_path(s.path, root), {"overflow": "fold"}),
     ]
@@ -194,8 +199,13 @@ def run(args: argparse.Namespace) -> int:
     """Run ``ls``; returns 0, or 2 when DIR is missing or not a directory."""
     root: Path | None = getattr(args, "dir", None)
     include_all = bool(getattr(args, "all", False))
+    if root is not None and Path(root).is_file():
+        check_supported(Path(root))  # `ls FILE`: that one session, or exit 3 for a Claude Code / Codex file
     discovery = discover_sessions(Path(root) if root is not None else None)
-    status = EXIT_ERROR if root is not None and not Path(root).is_dir() else 0
+    single = root is not None and Path(root).is_file()
+    status = EXIT_ERROR if root is not None and not Path(root).is_dir() and not single else 0
+    if single and root is not None:
+        root = Path(root).parent
     shown = discovery.sessions if include_all else discovery.live
     figures = session_figures(shown) if getattr(args, "figures", False) else None
 

@@ -22,7 +22,7 @@ import math
 import re
 import sys
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
@@ -36,12 +36,12 @@ from ..pruning.settings import MAX_SAFE_INTEGER, DurationError, SettingsOverride
 from ..pruning.ttl import format_duration_ms
 from ..textsafe import make_inert, one_line
 from ..timeutil import ms_from_iso
-from ._common import EXIT_ERROR, add_session_options, console, encoding_of, open_or_fail
+from ._common import EXIT_ERROR, add_session_options, console, encoding_of, human, model_label, open_or_fail
 
 MAX_CONTEXT_WINDOW = 2**31 - 1
 MAX_TTL_MS = 8_640_000_000_000_000
 _INT_RE = re.compile(r"[+-]?[0-9]+")
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 # ------------------------------------------------------------------------------------------ argument types
@@ -214,9 +214,9 @@ def print_human(preview: PrunePreview, *, show_all: bool = False) -> None:
     """A summary, then one row per tool result (or per message with `show_all`); the `if_enabled` projection after."""
     data = preview.to_json()
     c = console()
-    line = lambda s: c.print(Text(s))  # noqa: E731
+    line = lambda s: c.print(Text(s))
     model = data["pruning_model"]
-    line(f"{inert(data['file'])}  (leaf {inert(data['leaf_id'])}; model {inert(model['provider'])}/{inert(model['modelId'])})")
+    line(f"{inert(data['file'])}  (leaf {human(data['leaf_id'], missing='none')}; model {model_label(model)})")
     line(f"reproduces OpenClaw {data['openclaw_version']}")
     pr = data["pruning"]
     auto = pr["anthropic_auto_default"]
@@ -256,7 +256,7 @@ def print_human(preview: PrunePreview, *, show_all: bool = False) -> None:
 
 
 def _print_scenario(c: Console, data: dict[str, Any], show_all: bool, *, title: str) -> None:
-    line = lambda s: c.print(Text(s))  # noqa: E731
+    line = lambda s: c.print(Text(s))
     g = data["gate"]
     line(
         f"gate: {'OPEN' if g['open'] else 'closed'} at {g['now'] or g['now_ms']}: {inert(g['reason'])}"
@@ -266,7 +266,8 @@ def _print_scenario(c: Console, data: dict[str, Any], show_all: bool, *, title: 
     t = data["totals"]
     stage = data["stage"] + (f" ({inert(data['estimate_error'])})" if data["estimate_error"] else "")
     line(
-        f"result: {stage}; cutoff index {data['cutoff_index']}, first user index {data['first_user_index']}; chars "
+        f"result: {stage}; cutoff index {human(data['cutoff_index'], missing='none')}, "
+        f"first user index {human(data['first_user_index'], missing='none')}; chars "
         f"{t['chars_before']:,} -> {t['chars_after']:,} ({_pct(t['ratio_before'])} -> {_pct(t['ratio_after'])} of the window)"
     )
     parts = [f"{name} {v['before']:,} -> {v['after']:,}" for name, v in t["tokens"].items() if v["before"] is not None]

@@ -8,7 +8,18 @@ from rich.table import Table
 from rich.text import Text
 
 from ..figures import session_stats
-from ._common import EXIT_ERROR, add_session_options, console, encoding_of, open_context, print_json
+from ._common import (
+    EXIT_ERROR,
+    add_session_options,
+    console,
+    encoding_of,
+    human,
+    model_label,
+    number_column,
+    open_context,
+    print_json,
+    warn,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
     data = session_stats(session, opts, encoding_of(args), leaf_id=args.leaf)
     if config_error:
         data["config_error"] = config_error
+        warn(f"config: {config_error}")
     if args.json:
         print_json(data)
     else:
@@ -51,8 +63,8 @@ def render(data: dict) -> None:
     rows = [
         ("file", data["file"]),
         ("format", f"{data['format']} v{data['version']}" + ("" if data["valid"] else "  (INVALID for pi)")),
-        ("session", (data.get("session_name") or "") + f"  {(data.get('header') or {}).get('id', '')}"),
-        ("model", f"{model.get('provider')}/{model.get('modelId')}  thinking {data['thinking_level']}"),
+        ("session", (data.get("session_name") or "") + f"  {human((data.get('header') or {}).get('id'), missing='')}"),
+        ("model", f"{model_label(model)}  thinking {human(data['thinking_level'])}"),
         ("context window", f"{win['tokens']:,} tokens  (source: {win['source']})"),
         ("guard", f"{guard['level']}" + (f": {guard['message']}" if guard.get("message") else "")),
         (
@@ -64,7 +76,7 @@ def render(data: dict) -> None:
         ("roles", ", ".join(f"{k} {v}" for k, v in data["entries"]["by_role"].items())),
         (
             "tree",
-            f"leaf {data['leaf_id']}, path {data['tree']['path_length']}, off-path {data['tree']['off_path_entries']}, "
+            f"leaf {human(data['leaf_id'], missing='none')}, path {data['tree']['path_length']}, off-path {data['tree']['off_path_entries']}, "
             f"branch points {len(data['tree']['branch_points'])}, roots {data['tree']['roots']}",
         ),
     ]
@@ -73,8 +85,9 @@ def render(data: dict) -> None:
     c.print(head)
 
     est = Table(title="Context estimates (active path)", title_justify="left")
-    for col in ("estimator", "total", "ratio to recorded"):
-        est.add_column(col, justify="right" if col != "estimator" else "left")
+    est.add_column("estimator", justify="left")
+    number_column(est, "total")
+    est.add_column("ratio to recorded", justify="right", overflow="fold")
     ctx = data["context"]
     ratios = ctx["estimator_ratios"]
     est.add_row(_t("pi estimateTokens (chars/4)"), _t(f"{ctx['estimates']['pi_tokens']:,} tok"), _t(ratios.get("pi_tokens", "")))
@@ -104,14 +117,23 @@ def render(data: dict) -> None:
     if data["compactions"]:
         t = Table(title="Compactions", title_justify="left")
         for col in ("line", "entry", "kind", "first kept", "tokensBefore", "fromHook", "in force"):
-            t.add_column(col)
+            if col in ("line", "tokensBefore"):
+                number_column(t, col)
+            else:
+                t.add_column(col, overflow="fold")
         for comp in data["compactions"]:
-            t.add_row(*(_t(comp[k]) for k in ("line", "entry_id", "kind", "first_kept_entry_id", "tokens_before", "from_hook", "in_force")))
+            t.add_row(
+                *(
+                    _t(human(comp[k], missing=""))
+                    for k in ("line", "entry_id", "kind", "first_kept_entry_id", "tokens_before", "from_hook", "in_force")
+                )
+            )
         c.print(t)
     if data["diagnostics"]:
-        t = Table(title=f"Diagnostics ({len(data['diagnostics'])})", title_justify="left")
-        for col in ("line", "severity", "kind", "message"):
-            t.add_column(col)
+        t = Table(title=f"Diagnostics ({len(data['diagnostics']):,})", title_justify="left")
+        number_column(t, "line")
+        for col in ("severity", "kind", "message"):
+            t.add_column(col, overflow="fold")
         for d in data["diagnostics"][:200]:
             t.add_row(_t(d["line"]), _t(d["severity"]), _t(d["kind"]), _t(make_inert(d["message"])))
         c.print(t)

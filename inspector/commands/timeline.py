@@ -21,7 +21,7 @@ from ..diagnosis.thresholds import DEFAULT_EARLY_FRACTIONS
 from ..diagnosis.timeline import DEFAULT_TOP_JUMPS, Timeline, TimelineOptions, build_timeline
 from ..pruning.ttl import format_duration_ms
 from ..textsafe import make_inert, one_line
-from ._common import EXIT_ERROR, add_session_options, console, open_context, print_json
+from ._common import EXIT_ERROR, add_session_options, bounded_int, console, human, model_label, open_context, print_json
 
 CSV_FIELDS = (
     "index",
@@ -71,7 +71,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_session_options(p, leaf=True)
     p.add_argument("--csv", action="store_true", help="one CSV row per call (instead of tables)")
-    p.add_argument("--top", type=int, default=DEFAULT_TOP_JUMPS, metavar="N", help=f"largest jumps to report (default {DEFAULT_TOP_JUMPS})")
+    p.add_argument("--top", type=bounded_int(0, 1_000_000, "jumps to list"), default=DEFAULT_TOP_JUMPS, metavar="N", help=f"largest jumps to report (default {DEFAULT_TOP_JUMPS})")
     p.add_argument(
         "--early-thresholds",
         type=early_fractions_arg,
@@ -158,7 +158,7 @@ def render(timeline: Timeline, config_error: str | None = None) -> None:
     c = console()
     data_model = timeline.model or {}
     win = timeline.window
-    c.print(_t(f"{timeline.file}  (leaf {timeline.leaf_id}; model {data_model.get('provider')}/{data_model.get('modelId')})"))
+    c.print(_t(f"{timeline.file}  (leaf {human(timeline.leaf_id, missing='none')}; model {model_label(data_model)})"))
     c.print(_t(f"window {win.tokens:,} tokens ({win.source}); guard {timeline.guard['level']} (about the window's size)"))
     fill_style = "bold red" if timeline.fill.over_window else ""
     c.print(Text(make_inert(f"context now: {timeline.fill.message}", keep_newlines=False), style=fill_style))

@@ -21,9 +21,9 @@ from typing import Any, cast
 from .. import model as m
 from ..context import build_context, extend_context
 from ..session import Session
-from ..tree import SessionTree
 from ..timeutil import iso_from_ms
 from ..tokens import calculate_context_tokens
+from ..tree import SessionTree
 from .cost import COST_UNKNOWN, CallCost, PriceTable, cost_of_call, load_price_table
 
 SYNTHETIC_PROVIDER = "openclaw"
@@ -212,7 +212,7 @@ class _PathView:
     the slice's start, and nothing before it is kept.
     """
 
-    __slots__ = ("entries", "_path")
+    __slots__ = ("_path", "entries")
 
     def __init__(self, entries: list[m.Entry], path: list[int]) -> None:
         self.entries = entries

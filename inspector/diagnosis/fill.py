@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .thresholds import ThresholdLine
+from .thresholds import DEFAULT_EARLY_FRACTIONS, ThresholdLine, compaction_reserve, threshold_lines
 
 FILL_OK = "ok"
 FILL_EARLY_WARNING = "early_warning"
@@ -60,7 +60,7 @@ class FillState:
 def fill_state(tokens: int, window: int, lines: list[ThresholdLine], guard_level: str) -> FillState:
     """The fill state of `tokens` in `window`, given the threshold lines (from `threshold_lines`)."""
     fill = round(tokens / window, 4) if window else None
-    pct = f"{100 * tokens / window:.1f}%" if window else "?"
+    pct = f"{100 * fill:.1f}%" if fill is not None else "?"  # the rounded fill, as `stats` and the gauge print it
     over = [t for t in lines if tokens > t.tokens]
     rank = {"window": 2, "compaction": 1}
     top = max(over, key=lambda t: (rank.get(t.kind, 0), t.tokens)) if over else None
@@ -84,3 +84,16 @@ def fill_state(tokens: int, window: int, lines: list[ThresholdLine], guard_level
         level = FILL_OK
         message = f"{tokens:,} tokens, {pct} of the {window:,}-token window."
     return FillState(tokens, window, fill, level, message, top.name if top else None, guard_level)
+
+
+def context_fill(
+    tokens: int,
+    window: int,
+    guard_level: str,
+    config: dict[str, Any] | None,
+    early_fractions: tuple[float, ...] = DEFAULT_EARLY_FRACTIONS,
+) -> FillState:
+    """The fill state of a context of `tokens` (pi's `estimateContextTokens`, the `context now` of `stats`) in
+    `window`, with the thresholds `build_timeline` uses (OpenClaw's reserve from `config`): cheap, for a header that
+    must not wait for the whole timeline."""
+    return fill_state(tokens, window, threshold_lines(window, compaction_reserve(config), early_fractions), guard_level)

@@ -157,8 +157,11 @@ def tool_uses(session: Session, path: list[int]) -> list[ToolUse]:
                 continue
             message = session.load_message(e) or {}
             use_for.result_entry = e
-            use_for.result_text, use_for.result_hash = _result_text_and_hash(message)
+            text, use_for.result_hash = _result_text_and_hash(message)
             use_for.is_error = message.get("isError") is True
+            # Only an error's text is compared (error_repeat); keeping every result's text would hold the whole
+            # session's tool output in memory while the timeline is built.
+            use_for.result_text = text if use_for.is_error else ""
     return uses
 
 

@@ -20,7 +20,14 @@ from .cost import COST_PRICE_TABLE, COST_RECORDED, COST_UNKNOWN, load_price_tabl
 from .fill import FillState, fill_state
 from .overhead import OverheadSummary, summarize_overhead
 from .repeats import Repeat, find_repeats
-from .thresholds import DEFAULT_EARLY_FRACTIONS, CompactionReserve, ThresholdCrossing, compaction_reserve, find_crossings, threshold_lines
+from .thresholds import (
+    DEFAULT_EARLY_FRACTIONS,
+    CompactionReserve,
+    ThresholdCrossing,
+    compaction_reserve,
+    find_crossings,
+    threshold_lines,
+)
 
 DEFAULT_TOP_JUMPS = 10
 DERIVED_FIELDS = {

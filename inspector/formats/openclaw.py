@@ -11,42 +11,62 @@ Rules reproduced (spec §1.2, §1.6; pi 0.66.1 `session-manager.ts`):
 
 Node decodes the file as UTF-8 with U+FFFD for invalid bytes, and `String.trim()` drops a leading BOM;
 both are reproduced and reported.
+
+Two stages: `inspector.formats.records` turns each line into a compact record (stateless, also in worker
+processes); `EntryReader` here turns records, in file order, into `Entry` metadata with pi's loader state
+(header, version, v1 ids).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import orjson
 
 from .. import model as m
+from ..jsjson import js_truthy
 from ..timeutil import iso_to_ms
 from ..tokens import estimate_all
+from .records import (
+    NESTED_TOO_DEEP,
+    ErrorRecord,
+    MessageRecord,
+    OtherRecord,
+    Record,
+    decode_line,
+    extract_range,
+    extract_record,
+    json_kind,
+)
+
+__all__ = [
+    "BOM",
+    "HUGE_LINE_BYTES",
+    "EntryReader",
+    "agent_message_of",
+    "decode_line",  # re-exported from .records, its home
+    "extract_range",  # re-exported from .records
+    "extract_record",  # re-exported from .records
+    "peek_version",
+    "synthetic_v1_id",
+]
 
 HUGE_LINE_BYTES = 16 * 1024 * 1024
 BOM = b"\xef\xbb\xbf"
 
 
-def decode_line(data: bytes) -> tuple[Any, str | None]:
-    """Parse one line like Node's `JSON.parse(buffer.toString("utf8"))`.
-
-    Returns `(value, note)`; `note` says when invalid UTF-8 was replaced. Raises `ValueError` with a
-    readable reason when the line is not JSON.
-    """
+def peek_version(first_line: bytes) -> int:
+    """The format version a file's first line announces: the header's `version` (1 when it has none), or the
+    current version when the line is not a session header (the file is then read as v3, like pi)."""
     try:
-        return orjson.loads(data), None
-    except orjson.JSONDecodeError as exc:
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError as ude:
-            text = data.decode("utf-8", "replace")
-            try:
-                return orjson.loads(text), f"invalid UTF-8 at byte {ude.start} of the line, read as U+FFFD like Node does"
-            except orjson.JSONDecodeError as exc2:
-                raise ValueError(f"invalid UTF-8 at byte {ude.start} and not valid JSON ({exc2})") from None
-        if b"\x00" in data:
-            raise ValueError("NUL byte in line; not valid JSON") from None
-        raise ValueError(f"not valid JSON: {exc}") from None
+        obj = orjson.loads(first_line)
+    except orjson.JSONDecodeError:
+        return m.CURRENT_SESSION_VERSION
+    if isinstance(obj, dict) and obj.get("type") == m.SESSION and isinstance(obj.get("id"), str):
+        v = obj.get("version")
+        return v if type(v) is int else 1
+    return m.CURRENT_SESSION_VERSION
 
 
 def synthetic_v1_id(line: int) -> str:
@@ -76,7 +96,7 @@ def agent_message_of(entry: m.Entry, obj: dict[str, Any], version: int) -> dict[
         }
     if t == m.BRANCH_SUMMARY:
         summary = obj.get("summary")
-        if not summary:
+        if not js_truthy(summary):  # `entry.type === "branch_summary" && entry.summary`
             return None
         return {
             "role": "branchSummary",
@@ -94,114 +114,6 @@ def agent_message_of(entry: m.Entry, obj: dict[str, Any], version: int) -> dict[
     return None
 
 
-# -- stage 1: one line -> a compact, picklable record (stateless; runs in worker processes) ----------------------
-
-REC_MESSAGE = 0
-REC_OTHER = 1
-REC_ERROR = 2
-_WS = frozenset(b" \t\r\n\x0b\x0c")
-_INTERNED: dict[str, str] = {}
-_KINDS: dict[tuple, tuple] = {}
-
-
-def _intern(value: Any) -> str | None:
-    """One shared object per distinct short string (roles, models, tool names): saves memory per entry."""
-    if type(value) is not str:
-        return None
-    return _INTERNED.setdefault(value, value) if len(value) < 200 else value
-
-
-def extract_record(data: bytes, version: int) -> tuple | None:
-    """Parse one line and keep only what the index needs. None for a blank line.
-
-    Records: `(REC_ERROR, reason)`, `(REC_OTHER, obj, note)` for every object that is not a `message`
-    entry (kept whole: they are small), `(REC_MESSAGE, meta..., note)` for message entries (content dropped).
-    """
-    if not data or (data[0] in _WS and not data.strip()):
-        return None
-    try:
-        obj, note = decode_line(data)
-    except ValueError as exc:
-        return (REC_ERROR, str(exc))
-    if type(obj) is not dict or obj.get("type") != m.MESSAGE:
-        return (REC_OTHER, obj, note)
-    msg = obj.get("message")
-    if type(msg) is not dict:
-        return (REC_MESSAGE, obj.get("id"), obj.get("parentId"), None, None, None, (), None, None, None, None, None, (), None, False, False, note)
-    role = msg.get("role")
-    migrated = False
-    if version < 3 and role == "hookMessage":
-        role = "custom"
-        msg["role"] = role
-        migrated = True
-    content = msg.get("content")
-    tool_name = tool_call_id = provider = model = stop = usage = None
-    call_ids: tuple = ()
-    kinds: tuple = ()
-    if type(content) is list:
-        kinds = tuple([b.get("type", "?") if type(b) is dict else "?" for b in content])
-        try:
-            kinds = _KINDS.setdefault(kinds, kinds)  # a few distinct shapes, shared by every entry
-        except TypeError:  # a block "type" that is not hashable
-            kinds = tuple(k if type(k) is str else "?" for k in kinds)
-    elif type(content) is str:
-        kinds = ("string",)
-    excluded = False
-    if role == "assistant":
-        provider = _intern(msg.get("provider"))
-        model = _intern(msg.get("model"))
-        stop = _intern(msg.get("stopReason"))
-        usage = m.pack_usage(msg.get("usage"))
-        if "toolCall" in kinds:
-            calls = [b for b in content if type(b) is dict and b.get("type") == "toolCall"]
-            call_ids = tuple(str(b.get("id")) for b in calls)
-            names = [b.get("name") for b in calls if type(b.get("name")) is str]
-            tool_name = _intern(", ".join(names)) if names else None
-    elif role == "toolResult":
-        tool_name = _intern(msg.get("toolName"))
-        tool_call_id = msg.get("toolCallId")
-    elif role == "bashExecution":
-        excluded = bool(msg.get("excludeFromContext"))
-    ts = msg.get("timestamp")
-    return (
-        REC_MESSAGE,
-        obj.get("id"),
-        obj.get("parentId"),
-        _intern(role) if type(role) is str else role,
-        tool_name if type(tool_name) is str else None,
-        tool_call_id if type(tool_call_id) is str else None,
-        call_ids,
-        provider if type(provider) is str else None,
-        model if type(model) is str else None,
-        stop if type(stop) is str else None,
-        usage,
-        ts if type(ts) in (int, float) else None,
-        kinds,
-        estimate_all(msg),
-        excluded,
-        migrated,
-        note,
-    )
-
-
-def extract_range(path: str, start: int, end: int, first_line: int, version: int) -> tuple[list, int, bytes]:
-    """Records for the complete lines in bytes [start, end) of a file (a worker's share of a big file).
-
-    Returns `(rows, lines_seen, tail)`: rows are `(line, offset, length, record)`.
-    """
-    from ..index import LineScanner
-
-    scanner = LineScanner(path)
-    scanner.consumed = start
-    scanner.next_line = first_line
-    out = []
-    for line, offset, raw in scanner.scan_until(end):
-        rec = extract_record(raw, version)
-        if rec is not None:
-            out.append((line, offset, len(raw), rec))
-    return out, scanner.next_line - first_line, scanner.pending
-
-
 # -- stage 2: records -> entries, in file order (pi's loader state: header, version, v1 ids) ---------------------
 
 
@@ -212,18 +124,25 @@ class EntryReader:
     called again with lines appended later.
     """
 
-    def __init__(self, report: Callable[[m.Diagnostic], None]) -> None:
+    def __init__(self, report: Callable[[m.Diagnostic], None], version: int = m.CURRENT_SESSION_VERSION) -> None:
         self.report = report
         self.header: dict[str, Any] | None = None
         self.header_line: int | None = None
         self.invalid_header = False
-        self.version = m.CURRENT_SESSION_VERSION
+        self.version = version
         self.entries: list[m.Entry] = []
         self.parsed_count = 0  # objects JSON.parse accepted, header included (pi's entries[] index)
         self._v1_ids_by_ordinal: dict[int, str] = {}
         self._v1_prev_id: str | None = None
         self.saw_crlf = False
         self.id_of: Callable[[str], str | None] = lambda pid: None
+
+    def start_after_header(self, header: dict[str, Any] | None = None) -> None:
+        """Read lines that come after the header without having read it (a tail read from the end of a file):
+        the first record is not expected to be a header. `header` is the file's, when known."""
+        self.parsed_count = max(self.parsed_count, 1)
+        if header is not None:
+            self.header = header
 
     def feed(self, line: int, offset: int, data: bytes, terminated: bool = True) -> m.Entry | None:
         """One raw line. A line that does not parse and has no newline yet raises ValueError (still being written)."""
@@ -237,26 +156,27 @@ class EntryReader:
         rec = extract_record(data, self.version)
         if rec is None:
             return None
-        if rec[0] == REC_ERROR and not terminated:
-            raise ValueError(rec[1])
+        if type(rec) is ErrorRecord and not terminated:
+            raise ValueError(rec.reason)
         return self.accept_record(line, offset, len(data), rec)
 
-    def accept_record(self, line: int, offset: int, length: int, rec: tuple) -> m.Entry | None:
-        kind = rec[0]
-        if kind == REC_ERROR:
-            self.report(m.Diagnostic("unparseable", f"{rec[1]}; skipped (pi skips it too)", "error", line, offset))
+    def accept_record(self, line: int, offset: int, length: int, rec: Record) -> m.Entry | None:
+        """One record (from `extract_record`, here or in a worker process) at its place in the file."""
+        if isinstance(rec, ErrorRecord):
+            pi_too = "" if rec.reason.startswith(NESTED_TOO_DEEP) else " (pi skips it too)"
+            self.report(m.Diagnostic("unparseable", f"{rec.reason}; skipped{pi_too}", "error", line, offset))
             return None
-        note = rec[-1]
+        note = rec.note
         if note:
             self.report(m.Diagnostic("invalid_utf8", note, "warning", line, offset))
         if length > HUGE_LINE_BYTES:
             self.report(m.Diagnostic("huge_line", f"line is {length:,} bytes; parsed, content not kept in memory", "warning", line, offset))
         ordinal = self.parsed_count
         self.parsed_count += 1
-        if kind == REC_OTHER:
-            obj = rec[1]
+        if isinstance(rec, OtherRecord):
+            obj = rec.obj
             if type(obj) is not dict:
-                self.report(m.Diagnostic("not_object", f"line is JSON but not an object ({type(obj).__name__}); ignored", "error", line, offset))
+                self.report(m.Diagnostic("not_object", f"line is JSON but not an object ({json_kind(obj)}); ignored", "error", line, offset))
                 return None
             etype = obj.get("type")
             if ordinal == 0:
@@ -303,6 +223,7 @@ class EntryReader:
         )
 
     def _ids(self, raw_id: Any, raw_parent: Any, line: int, offset: int, ordinal: int) -> tuple[str | None, str | None]:
+        eid: str | None
         if self.version < 2:
             eid = synthetic_v1_id(line)
             parent = self._v1_prev_id
@@ -320,33 +241,16 @@ class EntryReader:
             parent = self.id_of(parent) or parent  # share the parent's id string (memory)
         return eid, parent
 
-    def _message_entry(self, rec: tuple, line: int, offset: int, length: int, ordinal: int) -> m.Entry:
-        (_, raw_id, raw_parent, role, tool_name, tool_call_id, call_ids, provider, model, stop, usage, ts, kinds, est, excluded, migrated, _) = rec
-        eid, parent = self._ids(raw_id, raw_parent, line, offset, ordinal)
-        if role is None and not kinds:
+    def _message_entry(self, rec: MessageRecord, line: int, offset: int, length: int, ordinal: int) -> m.Entry:
+        eid, parent = self._ids(rec.id, rec.parent_id, line, offset, ordinal)
+        role = rec.role
+        if role is None and not rec.block_kinds:
             self.report(m.Diagnostic("bad_message", "message entry without a 'message' object; not in context", "error", line, offset))
         elif type(role) is not str:
             self.report(m.Diagnostic("bad_role", f"message has no string 'role' ({role!r})", "error", line, offset))
             role = "<missing>"
-        flags = (m.FLAG_MIGRATED_ROLE if migrated else 0) | (m.FLAG_EXCLUDED_FROM_CONTEXT if excluded else 0)
-        entry = m.Entry(
-            len(self.entries),
-            m.pack_nums(line, offset, length, est, ts, flags),
-            m.MESSAGE,
-            eid,
-            parent,
-            None,
-            None,
-            role,
-            tool_name,
-            tool_call_id,
-            call_ids,
-            provider,
-            model,
-            stop,
-            usage,
-            kinds,
-        )
+        nums = m.pack_nums(line, offset, length, rec.estimates, rec.message_timestamp, rec.flags)
+        entry = m.Entry.from_message_record(len(self.entries), nums, eid, parent, role, rec)
         self.entries.append(entry)
         return entry
 
@@ -360,7 +264,15 @@ class EntryReader:
         eid, parent = self._ids(obj.get("id"), obj.get("parentId"), line, offset, ordinal)
         ts = obj.get("timestamp")
         data = {k: v for k, v in obj.items() if k != "content"} if etype == m.CUSTOM_MESSAGE else obj
-        entry = m.Entry(len(self.entries), b"", etype, eid, parent, ts if isinstance(ts, str) else None, data)
+        entry = m.Entry(
+            index=len(self.entries),
+            nums=b"",
+            type=etype,
+            id=eid,
+            parent_id=parent,
+            timestamp=ts if isinstance(ts, str) else None,
+            data=data,
+        )
         if etype == m.COMPACTION and self.version < 2:
             self._migrate_v1_compaction(entry, obj)
         msg = agent_message_of(entry, obj, self.version)

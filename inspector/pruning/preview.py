@@ -31,7 +31,7 @@ from .settings import ResolvedSettings, SettingsOverrides, resolve_settings
 from .thinking import DropThinkingPolicy, resolve_drop_thinking_blocks
 from .tool_guard import ToolGuardReport, evaluate_tool_result_context_guard
 from .tools import make_tool_prunable_predicate
-from .ttl import SCENARIO_IF_ENABLED, Eligibility, TtlGate, iso_or_none, is_cache_ttl_eligible, ms_from_any, result_expiry
+from .ttl import SCENARIO_IF_ENABLED, Eligibility, TtlGate, is_cache_ttl_eligible, iso_or_none, ms_from_any, result_expiry
 
 __all__ = [
     "OPENCLAW_VERSION",

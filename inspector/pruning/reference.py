@@ -12,7 +12,7 @@ so the last real assistant's provider/model stands in for them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from inspector import model as m
@@ -32,7 +32,7 @@ from .ttl import (
 )
 
 SYNTHETIC_PROVIDER = "openclaw"  # delivery mirrors / gateway injections: not LLM calls, no cache touch
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _ONE_MS = timedelta(milliseconds=1)
 
 
@@ -40,7 +40,7 @@ def clock_ms(clock: Clock) -> int:
     """The clock's time as `Date.now()`: whole epoch milliseconds, computed exactly (no float rounding)."""
     now = clock.now()
     if now.tzinfo is None:
-        now = now.replace(tzinfo=timezone.utc)
+        now = now.replace(tzinfo=UTC)
     return (now - _EPOCH) // _ONE_MS
 
 

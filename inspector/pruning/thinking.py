@@ -90,15 +90,7 @@ _REPLAY_POLICY_OWNERS: dict[str, tuple[str, str]] = {
     "minimax-cn": (_HYBRID, "MiniMax plugin"),
     "minimax-portal": (_HYBRID, "MiniMax plugin"),
     "minimax-portal-cn": (_HYBRID, "MiniMax plugin"),
-    **{
-        p: (_NEVER, "its plugin's replay policy")
-        for p in (
-            "openrouter", "kilocode", "opencode", "opencode-go", "zai", "moonshot", "ollama", "xai", "x-ai",
-            "arcee", "fireworks", "fireworks-ai", "kimi", "mistral", "openai", "azure-openai",
-            "azure-openai-responses", "openai-codex", "google", "google-antigravity", "google-vertex",
-            "google-gemini-cli", "gemini-cli",
-        )
-    },
+    **dict.fromkeys(("openrouter", "kilocode", "opencode", "opencode-go", "zai", "moonshot", "ollama", "xai", "x-ai", "arcee", "fireworks", "fireworks-ai", "kimi", "mistral", "openai", "azure-openai", "azure-openai-responses", "openai-codex", "google", "google-antigravity", "google-vertex", "google-gemini-cli", "gemini-cli"), (_NEVER, "its plugin's replay policy")),
 }
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..globmatch import GlobMatcher
 from .utf16 import js_trim
 
 # JavaScript's `.` (no `s` flag) matches anything but these line terminators.
@@ -32,6 +33,7 @@ class CompiledGlobPattern:
     kind: str
     value: str = ""
     regex: re.Pattern[str] | None = None
+    matcher: GlobMatcher | None = None
 
     def matches(self, name: str) -> bool:
         """True when the (already normalized) `name` matches this pattern."""
@@ -39,6 +41,8 @@ class CompiledGlobPattern:
             return True
         if self.kind == "exact":
             return name == self.value
+        if self.matcher is not None:  # linear time: the regex backtracks on `*t*x*` against long names
+            return self.matcher.matches(name)
         assert self.regex is not None
         return self.regex.fullmatch(name) is not None
 
@@ -53,7 +57,7 @@ def compile_glob_pattern(raw: Any) -> CompiledGlobPattern:
     if "*" not in normalized:
         return CompiledGlobPattern("exact", normalized)
     body = _JS_DOT_STAR.join(re.escape(piece) for piece in normalized.split("*"))
-    return CompiledGlobPattern("regex", normalized, re.compile(body))
+    return CompiledGlobPattern("regex", normalized, re.compile(body), GlobMatcher(normalized))
 
 
 def compile_glob_patterns(raw: Any) -> list[CompiledGlobPattern]:

@@ -10,8 +10,8 @@ the app. When started without a directory and nothing is found, the browser hand
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from rich.text import Text
 from textual import on, work
@@ -24,12 +24,12 @@ from textual.widgets import DataTable, Footer, Input, Static
 from inspector.config import openclaw_state_dir
 from inspector.discovery import Discovery, SessionFile, discover_sessions, pi_agent_dir
 from inspector.summary import SummaryCache
+
 from ..commands import PaletteCommand, binding_commands, help_rows
 from ..inert import one_line
 from ..options import InspectorOptions
 from .table import COLUMNS, BrowserRow, SessionTable
 from .watch import DirectoryWatcher, WatchfilesWatcher
-
 
 RESCAN_EVERY = 5.0
 """Seconds between rescans once the directory watcher has failed."""
@@ -169,7 +169,7 @@ class BrowserScreen(Screen):
             self.watcher = factory(self.watch_paths())
             async for _changes in self.watcher.changes():
                 self.rescan()
-        except Exception as exc:  # noqa: BLE001 - whatever the watcher hits below the directory, the browser goes on
+        except Exception as exc:
             self._watch_failed(exc)
 
     def _watch_failed(self, exc: BaseException) -> None:

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
 from rich.text import Text
 from textual.widgets import DataTable
 
 from inspector.discovery import SessionFile
 from inspector.summary import SessionSummary
-from ..inert import one_line
 
+from ..inert import one_line
 from ..transcript.previews import compact_number, human_bytes
 
 COLUMNS: tuple[tuple[str, str], ...] = (

@@ -7,8 +7,9 @@ the browser re-runs discovery on each one. Watching a path that does not exist i
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import AsyncIterator, Protocol
+from typing import Protocol
 
 
 class DirectoryWatcher(Protocol):

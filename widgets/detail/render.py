@@ -10,7 +10,7 @@ import base64
 import json
 import struct
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -23,8 +23,8 @@ from inspector import model as m
 from inspector.pruning.expiry import ExpiryInfo
 from inspector.pruning.ttl import SOURCE_CACHE_TTL_ENTRY, format_duration_ms, iso_or_none
 from inspector.tokens import calculate_context_tokens
-from ..inert import make_inert
 
+from ..inert import make_inert
 from ..transcript.previews import compact_number, human_bytes, role_icon
 
 DEFAULT_LIMIT = 4000
@@ -123,7 +123,7 @@ def _heading(text: str, styles: DetailStyles) -> Text:
 def _ms_iso(value: Any) -> str | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         try:
-            return datetime.fromtimestamp(value / 1000, tz=timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+            return datetime.fromtimestamp(value / 1000, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         except (OverflowError, OSError, ValueError):
             return None
     return None

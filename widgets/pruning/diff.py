@@ -32,9 +32,9 @@ from inspector.pruning.pruner import (
     soft_trim_note,
 )
 from inspector.pruning.utf16 import js_slice
-from ..inert import make_inert
 
 from ..detail.render import image_summary
+from ..inert import make_inert
 
 DEFAULT_LIMIT = 600
 MORE_FACTOR = 4

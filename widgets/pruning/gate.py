@@ -12,8 +12,13 @@ from rich.console import Group
 from rich.text import Text
 
 from inspector.pruning.preview import PrunePreview
-
-from inspector.pruning.ttl import SCENARIO_IF_ENABLED, SOURCE_CACHE_TTL_ENTRY, SOURCE_LAST_ASSISTANT, format_duration_ms, iso_or_none
+from inspector.pruning.ttl import (
+    SCENARIO_IF_ENABLED,
+    SOURCE_CACHE_TTL_ENTRY,
+    SOURCE_LAST_ASSISTANT,
+    format_duration_ms,
+    iso_or_none,
+)
 
 from ..inert import make_inert
 from .view import PreviewPanel

@@ -30,7 +30,7 @@ class PruningGaugeData:
     char_window: int | None
 
     @classmethod
-    def of(cls, preview: PrunePreview) -> "PruningGaugeData":
+    def of(cls, preview: PrunePreview) -> PruningGaugeData:
         """The gauge figures of a preview."""
         t = preview.totals_json()
         s = preview.resolved.settings

@@ -12,8 +12,8 @@ from rich.text import Text
 
 from inspector.pruning.preview import PrunePreview
 
-from .view import PreviewPanel
 from ..inert import make_inert
+from .view import PreviewPanel
 
 MAX_ROWS = 4
 

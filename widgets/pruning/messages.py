@@ -9,13 +9,13 @@ in words where the pruner stopped, or why nothing changes (gate closed, too few 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.text import Text
 from textual import on
 from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
-
-from collections.abc import Mapping
 
 from inspector.pruning.expiry import ExpiryInfo
 from inspector.pruning.preview import PrunePreview
@@ -33,6 +33,7 @@ from inspector.pruning.pruner import (
     STAGE_TOO_FEW_ASSISTANTS,
 )
 from inspector.pruning.ttl import SCENARIO_IF_ENABLED, SOURCE_LAST_ASSISTANT, format_duration_ms
+
 from ..inert import one_line
 
 ACTION_LABELS = {ACTION_SOFT_TRIM: "soft trim", ACTION_HARD_CLEAR: "hard clear", ACTION_KEEP: "keep"}

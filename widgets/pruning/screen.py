@@ -19,9 +19,10 @@ Settings, force and the scenario are remembered per file while the app runs (`wi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from rich.text import Text
 from textual import events, on, work
@@ -259,7 +260,7 @@ class PruningScreen(ModalScreen[None]):
             try:
                 preview = build_preview(self.session, phase)
                 expiry = expired_tool_results(self.session, preview.context, preview.resolved.settings, preview.gate.now)
-            except Exception as exc:  # noqa: BLE001 - a preview that cannot be computed is said, never fatal
+            except Exception as exc:
                 self.post_message(PreviewFailed(generation, describe_failure(exc)))
                 return
             if worker.is_cancelled:

@@ -27,7 +27,7 @@ class PruningState:
     scenario: str = SCENARIO_NOW
 
 
-_STATES: "weakref.WeakKeyDictionary[App[Any], dict[Path, PruningState]]" = weakref.WeakKeyDictionary()
+_STATES: weakref.WeakKeyDictionary[App[Any], dict[Path, PruningState]] = weakref.WeakKeyDictionary()
 
 
 def remembered_state(app: App[Any], path: Path) -> PruningState:

@@ -15,8 +15,8 @@ from rich.text import Text
 
 from inspector.pruning.preview import PrunePreview
 
-from .view import PreviewPanel
 from ..inert import make_inert
+from .view import PreviewPanel
 
 TOKEN_ROWS = (
     ("chars_div_4", "chars/4 tok"),

@@ -11,7 +11,6 @@ from inspector.pruning.preview import PrunePreview
 from ..inert import one_line
 
 
-
 class PreviewPanel(Widget):
     """A panel that renders the latest preview handed to `show()`, a placeholder while the first one is computed,
     or says it is unavailable once `fail()` was called without a preview to show.

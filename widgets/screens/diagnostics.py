@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from inspector import model as m
+
 from ..inert import make_inert
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}

@@ -30,7 +30,7 @@ class ErrorInfo:
     details: tuple[str, ...] = ()
 
     @classmethod
-    def from_open_error(cls, path: Path, reason: str) -> "ErrorInfo":
+    def from_open_error(cls, path: Path, reason: str) -> ErrorInfo:
         """Classify a `SessionOpenError` (or OSError text) for `path` by looking at the file system."""
         if not os.path.lexists(path):
             return cls("missing", "File not found", path, reason, (
@@ -47,7 +47,7 @@ class ErrorInfo:
         return cls("unreadable", "Cannot open the file", path, reason)
 
     @classmethod
-    def special(cls, path: Path, what: str) -> "ErrorInfo":
+    def special(cls, path: Path, what: str) -> ErrorInfo:
         """`path` exists but is not a regular file (`what`: "a FIFO", "a character device", ...): never read it."""
         return cls("special", "Not a regular file", path,
                    f"This is {what}, not a session file: reading it could block forever or never end, so it is not read.",
@@ -55,7 +55,7 @@ class ErrorInfo:
                     "q quits."))
 
     @classmethod
-    def unsupported(cls, path: Path, details: list[str]) -> "ErrorInfo":
+    def unsupported(cls, path: Path, details: list[str]) -> ErrorInfo:
         """A file that is not an OpenClaw / pi session transcript."""
         return cls("unsupported", "Not an OpenClaw / pi session (unsupported format)", path,
                    'The first line is not a {"type":"session","id":…} header and no line is a known entry type.',

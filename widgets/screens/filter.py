@@ -10,7 +10,6 @@ from textual.screen import ModalScreen
 from textual.widgets import SelectionList, Static
 
 from ..inert import one_line
-
 from ..transcript.previews import role_icon
 
 

@@ -20,6 +20,8 @@ INTRO = (
     "goes by tool and role, and the largest messages; Enter on a row shows the whole message. Below 110 columns the "
     "side panel sits under the transcript: Enter, w or s opens it, Esc closes it.\n"
     "Markers: ├ branch point (the entry has several children) · ○ off the active path · × dropped by compaction · ~ tool result whose prompt-cache TTL has expired (when, and its age, in the message detail; `p` previews what pruning would cut).\n"
+    "Compaction forecast (C): ✂ cut point · │ kept tail · ↳ split-turn prefix · § part / ┆ chunk start (with its tokens) "
+    "· ! oversized · - dropped by the history share (dimmed).\n"
     "The first column is `ctx`, the position in the context the model sees, or `line`, the line in the file when `o` shows every entry in file order."
 )
 
@@ -36,22 +38,26 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,q,question_mark", "close", "Close")]
 
-    def __init__(self, bindings: list[tuple[str, str, str]], title: str = "Session Inspector") -> None:
+    def __init__(self, bindings: list[tuple[str, str, str]], title: str = "Session Inspector", intro: str = INTRO, *, estimators: bool = True) -> None:
+        """`intro` and `estimators` (the estimator table) describe the screen it was opened from."""
         super().__init__()
         self.key_rows = bindings
         self.title_text = title
+        self.intro = intro
+        self.estimators = estimators
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
             yield Static(Text(one_line(self.title_text, 200), style="bold"))
-            yield Static(Text(INTRO))
-            est = Table(box=None, padding=(0, 1), show_header=False)
-            est.add_column(style="bold", no_wrap=True)
-            est.add_column()
-            for key, label in ESTIMATOR_LABELS.items():
-                est.add_row(label, ESTIMATOR_HELP[key])
-            yield Static(Text("\nEstimators (e cycles)", style="bold"))
-            yield Static(est)
+            yield Static(Text(self.intro))
+            if self.estimators:
+                est = Table(box=None, padding=(0, 1), show_header=False)
+                est.add_column(style="bold", no_wrap=True)
+                est.add_column()
+                for key, label in ESTIMATOR_LABELS.items():
+                    est.add_row(label, ESTIMATOR_HELP[key])
+                yield Static(Text("\nEstimators (e cycles)", style="bold"))
+                yield Static(est)
             keys = Table(box=None, padding=(0, 1), show_header=False)
             keys.add_column(style="bold", no_wrap=True)
             keys.add_column(no_wrap=True)

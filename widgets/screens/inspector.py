@@ -27,7 +27,9 @@ from inspector.session import Session
 
 from ..breakdown import ContextBreakdown
 from ..commands import PaletteCommand, binding_commands, help_rows
+from ..compaction.view import CompactionView, apply_forecast_marks, clear_forecast_marks
 from ..detail.detail import MessageDetail
+from ..diagnosis.inspector_views import DiagnosisViews
 from ..gauge import ContextGauge
 from ..inert import make_inert
 from ..notice_bar import NoticeBar
@@ -35,8 +37,8 @@ from ..options import InspectorOptions
 from ..session_header import HeaderData, SessionHeader
 from ..transcript.columns import TranscriptColumns
 from ..transcript.model import ESTIMATOR_LABELS, ESTIMATOR_UNITS, ESTIMATORS, TranscriptModel, breakdown_field
-from ..transcript.new_entries import NewEntriesIndicator
 from ..transcript.navigation import SearchDone, TranscriptNavigator
+from ..transcript.new_entries import NewEntriesIndicator
 from ..transcript.search_bar import SearchBar
 from ..transcript.transcript import Transcript
 from .diagnostics import DiagnosticsScreen
@@ -73,8 +75,8 @@ class ViewReady(Message):
         self.target = target
 
 
-class InspectorScreen(Screen):
-    """One session file, live."""
+class InspectorScreen(DiagnosisViews, Screen):
+    """One session file, live (its diagnosis views: `DiagnosisViews`)."""
 
     BINDINGS = [
         Binding("e", "next_estimator", "Estimator", tooltip="Cycle pi chars/4 → OpenClaw pruning chars → tiktoken → recorded usage"),
@@ -86,6 +88,7 @@ class InspectorScreen(Screen):
         Binding("u", "next_user", "Next user", tooltip="Jump to the next user message"),
         Binding("U", "previous_user", "Previous user", show=False, tooltip="Jump to the previous user message"),
         Binding("c", "next_compaction", "Compaction", tooltip="Jump to the next compaction"),
+        Binding("C", "compaction_forecast", "Forecast", show=False, tooltip="Compaction forecast: the plan drawn on the transcript, triggers, live settings"),
         Binding("b", "next_biggest", "Biggest", tooltip="Jump to the next biggest message"),
         Binding("m", "show_message", "Message", show=False, tooltip="Show the selected message in full"),
         Binding("w", "show_context", "Where it goes", show=False, tooltip="Breakdown by tool and role; the largest messages take the keyboard (↑↓, Enter jumps)"),
@@ -94,6 +97,9 @@ class InspectorScreen(Screen):
         Binding("d", "diagnostics", "Diagnostics", show=False, tooltip="List damaged lines and other problems"),
         Binding("z", "zoom", "Zoom message", show=False, tooltip="Show the selected message full screen (again to restore)"),
         Binding("p", "pruning", "Pruning", tooltip="Preview OpenClaw context pruning: soft trim / hard clear, settings live"),
+        Binding("X", "compact", "Compact…", show=False, tooltip="Compact this session (rules by default): confirm, watch the stages, undo"),
+        Binding("l", "timeline", "Timeline", tooltip="Tokens over calls: jumps and their cause, thresholds, not in the transcript, cost, cache"),
+        Binding("R", "timeline('repeats')", "Repeats", show=False, tooltip="What keeps repeating (re-reads, commands, errors, retries); Enter: each occurrence"),
         Binding("s", "toggle_side", "Side panel", tooltip="Show or hide the side panel (under the transcript below 110 columns)"),
         Binding("t", "app.change_theme", "Theme", show=False, tooltip="Change the colour theme"),
         Binding("question_mark", "help", "Help", tooltip="Keys and what the columns mean"),
@@ -118,6 +124,7 @@ class InspectorScreen(Screen):
         self.navigator = TranscriptNavigator(lambda: self.transcript, self.notify)
         self.opener = SessionOpener(self, self.path, options, lambda: self.estimator)
         self.follower = LiveFollower(self, lambda: self.window_options, options.clock, self._live_text)
+        self.init_diagnosis()
 
     @property
     def window_options(self) -> WindowOptions:
@@ -206,7 +213,11 @@ class InspectorScreen(Screen):
     def _apply_figures(self, figures: SessionFigures) -> None:
         self.figures = figures
         live = self._live_text(self.session) if self.session is not None else ""
-        self.query_one("#header", SessionHeader).data = HeaderData(figures.overview, live, badge="DEMO" if self.demo is not None else "")
+        header = self.query_one("#header", SessionHeader)
+        header.data = HeaderData(
+            figures.overview, live, header.data.fill if header.data else None, badge="DEMO" if self.demo is not None else ""
+        )
+        self.request_diagnosis(figures)
         self.query_one("#gauge", ContextGauge).data = figures.overview
         _field, note = breakdown_field(self.estimator)
         self.query_one("#breakdown", ContextBreakdown).show(figures.breakdown, self._unit(), note)
@@ -269,6 +280,7 @@ class InspectorScreen(Screen):
         elif added > 0 and not reset:
             indicator.count += added
         self._apply_figures(message.figures)
+        self._forecast_follow()
 
     @on(LiveFollower.FiguresReady)
     def _full_figures_ready(self, message: LiveFollower.FiguresReady) -> None:
@@ -405,6 +417,7 @@ class InspectorScreen(Screen):
 
     @on(SearchBar.SearchRequested)
     def _search_requested(self, event: SearchBar.SearchRequested) -> None:
+        self.occurrences = None
         self.search_query = event.query
         self.transcript.set_search(event.query or None)
         self._update_columns()
@@ -418,10 +431,12 @@ class InspectorScreen(Screen):
         self.transcript.focus()
 
     def action_search_next(self) -> None:
-        self._start_search(backwards=False)
+        if not self.step_occurrence(1):
+            self._start_search(backwards=False)
 
     def action_search_previous(self) -> None:
-        self._start_search(backwards=True)
+        if not self.step_occurrence(-1):
+            self._start_search(backwards=True)
 
     def _start_search(self, backwards: bool) -> None:
         if not self.search_query or self.model is None:
@@ -559,13 +574,59 @@ class InspectorScreen(Screen):
             )
         )
 
+    def action_compact(self) -> None:
+        """Open the compaction run (the bundled demo and read-only files are compacted as a copy)."""
+        from ..compaction.run_screen import open_compact_screen
+
+        open_compact_screen(self, self.path, self.window_options.config, self.options.context_window)
+
     def action_help(self) -> None:
         rows = help_rows([*self.BINDINGS, *Transcript.BINDINGS])
         rows.append(("ctrl+p", "Command palette", "Every action by name, themes too"))
         rows.append(("q", "Quit", ""))
         self.app.push_screen(HelpScreen(rows, f"Session Inspector · {self.path.name}"))
 
+    # -- compaction forecast (widgets.compaction.view) ---------------------------------------------
+
+    def action_compaction_forecast(self) -> None:
+        """Open the compaction forecast beside the transcript (again: close it)."""
+        if self.session is None or self.model is None:
+            return
+        if self.query(CompactionView):
+            self._close_forecast()
+            return
+        view = CompactionView(self.session, self.model.ctx, self.window_options, id="forecast")
+        self.query_one("#tabs", TabbedContent).display = False
+        self.query_one("#right").mount(view)
+
+    def _close_forecast(self) -> None:
+        for view in self.query(CompactionView):
+            view.remove()
+        self.query_one("#tabs", TabbedContent).display = True
+        if self.model is not None:
+            clear_forecast_marks(self.model)
+            self.transcript.invalidate()
+        self.transcript.focus()
+
+    @on(CompactionView.PlanReady)
+    def _forecast_ready(self, message: CompactionView.PlanReady) -> None:
+        if self.model is not None and self.query(CompactionView):
+            apply_forecast_marks(self.model, message.marks)
+            self.transcript.invalidate()
+
+    @on(CompactionView.Closed)
+    def _forecast_closed(self, message: CompactionView.Closed) -> None:
+        self._close_forecast()
+
+    def _forecast_follow(self) -> None:
+        for view in self.query(CompactionView):
+            if self.session is not None and self.model is not None and view.ctx is not self.model.ctx:
+                view.follow(self.session, self.model.ctx)
+
     def action_back(self) -> None:
+        if self.query(CompactionView):
+            self._close_forecast()
+            return
         if self.maximized is None and self.focused is not self.transcript and self.focused is not None:
             self.transcript.focus()  # out of the side panel first
             return

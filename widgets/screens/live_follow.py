@@ -14,8 +14,8 @@ marks move with the clock: they are recomputed with the full figures and kept in
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from textual.message import Message
 from textual.screen import Screen

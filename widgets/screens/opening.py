@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from textual.message import Message
 from textual.screen import Screen
@@ -35,8 +35,8 @@ PROGRESS_EVERY = 0.1
 
 
 def bytes_indexed(session: Session) -> int:
-    """How far the indexer has read (the engine's scanner position)."""
-    return session.scanner.consumed
+    """How far the indexer has read (`Session.bytes_indexed`)."""
+    return session.bytes_indexed
 
 
 class SessionOpener:

@@ -4,7 +4,9 @@ The engine says what a mark means and its shape (`MarkShape`); this module picks
 cell shows, in priority order: `├` a branch point, then the first marked kind in `MARK_KINDS` order (`~` for a
 tool result whose cache TTL has expired, in the warning colour; its age and expiry are in the detail pane), then `×` dropped by the compaction in
 force, `○` off the active path. A `SPAN` kind that `dims` dims the row; a `BOUNDARY` kind draws a rule under
-the row shown before it (the rule sits between the two rows).
+the row shown before it (the rule sits between the two rows). The payload `label` of a cut point, an oversized
+flag or a boundary (a forecast part's or chunk's tokens) is written before the row's preview, so a flag that
+loses the marker cell (an oversized result whose cache expired) still shows.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ MARK_GLYPHS: dict[MarkKind, str] = {
 
 assert set(MARK_GLYPHS) == set(MARK_KINDS), "every mark kind needs a glyph"
 
+_LABEL_ORDER = (MarkKind.CUT_POINT, MarkKind.OVERSIZED, MarkKind.PART_BOUNDARY, MarkKind.CHUNK_BOUNDARY)
+"""Kinds whose payload `label` is written before the preview, in this order (then any other boundary's)."""
+
 
 @dataclass(frozen=True, slots=True)
 class RowDecor:
@@ -41,6 +46,9 @@ class RowDecor:
     """The cache-TTL expiry of a tool result (the `~` is drawn in the warning colour)."""
     rule_below: bool = False
     """The next shown row starts a boundary: draw a rule under this one."""
+    label: str | None = None
+    """The labels of this row's marks in `_LABEL_ORDER` (cut point, oversized, a forecast part's and chunk's
+    tokens), drawn before the preview."""
 
 
 NO_DECOR = RowDecor()
@@ -60,9 +68,18 @@ def row_decor(marks: RowMarks, entry_index: int, next_entry_index: int | None) -
     if not here and not rule:
         return NO_DECOR
     expired = next((mk.payload for mk in here if mk.kind is MarkKind.CACHE_EXPIRED), None)
+    labels = [
+        lb
+        for kind in _LABEL_ORDER
+        for mk in here
+        if mk.kind is kind and isinstance(lb := getattr(mk.payload, "label", None), str) and lb
+    ]
+    boundary = [mk for mk in here if mk.info.shape is MarkShape.BOUNDARY and mk.kind not in _LABEL_ORDER]
+    labels += [lb for mk in boundary if isinstance(lb := getattr(mk.payload, "label", None), str) and lb]
     return RowDecor(
         glyph=MARK_GLYPHS[here[0].kind] if here else None,
         dims=any(mk.info.dims for mk in here),
         expired=expired,
         rule_below=rule,
+        label=" · ".join(labels) or None,
     )

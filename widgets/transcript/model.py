@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Literal, Sequence
+from typing import Literal
 
 from inspector import model as m
 from inspector.marks import MarkKind, RowMark, RowMarks
@@ -105,7 +106,7 @@ class TranscriptModel:
         ctx: m.SessionContext,
         *,
         show_off_path: bool = False,
-        previous: "TranscriptModel | None" = None,
+        previous: TranscriptModel | None = None,
     ) -> None:
         """Rows of `ctx`. With `previous` (the model this one follows after a live append that only added rows),
         its per-row numbers are reused and only the new rows are computed: a refresh of a 300k-message session
@@ -153,7 +154,7 @@ class TranscriptModel:
     def _children_count(self, parent_id: str) -> int:
         return len(self.session.tree.children_of(parent_id))
 
-    def _branches(self, previous: "TranscriptModel | None") -> dict[int, int]:
+    def _branches(self, previous: TranscriptModel | None) -> dict[int, int]:
         tree = self.session.tree
         if previous is None:
             return {i: self._children_count(self._entries[i].id or "") for i in tree.branch_points()}
@@ -167,12 +168,12 @@ class TranscriptModel:
                         counts[parent] = kids
         return counts
 
-    def _can_inherit(self, previous: "TranscriptModel") -> bool:
+    def _can_inherit(self, previous: TranscriptModel) -> bool:
         if previous.show_off_path or self.show_off_path or previous.session is not self.session:
             return False
         return previous.message_count <= self.message_count and (previous.ctx is self.ctx or previous.extends(self.ctx))
 
-    def _inherit_numbers(self, previous: "TranscriptModel") -> None:
+    def _inherit_numbers(self, previous: TranscriptModel) -> None:
         n = self.message_count
         self.tiktoken = dict(previous.tiktoken)
         for est, old in list(previous._sizes.items()):

@@ -7,7 +7,7 @@ hands it back with `search_done`. Messages that tell the user something ("not fo
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from textual.message import Message
 from textual.worker import get_current_worker

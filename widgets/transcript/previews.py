@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from inspector import model as m
+
 from ..inert import one_line
 
 ROLE_ICONS: dict[str, str] = {

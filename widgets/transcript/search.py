@@ -8,12 +8,12 @@ line is checked first, so rows that cannot match are skipped without parsing.
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from inspector.tokens import model_visible_texts
 
-from .previews import entry_preview_text
 from .model import TranscriptModel
+from .previews import entry_preview_text
 
 _JSON_ESCAPED = set('"\\') | {chr(c) for c in range(32)}
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events, on, work
@@ -94,7 +95,7 @@ class Transcript(ScrollView, can_focus=True):
     class Highlighted(Message):
         """The cursor moved to view position `position` (unfiltered row `row`)."""
 
-        def __init__(self, transcript: "Transcript", position: int, row: int | None) -> None:
+        def __init__(self, transcript: Transcript, position: int, row: int | None) -> None:
             super().__init__()
             self.transcript = transcript
             self.position = position
@@ -103,7 +104,7 @@ class Transcript(ScrollView, can_focus=True):
     class Selected(Message):
         """A row was chosen (Enter or click): show its details."""
 
-        def __init__(self, transcript: "Transcript", row: int) -> None:
+        def __init__(self, transcript: Transcript, row: int) -> None:
             super().__init__()
             self.transcript = transcript
             self.row = row
@@ -394,6 +395,13 @@ class Transcript(ScrollView, can_focus=True):
             segments.append(Segment(fit("…", cells), st["transcript--placeholder"]))
             complete = False
         else:
+            if decor.label is not None:
+                # A forecast mark's label (the cut point, oversized, a part's / chunk's tokens): before the expiry age.
+                room = cells - 4
+                label = decor.label if cell_len(decor.label) <= room else ellipsize(decor.label, room)
+                tag = label + " · " if room > 4 else ""
+                segments.append(Segment(tag, st["transcript--dim"] if dim else st["transcript--expired"]))
+                cells -= cell_len(tag)
             # A tool result whose cache TTL has expired carries `~` in the marker column; its age is in the detail
             # pane (`widgets.detail.render`), so the preview keeps all its cells.
             shown = ellipsize(preview_text, cells)

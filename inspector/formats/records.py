@@ -1,0 +1,294 @@
+"""Stage 1 of the reader: one JSONL line -> a compact, picklable record (stateless; runs in worker processes).
+
+A record keeps only what the index needs: `MessageRecord` for a `message` entry (metadata and estimates, the
+content dropped), `OtherRecord` for any other object (kept whole: they are small), `ErrorRecord` for a line
+`JSON.parse` rejects. Records are named tuples. Between processes they travel as plain tuples (`to_wire` / `from_wire`): a named
+tuple pickles through a Python-level `__getnewargs__` and unpickles through a Python-level `__new__`, which made
+a worker's `pickle.dumps` about 2.3x slower per record; a plain tuple is rewrapped in the parent with the C-level
+`tuple.__new__` (`bench/entry_memory.py` measures it). `inspector.formats.openclaw.EntryReader` turns records
+into `Entry` metadata, in file order.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, NamedTuple
+
+import orjson
+
+from .. import model as m
+from ..jsjson import js_truthy
+from ..tokens import estimate_all
+
+__all__ = [
+    "ErrorRecord",
+    "MessageRecord",
+    "OtherRecord",
+    "Record",
+    "decode_line",
+    "extract_range",
+    "extract_record",
+    "from_wire",
+    "to_wire",
+]
+
+_WS = frozenset(b" \t\r\n\x0b\x0c")
+_INTERNED: dict[str, str] = {}
+_KINDS: dict[tuple[Any, ...], tuple[str, ...]] = {}
+
+
+DEEP_NESTING_LIMIT = 10_000
+"""Nesting this reader follows (Node's `JSON.parse` is iterative and has no limit; orjson stops at 1,024)."""
+NESTED_TOO_DEEP = "nested more than 10,000 levels deep"
+"""Start of the reason of a line too deep for this reader (pi would read it: not a "pi skips it too" case)."""
+
+_I64_MIN = -(2**63)
+_U64_MAX = 2**64 - 1
+
+
+def json_kind(value: Any) -> str:
+    """The JSON name of a parsed value's type ("an array", "a string", "null"), never a Python class name."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object" if isinstance(value, dict) else "a value"
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _js_int(text: str) -> int | float:
+    """An integer literal as orjson gives it (an int up to 64 bits), else a double, as `JSON.parse` does."""
+    if len(text) <= 20:
+        value = int(text)
+        if _I64_MIN <= value <= _U64_MAX:
+            return value
+    return float(text)  # beyond double range: inf, as JSON.parse gives Infinity
+
+
+def _parse_like_node(text: str) -> Any:
+    """The stdlib parser where orjson is stricter than `JSON.parse`: lone surrogates in escapes, numbers out of
+    double range (Infinity), nesting deeper than 1,024. `NaN`/`Infinity` literals stay errors, as in Node."""
+    old = sys.getrecursionlimit()
+    try:
+        if old < DEEP_NESTING_LIMIT + 500:
+            sys.setrecursionlimit(DEEP_NESTING_LIMIT + 500)
+        return json.loads(text, parse_constant=_no_constant, parse_int=_js_int)
+    except RecursionError:
+        raise ValueError(f"{NESTED_TOO_DEEP}: beyond this reader's limit (JSON.parse would read it)") from None
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def _fallback_worth_trying(exc: Exception) -> bool:
+    message = str(exc)
+    return any(key in message for key in ("surrogate", "infinity", "depth limit", "recursion"))
+
+
+def decode_line(data: bytes) -> tuple[Any, str | None]:
+    """Parse one line like Node's `JSON.parse(buffer.toString("utf8"))`.
+
+    Returns `(value, note)`; `note` says when invalid UTF-8 was replaced. Raises `ValueError` with a
+    readable reason when the line is not JSON. What orjson refuses but `JSON.parse` accepts (lone surrogates,
+    `1e400` = Infinity, deep nesting) is read with the stdlib parser.
+    """
+    try:
+        return orjson.loads(data), None
+    except orjson.JSONDecodeError as exc:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as ude:
+            text = data.decode("utf-8", "replace")
+            try:
+                return orjson.loads(text), f"invalid UTF-8 at byte {ude.start} of the line, read as U+FFFD like Node does"
+            except orjson.JSONDecodeError as exc2:
+                if _fallback_worth_trying(exc2):
+                    try:
+                        return _parse_like_node(text), f"invalid UTF-8 at byte {ude.start} of the line, read as U+FFFD like Node does"
+                    except ValueError:
+                        pass
+                raise ValueError(f"invalid UTF-8 at byte {ude.start} and not valid JSON ({exc2})") from None
+        if b"\x00" in data:
+            raise ValueError("NUL byte in line; not valid JSON") from None
+        if _fallback_worth_trying(exc):
+            try:
+                return _parse_like_node(data.decode("utf-8")), None
+            except ValueError as exc3:
+                if str(exc3).startswith(NESTED_TOO_DEEP):
+                    raise
+        raise ValueError(f"not valid JSON: {exc}") from None
+
+
+class ErrorRecord(NamedTuple):
+    """A line `JSON.parse` rejects (pi skips it): why."""
+
+    reason: str
+
+
+class OtherRecord(NamedTuple):
+    """Any parsed value that is not a `message` entry (header, compaction, custom, label..., or not an object)."""
+
+    obj: Any
+    note: str | None
+    """Set when invalid UTF-8 was read as U+FFFD."""
+
+
+class MessageRecord(NamedTuple):
+    """A `message` entry's metadata; its content is dropped (re-read from disk on demand).
+
+    `id`/`parent_id` are the stored values, whatever their type (the reader checks them). `flags` are
+    `model.FLAG_*` bits. `estimates` are `estimate_all` of the message, None when the entry has no `message`
+    object.
+    """
+
+    id: Any
+    parent_id: Any
+    role: Any
+    tool_name: str | None
+    tool_call_id: str | None
+    tool_call_ids: tuple[str, ...]
+    provider: str | None
+    model: str | None
+    stop_reason: str | None
+    usage_packed: bytes | None
+    message_timestamp: int | float | None
+    block_kinds: tuple[str, ...]
+    estimates: tuple[int, int, int, int] | None
+    flags: int
+    note: str | None
+
+
+Record = ErrorRecord | OtherRecord | MessageRecord
+
+
+_BY_LENGTH: dict[int, type[ErrorRecord] | type[OtherRecord] | type[MessageRecord]] = {
+    len(ErrorRecord._fields): ErrorRecord,
+    len(OtherRecord._fields): OtherRecord,
+    len(MessageRecord._fields): MessageRecord,
+}
+assert len(_BY_LENGTH) == 3, "record types must differ in length: the wire form is told apart by it"
+_tuple_new = tuple.__new__
+
+
+def to_wire(rec: Record) -> tuple[Any, ...]:
+    """A record as the plain tuple of its fields, to send to another process (see the module docstring)."""
+    return tuple(rec)
+
+
+def from_wire(fields: tuple[Any, ...]) -> Record:
+    """The record `to_wire` made `fields` from (its type is told by the number of fields)."""
+    return _tuple_new(_BY_LENGTH[len(fields)], fields)
+
+
+def _intern(value: Any) -> str | None:
+    """One shared object per distinct short string (roles, models, tool names): saves memory per entry."""
+    if type(value) is not str:
+        return None
+    return _INTERNED.setdefault(value, value) if len(value) < 200 else value
+
+
+def _block_kinds(content: Any) -> tuple[str, ...]:
+    """The `type` of each content block (`?` when missing), shared between entries; `("string",)` for a string."""
+    if type(content) is str:
+        return ("string",)
+    if type(content) is not list:
+        return ()
+    kinds = tuple([b.get("type", "?") if type(b) is dict else "?" for b in content])
+    try:
+        return _KINDS.setdefault(kinds, kinds)  # a few distinct shapes, shared by every entry
+    except TypeError:  # a block "type" that is not hashable
+        return tuple(k if type(k) is str else "?" for k in kinds)
+
+
+def _message_record(obj: dict[str, Any], version: int, note: str | None) -> MessageRecord:
+    msg = obj.get("message")
+    if type(msg) is not dict:
+        return MessageRecord(obj.get("id"), obj.get("parentId"), None, None, None, (), None, None, None, None, None, (), None, 0, note)
+    role = msg.get("role")
+    flags = 0
+    if version < 3 and role == "hookMessage":
+        role = "custom"
+        msg["role"] = role
+        flags |= m.FLAG_MIGRATED_ROLE
+    content = msg.get("content")
+    tool_name = tool_call_id = provider = model = stop = usage = None
+    call_ids: tuple[str, ...] = ()
+    kinds = _block_kinds(content)
+    if role == "assistant":
+        provider = _intern(msg.get("provider"))
+        model = _intern(msg.get("model"))
+        stop = _intern(msg.get("stopReason"))
+        raw_usage = msg.get("usage")
+        usage = m.pack_usage(raw_usage)
+        if usage is None and js_truthy(raw_usage):
+            flags |= m.FLAG_NON_OBJECT_USAGE
+        if "toolCall" in kinds and type(content) is list:
+            calls = [b for b in content if type(b) is dict and b.get("type") == "toolCall"]
+            call_ids = tuple(str(b.get("id")) for b in calls)
+            names = [name for b in calls if type(name := b.get("name")) is str]
+            tool_name = _intern(", ".join(names)) if names else None
+    elif role == "toolResult":
+        tool_name = _intern(msg.get("toolName"))
+        tool_call_id = msg.get("toolCallId")
+    elif role == "bashExecution" and js_truthy(msg.get("excludeFromContext")):
+        flags |= m.FLAG_EXCLUDED_FROM_CONTEXT
+    ts = msg.get("timestamp")
+    # MessageRecord's fields in order; tuple.__new__ skips the named tuple's Python-level __new__ (0.35 µs vs 1 µs).
+    fields = (
+        obj.get("id"),
+        obj.get("parentId"),
+        _intern(role) if type(role) is str else role,
+        tool_name if type(tool_name) is str else None,
+        tool_call_id if type(tool_call_id) is str else None,
+        call_ids,
+        provider if type(provider) is str else None,
+        model if type(model) is str else None,
+        stop if type(stop) is str else None,
+        usage,
+        ts if type(ts) in (int, float) else None,
+        kinds,
+        estimate_all(msg),
+        flags,
+        note,
+    )
+    return _tuple_new(MessageRecord, fields)
+
+
+def extract_record(data: bytes, version: int) -> Record | None:
+    """Parse one line and keep only what the index needs (see the module docstring). None for a blank line."""
+    if not data or (data[0] in _WS and not data.strip()):
+        return None
+    try:
+        obj, note = decode_line(data)
+    except ValueError as exc:
+        return ErrorRecord(str(exc))
+    if type(obj) is not dict or obj.get("type") != m.MESSAGE:
+        return OtherRecord(obj, note)
+    return _message_record(obj, version, note)
+
+
+def extract_range(path: str, start: int, end: int, first_line: int, version: int) -> tuple[list[tuple[int, int, int, tuple[Any, ...]]], int, bytes]:
+    """Records for the complete lines in bytes [start, end) of a file (a worker's share of a big file).
+
+    Returns `(rows, lines_seen, tail)`: rows are `(line, offset, length, to_wire(record))`; `tail` is what follows
+    the last newline before `end`.
+    """
+    from ..index import LineScanner
+
+    scanner = LineScanner(path)
+    scanner.resume(start, first_line)
+    out = []
+    for line, offset, raw in scanner.scan_until(end):
+        rec = extract_record(raw, version)
+        if rec is not None:
+            out.append((line, offset, len(raw), tuple(rec)))  # to_wire, inlined
+    return out, scanner.next_line - first_line, scanner.pending

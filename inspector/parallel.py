@@ -1,0 +1,136 @@
+"""Indexing a big file with worker processes: byte ranges cut just after newlines, parsed in parallel, handed back
+in file order.
+
+`split_points` cuts a file into ranges with one bounded scan per cut (a huge line costs one scan, not one per
+cut); `parse_ranges` runs `inspector.formats.records.extract_range` on them in a process pool, at most
+`worker_count() + 1` ranges in flight, so finished results wait in memory only until the caller has assembled
+the ones before them. The caller (`Session`) turns the records into entries in order.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import signal
+import threading
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any, BinaryIO
+
+from .formats.records import extract_range
+
+__all__ = ["CHUNKS_PER_WORKER", "PARALLEL_MIN_BYTES", "next_line_start", "parse_ranges", "split_points", "worker_count"]
+
+PARALLEL_MIN_BYTES = 64 * 1024 * 1024
+"""Files at least this big are indexed by worker processes (when more than one worker is allowed)."""
+CHUNKS_PER_WORKER = 16
+"""Ranges per worker: small ranges keep the in-order assembly fed while the workers parse."""
+
+RangeResult = tuple[list[tuple[int, int, int, tuple[Any, ...]]], int, bytes]
+"""`extract_range`'s result: rows `(line within the range, offset, length, record in wire form)`, lines seen,
+trailing bytes."""
+
+
+def worker_count() -> int:
+    """Worker processes for indexing big files (`SESSION_INSPECTOR_WORKERS` overrides; 1 = serial)."""
+    cores = os.cpu_count() or 1
+    env = os.environ.get("SESSION_INSPECTOR_WORKERS", "").strip()
+    if env.isdigit() and len(env) < 10:
+        return max(1, min(int(env), cores))  # never more processes than cores, whatever is asked
+    return min(cores, 8)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _worker_init() -> None:
+    """In a worker: SIGTERM ends the process at once (the parent's handler is inherited through fork)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it ends us
+
+
+def _end_workers(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool's worker processes now (a SIGTERM or an error must not leave them running)."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for proc in processes:
+        try:
+            proc.terminate()
+        except (OSError, ValueError, AttributeError):
+            pass
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        try:
+            proc.join(timeout=2)
+        except (OSError, ValueError, AssertionError, AttributeError):
+            pass
+
+
+def split_points(f: BinaryIO, size: int, parts: int) -> list[int]:
+    """Byte offsets cutting [0, size) into about `parts` ranges, each ending just after a newline.
+
+    A newline is searched only up to the next target, so one huge line costs one scan, not one per target.
+    """
+    points = [0]
+    for k in range(1, parts):
+        target = size * k // parts
+        limit = size * (k + 1) // parts
+        if target <= points[-1]:
+            continue
+        pos = next_line_start(f, target, limit)
+        if pos is not None and points[-1] < pos < size:
+            points.append(pos)
+    points.append(size)
+    return points
+
+
+def next_line_start(f: BinaryIO, start: int, limit: int, block: int = 1 << 20) -> int | None:
+    """Offset just after the first newline at or after `start` and before `limit` (None if there is none)."""
+    pos = start
+    f.seek(pos)
+    while pos < limit:
+        data = f.read(min(block, limit - pos))
+        if not data:
+            return None
+        nl = data.find(b"\n")
+        if nl >= 0:
+            return pos + nl + 1
+        pos += len(data)
+    return None
+
+
+def parse_ranges(path: str, bounds: list[int], version: int) -> Iterator[RangeResult]:
+    """`extract_range` of each range `[bounds[i], bounds[i + 1])` in worker processes, yielded in file order.
+
+    Line numbers in each result count from 1 within its range; the caller adds the lines seen before it.
+    """
+    workers = worker_count()
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
+    ranges = list(zip(bounds, bounds[1:]))
+    previous: Any = None
+    if threading.current_thread() is threading.main_thread():
+        # SIGTERM becomes SystemExit so the pool below is ended rather than orphaned.
+        previous = signal.signal(signal.SIGTERM, _terminated)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
+    try:
+        inflight: deque[Future[RangeResult]] = deque()
+        for a, b in ranges[: workers + 1]:
+            inflight.append(pool.submit(extract_range, path, a, b, 1, version))
+        submitted = len(inflight)
+        while inflight:
+            result = inflight.popleft().result()
+            if submitted < len(ranges):
+                a, b = ranges[submitted]
+                inflight.append(pool.submit(extract_range, path, a, b, 1, version))
+                submitted += 1
+            yield result
+            del result  # do not keep a range's records alive while waiting for the next one
+    except BaseException:
+        _end_workers(pool)
+        raise
+    else:
+        pool.shutdown(wait=True)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)

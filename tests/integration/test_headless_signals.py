@@ -1,0 +1,81 @@
+"""SIGTERM during a parallel index ends the worker processes too; the worker count is capped at the cores."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, assistant, header, jline, msg, user
+
+from inspector.parallel import PARALLEL_MIN_BYTES, worker_count
+
+
+def test_worker_count_is_capped_at_the_cores(monkeypatch):
+    cores = os.cpu_count() or 1
+    monkeypatch.setenv("SESSION_INSPECTOR_WORKERS", "99999")
+    assert worker_count() == cores
+    monkeypatch.setenv("SESSION_INSPECTOR_WORKERS", "9" * 40)
+    assert worker_count() == min(cores, 8)
+    monkeypatch.setenv("SESSION_INSPECTOR_WORKERS", "1")
+    assert worker_count() == 1
+
+
+def children_of(pid: int) -> set[int]:
+    found = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found |= {int(x) for x in (task / "children").read_text().split()}
+        except OSError:
+            pass
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists() or (os.cpu_count() or 1) < 2, reason="needs /proc and 2 cores")
+def test_sigterm_mid_index_leaves_no_worker(tmp_path):
+    path = tmp_path / "big.jsonl"
+    lines = [jline(header())]
+    parent = None
+    i = 0
+    with path.open("w", encoding="utf-8") as f:
+        f.write(lines[0] + "\n")
+        while f.tell() < PARALLEL_MIN_BYTES + (4 << 20):
+            block = []
+            for _ in range(2000):
+                eid = f"e{i}"
+                body = user("q" * 120) if i % 2 == 0 else assistant("a" * 120)
+                block.append(jline(msg(eid, parent, body)))
+                parent = eid
+                i += 1
+            f.write("\n".join(block) + "\n")
+    env = dict(os.environ, SESSION_INSPECTOR_WORKERS="2", HOME=str(tmp_path), OPENCLAW_STATE_DIR=str(tmp_path / "st"))
+    proc = subprocess.Popen([sys.executable, "-m", "inspector", "stats", str(path), "--json", "--no-tiktoken"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT)
+    workers: set[int] = set()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(workers) < 2 and proc.poll() is None:
+        workers |= children_of(proc.pid)
+        time.sleep(0.02)
+    if proc.poll() is not None or not workers:
+        proc.kill()
+        pytest.skip("the index finished before any worker was seen")
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=30)
+    time.sleep(0.5)
+    survivors = {pid for pid in workers if alive(pid)}
+    for pid in survivors:
+        os.kill(pid, signal.SIGKILL)
+    assert not survivors, f"workers left running after SIGTERM: {survivors}"
+    assert b"Traceback" not in proc.stderr.read()

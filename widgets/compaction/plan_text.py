@@ -1,0 +1,124 @@
+"""The compaction forecast's side panel as Rich text: status, gauge, triggers and stages of one `CompactionPlan`.
+
+Every figure is the plan's own (`inspector.compaction.plan`); these functions only format. Text that comes from
+the session (an overflow error message) goes through `inspector.textsafe.one_line` into a `Text`, never markup.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from inspector.compaction.plan import CompactionPlan
+from inspector.textsafe import one_line
+
+GAUGE_MIN_WIDTH = 10
+
+
+def _n(value: int | None) -> str:
+    return "?" if value is None else f"{value:,}"
+
+
+def status_text(plan: CompactionPlan) -> Text:
+    """One or two lines: nothing to plan (with pi's reason), or where the cut falls and what is summarized."""
+    out = Text()
+    if plan.nothing_to_plan is not None:
+        out.append("Nothing to plan: ", style="bold")
+        out.append(plan.nothing_to_plan.reason)
+        return out
+    summarized = len(plan.messages_to_summarize)
+    prefix = len(plan.turn_prefix_messages)
+    out.append(f"cut before line {_n(plan.first_kept_line)}", style="bold")
+    out.append(f" · {_n(plan.tokens_before)} tokens before · {summarized} to summarize")
+    if plan.is_split_turn:
+        out.append(f" · split turn ({prefix} in its prefix)")
+    if plan.boundary_only:
+        out.append("\nnothing real to summarize: a boundary entry only")
+    out.append(f"\n{plan.llm_calls} model call(s) · {len(plan.stages)} stage(s)")
+    return out
+
+
+def gauge_text(plan: CompactionPlan, width: int) -> Text:
+    """A bar of the context against the window: `┃` the reserve line (pi's threshold), `╎` each early threshold.
+
+    Below it, the numbers: context tokens of the window, the reserve, then the legend with the threshold and the
+    early thresholds in tokens.
+    """
+    t = plan.triggers.threshold
+    window = max(1, t.context_window)
+    cells = max(GAUGE_MIN_WIDTH, width)
+    used = plan.context_tokens
+    fill = min(cells, round(cells * used / window))
+    bar = ["█"] * fill + ["░"] * (cells - fill)
+    for w in plan.triggers.early_warnings:
+        at = min(cells - 1, max(0, round(cells * w.threshold_tokens / window)))
+        bar[at] = "╎"
+    reserve_at = min(cells - 1, max(0, round(cells * t.threshold_tokens / window)))
+    bar[reserve_at] = "┃"
+    out = Text()
+    style = "bold red" if t.would_compact else ""
+    out.append("".join(bar[:fill]), style=style or "green")
+    out.append("".join(bar[fill:]), style="dim")
+    pct = 100 * used / window
+    out.append(f"\n{used:,} / {t.context_window:,} ({pct:.1f}%) · reserve {t.reserve_tokens:,}")
+    early = " / ".join(f"{w.threshold_tokens:,}" for w in plan.triggers.early_warnings)
+    out.append(f"\n┃ {t.threshold_tokens:,} compacts" + (f" · ╎ {early} early" if early else ""), style="dim")
+    return out
+
+
+def triggers_text(plan: CompactionPlan) -> Text:
+    """Each trigger with its numbers: pi's threshold, OpenClaw's pre-prompt route, overflow, early warnings, engine."""
+    tr = plan.triggers
+    t = tr.threshold
+    out = Text()
+    out.append("Triggers", style="bold")
+    if t.skipped:
+        out.append(f"\npi threshold: not checked ({t.skipped})")
+    else:
+        verdict = "fires" if t.would_compact else "no"
+        out.append(
+            f"\npi threshold: {_n(t.context_tokens)} > {t.context_window:,} − {t.reserve_tokens:,} = {t.threshold_tokens:,}? "
+        )
+        out.append(verdict, style="bold red" if t.would_compact else "green")
+        if t.tokens_to_threshold is not None and not t.would_compact:
+            out.append(f" · {t.tokens_to_threshold:,} to go")
+    p = tr.pre_prompt
+    out.append(f"\npre-prompt route (prompt {p.prompt_tokens:,}): ")
+    out.append(p.route, style="bold red" if p.route != "fits" else "green")
+    out.append(f" · {p.estimated_prompt_tokens:,} of {p.prompt_budget_before_reserve:,} budget")
+    o = tr.overflow
+    if o.is_overflow:
+        out.append(f"\noverflow: the last assistant message is a context overflow ({o.kind or 'error'})", style="bold red")
+        if o.error_message:
+            out.append("\n  " + one_line(o.error_message, 60))
+        if not o.would_compact:
+            out.append(" · stale or another model: no retry")
+    else:
+        out.append("\noverflow: no")
+    for w in tr.early_warnings:
+        state = "crossed" if w.crossed else f"{w.remaining_tokens:,} left"
+        out.append(f"\nearly {w.fraction:g} ({w.threshold_tokens:,}): {state}", style="yellow" if w.crossed else "")
+    out.append(f"\nmode: {plan.mode.mode} ({plan.mode.reason})")
+    engine = plan.context_engine
+    if engine.builtin:
+        out.append(f"\ncontext engine: {engine.engine} (OpenClaw's built-in)")
+    else:
+        out.append(f"\ncontext engine: plugin {engine.engine!r}", style="bold yellow")
+        out.append("\n  this forecast is the built-in's: the plugin decides when and how to compact", style="yellow")
+        if engine.note:
+            out.append("\n  " + one_line(engine.note, 200), style="yellow")
+    if not tr.auto_compaction_enabled:
+        out.append("\nauto-compaction: off (a plugin owns compaction)")
+    return out
+
+
+def stages_text(plan: CompactionPlan) -> Text:
+    """The stages a run would execute, in order, with their model calls."""
+    out = Text()
+    out.append("Stages", style="bold")
+    if not plan.stages:
+        out.append("\n(none)", style="dim")
+        return out
+    for i, stage in enumerate(plan.stages, 1):
+        calls = f" · {stage.llm_calls} call" + ("s" if stage.llm_calls != 1 else "") if stage.llm_calls else ""
+        out.append(f"\n{i:>2}. {stage.label}{calls}")
+    return out

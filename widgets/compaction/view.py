@@ -1,0 +1,234 @@
+"""The compaction forecast view: the plan drawn on the transcript, its stages, triggers, gauge and live settings.
+
+    view = CompactionView(session, ctx, WindowOptions(config=config), debounce=0.25)
+
+The view is a side panel; the plan itself is drawn on the transcript through the row-marks overlay: the view
+posts `PlanReady` (the plan and its marks from `inspector.compaction.marks.plan_marks`), and the screen puts the
+marks on its `TranscriptModel` with `apply_forecast_marks` (`clear_forecast_marks` when the view closes). Every
+plan runs in an exclusive thread worker (`inspector.compaction.plan.plan_compaction`, seconds on a 100 MB
+session), so the UI never waits; a newer request supersedes an older one. The settings panel re-plans as you
+type (debounced); an invalid field keeps the last plan. `follow(session, ctx)` re-plans on a new context (the
+screen calls it when the live file grows). Esc posts `Closed`. Nothing is ever written to the session.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Static
+from textual.worker import get_current_worker
+
+from inspector import model as m
+from inspector.compaction.marks import FORECAST_KINDS, plan_marks
+from inspector.compaction.plan import CompactionPlan, PlanOptions, plan_compaction
+from inspector.compaction.settings import resolve_settings
+from inspector.compaction.triggers import DEFAULT_EARLY_THRESHOLDS
+from inspector.figures import WindowOptions, window_for
+from inspector.marks import MarkKind, RowMark
+from inspector.session import Session
+from inspector.textsafe import one_line
+
+from .plan_settings import DEFAULT_DEBOUNCE, PlanSettingsPanel, format_fractions
+from .plan_text import gauge_text, stages_text, status_text, triggers_text
+
+
+def apply_forecast_marks(model: Any, marks: dict[MarkKind, list[RowMark]]) -> None:
+    """Put a forecast's marks on a `TranscriptModel` (every forecast kind replaced)."""
+    for kind in FORECAST_KINDS:
+        model.set_marks(kind, marks.get(kind, []))
+
+
+def clear_forecast_marks(model: Any) -> None:
+    """Remove every forecast mark from a `TranscriptModel` (other kinds, such as cache expiry, stay)."""
+    for kind in FORECAST_KINDS:
+        model.set_marks(kind, [])
+
+
+class PlanGauge(Widget):
+    """The context against the window, with the reserve line (`┃`) and the early thresholds (`╎`)."""
+
+    DEFAULT_CSS = "PlanGauge { height: 3; }"
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.plan: CompactionPlan | None = None
+
+    def show(self, plan: CompactionPlan) -> None:
+        """Draw `plan`'s figures."""
+        self.plan = plan
+        self.refresh()
+
+    def render(self) -> RenderableType:
+        if self.plan is None:
+            return Text("")
+        return gauge_text(self.plan, self.size.width)
+
+
+class CompactionView(Vertical):
+    """The forecast's side panel (see the module docstring)."""
+
+    DEFAULT_CSS = """
+    CompactionView {
+        height: 1fr;
+        border-top: hkey $border-blurred;
+        & > #plan-title { height: 1; color: $text-accent; text-style: bold; }
+        & > #plan-status { height: auto; }
+        & > #plan-error { height: auto; color: $text-error; display: none; }
+        & > #plan-error.-shown { display: block; }
+        & > #plan-details { height: 1fr; }
+        & #plan-triggers { height: auto; margin-bottom: 1; }
+        & #plan-stages { height: auto; }
+    }
+    """
+
+    BINDINGS = [Binding("escape", "close", "Close forecast", tooltip="Leave the compaction forecast (its marks go too)")]
+
+    class PlanReady(Message):
+        """The plan of request `generation`, its row marks, and the context it was made from."""
+
+        def __init__(self, generation: int, plan: CompactionPlan, marks: dict[MarkKind, list[RowMark]], ctx: m.SessionContext) -> None:
+            super().__init__()
+            self.generation = generation
+            self.plan = plan
+            self.marks = marks
+            self.ctx = ctx
+
+    class PlanFailed(Message):
+        """The plan of request `generation` failed (`reason`, one line)."""
+
+        def __init__(self, generation: int, reason: str) -> None:
+            super().__init__()
+            self.generation = generation
+            self.reason = reason
+
+    class Closed(Message):
+        """The user left the view (Esc): the screen removes it and its marks."""
+
+    def __init__(self, session: Session, ctx: m.SessionContext, window_options: WindowOptions, *,
+                 debounce: float = DEFAULT_DEBOUNCE, id: str | None = None) -> None:
+        """Forecast `ctx` of `session` under OpenClaw's config and window override (`window_options`)."""
+        super().__init__(id=id)
+        self.session = session
+        self.ctx = ctx
+        self.window_options = window_options
+        self.debounce = debounce
+        self.edits: dict[str, Any] = {}
+        self.plan: CompactionPlan | None = None
+        self.errors: dict[str, str] = {}
+        self._generation = 0
+        self._shown_generation = 0
+
+    def initial_fields(self) -> dict[str, str]:
+        """The settings panel's starting texts: the effective settings, the window, the default thresholds."""
+        config = self.window_options.config
+        settings = resolve_settings(config)
+        window = window_for(self.ctx, self.window_options)
+        return {
+            "keepRecentTokens": str(settings.keep_recent_tokens),
+            "reserveTokens": str(settings.reserve_tokens),
+            "contextWindow": str(window.tokens),
+            "earlyThresholds": format_fractions(DEFAULT_EARLY_THRESHOLDS),
+        }
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("Compaction forecast (read-only) · Esc"), id="plan-title")
+        yield Static(Text("planning…"), id="plan-status")
+        yield Static("", id="plan-error", markup=False)
+        yield PlanGauge(id="plan-gauge")
+        with VerticalScroll(id="plan-details"):
+            yield Static(Text(""), id="plan-triggers")
+            yield Static(Text(""), id="plan-stages")
+            yield PlanSettingsPanel(self.initial_fields(), debounce=self.debounce, id="plan-settings")
+
+    def on_mount(self) -> None:
+        if self.app.animation_level == "none":
+            for field in self.query("Input"):
+                field.cursor_blink = False
+        self.request_plan()
+
+    # -- planning -------------------------------------------------------------------------------
+
+    def plan_options(self) -> PlanOptions:
+        """The options of the next plan: the config, the window override or edit, and the settings edits."""
+        e = self.edits
+        return PlanOptions(
+            config=self.window_options.config,
+            context_window=e.get("contextWindow", self.window_options.override),
+            keep_recent_tokens=e.get("keepRecentTokens"),
+            reserve_tokens=e.get("reserveTokens"),
+            early_thresholds=e.get("earlyThresholds", DEFAULT_EARLY_THRESHOLDS),
+        )
+
+    def follow(self, session: Session, ctx: m.SessionContext) -> None:
+        """Re-plan on a new context (the live file grew or was re-indexed)."""
+        self.session = session
+        self.ctx = ctx
+        self.request_plan()
+
+    def request_plan(self) -> None:
+        """Plan in the background (a newer request supersedes an older one)."""
+        self._generation += 1
+        self._compute(self._generation, self.session, self.ctx, self.plan_options())
+
+    @work(thread=True, exclusive=True, group="compaction-plan", description="compaction forecast")
+    def _compute(self, generation: int, session: Session, ctx: m.SessionContext, options: PlanOptions) -> None:
+        worker = get_current_worker()
+        try:
+            plan = plan_compaction(session, ctx, options)
+            marks = plan_marks(plan, ctx)
+        except Exception as exc:
+            if not worker.is_cancelled:
+                self.post_message(self.PlanFailed(generation, one_line(f"{type(exc).__name__}: {exc}", 200)))
+            return
+        if not worker.is_cancelled:
+            self.post_message(self.PlanReady(generation, plan, marks, ctx))
+
+    @on(PlanReady)
+    def _plan_ready(self, message: PlanReady) -> None:
+        if message.generation < self._shown_generation:
+            message.stop()
+            return
+        self._shown_generation = message.generation
+        self.plan = message.plan
+        self.query_one("#plan-status", Static).update(status_text(message.plan))
+        self.query_one("#plan-gauge", PlanGauge).show(message.plan)
+        self.query_one("#plan-triggers", Static).update(triggers_text(message.plan))
+        self.query_one("#plan-stages", Static).update(stages_text(message.plan))
+        self._show_error()
+
+    @on(PlanFailed)
+    def _plan_failed(self, message: PlanFailed) -> None:
+        message.stop()
+        if message.generation >= self._shown_generation:
+            self._show_error(f"planning failed: {message.reason}")
+
+    @on(PlanSettingsPanel.Changed)
+    def _settings_changed(self, message: PlanSettingsPanel.Changed) -> None:
+        message.stop()
+        self.edits = message.edits
+        self.errors = {}
+        self._show_error()
+        self.request_plan()
+
+    @on(PlanSettingsPanel.Invalid)
+    def _settings_invalid(self, message: PlanSettingsPanel.Invalid) -> None:
+        message.stop()
+        self.errors = message.errors
+        self._show_error("invalid setting: showing the last valid plan")
+
+    def _show_error(self, text: str | None = None) -> None:
+        error = self.query_one("#plan-error", Static)
+        error.update(Text(text or ""))
+        error.set_class(bool(text), "-shown")
+
+    def action_close(self) -> None:
+        """Leave the view."""
+        self.post_message(self.Closed())

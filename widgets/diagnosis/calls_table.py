@@ -1,0 +1,82 @@
+"""The calls as a table: the timeline screen's fallback when the terminal is too small for the chart.
+
+One row per `CallPoint` (the figures `timeline` prints); moving the row cursor selects the call, Enter asks to show
+it in the transcript, as on the chart.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import DataTable
+
+from inspector.diagnosis.timeline import Timeline
+
+from .texts import tokens, usd
+
+COLUMNS = ("#", "line", "prompt", "transcr.", "not in tr.", "cost", "mark")
+
+
+class CallsTable(DataTable):
+    """The calls of a `Timeline`, one row each, with the jump rank and compaction marks."""
+
+    BINDINGS = [
+        Binding("enter", "open_call", "Show in transcript", tooltip="Show the selected call's message in the transcript"),
+        Binding("x", "open_cause", "Cause", tooltip="Show the largest message that caused the selected jump"),
+    ]
+
+    class CallSelected(Message):
+        """The row cursor moved to call `index`."""
+
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    class OpenRequested(Message):
+        """Enter (`cause` False) or `x` (`cause` True) on call `index`."""
+
+        def __init__(self, index: int, cause: bool) -> None:
+            super().__init__()
+            self.index = index
+            self.cause = cause
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        for name in COLUMNS:
+            self.add_column(name, key=name)
+
+    def show(self, timeline: Timeline, cursor: int) -> None:
+        """Fill the table with the calls of `timeline`, the cursor on call `cursor`."""
+        self.clear()
+        ranks = {j.call_index: rank for rank, j in enumerate(timeline.jumps, 1)}
+        compactions = {mk.before_call for mk in timeline.walk.markers if mk.kind == "compaction"}
+        for c in timeline.calls:
+            mark = ("│" if c.index in compactions else "") + (f"J{ranks[c.index]}" if c.index in ranks else "")
+            self.add_row(
+                Text(str(c.index), justify="right"),
+                Text(str(c.line), justify="right"),
+                Text(tokens(c.prompt_tokens), justify="right"),
+                Text(tokens(c.transcript_estimate), justify="right"),
+                Text(tokens(c.not_in_transcript), justify="right"),
+                Text(usd(c.cost.total), justify="right"),
+                Text(mark),
+            )
+        if timeline.calls:
+            self.move_cursor(row=max(0, min(cursor, len(timeline.calls) - 1)))
+
+    @on(DataTable.RowHighlighted)
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self.post_message(self.CallSelected(event.cursor_row))
+
+    def action_open_call(self) -> None:
+        if self.row_count:
+            self.post_message(self.OpenRequested(self.cursor_row, cause=False))
+
+    def action_open_cause(self) -> None:
+        if self.row_count:
+            self.post_message(self.OpenRequested(self.cursor_row, cause=True))
