@@ -235,7 +235,7 @@ def test_help(here, snap_compare):
 
 def demo_copy(here: Path) -> Path:
     """The bundled demo session copied next to the test, opened by a relative name (no machine path in the header)."""
-    from inspector.demo import demo_session_path
+    from inspector.samples.demo import demo_session_path
 
     (here / "demo-session.jsonl").write_bytes(Path(demo_session_path()).read_bytes())
     return Path("demo-session.jsonl")
