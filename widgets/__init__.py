@@ -14,6 +14,7 @@ Layout, by feature:
   diagnosis/                      the timeline screen (chart, call figures, repeats), its runner, the inspector's mixin
   gauge.py, breakdown.py, session_header.py, notice_bar.py   the inspector's side panels and bars
   heap.py, screenshots.py         GC freezing after a big index; the README's screenshots
+  inert.py                        the inert-text path for everything from a file (`inspector.textsafe` + lone surrogates)
 
 Engine work runs in thread workers that post Textual messages (`@on` handlers apply them on the UI thread).
 """

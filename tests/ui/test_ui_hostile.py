@@ -23,7 +23,7 @@ from inspector.session import open_session
 from widgets.browser.screen import BrowserScreen
 from widgets.browser.table import SessionTable
 from widgets.pruning.gate import PruningGate
-from widgets.pruning.screen import PreviewReady, PruningScreen
+from widgets.pruning.screen import PreviewFailed, PreviewReady, PruningScreen
 from widgets.screens.error import ErrorScreen
 from widgets.screens.inspector import InspectorScreen
 
@@ -216,10 +216,14 @@ async def test_p_f_escape_faster_than_the_preview(tmp_path, ui):
     await settle(pilot)
     overlay = app.screen
     assert isinstance(overlay, PruningScreen) and overlay.preview is not None
-    late = PreviewReady(overlay._generation, overlay.preview, True)
+    # Esc removes the overlay's widgets before the overlay itself: a preview (or a failure) handled in between finds
+    # no `#pruning-title`. Remove them as Esc does, then deliver both.
+    await overlay.query_one("#pruning-box").remove()
+    assert overlay.is_attached
+    overlay._ready(PreviewReady(overlay._generation, overlay.preview, True))
+    overlay._failed(PreviewFailed(overlay._generation, "late"))
+    overlay.force = not overlay.force
     await pilot.press("escape")
-    overlay.post_message(late)  # a result still on its way when Esc removed the overlay's widgets
-    overlay._ready(late)
     await settle(pilot)
     assert isinstance(app.screen, InspectorScreen) and app.is_running
 

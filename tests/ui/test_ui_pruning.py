@@ -418,6 +418,138 @@ async def test_a_cut_inside_a_surrogate_pair_is_shown_escaped(tmp_path, ui):
     app.export_screenshot()  # renders without an encoding error
 
 
+# ---------------------------------------------------------------------------------------------------------- NOW / IF ENABLED
+
+
+def no_touch_builder() -> SessionBuilder:
+    """The same turns as `pruning_builder` without the `openclaw.cache-ttl` entry: pruning never touched the cache."""
+    b = SessionBuilder(seed=5, start=START)
+    b.header(cwd="/home/mara/project")
+    b.user("Audit the rate limiter")
+    b.assistant([b.tool_call("read", {"path": "src/limiter.py"})])
+    b.tool_result(b.last_tool_call_ids[0], "read", "".join(f"{i:05d}: def limit(key): return bucket[key].take()\n" for i in range(480)))
+    b.assistant([b.tool_call("exec", {"command": "pytest -q"})])
+    b.tool_result(b.last_tool_call_ids[0], "exec", "".join(f"tests/test_{i:03d}.py ....F.. [{i}%]\n" for i in range(500)))
+    b.assistant("The limiter takes from a shared bucket without a lock.")
+    b.user("Fix it")
+    b.assistant("Added a lock around take().")
+    b.user("Thanks")
+    b.assistant("You're welcome.")
+    return b
+
+
+@pytest.fixture
+def no_touch(tmp_path, monkeypatch):
+    """(session, last_ms): a session without a cache touch, opened by a relative path; last_ms is its last write."""
+    monkeypatch.chdir(tmp_path)
+    b = no_touch_builder()
+    b.write(tmp_path / "never-touched.jsonl")
+    return open_session(Path("never-touched.jsonl")), b.now_ms
+
+
+def no_touch_app(session, last_ms: int, **kwargs) -> PruningTestApp:
+    kwargs.setdefault("now_ms", last_ms + 3_600_000)
+    kwargs.setdefault("context_window", 10_000)
+    return PruningTestApp(session, **kwargs)
+
+
+@pytest.mark.anyio
+async def test_now_and_if_enabled_are_shown_apart(no_touch, ui):
+    """Without a cache touch the overlay opens on NOW (OpenClaw prunes nothing, said in the banner, the gate and the
+    status); `i` shows IF ENABLED, titled as a projection, with its own gate, totals, gauge and rows; `i` goes back."""
+    from widgets.pruning.gauge import PruningGauge
+    from widgets.pruning.scenario import PruningScenarioBanner
+
+    session, last = no_touch
+    want = build_preview(session, PreviewOptions(now_ms=last + 3_600_000, config=CONFIG, context_window=10_000))
+    assert not want.gate.open and want.gate.last_cache_touch_at is None and want.if_enabled is not None
+    projected = want.if_enabled
+    assert projected.gate.open and changed(projected) == [2, 4]
+    pilot = await ui.run(no_touch_app(session, last), SIZE)
+    screen = await settle(pilot)
+    assert screen.scenario == "now" and screen.shown is screen.preview and not screen.has_class("-projection")
+    assert screen.preview.to_json() == want.to_json()
+    banner = text_of(screen.query_one(PruningScenarioBanner))
+    assert "NOW: OpenClaw prunes nothing — no cache-ttl touch" in banner and "i: show IF ENABLED" in banner
+    assert "2 tool results would be cut" in banner
+    gate = text_of(screen.query_one(PruningGate))
+    assert gate.startswith("NOW · Gate closed") and "lastCacheTouchAt is null" in gate
+    assert "would prune on the next request: no" in gate
+    assert screen.query_one(PruningMessageList).indexes == []
+    assert f"{want.totals_json()['chars_before']:,}" in text_of(screen.query_one(PruningTotals))
+    assert "or i for the IF ENABLED projection" in str(screen.query_one("#pruning-status", Static).render())
+    assert str(screen.query_one("#pruning-box").border_title) == "NOW"
+
+    await pilot.press("i")
+    screen = await settle(pilot)
+    assert screen.scenario == "if_enabled" and screen.shown is screen.preview.if_enabled and screen.has_class("-projection")
+    assert screen.shown.to_json() == projected.to_json()
+    assert str(screen.query_one("#pruning-box").border_title) == "IF ENABLED (projection)"
+    banner = " ".join(text_of(screen.query_one(PruningScenarioBanner)).split())
+    assert "IF ENABLED (projection, not what happens now): 2 tool results would be cut" in banner
+    assert f"last assistant message ({projected.gate.reference_entry_id})" in banner and "i: back to NOW" in banner
+    gate = " ".join(text_of(screen.query_one(PruningGate)).split())
+    assert gate.startswith("IF ENABLED · Gate OPEN") and "projected touch at the last assistant" in gate
+    assert "a projection: OpenClaw has no cache touch to go by today" in gate
+    assert screen.query_one(PruningMessageList).indexes == [2, 4]
+    t = projected.totals_json()
+    assert f"{t['chars_after']:,}" in text_of(screen.query_one(PruningTotals))
+    assert screen.query_one(PruningGauge).data.ratio_after == t["ratio_after"] != want.totals_json()["ratio_after"]
+
+    await pilot.press("i")
+    screen = await settle(pilot)
+    assert screen.scenario == "now" and screen.query_one(PruningMessageList).indexes == []
+    assert "NOW: OpenClaw prunes nothing" in text_of(screen.query_one(PruningScenarioBanner))
+
+
+@pytest.mark.anyio
+async def test_a_touched_session_has_no_projection(fixture, ui):
+    from widgets.pruning.scenario import PruningScenarioBanner
+
+    session, touch = fixture
+    pilot = await ui.run(make_app(session, touch), SIZE)
+    screen = await settle(pilot)
+    assert screen.preview.if_enabled is None
+    assert "NOW: OpenClaw prunes 5 tool results on the next request" in text_of(screen.query_one(PruningScenarioBanner))
+    await pilot.press("i")
+    screen = await settle(pilot)
+    assert screen.scenario == "now" and screen.shown is screen.preview and not screen.has_class("-projection")
+
+
+@pytest.mark.anyio
+async def test_rows_take_their_expiry_from_the_engine(no_touch, ui):
+    """Each row's "expired … ago" is the engine's `ExpiryInfo` (`expired_tool_results`), marked projected when counted
+    from the last assistant message, as the transcript's `~`."""
+    from inspector.pruning.expiry import expired_tool_results
+    from widgets.pruning.messages import expiry_label
+
+    session, last = no_touch
+    pilot = await ui.run(no_touch_app(session, last), SIZE)
+    await settle(pilot)
+    await pilot.press("i")
+    screen = await settle(pilot)
+    p = screen.shown
+    expiry = expired_tool_results(session, p.context, p.resolved.settings, p.gate.now)
+    listed = screen.query_one(PruningMessageList)
+    for k, i in enumerate(listed.indexes):
+        info = expiry[p.context.messages[i].entry_index]
+        assert info.reference_source == "last_assistant_message"
+        label = expiry_label(info)
+        assert label.endswith("· projected") and label in listed.get_option_at_index(k).prompt.plain
+
+
+@pytest.mark.anyio
+async def test_times_outside_javascript_date_range_are_said_not_fatal(tmp_path, ui):
+    """A cache touch at 9e15 ms (past JavaScript's Date range): the gate panel says so instead of crashing."""
+    b = no_touch_builder()
+    b.cache_ttl(timestamp_ms=9_000_000_000_000_000)
+    session = open_session(b.write(tmp_path / "far.jsonl"))
+    pilot = await ui.run(PruningTestApp(session, now_ms=b.now_ms + 60_000, context_window=10_000), SIZE)
+    screen = await settle(pilot)
+    gate = text_of(screen.query_one(PruningGate))
+    assert "outside JavaScript's Date range" in gate and "touch 9e+15 ms" in gate
+
+
 # ---------------------------------------------------------------------------------------------------------- snapshots
 
 
@@ -503,3 +635,32 @@ def test_snapshot_snippet_dialog(fixture, snap_compare):
         await pilot.pause(0.1)
 
     assert snap_compare(make_app(session, touch), terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_now_without_a_cache_touch(no_touch, snap_compare):
+    """A session pruning never touched, 1h after its last message, 10,000-token window: box titled NOW; the banner in the
+    primary colour says "NOW: OpenClaw prunes nothing — no cache-ttl touch" and that `i` shows IF ENABLED (2 tool
+    results would be cut); gate closed with "no cache touch: lastCacheTouchAt is null", "would prune: no"; both bars at
+    100.2%, saved 0; no rows; the status names f and i."""
+    session, last = no_touch
+
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+
+    assert snap_compare(no_touch_app(session, last), terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_if_enabled_projection(no_touch, snap_compare):
+    """The same after `i`: box border in the warning colour titled "IF ENABLED (projection)"; the banner in the warning
+    colour: "IF ENABLED (projection, not what happens now): 2 tool results would be cut", first cache touch at the last
+    assistant (its id), "i: back to NOW"; gate "IF ENABLED · Gate OPEN", projected touch time, "a projection: OpenClaw
+    has no cache touch to go by today"; after bar 15.9%; rows #2 read and #4 exec soft trim, "expired 55m 00s ago ·
+    projected"; #2's before/after."""
+    session, last = no_touch
+
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+        await pilot.press("i")
+        await settle(pilot)
+
+    assert snap_compare(no_touch_app(session, last), terminal_size=SIZE, run_before=run_before)

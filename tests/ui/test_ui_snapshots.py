@@ -231,3 +231,31 @@ def test_damaged_lines(here, snap_compare):
 def test_help(here, snap_compare):
     """Help (`?`): what a row is, the four estimators, and every key of the inspector with its description."""
     assert snap_compare(make_app(basic(here)), terminal_size=SIZE, run_before=keys("question_mark"))
+
+
+def demo_copy(here: Path) -> Path:
+    """The bundled demo session copied next to the test, opened by a relative name (no machine path in the header)."""
+    from inspector.samples.demo import demo_session_path
+
+    (here / "demo-session.jsonl").write_bytes(Path(demo_session_path()).read_bytes())
+    return Path("demo-session.jsonl")
+
+
+def test_small_terminal_80x24(here, snap_compare):
+    """The demo at 80×24: the transcript takes the whole width with every row's size (tok) and the context so far (the
+    share bar is dropped first); `ctx` heads the index column; expired results start with `~` and their preview (no
+    age); under the transcript the gauge's first lines: Context now 122,237 / 200,000 tok 61.1%, the bar, the window
+    and guard OK. The footer is compact."""
+    assert snap_compare(make_app(demo_copy(here)), terminal_size=(80, 24), run_before=keys())
+
+
+def test_small_terminal_80x24_message(here, snap_compare):
+    """The demo at 80×24 after `↑ Enter`: the transcript shrinks above (the cursor row in sight), and under it the gauge
+    and the tabs with the message in full (the `Message` tab active): the last assistant's text and its sizes."""
+    assert snap_compare(make_app(demo_copy(here)), terminal_size=(80, 24), run_before=keys("up", "enter"))
+
+
+def test_small_terminal_100x30(here, snap_compare):
+    """The demo at 100×30: still below 110 columns, so the side panel is under the transcript; with the room the share
+    bar is back (`share` column), sizes and context as at 80×24, the gauge below."""
+    assert snap_compare(make_app(demo_copy(here)), terminal_size=(100, 30), run_before=keys())

@@ -54,9 +54,9 @@ def now_headline(p: PrunePreview) -> str:
     if g.forced:
         return f"NOW, FORCED: as if the TTL had expired, {_results(n)} would change — OpenClaw itself prunes nothing now"
     if not p.eligibility.eligible:
-        return f"NOW: OpenClaw does not prune this provider (not cache-TTL eligible); shown as if it did: {_results(n)}"
+        return f"NOW: OpenClaw prunes nothing — not cache-TTL eligible (shown as if it were: {_results(n)} would change)"
     if not p.resolved.enabled:
-        return f"NOW: contextPruning is not enabled in the config; shown as if it were: {_results(n)}"
+        return f"NOW: OpenClaw prunes nothing — contextPruning is not enabled (shown as if it were: {_results(n)} would change)"
     if not n:
         return "NOW: the cache TTL has expired, but nothing is prunable"
     return f"NOW: OpenClaw prunes {_results(n)} on the next request"
@@ -80,7 +80,7 @@ def banner_lines(preview: PrunePreview, scenario: str) -> tuple[str, str]:
     if scenario == SCENARIO_IF_ENABLED and preview.if_enabled is not None:
         p = preview.if_enabled
         ref = f"the last assistant message ({p.gate.reference_entry_id})" if p.gate.reference_entry_id else "the last assistant message"
-        detail = f"As if pruning were enabled and had first touched the cache at {ref}. i: back to NOW"
+        detail = f"As if enabled, with the first cache touch at {ref} · i: back to NOW"
         return projection_headline(p), detail
     if preview.if_enabled is not None:
         detail = f"i: show IF ENABLED — the projection ({projection_headline(preview.if_enabled).split(': ', 1)[1]})"

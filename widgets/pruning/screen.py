@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -56,10 +56,13 @@ from .settings import DEFAULT_DEBOUNCE, PruningSettingsPanel, edits_from_texts
 from .snippet import PruningSnippetDialog
 from .state import PruningState
 from .totals import PruningTotals
+from .view import PreviewPanel
 
 STYLES = Path(__file__).resolve().parents[2] / "styles" / "pruning.tcss"
 
 NowMs = float | Callable[[], float] | None
+NARROW_BELOW = 110
+"""Below this many columns the overlay stacks its parts and scrolls (`styles/pruning.tcss`)."""
 
 
 class PreviewReady(Message):
@@ -191,8 +194,12 @@ class PruningScreen(ModalScreen[None]):
             for field in self.query(Input):
                 field.cursor_blink = False
         self.query_one("#pruning-messages", PruningMessageList).focus()
+        self.set_class(self.app.size.width < NARROW_BELOW, "-narrow")
         self._label_scenario()
         self.request_preview()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < NARROW_BELOW, "-narrow")
 
     @property
     def shown(self) -> PrunePreview | None:
@@ -233,8 +240,13 @@ class PruningScreen(ModalScreen[None]):
 
     def request_preview(self) -> None:
         """Compute a new preview in the background (a newer request supersedes an older one)."""
+        if not self._live:
+            return
         self._generation += 1
-        self._show_status()
+        try:
+            self._show_status()
+        except NoMatches:  # the overlay's widgets are being removed (Esc): nothing to compute for
+            return
         self._compute(self._generation, self.preview_options())
 
     @work(thread=True, exclusive=True, group="pruning-preview", description="pruning preview")
@@ -269,8 +281,8 @@ class PruningScreen(ModalScreen[None]):
         self._complete = True
         self.failure = reason
         try:
-            for panel in self.query("#pruning-scenario, #pruning-gate, #pruning-totals, #pruning-guard"):
-                panel.fail(reason)  # type: ignore[attr-defined]
+            for panel in self.query(PreviewPanel):  # banner, gate, totals, guard
+                panel.fail(reason)
             self.query_one("#pruning-gauge", PruningGauge).unavailable = True
             self.set_class(True, "-failed")
             self._show_status()
@@ -367,9 +379,12 @@ class PruningScreen(ModalScreen[None]):
 
     def watch_force(self, force: bool) -> None:
         self.state.force = force
-        if self._dismissed:
+        if not self._live:
             return
-        box = self.query_one("#pruning-force", Checkbox)
+        try:
+            box = self.query_one("#pruning-force", Checkbox)
+        except NoMatches:  # `f` while Esc removes the overlay's widgets
+            return
         if box.value != force:
             box.value = force
         self.request_preview()
@@ -377,7 +392,10 @@ class PruningScreen(ModalScreen[None]):
     def watch_scenario(self, scenario: str) -> None:
         self.state.scenario = scenario
         if self._live and self.preview is not None:
-            self._draw()
+            try:
+                self._draw()
+            except NoMatches:
+                return
 
     # -- actions --------------------------------------------------------------------------------
 

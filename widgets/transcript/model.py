@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -60,7 +60,7 @@ SUMMARY_ROLES = frozenset({"compactionSummary", "branchSummary"})
 _arr = int_array
 
 
-def _saturating(compute, start: int, stop: int, carry: int | None = None) -> array:
+def _saturating(compute: Callable[..., array], start: int, stop: int, carry: int | None = None) -> array:
     """`compute(start, stop[, carry])` (an `inspector.sizes` function), one message at a time once a recorded
     number overflows the signed 64-bit arrays: that message's value is held at `INT64_MAX` instead of failing
     (shown as `≥9.2e+18` by `previews.compact_number`)."""

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from textual.message import Message
 from textual.worker import get_current_worker
 
+from ..inert import one_line
 from .model import ESTIMATOR_LABELS, TranscriptModel
 from .search import find_match
 from .transcript import Transcript
@@ -94,6 +95,6 @@ class TranscriptNavigator:
         if message.model is not current:
             return
         if message.found is None:
-            self._notify(f"not found: {message.query}", severity="warning", markup=False)
+            self._notify(f"not found: {one_line(message.query, 80)}", severity="warning", markup=False)
         else:
             self.transcript.move_to(message.found)
