@@ -31,7 +31,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..clock import Clock, SystemClock, now_ms
 from ..timeutil import iso_from_ms
@@ -250,6 +250,25 @@ def commit_compaction(
         return _commit_append(path, make_entry, journal, hooks, recovered, truncate)
 
 
+def _pending_record(
+    path: Path, mode: Literal["append", "truncate"], entry: dict[str, Any], line: bytes, size_before: int, **extra: Any
+) -> JournalRecord:
+    """The journal's `pending` record of the write about to add `entry` (serialized as `line`) to `path`."""
+    return JournalRecord(
+        record_id=new_record_id(),
+        path=normalized_path(path),
+        mode=mode,
+        status="pending",
+        entry_id=entry["id"],
+        parent_id=entry["parentId"],
+        created_at=entry["timestamp"],
+        line_sha256=hashlib.sha256(line).hexdigest(),
+        line_len=len(line),
+        size_before=size_before,
+        **extra,
+    )
+
+
 def _commit_append(
     path: Path,
     make_entry: Callable[[Buffer, str | None], tuple[dict[str, Any], bytes]],
@@ -278,18 +297,7 @@ def _commit_append(
             raise SessionWriteError(f"{path}: the file keeps growing; could not find a quiet moment to append; nothing written")
         size_before = mapped.size
         mapped.close()
-        record = JournalRecord(
-            record_id=new_record_id(),
-            path=normalized_path(path),
-            mode="append",
-            status="pending",
-            entry_id=entry["id"],
-            parent_id=entry["parentId"],
-            created_at=entry["timestamp"],
-            line_sha256=hashlib.sha256(line).hexdigest(),
-            line_len=len(line),
-            size_before=size_before,
-        )
+        record = _pending_record(path, "append", entry, line, size_before)
         journal.add(record)
         n = os.write(fd, line)
         if n != len(line):
@@ -375,17 +383,12 @@ def _commit_truncate(
 
     def before_rename() -> None:
         entry, line, content = state["entry"], state["line"], state["content"]
-        state["record"] = JournalRecord(
-            record_id=new_record_id(),
-            path=normalized_path(path),
-            mode="truncate",
-            status="pending",
-            entry_id=entry["id"],
-            parent_id=entry["parentId"],
-            created_at=entry["timestamp"],
-            line_sha256=hashlib.sha256(line).hexdigest(),
-            line_len=len(line),
-            size_before=state["snapshot_size"],
+        state["record"] = _pending_record(
+            path,
+            "truncate",
+            entry,
+            line,
+            state["snapshot_size"],
             offset=len(content) - len(line),
             size_after=len(content),
             checkpoint=str(checkpoint),
