@@ -13,15 +13,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
-from textual.timer import Timer
-from textual.validation import ValidationResult, Validator
-from textual.widgets import Input, Label, Static
+from textual.widgets import Label, Static
 
-DEFAULT_DEBOUNCE = 0.25
+from ..settings_form import DEFAULT_DEBOUNCE, FormField, SettingsForm
+
+__all__ = ["DEFAULT_DEBOUNCE", "FIELDS_BY_KEY", "PLAN_FIELDS", "PlanField", "PlanSettingsPanel", "format_fractions", "parse_plan_field"]
 _INT_RE = re.compile(r"^\d+$")
 _FRACTION_RE = re.compile(r"^(\d+(\.\d*)?|\.\d+)$")
 
@@ -73,20 +71,7 @@ def format_fractions(values: tuple[float, ...] | list[float]) -> str:
     return ", ".join(f"{v:g}" for v in values)
 
 
-class _Validator(Validator):
-    def __init__(self, field: PlanField) -> None:
-        super().__init__()
-        self.field = field
-
-    def validate(self, value: str) -> ValidationResult:
-        try:
-            parse_plan_field(self.field, value)
-        except ValueError as exc:
-            return self.failure(str(exc))
-        return self.success()
-
-
-class PlanSettingsPanel(Vertical):
+class PlanSettingsPanel(SettingsForm, Vertical):
     """One row per field (name, input) and an inline error under an invalid one."""
 
     DEFAULT_CSS = """
@@ -101,88 +86,31 @@ class PlanSettingsPanel(Vertical):
         & > #plan-settings-title { text-style: bold; }
     }
     """
+    FIELDS = PLAN_FIELDS
+    PREFIX = "plan-setting"
 
-    class Changed(Message):
+    class Changed(SettingsForm.Changed):
         """Every field is valid: `edits` maps field keys to the values that differ from their start."""
 
-        def __init__(self, edits: dict[str, Any]) -> None:
-            super().__init__()
-            self.edits = edits
-
-    class Invalid(Message):
+    class Invalid(SettingsForm.Invalid):
         """Some field is invalid: `errors` maps field keys to the reason (the view keeps its last plan)."""
-
-        def __init__(self, errors: dict[str, str]) -> None:
-            super().__init__()
-            self.errors = errors
 
     def __init__(self, initial: dict[str, str], *, debounce: float = DEFAULT_DEBOUNCE, id: str | None = None) -> None:
         """`initial` maps every key of `PLAN_FIELDS` to its starting text; `debounce` seconds before `Changed`."""
-        super().__init__(id=id)
+        super().__init__(debounce=debounce, id=id)
         self.initial = dict(initial)
-        self.debounce = debounce
-        self.errors: dict[str, str] = {}
-        self._timer: Timer | None = None
+
+    @classmethod
+    def parse_field(cls, field: FormField, text: str) -> Any:
+        return parse_plan_field(FIELDS_BY_KEY[field.key], text)
+
+    def same_as_start(self, field: FormField, value: Any) -> bool:
+        return bool(str(value).strip() == str(self.initial[field.key]).strip())
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Settings (re-plans as you type)"), id="plan-settings-title")
         for f in PLAN_FIELDS:
             with Horizontal(classes="plan-setting-row", id=f"row-{f.widget_id}"):
                 yield Label(Text(f.key), classes="plan-setting-name")
-                yield Input(self.initial[f.key], id=f.widget_id, compact=True, tooltip=f.help,
-                            validators=[_Validator(f)], select_on_focus=False)
-            yield Static("", classes="plan-setting-error", id=f"error-{f.widget_id}", markup=False)
-
-    def current(self, key: str) -> str:
-        """The field's current text."""
-        return self.query_one(f"#{FIELDS_BY_KEY[key].widget_id}", Input).value
-
-    def set_value(self, key: str, value: str) -> None:
-        """Set a field as if typed."""
-        self.query_one(f"#{FIELDS_BY_KEY[key].widget_id}", Input).value = value
-
-    def edits(self) -> dict[str, Any]:
-        """The values of the fields that differ from their start (`ValueError` if one is invalid)."""
-        out: dict[str, Any] = {}
-        for f in PLAN_FIELDS:
-            text = self.current(f.key)
-            if text.strip() != self.initial[f.key].strip():
-                out[f.key] = parse_plan_field(f, text)
-        return out
-
-    @on(Input.Changed)
-    def _field_changed(self, event: Input.Changed) -> None:
-        event.stop()
-        field = next((f for f in PLAN_FIELDS if f.widget_id == event.control.id), None)
-        if field is None:
-            return
-        self._check(field)
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-        if self.errors:
-            self.post_message(self.Invalid(dict(self.errors)))
-            return
-        self._timer = self.set_timer(self.debounce, self._post_changed)
-
-    def _check(self, f: PlanField) -> None:
-        value = self.current(f.key)
-        self.query_one(f"#row-{f.widget_id}").set_class(value.strip() != self.initial[f.key].strip(), "-edited")
-        error = self.query_one(f"#error-{f.widget_id}", Static)
-        try:
-            parse_plan_field(f, value)
-        except ValueError as exc:
-            self.errors[f.key] = str(exc)
-            error.update(Text(f"↑ {exc}"))
-            error.add_class("-shown")
-        else:
-            self.errors.pop(f.key, None)
-            error.remove_class("-shown")
-
-    def _post_changed(self) -> None:
-        self._timer = None
-        try:
-            edits = self.edits()
-        except ValueError:
-            return
-        self.post_message(self.Changed(edits))
+                yield self.field_input(f, self.initial[f.key])
+            yield self.error_line(f)

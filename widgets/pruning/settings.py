@@ -14,18 +14,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
-from textual.message import Message
-from textual.validation import ValidationResult, Validator
-from textual.widgets import Checkbox, Input, Label, Static
+from textual.widgets import Checkbox, Label, Static
 
 from inspector.pruning.settings import ContextPruningSettings, DurationError, parse_duration_ms
 from inspector.pruning.snippet import duration_setting
 from inspector.pruning.utf16 import js_trim
 
-DEFAULT_DEBOUNCE = 0.25
+from ..settings_form import DEFAULT_DEBOUNCE, FormField, SettingsForm
+
 _RATIO_RE = re.compile(r"^(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 _INT_RE = re.compile(r"^\d+$")
 
@@ -130,22 +128,7 @@ def _globs_text(globs: Any) -> str:
     return ", ".join(str(g) for g in globs) if isinstance(globs, list) else ""
 
 
-class _FieldValidator(Validator):
-    """Textual validation through `parse_setting` (gives the input its `-invalid` look)."""
-
-    def __init__(self, field: SettingField) -> None:
-        super().__init__()
-        self.field = field
-
-    def validate(self, value: str) -> ValidationResult:
-        try:
-            parse_setting(self.field, value)
-        except ValueError as exc:
-            return self.failure(str(exc))
-        return self.success()
-
-
-class PruningSettingsPanel(VerticalScroll):
+class PruningSettingsPanel(SettingsForm, VerticalScroll):
     """One row per setting (name, input), an inline error under an invalid one; `values()` reads them all."""
 
     DEFAULT_CSS = """
@@ -161,31 +144,26 @@ class PruningSettingsPanel(VerticalScroll):
         & > #settings-title { text-style: bold; }
     }
     """
+    FIELDS = SETTING_FIELDS
+    PREFIX = "setting"
 
-    class Changed(Message):
+    class Changed(SettingsForm.Changed):
         """Every field is valid: `edits` maps OpenClaw's dotted names to the values that differ from the start."""
 
-        def __init__(self, edits: dict[str, Any]) -> None:
-            super().__init__()
-            self.edits = edits
-
-    class Invalid(Message):
+    class Invalid(SettingsForm.Invalid):
         """Some field is invalid: `errors` maps dotted names to the reason (the preview keeps its last valid state)."""
-
-        def __init__(self, errors: dict[str, str]) -> None:
-            super().__init__()
-            self.errors = errors
 
     def __init__(self, settings: ContextPruningSettings, *, debounce: float = DEFAULT_DEBOUNCE, values: dict[str, Any] | None = None,
                  id: str | None = None, classes: str | None = None) -> None:
         """`settings` are the effective settings the fields start from; `values` are field texts typed before (the
         fields open with them, marked edited); `debounce` seconds of quiet before `Changed`."""
-        super().__init__(id=id, classes=classes)
-        self.debounce = debounce
+        super().__init__(debounce=debounce, id=id, classes=classes)
         self.initial = {f.key: format_setting(f, settings) for f in SETTING_FIELDS}
         self.values = {k: v for k, v in (values or {}).items() if k in self.initial}
-        self.errors: dict[str, str] = {}
-        self._timer = None
+
+    @classmethod
+    def parse_field(cls, field: FormField, text: str) -> Any:
+        return parse_setting(FIELDS_BY_KEY[field.key], text)
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Settings (contextPruning)"), id="settings-title")
@@ -196,14 +174,13 @@ class PruningSettingsPanel(VerticalScroll):
                 if f.kind == "bool":
                     yield Checkbox("enabled", bool(value), id=f.widget_id, compact=True, tooltip=f.help)
                 else:
-                    yield Input(str(value), id=f.widget_id, compact=True, tooltip=f.help,
-                                validators=[_FieldValidator(f)], select_on_focus=False)
-            yield Static("", classes="setting-error", id=f"error-{f.widget_id}", markup=False)
+                    yield self.field_input(f, value)
+            yield self.error_line(f)
 
     def on_mount(self) -> None:
         for f in SETTING_FIELDS:
             if f.key in self.values:
-                self._check_field(f)
+                self.check_field(f)
 
     def edited_texts(self) -> dict[str, Any]:
         """The fields that differ from their starting text, as typed (text, or bool for `hardClear.enabled`)."""
@@ -212,68 +189,3 @@ class PruningSettingsPanel(VerticalScroll):
     def focus_first(self) -> None:
         """Focus the first field (`ttl`)."""
         self.query_one(f"#{SETTING_FIELDS[0].widget_id}").focus()
-
-    def current(self, key: str) -> Any:
-        """The field's current text (or bool for `hardClear.enabled`)."""
-        f = FIELDS_BY_KEY[key]
-        if f.kind == "bool":
-            return self.query_one(f"#{f.widget_id}", Checkbox).value
-        return self.query_one(f"#{f.widget_id}", Input).value
-
-    def set_value(self, key: str, value: Any) -> None:
-        """Set a field as if typed (used by tests and by callers that reset a field)."""
-        f = FIELDS_BY_KEY[key]
-        widget = self.query_one(f"#{f.widget_id}", Checkbox if f.kind == "bool" else Input)
-        widget.value = value
-
-    def edits(self) -> dict[str, Any]:
-        """The values of the fields that differ from their starting text (raises `ValueError` if one is invalid)."""
-        out: dict[str, Any] = {}
-        for f in SETTING_FIELDS:
-            text = self.current(f.key)
-            if text == self.initial[f.key]:
-                continue
-            out[f.key] = text if f.kind == "bool" else parse_setting(f, text)
-        return out
-
-    @on(Input.Changed)
-    @on(Checkbox.Changed)
-    def _field_changed(self, event: Input.Changed | Checkbox.Changed) -> None:
-        event.stop()
-        field_id = event.control.id or ""
-        field = next((f for f in SETTING_FIELDS if f.widget_id == field_id), None)
-        if field is None:
-            return
-        self._check_field(field)
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-        if self.errors:
-            self.post_message(self.Invalid(dict(self.errors)))
-            return
-        self._timer = self.set_timer(self.debounce, self._post_changed)
-
-    def _check_field(self, f: SettingField) -> None:
-        """Mark the field edited or not, and show or clear its error."""
-        value = self.current(f.key)
-        self.query_one(f"#row-{f.widget_id}").set_class(value != self.initial[f.key], "-edited")
-        if f.kind == "bool":
-            return
-        error = self.query_one(f"#error-{f.widget_id}", Static)
-        try:
-            parse_setting(f, value)
-        except ValueError as exc:
-            self.errors[f.key] = str(exc)
-            error.update(Text(f"↑ {exc}"))
-            error.add_class("-shown")
-        else:
-            self.errors.pop(f.key, None)
-            error.remove_class("-shown")
-
-    def _post_changed(self) -> None:
-        self._timer = None
-        try:
-            edits = self.edits()
-        except ValueError:
-            return
-        self.post_message(self.Changed(edits))
