@@ -9,8 +9,12 @@ of its size in memory.
 from __future__ import annotations
 
 import math
+import operator
 import struct
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import reduce
+from itertools import filterfalse
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -54,6 +58,35 @@ def unpack_usage(packed: bytes | None) -> dict[str, Any] | None:
     if cost:
         out["cost"] = cost
     return out
+
+_NO_USAGE = _USAGE.pack(*[_NAN] * 10)
+"""A packed usage with no standard field at all (unpacks to `{}`: not counted as a call)."""
+
+
+def _sum_tokens(values: list[float]) -> int | float:
+    """Σ of `num(v)` from an int 0, in order, as a loop over the unpacked usage dicts adds them."""
+    if all(map(float.is_integer, values)) and (not values or max(map(abs, values)) < 2**53):
+        return sum(map(int, values))  # only ints: exact, whatever the order
+    total: int | float = 0
+    for v in values:
+        total += int(v) if v.is_integer() and abs(v) < 2**53 else v
+    return total
+
+
+def sum_packed_usage(packed: Iterable[bytes | None]) -> tuple[dict[str, int | float], dict[str, float], int]:
+    """Σ of packed usages, field by field, without building a dict per usage: `(tokens, cost, calls)`.
+
+    Equals adding `unpack_usage(p)`'s numbers in order: tokens from an int 0 (exact while they are integral),
+    cost from a float 0.0 (an integral cost adds the same double). `calls` counts the usages that unpack to a
+    non-empty dict.
+    """
+    present = [p for p in packed if p is not None and p != _NO_USAGE]
+    columns = list(zip(*map(_USAGE.unpack, present))) if present else [()] * 10
+    fields = [list(filterfalse(math.isnan, col)) for col in columns]
+    tokens = {k: _sum_tokens(v) for k, v in zip(USAGE_KEYS, fields)}
+    cost = {k: reduce(operator.add, v, 0.0) for k, v in zip(COST_KEYS, fields[len(USAGE_KEYS) :])}
+    return tokens, cost, len(present)
+
 
 # Entry types of pi / OpenClaw v3 session files (spec §1.3).
 SESSION = "session"
