@@ -162,7 +162,7 @@ class Estimates:
 
 # Per-entry numbers in one bytes object: line, offset, length, the four estimates (-1 = the entry maps to no
 # message), the message timestamp (NaN = none) and flags. ~100 bytes where separate ints took ~250.
-_NUMS = struct.Struct("<qqqqqqqdq")
+_NUMS = NUMS = struct.Struct("<qqqqqqqdq")
 FLAG_MIGRATED_ROLE = 1
 """A v2 `hookMessage` read as `custom`."""
 FLAG_EXCLUDED_FROM_CONTEXT = 2

@@ -53,6 +53,10 @@ __all__ = [
 ]
 
 HUGE_LINE_BYTES = 16 * 1024 * 1024
+_pack_nums = m.NUMS.pack
+_Entry = m.Entry
+_NO_ESTIMATES = (-1, -1, -1, -1)
+_NAN = float("nan")
 BOM = b"\xef\xbb\xbf"
 
 
@@ -162,6 +166,14 @@ class EntryReader:
 
     def accept_record(self, line: int, offset: int, length: int, rec: Record) -> m.Entry | None:
         """One record (from `extract_record`, here or in a worker process) at its place in the file."""
+        if type(rec) is MessageRecord and self.parsed_count:  # the hot path: a message after the header
+            if rec.note:
+                self.report(m.Diagnostic("invalid_utf8", rec.note, "warning", line, offset))
+            if length > HUGE_LINE_BYTES:
+                self.report(m.Diagnostic("huge_line", f"line is {length:,} bytes; parsed, content not kept in memory", "warning", line, offset))
+            ordinal = self.parsed_count
+            self.parsed_count = ordinal + 1
+            return self._message_entry(rec, line, offset, length, ordinal)
         if isinstance(rec, ErrorRecord):
             pi_too = "" if rec.reason.startswith(NESTED_TOO_DEEP) else " (pi skips it too)"
             self.report(m.Diagnostic("unparseable", f"{rec.reason}; skipped{pi_too}", "error", line, offset))
@@ -242,16 +254,27 @@ class EntryReader:
         return eid, parent
 
     def _message_entry(self, rec: MessageRecord, line: int, offset: int, length: int, ordinal: int) -> m.Entry:
-        eid, parent = self._ids(rec.id, rec.parent_id, line, offset, ordinal)
-        role = rec.role
-        if role is None and not rec.block_kinds:
-            self.report(m.Diagnostic("bad_message", "message entry without a 'message' object; not in context", "error", line, offset))
-        elif type(role) is not str:
-            self.report(m.Diagnostic("bad_role", f"message has no string 'role' ({role!r})", "error", line, offset))
-            role = "<missing>"
-        nums = m.pack_nums(line, offset, length, rec.estimates, rec.message_timestamp, rec.flags)
-        entry = m.Entry.from_message_record(len(self.entries), nums, eid, parent, role, rec)
-        self.entries.append(entry)
+        (eid, parent, role, tool_name, tool_call_id, call_ids, provider, model, stop, usage, ts, kinds, est, flags, _) = rec
+        if self.version >= 2 and type(eid) is str and (parent is None or type(parent) is str):
+            if parent:
+                parent = self.id_of(parent) or parent  # share the parent's id string (memory)
+        else:
+            eid, parent = self._ids(eid, parent, line, offset, ordinal)
+        if type(role) is not str:
+            if role is None and not kinds:
+                self.report(m.Diagnostic("bad_message", "message entry without a 'message' object; not in context", "error", line, offset))
+            else:
+                self.report(m.Diagnostic("bad_role", f"message has no string 'role' ({role!r})", "error", line, offset))
+                role = "<missing>"
+        nums = _pack_nums(
+            line, offset, length, *(est if est is not None else _NO_ESTIMATES), _NAN if ts is None else float(ts), flags
+        )
+        entries = self.entries
+        entry = _Entry(
+            len(entries), nums, m.MESSAGE, eid, parent, None, None, role, tool_name, tool_call_id, call_ids, provider, model,
+            stop, usage, kinds,
+        )  # fmt: skip  (Entry.from_message_record, inlined: the fields in Entry's order)
+        entries.append(entry)
         return entry
 
     def _other_entry(self, obj: dict[str, Any], line: int, offset: int, length: int, ordinal: int) -> m.Entry:
