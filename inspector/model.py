@@ -63,14 +63,16 @@ _NO_USAGE = _USAGE.pack(*[_NAN] * 10)
 """A packed usage with no standard field at all (unpacks to `{}`: not counted as a call)."""
 
 
-def _sum_tokens(values: list[float]) -> int | float:
-    """Σ of `num(v)` from an int 0, in order, as a loop over the unpacked usage dicts adds them."""
-    if all(map(float.is_integer, values)) and (not values or max(map(abs, values)) < 2**53):
-        return sum(map(int, values))  # only ints: exact, whatever the order
-    total: int | float = 0
+def _add_tokens(total: int | float, values: list[float]) -> int | float:
+    """`total` plus `num(v)` of each value, in order, as a loop over the unpacked usage dicts adds them."""
+    if type(total) is int and all(map(float.is_integer, values)) and (not values or max(map(abs, values)) < 2**53):
+        return total + sum(map(int, values))  # only ints: exact, whatever the grouping
     for v in values:
         total += int(v) if v.is_integer() and abs(v) < 2**53 else v
     return total
+
+
+_SUM_BATCH = 4096
 
 
 def sum_packed_usage(packed: Iterable[bytes | None]) -> tuple[dict[str, int | float], dict[str, float], int]:
@@ -78,14 +80,32 @@ def sum_packed_usage(packed: Iterable[bytes | None]) -> tuple[dict[str, int | fl
 
     Equals adding `unpack_usage(p)`'s numbers in order: tokens from an int 0 (exact while they are integral),
     cost from a float 0.0 (an integral cost adds the same double). `calls` counts the usages that unpack to a
-    non-empty dict.
+    non-empty dict. Usages are unpacked a batch at a time (memory stays small on a 1 GB session).
     """
-    present = [p for p in packed if p is not None and p != _NO_USAGE]
-    columns = list(zip(*map(_USAGE.unpack, present))) if present else [()] * 10
-    fields = [list(filterfalse(math.isnan, col)) for col in columns]
-    tokens = {k: _sum_tokens(v) for k, v in zip(USAGE_KEYS, fields)}
-    cost = {k: reduce(operator.add, v, 0.0) for k, v in zip(COST_KEYS, fields[len(USAGE_KEYS) :])}
-    return tokens, cost, len(present)
+    tokens: list[int | float] = [0] * len(USAGE_KEYS)
+    cost = [0.0] * len(COST_KEYS)
+    calls = 0
+    batch: list[bytes] = []
+
+    def flush() -> None:
+        columns = list(zip(*map(_USAGE.unpack, batch)))
+        for j, column in enumerate(columns):
+            values = list(filterfalse(math.isnan, column))
+            if j < len(USAGE_KEYS):
+                tokens[j] = _add_tokens(tokens[j], values)
+            else:
+                cost[j - len(USAGE_KEYS)] = reduce(operator.add, values, cost[j - len(USAGE_KEYS)])
+        batch.clear()
+
+    for p in packed:
+        if p is not None and p != _NO_USAGE:
+            calls += 1
+            batch.append(p)
+            if len(batch) == _SUM_BATCH:
+                flush()
+    if batch:
+        flush()
+    return dict(zip(USAGE_KEYS, tokens)), dict(zip(COST_KEYS, cost)), calls
 
 
 # Entry types of pi / OpenClaw v3 session files (spec §1.3).
