@@ -139,6 +139,7 @@ class EntryReader:
         self._v1_ids_by_ordinal: dict[int, str] = {}
         self._v1_prev_id: str | None = None
         self.saw_crlf = False
+        self._open_calls: dict[str, str] = {}  # toolCall ids not answered yet: a result shares the call's id string
         self.id_of: Callable[[str], str | None] = lambda pid: None
 
     def start_after_header(self, header: dict[str, Any] | None = None) -> None:
@@ -266,6 +267,11 @@ class EntryReader:
             else:
                 self.report(m.Diagnostic("bad_role", f"message has no string 'role' ({role!r})", "error", line, offset))
                 role = "<missing>"
+        if call_ids:
+            for cid in call_ids:
+                self._open_calls[cid] = cid
+        elif tool_call_id is not None:
+            tool_call_id = self._open_calls.pop(tool_call_id, tool_call_id)  # the call's own id string (memory)
         nums = _pack_nums(
             line, offset, length, *(est if est is not None else _NO_ESTIMATES), _NAN if ts is None else float(ts), flags
         )
