@@ -177,6 +177,8 @@ _BY_LENGTH: dict[int, type[ErrorRecord] | type[OtherRecord] | type[MessageRecord
 }
 assert len(_BY_LENGTH) == 3, "record types must differ in length: the wire form is told apart by it"
 _tuple_new = tuple.__new__
+_loads = orjson.loads
+_MESSAGE = m.MESSAGE
 
 
 def to_wire(rec: Record) -> tuple[Any, ...]:
@@ -264,11 +266,15 @@ def extract_record(data: bytes, version: int) -> Record | None:
     """Parse one line and keep only what the index needs (see the module docstring). None for a blank line."""
     if not data or (data[0] in _WS and not data.strip()):
         return None
+    note = None
     try:
-        obj, note = decode_line(data)
-    except ValueError as exc:
-        return ErrorRecord(str(exc))
-    if type(obj) is not dict or obj.get("type") != m.MESSAGE:
+        obj = _loads(data)  # decode_line's first step, inlined: almost every line is plain JSON
+    except orjson.JSONDecodeError:
+        try:
+            obj, note = decode_line(data)
+        except ValueError as exc:
+            return ErrorRecord(str(exc))
+    if type(obj) is not dict or obj.get("type") != _MESSAGE:
         return OtherRecord(obj, note)
     return _message_record(obj, version, note)
 
