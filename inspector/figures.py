@@ -69,7 +69,7 @@ def window_json(window: ContextWindow) -> dict[str, Any]:
 
 def sum_usage(entries: list[m.Entry]) -> dict[str, Any]:
     """Σ of recorded usage (tokens and USD cost) over assistant entries (summed packed: `model.sum_packed_usage`)."""
-    tokens, cost, calls = m.sum_packed_usage(e.usage_packed for e in entries)
+    tokens, cost, calls = m.sum_packed_usage([e.usage_packed for e in entries])
     totals: dict[str, Any] = dict(tokens)
     totals["cost"] = {k: round(v, 10) for k, v in cost.items()}
     totals["assistant_calls"] = calls

@@ -84,28 +84,16 @@ def sum_packed_usage(packed: Iterable[bytes | None]) -> tuple[dict[str, int | fl
     """
     tokens: list[int | float] = [0] * len(USAGE_KEYS)
     cost = [0.0] * len(COST_KEYS)
-    calls = 0
-    batch: list[bytes] = []
-
-    def flush() -> None:
-        columns = list(zip(*map(_USAGE.unpack, batch)))
+    present = [p for p in packed if p is not None and p != _NO_USAGE]
+    for start in range(0, len(present), _SUM_BATCH):
+        columns = zip(*map(_USAGE.unpack, present[start : start + _SUM_BATCH]))
         for j, column in enumerate(columns):
             values = list(filterfalse(math.isnan, column))
             if j < len(USAGE_KEYS):
                 tokens[j] = _add_tokens(tokens[j], values)
             else:
                 cost[j - len(USAGE_KEYS)] = reduce(operator.add, values, cost[j - len(USAGE_KEYS)])
-        batch.clear()
-
-    for p in packed:
-        if p is not None and p != _NO_USAGE:
-            calls += 1
-            batch.append(p)
-            if len(batch) == _SUM_BATCH:
-                flush()
-    if batch:
-        flush()
-    return dict(zip(USAGE_KEYS, tokens)), dict(zip(COST_KEYS, cost)), calls
+    return dict(zip(USAGE_KEYS, tokens)), dict(zip(COST_KEYS, cost)), len(present)
 
 
 # Entry types of pi / OpenClaw v3 session files (spec §1.3).
