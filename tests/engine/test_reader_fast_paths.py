@@ -161,3 +161,25 @@ _message = st.builds(
 @given(_message)
 def test_ascii_fast_paths_equal_the_estimators(msg: dict) -> None:
     assert estimate_all(msg) == (pi_estimate_tokens(msg), openclaw_prune_chars(msg), openclaw_compaction_tokens(msg), tool_guard_chars(msg))
+
+
+# -- the line scanner's chunks -------------------------------------------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")), max_size=12), st.booleans(), st.integers(1, 9))
+def test_scanner_chunks_split_lines_like_bytes_split(tmp_path_factory, lines: list[bytes], trailing: bool, chunk: int) -> None:
+    """Whatever the chunk size, lines crossing chunk boundaries come out whole, with their offsets; what follows
+    the last newline stays pending."""
+    from inspector.index import LineScanner
+
+    data = b"\n".join(lines) + (b"\n" if trailing else b"")
+    path = tmp_path_factory.mktemp("scan") / "s.jsonl"
+    path.write_bytes(data)
+    scanner = LineScanner(path, chunk_size=chunk)
+    got = list(scanner.scan())
+    pieces = data.split(b"\n")
+    complete, tail = pieces[:-1], pieces[-1]
+    starts = [sum(len(p) + 1 for p in complete[:i]) for i in range(len(complete))]
+    assert got == [(i + 1, starts[i], p) for i, p in enumerate(complete)]
+    assert scanner.pending == tail and scanner.consumed == len(data) - len(tail)
