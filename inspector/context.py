@@ -46,18 +46,21 @@ def _settings_after(entry: m.Entry, model: dict[str, Any] | None, thinking_level
     return model, thinking_level
 
 
+_FLAGS_BYTE = m.NUMS.size - 8
+"""Offset in `Entry.nums` of the low byte of the flags (little-endian; every flag fits in it)."""
+
+
 def _row(entry: m.Entry, index: int) -> m.ContextMessage:
-    return m.ContextMessage(
-        index=index,
-        entry_index=entry.index,
-        entry_id=entry.id,
-        line=entry.line,
-        role=entry.role or "?",
-        tool_name=entry.tool_name,
-        nums=entry.nums,
-        usage_packed=entry.usage_packed,
-        excluded_from_llm=entry.excluded_from_context,
-    )
+    nums = entry.nums
+    # ContextMessage's fields in order (positional: a call with nine keywords costs more, once per context row).
+    return _ContextMessage(
+        index, entry.index, entry.id, entry.line, entry.role or "?", entry.tool_name, nums,
+        entry.usage_packed, bool(nums[_FLAGS_BYTE] & _EXCLUDED),
+    )  # fmt: skip
+
+
+_ContextMessage = m.ContextMessage
+_EXCLUDED = m.FLAG_EXCLUDED_FROM_CONTEXT
 
 
 def usage_rows_from_end(entries: list[m.Entry], ctx: m.SessionContext) -> Iterator[UsageRow]:

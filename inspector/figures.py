@@ -68,25 +68,9 @@ def window_json(window: ContextWindow) -> dict[str, Any]:
 
 
 def sum_usage(entries: list[m.Entry]) -> dict[str, Any]:
-    """Σ of recorded usage (tokens and USD cost) over assistant entries."""
-    totals: dict[str, Any] = dict.fromkeys(USAGE_FIELDS, 0)
-    cost: dict[str, float] = dict.fromkeys(COST_FIELDS, 0.0)
-    calls = 0
-    for e in entries:
-        u = e.usage
-        if not u:
-            continue
-        calls += 1
-        for k in USAGE_FIELDS:
-            v = u.get(k)
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
-                totals[k] += v
-        c = u.get("cost")
-        if isinstance(c, dict):
-            for k in COST_FIELDS:
-                v = c.get(k)
-                if isinstance(v, (int, float)) and not isinstance(v, bool):
-                    cost[k] += v
+    """Σ of recorded usage (tokens and USD cost) over assistant entries (summed packed: `model.sum_packed_usage`)."""
+    tokens, cost, calls = m.sum_packed_usage([e.usage_packed for e in entries])
+    totals: dict[str, Any] = dict(tokens)
     totals["cost"] = {k: round(v, 10) for k, v in cost.items()}
     totals["assistant_calls"] = calls
     return totals

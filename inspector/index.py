@@ -13,7 +13,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-CHUNK_SIZE = 8 * 1024 * 1024
+CHUNK_SIZE = 1024 * 1024
+"""Bytes read at a time: a chunk and its lines are alive together, so this bounds the scan's own memory (8 MiB
+chunks cost about 24 MB of peak RSS in the serial index and in every worker, for no measurable speed)."""
 
 
 @dataclass(slots=True)
@@ -173,14 +175,14 @@ class LineScanner:
             self._pending_len += len(chunk)
             return
         if self._pending_len:
-            body = b"".join([*self._pending_parts, chunk[:last_nl]])
+            chunk = b"".join([*self._pending_parts, chunk])
             self._set_pending(b"")
-        else:
-            body = chunk[:last_nl]
-        tail = chunk[last_nl + 1 :]
+        lines = chunk.split(b"\n")  # the last piece is what follows the last newline (no copy of the body first)
+        del chunk
+        tail = lines.pop()
         offset = self._consumed
         line_no = self._next_line
-        for data in body.split(b"\n"):
+        for data in lines:
             yield line_no, offset, data
             offset += len(data) + 1
             line_no += 1

@@ -9,8 +9,12 @@ of its size in memory.
 from __future__ import annotations
 
 import math
+import operator
 import struct
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import reduce
+from itertools import filterfalse
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -54,6 +58,43 @@ def unpack_usage(packed: bytes | None) -> dict[str, Any] | None:
     if cost:
         out["cost"] = cost
     return out
+
+_NO_USAGE = _USAGE.pack(*[_NAN] * 10)
+"""A packed usage with no standard field at all (unpacks to `{}`: not counted as a call)."""
+
+
+def _add_tokens(total: int | float, values: list[float]) -> int | float:
+    """`total` plus `num(v)` of each value, in order, as a loop over the unpacked usage dicts adds them."""
+    if type(total) is int and all(map(float.is_integer, values)) and (not values or max(map(abs, values)) < 2**53):
+        return total + sum(map(int, values))  # only ints: exact, whatever the grouping
+    for v in values:
+        total += int(v) if v.is_integer() and abs(v) < 2**53 else v
+    return total
+
+
+_SUM_BATCH = 4096
+
+
+def sum_packed_usage(packed: Iterable[bytes | None]) -> tuple[dict[str, int | float], dict[str, float], int]:
+    """Σ of packed usages, field by field, without building a dict per usage: `(tokens, cost, calls)`.
+
+    Equals adding `unpack_usage(p)`'s numbers in order: tokens from an int 0 (exact while they are integral),
+    cost from a float 0.0 (an integral cost adds the same double). `calls` counts the usages that unpack to a
+    non-empty dict. Usages are unpacked a batch at a time (memory stays small on a 1 GB session).
+    """
+    tokens: list[int | float] = [0] * len(USAGE_KEYS)
+    cost = [0.0] * len(COST_KEYS)
+    present = [p for p in packed if p is not None and p != _NO_USAGE]
+    for start in range(0, len(present), _SUM_BATCH):
+        columns = zip(*map(_USAGE.unpack, present[start : start + _SUM_BATCH]))
+        for j, column in enumerate(columns):
+            values = list(filterfalse(math.isnan, column))
+            if j < len(USAGE_KEYS):
+                tokens[j] = _add_tokens(tokens[j], values)
+            else:
+                cost[j - len(USAGE_KEYS)] = reduce(operator.add, values, cost[j - len(USAGE_KEYS)])
+    return dict(zip(USAGE_KEYS, tokens)), dict(zip(COST_KEYS, cost)), len(present)
+
 
 # Entry types of pi / OpenClaw v3 session files (spec §1.3).
 SESSION = "session"
@@ -129,7 +170,7 @@ class Estimates:
 
 # Per-entry numbers in one bytes object: line, offset, length, the four estimates (-1 = the entry maps to no
 # message), the message timestamp (NaN = none) and flags. ~100 bytes where separate ints took ~250.
-_NUMS = struct.Struct("<qqqqqqqdq")
+_NUMS = NUMS = struct.Struct("<qqqqqqqdq")
 FLAG_MIGRATED_ROLE = 1
 """A v2 `hookMessage` read as `custom`."""
 FLAG_EXCLUDED_FROM_CONTEXT = 2

@@ -18,7 +18,7 @@ from . import model as m
 from . import parallel
 from .context import build_context, extend_context, tool_pairing_diagnostics
 from .formats.openclaw import BOM, EntryReader, agent_message_of, peek_version
-from .formats.records import decode_line, from_wire
+from .formats.records import decode_line
 from .index import FileIdentity, FileReplaced, LineScanner, read_range
 from .safeio import NotRegularFileError, open_regular
 from .tree import SessionTree
@@ -177,7 +177,7 @@ class Session:
         tail = b""
         for rows, lines_seen, tail in parallel.parse_ranges(str(self.path), bounds, version):  # noqa: B007 (the last range's tail is used after the loop)
             for line, offset, length, wire in rows:
-                entry = accept(base + line, offset, length, from_wire(wire))
+                entry = accept(base + line, offset, length, wire)  # the wire form: no named record rebuilt
                 if entry is not None:
                     add(entry)
                     new.append(entry)

@@ -20,7 +20,7 @@ processes); `EntryReader` here turns records, in file order, into `Entry` metada
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -37,6 +37,7 @@ from .records import (
     decode_line,
     extract_range,
     extract_record,
+    from_wire,
     json_kind,
 )
 
@@ -53,6 +54,11 @@ __all__ = [
 ]
 
 HUGE_LINE_BYTES = 16 * 1024 * 1024
+_pack_nums = m.NUMS.pack
+_Entry = m.Entry
+_NO_ESTIMATES = (-1, -1, -1, -1)
+_MESSAGE_FIELDS = len(MessageRecord._fields)
+_NAN = float("nan")
 BOM = b"\xef\xbb\xbf"
 
 
@@ -135,6 +141,7 @@ class EntryReader:
         self._v1_ids_by_ordinal: dict[int, str] = {}
         self._v1_prev_id: str | None = None
         self.saw_crlf = False
+        self._open_calls: dict[str, str] = {}  # toolCall ids not answered yet: a result shares the call's id string
         self.id_of: Callable[[str], str | None] = lambda pid: None
 
     def start_after_header(self, header: dict[str, Any] | None = None) -> None:
@@ -160,21 +167,32 @@ class EntryReader:
             raise ValueError(rec.reason)
         return self.accept_record(line, offset, len(data), rec)
 
-    def accept_record(self, line: int, offset: int, length: int, rec: Record) -> m.Entry | None:
-        """One record (from `extract_record`, here or in a worker process) at its place in the file."""
-        if isinstance(rec, ErrorRecord):
-            pi_too = "" if rec.reason.startswith(NESTED_TOO_DEEP) else " (pi skips it too)"
-            self.report(m.Diagnostic("unparseable", f"{rec.reason}; skipped{pi_too}", "error", line, offset))
+    def accept_record(self, line: int, offset: int, length: int, rec: Record | tuple[Any, ...]) -> m.Entry | None:
+        """One record (from `extract_record`, here or in a worker process, also in its wire form: `to_wire`) at
+        its place in the file."""
+        if len(rec) == _MESSAGE_FIELDS and self.parsed_count:  # the hot path: a message after the header
+            note = rec[-1]
+            if note:
+                self.report(m.Diagnostic("invalid_utf8", note, "warning", line, offset))
+            if length > HUGE_LINE_BYTES:
+                self.report(m.Diagnostic("huge_line", f"line is {length:,} bytes; parsed, content not kept in memory", "warning", line, offset))
+            ordinal = self.parsed_count
+            self.parsed_count = ordinal + 1
+            return self._message_entry(rec, line, offset, length, ordinal)
+        record: Record = from_wire(rec) if type(rec) is tuple else cast(Record, rec)
+        if isinstance(record, ErrorRecord):
+            pi_too = "" if record.reason.startswith(NESTED_TOO_DEEP) else " (pi skips it too)"
+            self.report(m.Diagnostic("unparseable", f"{record.reason}; skipped{pi_too}", "error", line, offset))
             return None
-        note = rec.note
+        note = record.note
         if note:
             self.report(m.Diagnostic("invalid_utf8", note, "warning", line, offset))
         if length > HUGE_LINE_BYTES:
             self.report(m.Diagnostic("huge_line", f"line is {length:,} bytes; parsed, content not kept in memory", "warning", line, offset))
         ordinal = self.parsed_count
         self.parsed_count += 1
-        if isinstance(rec, OtherRecord):
-            obj = rec.obj
+        if isinstance(record, OtherRecord):
+            obj = record.obj
             if type(obj) is not dict:
                 self.report(m.Diagnostic("not_object", f"line is JSON but not an object ({json_kind(obj)}); ignored", "error", line, offset))
                 return None
@@ -188,7 +206,7 @@ class EntryReader:
             return self._other_entry(obj, line, offset, length, ordinal)
         if ordinal == 0:
             self._missing_header(line, offset)
-        return self._message_entry(rec, line, offset, length, ordinal)
+        return self._message_entry(record, line, offset, length, ordinal)
 
     def _accept_header(self, obj: dict[str, Any], line: int, offset: int) -> bool:
         if obj.get("type") == m.SESSION and isinstance(obj.get("id"), str):
@@ -241,17 +259,33 @@ class EntryReader:
             parent = self.id_of(parent) or parent  # share the parent's id string (memory)
         return eid, parent
 
-    def _message_entry(self, rec: MessageRecord, line: int, offset: int, length: int, ordinal: int) -> m.Entry:
-        eid, parent = self._ids(rec.id, rec.parent_id, line, offset, ordinal)
-        role = rec.role
-        if role is None and not rec.block_kinds:
-            self.report(m.Diagnostic("bad_message", "message entry without a 'message' object; not in context", "error", line, offset))
-        elif type(role) is not str:
-            self.report(m.Diagnostic("bad_role", f"message has no string 'role' ({role!r})", "error", line, offset))
-            role = "<missing>"
-        nums = m.pack_nums(line, offset, length, rec.estimates, rec.message_timestamp, rec.flags)
-        entry = m.Entry.from_message_record(len(self.entries), nums, eid, parent, role, rec)
-        self.entries.append(entry)
+    def _message_entry(self, rec: MessageRecord | tuple[Any, ...], line: int, offset: int, length: int, ordinal: int) -> m.Entry:
+        (eid, parent, role, tool_name, tool_call_id, call_ids, provider, model, stop, usage, ts, kinds, est, flags, _) = rec
+        if self.version >= 2 and type(eid) is str and (parent is None or type(parent) is str):
+            if parent:
+                parent = self.id_of(parent) or parent  # share the parent's id string (memory)
+        else:
+            eid, parent = self._ids(eid, parent, line, offset, ordinal)
+        if type(role) is not str:
+            if role is None and not kinds:
+                self.report(m.Diagnostic("bad_message", "message entry without a 'message' object; not in context", "error", line, offset))
+            else:
+                self.report(m.Diagnostic("bad_role", f"message has no string 'role' ({role!r})", "error", line, offset))
+                role = "<missing>"
+        if call_ids:
+            for cid in call_ids:
+                self._open_calls[cid] = cid
+        elif tool_call_id is not None:
+            tool_call_id = self._open_calls.pop(tool_call_id, tool_call_id)  # the call's own id string (memory)
+        nums = _pack_nums(
+            line, offset, length, *(est if est is not None else _NO_ESTIMATES), _NAN if ts is None else float(ts), flags
+        )
+        entries = self.entries
+        entry = _Entry(
+            len(entries), nums, m.MESSAGE, eid, parent, None, None, role, tool_name, tool_call_id, call_ids, provider, model,
+            stop, usage, kinds,
+        )  # fmt: skip  (Entry.from_message_record, inlined: the fields in Entry's order)
+        entries.append(entry)
         return entry
 
     def _other_entry(self, obj: dict[str, Any], line: int, offset: int, length: int, ordinal: int) -> m.Entry:

@@ -177,6 +177,8 @@ _BY_LENGTH: dict[int, type[ErrorRecord] | type[OtherRecord] | type[MessageRecord
 }
 assert len(_BY_LENGTH) == 3, "record types must differ in length: the wire form is told apart by it"
 _tuple_new = tuple.__new__
+_loads = orjson.loads
+_MESSAGE = m.MESSAGE
 
 
 def to_wire(rec: Record) -> tuple[Any, ...]:
@@ -196,82 +198,83 @@ def _intern(value: Any) -> str | None:
     return _INTERNED.setdefault(value, value) if len(value) < 200 else value
 
 
-def _block_kinds(content: Any) -> tuple[str, ...]:
-    """The `type` of each content block (`?` when missing), shared between entries; `("string",)` for a string."""
-    if type(content) is str:
-        return ("string",)
-    if type(content) is not list:
-        return ()
-    kinds = tuple([b.get("type", "?") if type(b) is dict else "?" for b in content])
-    try:
-        return _KINDS.setdefault(kinds, kinds)  # a few distinct shapes, shared by every entry
-    except TypeError:  # a block "type" that is not hashable
-        return tuple(k if type(k) is str else "?" for k in kinds)
-
-
 def _message_record(obj: dict[str, Any], version: int, note: str | None) -> MessageRecord:
     msg = obj.get("message")
     if type(msg) is not dict:
         return MessageRecord(obj.get("id"), obj.get("parentId"), None, None, None, (), None, None, None, None, None, (), None, 0, note)
-    role = msg.get("role")
+    get = msg.get
+    role = get("role")
     flags = 0
     if version < 3 and role == "hookMessage":
         role = "custom"
         msg["role"] = role
         flags |= m.FLAG_MIGRATED_ROLE
-    content = msg.get("content")
+    content = get("content")
     tool_name = tool_call_id = provider = model = stop = usage = None
     call_ids: tuple[str, ...] = ()
-    kinds = _block_kinds(content)
+    if type(content) is list:
+        kinds = tuple([b.get("type", "?") if type(b) is dict else "?" for b in content])
+        try:
+            kinds = _KINDS.setdefault(kinds, kinds)  # a few distinct shapes, shared by every entry
+        except TypeError:  # a block "type" that is not hashable
+            kinds = tuple(k if type(k) is str else "?" for k in kinds)
+    else:
+        kinds = ("string",) if type(content) is str else ()
     if role == "assistant":
-        provider = _intern(msg.get("provider"))
-        model = _intern(msg.get("model"))
-        stop = _intern(msg.get("stopReason"))
-        raw_usage = msg.get("usage")
+        interned = _INTERNED
+        provider = get("provider")
+        provider = interned.setdefault(provider, provider) if type(provider) is str and len(provider) < 200 else _long_str(provider)
+        model = get("model")
+        model = interned.setdefault(model, model) if type(model) is str and len(model) < 200 else _long_str(model)
+        stop = get("stopReason")
+        stop = interned.setdefault(stop, stop) if type(stop) is str and len(stop) < 200 else _long_str(stop)
+        raw_usage = get("usage")
         usage = m.pack_usage(raw_usage)
         if usage is None and js_truthy(raw_usage):
             flags |= m.FLAG_NON_OBJECT_USAGE
         if "toolCall" in kinds and type(content) is list:
             calls = [b for b in content if type(b) is dict and b.get("type") == "toolCall"]
-            call_ids = tuple(str(b.get("id")) for b in calls)
+            call_ids = tuple([str(b.get("id")) for b in calls])
             names = [name for b in calls if type(name := b.get("name")) is str]
             tool_name = _intern(", ".join(names)) if names else None
     elif role == "toolResult":
-        tool_name = _intern(msg.get("toolName"))
-        tool_call_id = msg.get("toolCallId")
-    elif role == "bashExecution" and js_truthy(msg.get("excludeFromContext")):
+        tool_name = _intern(get("toolName"))
+        tool_call_id = get("toolCallId")
+        if type(tool_call_id) is not str:
+            tool_call_id = None
+    elif role == "bashExecution" and js_truthy(get("excludeFromContext")):
         flags |= m.FLAG_EXCLUDED_FROM_CONTEXT
-    ts = msg.get("timestamp")
+    ts = get("timestamp")
+    if type(role) is str:
+        role = _INTERNED.setdefault(role, role) if len(role) < 200 else role
     # MessageRecord's fields in order; tuple.__new__ skips the named tuple's Python-level __new__ (0.35 µs vs 1 µs).
-    fields = (
-        obj.get("id"),
-        obj.get("parentId"),
-        _intern(role) if type(role) is str else role,
-        tool_name if type(tool_name) is str else None,
-        tool_call_id if type(tool_call_id) is str else None,
-        call_ids,
-        provider if type(provider) is str else None,
-        model if type(model) is str else None,
-        stop if type(stop) is str else None,
-        usage,
-        ts if type(ts) in (int, float) else None,
-        kinds,
-        estimate_all(msg),
-        flags,
-        note,
-    )
-    return _tuple_new(MessageRecord, fields)
+    return _tuple_new(
+        MessageRecord,
+        (
+            obj.get("id"), obj.get("parentId"), role, tool_name, tool_call_id, call_ids, provider, model, stop, usage,
+            ts if type(ts) is int or type(ts) is float else None, kinds, estimate_all(msg), flags, note,
+        ),
+    )  # fmt: skip
+
+
+def _long_str(value: Any) -> str | None:
+    """A string too long to intern as itself, anything else None (what `_intern` gives for those)."""
+    return value if type(value) is str else None
 
 
 def extract_record(data: bytes, version: int) -> Record | None:
     """Parse one line and keep only what the index needs (see the module docstring). None for a blank line."""
     if not data or (data[0] in _WS and not data.strip()):
         return None
+    note = None
     try:
-        obj, note = decode_line(data)
-    except ValueError as exc:
-        return ErrorRecord(str(exc))
-    if type(obj) is not dict or obj.get("type") != m.MESSAGE:
+        obj = _loads(data)  # decode_line's first step, inlined: almost every line is plain JSON
+    except orjson.JSONDecodeError:
+        try:
+            obj, note = decode_line(data)
+        except ValueError as exc:
+            return ErrorRecord(str(exc))
+    if type(obj) is not dict or obj.get("type") != _MESSAGE:
         return OtherRecord(obj, note)
     return _message_record(obj, version, note)
 

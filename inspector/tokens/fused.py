@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from ..jsjson import JSStringifyError, js_len, js_stringify_len
 from .estimators import (
     OPENCLAW_IMAGE_CHAR_ESTIMATE,
@@ -22,9 +24,70 @@ from .estimators import (
     tool_guard_chars,
     tool_result_guard_chars,
 )
-from .measure import CHARS_PER_TOKEN_ESTIMATE, ceil_div4, estimate_string_chars, str_len, string_lens, unknown_chars
+from .measure import (
+    CHARS_PER_TOKEN_ESTIMATE,
+    UNKNOWN_THROW_CHARS,
+    ceil_div4,
+    estimate_string_chars,
+    string_lens,
+    unknown_chars,
+)
 
 __all__ = ["estimate_all"]
+
+_dumps = orjson.dumps
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+
+
+_WALK_BUDGET = 64
+_MAX_SAFE = 2**53
+
+
+def _only_safe_numbers(value: Any, budget: int) -> int:
+    """What is left of `budget` after walking `value`, or -1 when it holds a float or an integer beyond 2**53
+    (where orjson and JavaScript may write a number differently), or has more than `budget` containers and
+    numbers. Strings are not looked into: digits inside them are what made the byte search doubt."""
+    for v in value.values() if type(value) is dict else value:
+        t = type(v)
+        if t is str or t is bool or v is None:
+            continue
+        budget -= 1
+        if budget < 0 or t is float:
+            return -1
+        if t is int:
+            if not -_MAX_SAFE <= v <= _MAX_SAFE:
+                return -1
+        elif t is dict or t is list:
+            budget = _only_safe_numbers(v, budget)
+            if budget < 0:
+                return -1
+        else:
+            return -1
+    return budget
+
+
+def _stringify_len_or_throw(value: Any) -> int:
+    """`JSON.stringify(value).length`, or -1 where JavaScript would throw (`measure.json_len_or`, inlined).
+
+    The orjson fast path of `jsjson.js_stringify_len` for a dict (tool-call arguments, `details`): orjson's
+    output is JavaScript's when it holds no float-looking or 16-digit number (`jsjson._maybe_js_number_differs`);
+    anything else goes through `js_stringify_len` itself.
+    """
+    if type(value) is dict:
+        try:
+            out = _dumps(value)
+        except (orjson.JSONEncodeError, TypeError):
+            out = None
+        if out is not None:
+            t = out.translate(_DIGITS_TO_ZERO)
+            if (b"0." not in t and b"0e" not in t and b"0E" not in t and b"0000000000000000" not in t) or _only_safe_numbers(
+                value, _WALK_BUDGET
+            ) >= 0:
+                return len(out) if out.isascii() else js_len(out.decode("utf-8"))
+    try:
+        return js_stringify_len(value)
+    except (TypeError, ValueError, JSStringifyError):
+        return -1
 
 
 def estimate_all(msg: dict[str, Any]) -> tuple[int, int, int, int]:
@@ -47,37 +110,51 @@ def estimate_all(msg: dict[str, Any]) -> tuple[int, int, int, int]:
                 if btype == "text":
                     text = block.get("text")
                     if type(text) is str:
-                        raw, weighted = string_lens(text)
-                        pi += raw
-                        guard += raw
-                        prune += weighted
+                        if text.isascii():  # UTF-16 length and weighted length are both len()
+                            raw = len(text)
+                            pi += raw
+                            guard += raw
+                            prune += raw
+                        else:
+                            raw, weighted = string_lens(text)
+                            pi += raw
+                            guard += raw
+                            prune += weighted
                     else:
                         guard += unknown_chars(block)
                 elif btype == "thinking":
                     thinking = block.get("thinking")
                     if type(thinking) is str:
-                        raw, weighted = string_lens(thinking)
-                        pi += raw
-                        guard += raw
-                        prune += weighted
+                        if thinking.isascii():
+                            raw = len(thinking)
+                            pi += raw
+                            guard += raw
+                            prune += raw
+                        else:
+                            raw, weighted = string_lens(thinking)
+                            pi += raw
+                            guard += raw
+                            prune += weighted
                     else:
                         guard += unknown_chars(block)
                     signature = block.get("thinkingSignature")
                     if type(signature) is str:
-                        prune += estimate_string_chars(signature)
+                        prune += len(signature) if signature.isascii() else estimate_string_chars(signature)
                 elif btype == "toolCall":
-                    pi += str_len(block.get("name"))
+                    name = block.get("name")
+                    if type(name) is str:
+                        pi += len(name) if name.isascii() else js_len(name)
                     args = block.get("arguments")
                     if args is None:
                         args_len = 2  # `arguments ?? {}`
                         if "arguments" in block:
                             pi += 4  # JSON.stringify(null)
                     else:
-                        try:
-                            args_len = js_stringify_len(args)
-                            pi += args_len
-                        except (TypeError, ValueError, JSStringifyError):
+                        args_len = _stringify_len_or_throw(args)
+                        if args_len < 0:
                             args_len = TOOL_CALL_ARGS_THROW_CHARS
+                        else:
+                            pi += args_len
                     prune += args_len
                     guard += args_len
                 else:
@@ -93,7 +170,7 @@ def estimate_all(msg: dict[str, Any]) -> tuple[int, int, int, int]:
     if role == "toolResult":
         content = msg.get("content")
         if type(content) is str:
-            pi = js_len(content)
+            pi = len(content) if content.isascii() else js_len(content)
             prune = 0
             guard = pi
         elif type(content) is list:
@@ -104,10 +181,16 @@ def estimate_all(msg: dict[str, Any]) -> tuple[int, int, int, int]:
                     if btype == "text":
                         text = block.get("text")
                         if type(text) is str:
-                            raw, weighted = string_lens(text)
-                            pi += raw
-                            guard += raw
-                            prune += weighted
+                            if text.isascii():
+                                raw = len(text)
+                                pi += raw
+                                guard += raw
+                                prune += raw
+                            else:
+                                raw, weighted = string_lens(text)
+                                pi += raw
+                                guard += raw
+                                prune += weighted
                             continue
                     elif btype == "image":
                         pi += PI_IMAGE_CHARS
@@ -118,15 +201,23 @@ def estimate_all(msg: dict[str, Any]) -> tuple[int, int, int, int]:
         else:
             pi = prune = guard = 0
         if "details" in msg:
-            guard += unknown_chars(msg["details"])
+            details = msg["details"]
+            if type(details) is dict:
+                n = _stringify_len_or_throw(details)
+                guard += n if n >= 0 else UNKNOWN_THROW_CHARS
+            else:
+                guard += unknown_chars(details)
         guard = max(guard, -(-guard * CHARS_PER_TOKEN_ESTIMATE // TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE))
         pi_tokens = ceil_div4(pi)
         return pi_tokens, prune, pi_tokens, guard
     if role == "user":
         content = msg.get("content")
         if type(content) is str:
-            raw, weighted = string_lens(content)
-            tokens = ceil_div4(raw)
+            if content.isascii():
+                raw = weighted = len(content)
+            else:
+                raw, weighted = string_lens(content)
+            tokens = -(-raw // CHARS_PER_TOKEN_ESTIMATE)
             return tokens, weighted, tokens, raw
         if type(content) is not list:
             return 0, 0, 0, 0
@@ -137,10 +228,16 @@ def estimate_all(msg: dict[str, Any]) -> tuple[int, int, int, int]:
                 if btype == "text":
                     text = block.get("text")
                     if type(text) is str:
-                        raw, weighted = string_lens(text)
-                        pi += raw
-                        guard += raw
-                        prune += weighted
+                        if text.isascii():
+                            raw = len(text)
+                            pi += raw
+                            guard += raw
+                            prune += raw
+                        else:
+                            raw, weighted = string_lens(text)
+                            pi += raw
+                            guard += raw
+                            prune += weighted
                         continue
                 elif btype == "image":
                     prune += OPENCLAW_IMAGE_CHAR_ESTIMATE
