@@ -1,7 +1,13 @@
 """Generate a large, realistic OpenClaw v3 session file for benchmarks.
 
-    python bench/generate.py /tmp/big.jsonl --size 1GB          # stop once 1 GiB is written
-    python bench/generate.py bench/out/s.jsonl --entries 50000   # stop after N entries (header not counted)
+    python bench/generate.py /tmp/big.jsonl --size 1GB                  # stop once 1 GiB is written
+    python bench/generate.py /tmp/chat.jsonl --size 256MB --shape chat  # the chat-heavy shape
+    python bench/generate.py /tmp/s.jsonl --entries 50000               # stop after N entries (header not counted)
+
+Two shapes (`--shape`): `tools` (the default) spends its bytes on large tool results (a lognormal long tail up to
+200k characters, ~3.5 KB per entry); `chat` is what most real sessions look like: many small messages (user turns,
+assistants with short text, thinking and tool calls, tool results of 200 B-6 KB) with a few large results (1%,
+20-80k characters), ~2 KB per entry. Both share the turn structure below; only sizes differ.
 
 The mix follows a long OpenClaw coding session: mostly messages (user turns, assistants with thinking and tool calls,
 tool results whose sizes have a long tail, exec results carrying their `aggregated` copy in `details`), some CJK, an
@@ -23,6 +29,7 @@ import re
 import sys
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -59,6 +66,8 @@ class Stats:
     compactions: int = 0
     branches: int = 0
     seconds: float = 0.0
+    mark_bytes: int | None = None  # the file's size at the end of the first turn that reached `mark_at` bytes
+    mark_entries: int | None = None  # and its entries then (header not counted)
 
 
 class _CountingSink:
@@ -108,10 +117,36 @@ class _Pools:
         return pool[start:start + size]
 
 
-def _result_size(rng: random.Random) -> int:
-    """Tool-result text size: mostly small, a long tail up to ~200k characters."""
+def _tools_result_size(rng: random.Random) -> int:
+    """Tool-result text size of the `tools` shape: mostly small, a long tail up to ~200k characters."""
     size = int(rng.lognormvariate(7.45, 1.35))
     return max(12, min(size, 200_000))
+
+
+def _chat_result_size(rng: random.Random) -> int:
+    """Tool-result text size of the `chat` shape: 1% large (20k-80k characters), the rest 200-6000."""
+    if rng.random() < 0.01:
+        return rng.randint(20_000, 80_000)
+    return max(200, min(int(rng.lognormvariate(7.0, 0.9)), 6000))
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How a generated session spends its bytes: tool-result sizes and the lengths of assistant prose."""
+
+    name: str
+    result_size: Callable[[random.Random], int]
+    thinking_chars: tuple[int, int]
+    final_chars: tuple[int, int]
+    description: str
+
+
+SHAPES = {
+    "tools": Shape("tools", _tools_result_size, (80, 1500), (60, 2500),
+                   "mostly large tool results (a long tail up to 200k characters): ~3.5 KB per entry"),
+    "chat": Shape("chat", _chat_result_size, (40, 600), (40, 900),
+                  "many small messages, tool results of 200 B-6 KB, 1% of 20-80 KB: ~2 KB per entry"),
+}
 
 
 def parse_size(text: str) -> int:
@@ -125,7 +160,8 @@ def parse_size(text: str) -> int:
 class _Session:
     """Drives a SessionBuilder through turns, tracking just enough context to compute usage and compactions."""
 
-    def __init__(self, sink: _CountingSink, seed: int) -> None:
+    def __init__(self, sink: _CountingSink, seed: int, shape: Shape) -> None:
+        self.shape = shape
         self.rng = random.Random(seed)
         self.b = SessionBuilder(seed=seed, start="2026-01-05T07:58:31.904Z", sink=sink, track_context=False)
         self.pools = _Pools(random.Random(seed + 1))
@@ -162,7 +198,7 @@ class _Session:
 
     def _tool_call_and_result(self) -> tuple[dict, tuple]:
         rng, b = self.rng, self.b
-        size = _result_size(rng)
+        size = self.shape.result_size(rng)
         roll = rng.random()
         if roll < 0.40:
             cmd = rng.choice(COMMANDS)
@@ -214,7 +250,7 @@ class _Session:
             blocks: list = []
             out_chars = 0
             if rng.random() < 0.45:
-                thought = self.pools.take(rng, "web", rng.randint(80, 1500))
+                thought = self.pools.take(rng, "web", rng.randint(*self.shape.thinking_chars))
                 blocks.append(b.thinking(thought))
                 out_chars += len(thought)
             if rng.random() < 0.5:
@@ -237,7 +273,7 @@ class _Session:
                                       (content if isinstance(content, list) else [content]))
                 self.stats.tool_results += 1
             del aid
-        final = self.pools.take(rng, "web", rng.randint(60, 2500))
+        final = self.pools.take(rng, "web", rng.randint(*self.shape.final_chars))
         self._maybe_compact()
         self._assistant([final], len(final))
         return b.cache_ttl(provider=self.model[0], model_id=self.model[1])
@@ -275,7 +311,7 @@ class _Session:
 
     # ---- driver ------------------------------------------------------------------------------------------------------
 
-    def run(self, max_bytes: int | None, max_entries: int | None) -> Stats:
+    def run(self, max_bytes: int | None, max_entries: int | None, mark_at: int | None = None) -> Stats:
         rng, b = self.rng, self.b
         started = time.perf_counter()
         b.header(cwd="/home/dev/.openclaw/workspace")
@@ -306,21 +342,31 @@ class _Session:
                 b.thinking_level_change(rng.choice(("off", "low", "medium", "high")))
             elif roll < 0.032:
                 b.label(fork_point, f"checkpoint {turns}")
+            if mark_at is not None and self.stats.mark_bytes is None and self.sink.bytes >= mark_at:
+                self.stats.mark_bytes, self.stats.mark_entries = self.sink.bytes, self.sink.lines - 1
         self.stats.entries = self.sink.lines - 1
         self.stats.bytes = self.sink.bytes
         self.stats.seconds = time.perf_counter() - started
         return self.stats
 
 
-def generate(path: str | Path, *, size_bytes: int | None = None, entries: int | None = None, seed: int = 0) -> Stats:
-    """Write a generated session to `path`, stopping at the end of the turn that reaches `size_bytes` or `entries`."""
+def generate(path: str | Path, *, size_bytes: int | None = None, entries: int | None = None, seed: int = 0,
+             shape: str = "tools", mark_at: int | None = None) -> Stats:
+    """Write a generated session of `shape` (a key of `SHAPES`) to `path`, stopping at the end of the turn that
+    reaches `size_bytes` or `entries`.
+
+    With `mark_at`, `Stats.mark_bytes` is where the first turn that reached `mark_at` bytes ended: the file cut
+    there is a whole session, and the bytes after it are entries that continue it (what `bench/run.py` appends).
+    """
     if size_bytes is None and entries is None:
         raise ValueError("give size_bytes or entries")
+    if shape not in SHAPES:
+        raise ValueError(f"unknown shape {shape!r} (known: {', '.join(SHAPES)})")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb", buffering=1 << 22) as raw:
         sink = _CountingSink(raw)
-        return _Session(sink, seed).run(size_bytes, entries)
+        return _Session(sink, seed, SHAPES[shape]).run(size_bytes, entries, mark_at)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -331,9 +377,11 @@ def main(argv: list[str] | None = None) -> int:
     limit.add_argument("--size", type=parse_size, help="stop after this many bytes, e.g. 1GB, 200MB")
     limit.add_argument("--entries", type=int, help="stop after this many entries")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--shape", choices=sorted(SHAPES), default="tools",
+                        help="; ".join(f"{s.name}: {s.description}" for s in SHAPES.values()) + " (default tools)")
     args = parser.parse_args(argv)
-    stats = generate(args.out, size_bytes=args.size, entries=args.entries, seed=args.seed)
-    print(f"{args.out}: {stats.entries} entries, {stats.bytes / 2**20:.1f} MiB, {stats.tool_results} tool results, "
+    stats = generate(args.out, size_bytes=args.size, entries=args.entries, seed=args.seed, shape=args.shape)
+    print(f"{args.out} ({args.shape}): {stats.entries} entries, {stats.bytes / max(stats.entries, 1):.0f} B/entry, {stats.bytes / 2**20:.1f} MiB, {stats.tool_results} tool results, "
           f"{stats.compactions} compactions, {stats.branches} abandoned branches, {stats.seconds:.1f} s "
           f"({stats.bytes / 2**20 / max(stats.seconds, 1e-9):.0f} MiB/s)")
     return 0
