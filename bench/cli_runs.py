@@ -4,7 +4,9 @@ Each run's wall time includes interpreter start-up and imports; its peak RSS com
 single process of the run: the CLI's own, or a worker's if larger). stdout goes to a file and is hashed, so a warm
 (cached) run can be checked against the cold one. Every run gets a controlled environment: no user OpenClaw config
 (`OPENCLAW_CONFIG_PATH` points at a missing file), and the index cache (when the CLI has one) in a directory of the
-benchmark's (`SESSION_INSPECTOR_CACHE_DIR`, `XDG_CACHE_HOME`), never the user's.
+benchmark's (`SESSION_INSPECTOR_CACHE_DIR`, `XDG_CACHE_HOME`), never the user's. Bytecode is cached as on a
+user's install, even when `PYTHONDONTWRITEBYTECODE` is set (compiling every module costs about a second per run),
+under `pycache` (`PYTHONPYCACHEPREFIX`, outside the repo), and `warm_up` compiles it before anything is timed.
 """
 
 from __future__ import annotations
@@ -50,13 +52,15 @@ class CliRun:
 class CliRunner:
     """Runs the CLI in fresh processes under a scratch directory (config, caches, outputs)."""
 
-    def __init__(self, scratch: Path, python: str = sys.executable) -> None:
+    def __init__(self, scratch: Path, pycache: Path, python: str = sys.executable) -> None:
         self.scratch = scratch
         self.python = python
         scratch.mkdir(parents=True, exist_ok=True)
         pythonpath = os.environ.get("PYTHONPATH")
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         self.base_env = dict(
-            os.environ,
+            env,
+            PYTHONPYCACHEPREFIX=str(pycache),
             PYTHONPATH=f"{pythonpath}{os.pathsep}{ROOT}" if pythonpath else str(ROOT),
             OPENCLAW_CONFIG_PATH=str(scratch / "no-openclaw.json"),
             XDG_CACHE_HOME=str(scratch / "xdg-cache"),
@@ -81,11 +85,19 @@ class CliRunner:
         env = dict(self.base_env, SESSION_INSPECTOR_CACHE_DIR=str(cache_dir))
         return self._timed(argv, env)
 
-    def startup(self) -> dict[str, float]:
-        """The floor under every CLI row: a bare interpreter, and `python -m inspector stats --help`."""
-        bare = self._timed([self.python, "-c", "pass"], self.base_env)
-        cli = self._timed([self.python, "-m", "inspector", "stats", "--help"], self.base_env)
-        return {"python_seconds": bare.seconds, "cli_help_seconds": cli.seconds}
+    def warm_up(self, tiny: Path) -> dict[str, float]:
+        """Compile and cache every module (each command once on `tiny`, untimed), then the floor under every CLI
+        row: a bare interpreter, `python -m inspector stats --help`, and each command on the tiny session."""
+        for name in COMMANDS:
+            self.run(name, tiny, cache_dir=self.scratch / "warm-up-cache", use_cache=False)
+        floor = {
+            "python_seconds": self._timed([self.python, "-c", "pass"], self.base_env).seconds,
+            "cli_help_seconds": self._timed([self.python, "-m", "inspector", "stats", "--help"], self.base_env).seconds,
+        }
+        for name in COMMANDS:
+            floor[f"{name}_tiny_seconds"] = self.run(name, tiny, cache_dir=self.scratch / "warm-up-cache",
+                                                     use_cache=False).seconds
+        return floor
 
     def _timed(self, argv: list[str], env: dict[str, str]) -> CliRun:
         out_path = self.scratch / "stdout"

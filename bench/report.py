@@ -79,6 +79,8 @@ def _shape_cells(s: dict[str, Any]) -> dict[str, str]:
         cells["tokenizer"] = f"{tok['tokenizer_mb_per_s']:.1f} MB/s ({tok['text_bytes'] / 1e6:.1f} MB in {_s(tok['tokenizer_seconds'])})"
         r = tok["counting_ratio_to_tokenizer"]
         cells["counting"] = f"**{r:.2f}×** ({_s(tok['counting_seconds'])}){_mark(r <= TIKTOKEN_MAX)}"
+        if tok.get("first_call_seconds") is not None:
+            cells["counting_first"] = _s(tok["first_call_seconds"])
     if s.get("tail"):
         t = s["tail"]["seconds"]
         cells["tail"] = f"{_s(t)}{_mark(t < TAIL_MAX_S)}"
@@ -106,6 +108,7 @@ def _rows(append_mib: str) -> list[tuple[str, str, str]]:
     rows += [
         ("tokenizer", "tokenizer alone: cl100k `encode_ordinary` of the context's texts, one thread", "—"),
         ("counting", "tiktoken counting step (`figures.tiktoken_counts_for`) ÷ tokenizer alone", f"≤ {TIKTOKEN_MAX:g}×"),
+        ("counting_first", "… its first call in a process (loads the encoding)", "—"),
         ("tail", "tail usable: last 1000 entries with all estimates (`read_tail`)", f"< {TAIL_MAX_S:g} s"),
         ("append_latency", "one appended line: `refresh()` + context (50 appends)", f"p95 < {APPEND_P95_MAX_MS:g} ms"),
     ]
@@ -133,8 +136,11 @@ def render(results: dict[str, Any]) -> str:
         f"Measured {results['generated_at']} on {results['cpus']} CPUs (commit {results.get('commit', '?')}), "
         f"`{results['command']}`: every figure in its own fresh process, median of {results['repeat']}, ratios to "
         f"the baseline of the same file in the same run. CLI rows are the wall time of `python -m inspector …` "
-        f"end to end, start-up included (a bare interpreter: {_s(start.get('python_seconds', 0))}; "
-        f"`python -m inspector stats --help`: {_s(start.get('cli_help_seconds', 0))})."
+        f"end to end, start-up included; the floor under them: a bare interpreter {_s(start.get('python_seconds', 0))}, "
+        f"`python -m inspector stats --help` {_s(start.get('cli_help_seconds', 0))}, on a "
+        f"{results.get('tiny_entries', 50)}-entry session: "
+        + ", ".join(f"{LABELS[n]} {_s(start[f'{n}_tiny_seconds'])}" for n in COMMANDS if f"{n}_tiny_seconds" in start)
+        + "."
     )
     return "\n".join(lines)
 
