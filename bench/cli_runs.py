@@ -85,16 +85,16 @@ class CliRunner:
         env = dict(self.base_env, SESSION_INSPECTOR_CACHE_DIR=str(cache_dir))
         return self._timed(argv, env)
 
-    def warm_up(self, tiny: Path) -> dict[str, float]:
+    def warm_up(self, tiny: Path, commands: list[str]) -> dict[str, float]:
         """Compile and cache every module (each command once on `tiny`, untimed), then the floor under every CLI
         row: a bare interpreter, `python -m inspector stats --help`, and each command on the tiny session."""
-        for name in COMMANDS:
+        for name in commands:
             self.run(name, tiny, cache_dir=self.scratch / "warm-up-cache", use_cache=False)
         floor = {
             "python_seconds": self._timed([self.python, "-c", "pass"], self.base_env).seconds,
             "cli_help_seconds": self._timed([self.python, "-m", "inspector", "stats", "--help"], self.base_env).seconds,
         }
-        for name in COMMANDS:
+        for name in commands:
             floor[f"{name}_tiny_seconds"] = self.run(name, tiny, cache_dir=self.scratch / "warm-up-cache",
                                                      use_cache=False).seconds
         return floor

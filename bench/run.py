@@ -257,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
             "python": sys.version.split()[0],
             "repeat": args.repeat,
             "cache_supported": runner.has_cache(),
-            "startup": runner.warm_up(tiny),
+            "startup": runner.warm_up(tiny, commands),
             "tiny_entries": tiny_stats.entries,
             "shapes": {},
         }
