@@ -28,6 +28,10 @@ def _s(seconds: float) -> str:
     return f"{seconds:.3f} s" if seconds < 1 else f"{seconds:.2f} s" if seconds < 10 else f"{seconds:.1f} s"
 
 
+def _size(n: int) -> str:
+    return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:,.0f} MiB"
+
+
 def _mark(ok: bool) -> str:
     return " ✓" if ok else " ✗"
 
@@ -120,7 +124,7 @@ def render(results: dict[str, Any]) -> str:
     shapes = results["shapes"]
     names = list(shapes)
     columns = {n: _shape_cells(shapes[n]) for n in names}
-    heads = [f"{n}: {shapes[n]['size_bytes'] / 2**20:,.0f} MiB, {shapes[n]['entries']:,} entries "
+    heads = [f"{n}: {_size(shapes[n]['size_bytes'])}, {shapes[n]['entries']:,} entries "
              f"({shapes[n]['size_bytes'] / max(shapes[n]['entries'], 1):,.0f} B each)" for n in names]
     append_bytes = {shapes[n].get("append_bytes") or 0 for n in names}
     append_mib = f"{max(append_bytes) / 2**20:.1f} MiB" if append_bytes else "1 MiB"
