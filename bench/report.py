@@ -137,7 +137,8 @@ def render(results: dict[str, Any]) -> str:
     start = results.get("startup") or {}
     lines.append("")
     lines.append(
-        f"Measured {results['generated_at']} on {results['cpus']} CPUs (commit {results.get('commit', '?')}), "
+        f"Measured {results['generated_at']} on {results['cpus']} CPUs (commit {results.get('commit', '?')}"
+        + (f", PYTHONPATH={results['pythonpath']}" if results.get("pythonpath") else "") + "), "
         f"`{results['command']}`: every figure in its own fresh process, median of {results['repeat']}, ratios to "
         f"the baseline of the same file in the same run. CLI rows are the wall time of `python -m inspector …` "
         f"end to end, start-up included; the floor under them: a bare interpreter {_s(start.get('python_seconds', 0))}, "

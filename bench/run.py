@@ -74,6 +74,7 @@ def prepare(shape: str, size: int, seed: int, data_dir: Path) -> BenchFile:
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else None
     if meta is None or not path.exists() or not cont.exists() or path.stat().st_size < meta["size"]:
         data_dir.mkdir(parents=True, exist_ok=True)
+        meta_path.unlink(missing_ok=True)  # no meta until the file and its continuation are complete
         t0 = time.perf_counter()
         stats = generate.generate(path, size_bytes=size + APPEND_BYTES, seed=seed, shape=shape, mark_at=size)
         if stats.mark_bytes is None or stats.mark_bytes >= stats.bytes:
@@ -174,12 +175,14 @@ class ShapeBench:
         b = self.bench
         assert b.continuation is not None
         snapshot = cache.with_name(cache.name + "-warm")
-        shutil.copytree(cache, snapshot)
+        if cache.exists():  # else the CLI keeps its cache elsewhere (under XDG_CACHE_HOME): not restored per run
+            shutil.copytree(cache, snapshot)
         data = b.continuation.read_bytes()
         runs = []
         for _ in range(self.repeat):
-            shutil.rmtree(cache)
-            shutil.copytree(snapshot, cache)
+            if snapshot.exists():
+                shutil.rmtree(cache, ignore_errors=True)
+                shutil.copytree(snapshot, cache)
             try:
                 with b.path.open("ab") as f:
                     f.write(data)
@@ -253,6 +256,7 @@ def main(argv: list[str] | None = None) -> int:
             "generated_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "command": "python bench/run.py " + " ".join(argv if argv is not None else sys.argv[1:]),
             "commit": _commit(),
+            "pythonpath": os.environ.get("PYTHONPATH"),  # code measured from elsewhere than this checkout
             "cpus": os.cpu_count(),
             "python": sys.version.split()[0],
             "repeat": args.repeat,
