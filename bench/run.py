@@ -256,7 +256,8 @@ def main(argv: list[str] | None = None) -> int:
             "generated_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "command": "python bench/run.py " + " ".join(argv if argv is not None else sys.argv[1:]),
             "commit": _commit(),
-            "pythonpath": os.environ.get("PYTHONPATH"),  # code measured from elsewhere than this checkout
+            # code measured from elsewhere than this checkout
+            "pythonpath": None if os.environ.get("PYTHONPATH", str(ROOT)) == str(ROOT) else os.environ["PYTHONPATH"],
             "cpus": os.cpu_count(),
             "python": sys.version.split()[0],
             "repeat": args.repeat,
