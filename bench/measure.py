@@ -6,9 +6,9 @@
 - `index`: `open_session(path)` + the leaf's context (every entry indexed, every pi/OpenClaw estimate);
 - `tail`: `read_tail(path, 1000)` (the last 1000 entries with their estimates);
 - `memory`: what the index keeps per entry (`entry_memory.py`'s method: tracemalloc around `open_session`, serially);
-- `tokenizer`: the full counting step `figures.tiktoken_counts_for` (its first call, which loads the encoding, and
-  a second one), then cl100k `encode_ordinary` of the model-visible texts of every context message, in one thread
-  (texts gathered first, untimed; the encoding already loaded);
+- `tokenizer`: the counter's encoding loaded (`get_token_counter`), then the full counting step
+  `figures.tiktoken_counts_for` once on a fresh session, then cl100k `encode_ordinary` of the model-visible texts
+  of every context message, in one thread (texts gathered first, untimed; the encoding already loaded);
 - `append_latency`: one line appended, then `Session.refresh()` + `context()`, 50 times (the file is truncated back).
 
 `seconds` are wall-clock inside the process (imports excluded); `peak_rss_bytes` is the process's own maximum.
@@ -86,15 +86,16 @@ def tokenizer(path: str) -> dict[str, Any]:
     """The tokenizer alone on the context's model-visible texts vs the full tiktoken counting step."""
     from inspector import figures
     from inspector.session import open_session
+    from inspector.tokens import get_token_counter
     from inspector.tokens.text import model_visible_texts
 
     session = open_session(path)
     ctx = session.context()
     t0 = time.perf_counter()
-    figures.tiktoken_counts_for(session, ctx, "cl100k_base")  # the first call loads the encoding, as in the CLI
-    first = time.perf_counter() - t0
+    get_token_counter("cl100k_base").count_text("warm up")  # loads the encoding, as the CLI's first count does
+    load = time.perf_counter() - t0
     t0 = time.perf_counter()
-    counts, _info = figures.tiktoken_counts_for(session, ctx, "cl100k_base")
+    counts, _info = figures.tiktoken_counts_for(session, ctx, "cl100k_base")  # once: a session may keep its counts
     step = time.perf_counter() - t0
     counted = sum(c or 0 for c in counts or [])
     texts = [t for msg in session.context_messages(ctx) for t in model_visible_texts(msg) if t]
@@ -110,7 +111,7 @@ def tokenizer(path: str) -> dict[str, Any]:
         "text_bytes": text_bytes,
         "tokens": tokens,
         "tokens_counted": counted,
-        "first_call_seconds": first,  # with the encoding's load
+        "encoding_load_seconds": load,
         "tokenizer_seconds": alone,
         "tokenizer_mb_per_s": text_bytes / 1e6 / alone if alone > 0 else None,
         "counting_seconds": step,

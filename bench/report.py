@@ -83,8 +83,8 @@ def _shape_cells(s: dict[str, Any]) -> dict[str, str]:
         cells["tokenizer"] = f"{tok['tokenizer_mb_per_s']:.1f} MB/s ({tok['text_bytes'] / 1e6:.1f} MB in {_s(tok['tokenizer_seconds'])})"
         r = tok["counting_ratio_to_tokenizer"]
         cells["counting"] = f"**{r:.2f}×** ({_s(tok['counting_seconds'])}){_mark(r <= TIKTOKEN_MAX)}"
-        if tok.get("first_call_seconds") is not None:
-            cells["counting_first"] = _s(tok["first_call_seconds"])
+        if tok.get("encoding_load_seconds") is not None:
+            cells["encoding_load"] = _s(tok["encoding_load_seconds"])
     if s.get("tail"):
         t = s["tail"]["seconds"]
         cells["tail"] = f"{_s(t)}{_mark(t < TAIL_MAX_S)}"
@@ -112,7 +112,7 @@ def _rows(append_mib: str) -> list[tuple[str, str, str]]:
     rows += [
         ("tokenizer", "tokenizer alone: cl100k `encode_ordinary` of the context's texts, one thread", "—"),
         ("counting", "tiktoken counting step (`figures.tiktoken_counts_for`) ÷ tokenizer alone", f"≤ {TIKTOKEN_MAX:g}×"),
-        ("counting_first", "… its first call in a process (loads the encoding)", "—"),
+        ("encoding_load", "… plus, once per process, loading the counter's encoding (`get_token_counter`)", "—"),
         ("tail", "tail usable: last 1000 entries with all estimates (`read_tail`)", f"< {TAIL_MAX_S:g} s"),
         ("append_latency", "one appended line: `refresh()` + context (50 appends)", f"p95 < {APPEND_P95_MAX_MS:g} ms"),
     ]
