@@ -126,7 +126,7 @@ def render(results: dict[str, Any]) -> str:
     columns = {n: _shape_cells(shapes[n]) for n in names}
     heads = [f"{n}: {_size(shapes[n]['size_bytes'])}, {shapes[n]['entries']:,} entries "
              f"({shapes[n]['size_bytes'] / max(shapes[n]['entries'], 1):,.0f} B each)" for n in names]
-    append_bytes = {shapes[n].get("append_bytes") or 0 for n in names}
+    append_bytes = [shapes[n]["append_bytes"] for n in names if shapes[n].get("append_bytes")]
     append_mib = f"{max(append_bytes) / 2**20:.1f} MiB" if append_bytes else "1 MiB"
     lines = ["| figure | target | " + " | ".join(heads) + " |", "|---|---|" + "---|" * len(names)]
     for key, label, target in _rows(append_mib):

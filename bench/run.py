@@ -4,6 +4,7 @@
     python bench/run.py --markdown               # the same, and only the README table on stdout
     python bench/run.py --shapes chat --size 64MB --repeat 1
     python bench/run.py --render bench/out/results.json   # re-print the table of a saved run
+    python bench/run.py --file ~/.openclaw/agents/main/sessions/X.jsonl --repeat 1   # a real session (a copy)
 
 Per shape (`bench/generate.py --shape`), a session is generated once (deterministic for `--seed`) into
 `--data-dir` (default: the system temp dir, never the repo) together with the entries that continue it (1 MiB).
@@ -51,8 +52,11 @@ APPEND_BYTES = 1 << 20
 TINY_ENTRIES = 50  # the session of the start-up floor
 
 
+_STARTED = time.perf_counter()
+
+
 def _log(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    print(f"[{time.perf_counter() - _STARTED:5.0f} s] {text}", file=sys.stderr, flush=True)
 
 
 @dataclass
@@ -92,6 +96,14 @@ def prepare(shape: str, size: int, seed: int, data_dir: Path) -> BenchFile:
     return BenchFile(shape, path, cont, meta["size"], meta["entries"])
 
 
+def copy_of(path: Path, scratch: Path) -> BenchFile:
+    """A copy of a given session (the benchmark appends to what it measures; a user's file is only read)."""
+    name = f"file:{path.stem}"
+    copy = scratch / f"file-{path.stem}{path.suffix}"
+    shutil.copyfile(path, copy)
+    return BenchFile(name, copy, None, copy.stat().st_size, None)
+
+
 def child(kind: str, path: Path, env: dict[str, str]) -> dict[str, Any]:
     """One `bench/measure.py` figure in a fresh process."""
     out = subprocess.run([sys.executable, str(HERE / "measure.py"), kind, str(path)], capture_output=True, text=True,
@@ -118,7 +130,8 @@ class ShapeBench:
 
     def __init__(self, bench: BenchFile, runner: CliRunner, repeat: int, commands: list[str]) -> None:
         self.bench, self.runner, self.repeat, self.commands = bench, runner, repeat, commands
-        self.scratch = runner.scratch / bench.shape
+        self.scratch = runner.scratch / bench.shape.replace(":", "-")
+        self.phases: dict[str, float] = {}  # figure -> wall seconds spent on it (to keep a default run short)
 
     def _env(self) -> dict[str, str]:
         """Child environment with an empty cache dir of its own (an engine-level cache never helps a cold figure)."""
@@ -127,7 +140,10 @@ class ShapeBench:
 
     def _repeat(self, kind: str, times: int | None = None) -> dict[str, Any]:
         _log(f"  {self.bench.shape}: {kind}")
-        return median_run([child(kind, self.bench.path, self._env()) for _ in range(times or self.repeat)])
+        t0 = time.perf_counter()
+        result = median_run([child(kind, self.bench.path, self._env()) for _ in range(times or self.repeat)])
+        self.phases[kind] = round(time.perf_counter() - t0, 1)
+        return result
 
     def run(self) -> dict[str, Any]:
         """All figures of this shape, as JSON."""
@@ -143,9 +159,13 @@ class ShapeBench:
         result["tokenizer"] = self._repeat("tokenizer")
         result["tail"] = self._repeat("tail")
         result["append_bytes"] = b.continuation.stat().st_size if b.continuation else 0
-        result["cli"] = {name: self._cli(name) for name in self.commands}
+        for name in self.commands:
+            t0 = time.perf_counter()
+            result.setdefault("cli", {})[name] = self._cli(name)
+            self.phases[name] = round(time.perf_counter() - t0, 1)
         _log(f"  {b.shape}: append latency")
         result["append_latency"] = child("append_latency", b.path, self._env())
+        result["phase_seconds"] = self.phases
         return result
 
     def _cli(self, name: str) -> dict[str, Any]:
@@ -222,7 +242,9 @@ def _sizes(spec: str | None, shapes: list[str]) -> dict[str, int]:
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--shapes", default="tools,chat", help="comma-separated shapes (default tools,chat)")
+    ap.add_argument("--shapes", default=None, help="comma-separated shapes (default tools,chat; none with --file)")
+    ap.add_argument("--file", type=Path, action="append", default=[],
+                    help="also measure this session (a copy of it; no append rows); repeatable")
     ap.add_argument("--size", default=None, help="session size for every shape (e.g. 64MB), or tools=1GB,chat=256MB")
     ap.add_argument("--repeat", type=int, default=3, help="runs per figure; the median is kept (default 3)")
     ap.add_argument("--seed", type=int, default=0)
@@ -236,7 +258,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.render:
         print(render(json.loads(args.render.read_text())))
         return 0
-    shapes = [s.strip() for s in args.shapes.split(",") if s.strip()]
+    shapes_arg = args.shapes if args.shapes is not None else ("" if args.file else "tools,chat")
+    shapes = [s.strip() for s in shapes_arg.split(",") if s.strip()]
+    for f in args.file:
+        if not f.is_file():
+            ap.error(f"--file {f}: not a file")
     commands = [c.strip() for c in args.commands.split(",") if c.strip()]
     for s in shapes:
         if s not in generate.SHAPES:
@@ -270,6 +296,10 @@ def main(argv: list[str] | None = None) -> int:
             bench = prepare(shape, sizes[shape], args.seed, args.data_dir)
             _log(f"{shape}: {bench.path} ({bench.size / 2**20:.1f} MiB)")
             results["shapes"][shape] = ShapeBench(bench, runner, args.repeat, commands).run()
+        for f in args.file:
+            bench = copy_of(f, Path(scratch))
+            _log(f"{bench.shape}: {f} ({bench.size / 2**20:.1f} MiB)")
+            results["shapes"][bench.shape] = ShapeBench(bench, runner, args.repeat, commands).run()
     results["wall_seconds"] = round(time.perf_counter() - started, 1)
     args.out.mkdir(parents=True, exist_ok=True)
     text = json.dumps(results, indent=2)
