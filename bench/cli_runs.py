@@ -72,7 +72,7 @@ class CliRunner:
         """Whether this CLI has an index cache (`--no-cache` in `stats --help`)."""
         if self._cache_flag is None:
             out = subprocess.run([self.python, "-m", "inspector", "stats", "--help"], capture_output=True, text=True,
-                                 env=self.base_env, check=True)
+                                 env=self.base_env, cwd=self.scratch, check=True)  # `-m` puts the cwd first on sys.path
             self._cache_flag = "--no-cache" in out.stdout
         return self._cache_flag
 

@@ -69,14 +69,16 @@ def _shape_cells(s: dict[str, Any]) -> dict[str, str]:
             cells[f"{name}.warm"] = "no cache in this CLI"
             cells[f"{name}.append"] = "no cache in this CLI"
         else:
-            same = "" if runs.get("warm_output_identical", True) else " **output differs from cold!**"
+            same = "" if runs.get("warm_output_identical", True) else " **output differs from the cold run's!**"
             cells[f"{name}.warm"] = _ratio(warm["seconds"], base, WARM_MAX) + same
             rss += f"; warm {warm['peak_rss_bytes'] / size:.3f}×"
             app = runs.get("append")
             if app is not None:
                 allowed = warm["seconds"] + cold["seconds"] * s["append_bytes"] / size
                 cells[f"{name}.append"] = (_ratio(app["seconds"], base, None) + f", target ≤ {allowed / base:.2f}×"
-                                           + _mark(app["seconds"] <= allowed))
+                                           + _mark(app["seconds"] <= allowed)
+                                           + ("" if runs.get("append_output_identical", True)
+                                              else " **output differs from a cold run's!**"))
         cells[f"{name}.rss"] = rss
     tok = s.get("tokenizer")
     if tok and tok.get("tokenizer_seconds"):

@@ -33,7 +33,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -133,15 +132,18 @@ class ShapeBench:
         self.scratch = runner.scratch / bench.shape.replace(":", "-")
         self.phases: dict[str, float] = {}  # figure -> wall seconds spent on it (to keep a default run short)
 
-    def _env(self) -> dict[str, str]:
-        """Child environment with an empty cache dir of its own (an engine-level cache never helps a cold figure)."""
+    def _child(self, kind: str) -> dict[str, Any]:
+        """`child`, with an empty cache dir of its own (an engine-level cache never helps a cold figure)."""
         cache = Path(tempfile.mkdtemp(prefix="cache-", dir=self.scratch))
-        return dict(self.runner.base_env, SESSION_INSPECTOR_CACHE_DIR=str(cache))
+        try:
+            return child(kind, self.bench.path, dict(self.runner.base_env, SESSION_INSPECTOR_CACHE_DIR=str(cache)))
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
 
     def _repeat(self, kind: str, times: int | None = None) -> dict[str, Any]:
         _log(f"  {self.bench.shape}: {kind}")
         t0 = time.perf_counter()
-        result = median_run([child(kind, self.bench.path, self._env()) for _ in range(times or self.repeat)])
+        result = median_run([self._child(kind) for _ in range(times or self.repeat)])
         self.phases[kind] = round(time.perf_counter() - t0, 1)
         return result
 
@@ -150,7 +152,7 @@ class ShapeBench:
         shutil.rmtree(self.scratch, ignore_errors=True)
         self.scratch.mkdir(parents=True)
         b = self.bench
-        child("baseline", b.path, self._env())  # warm the page cache
+        self._child("baseline")  # warm the page cache
         result: dict[str, Any] = {"file": str(b.path), "shape": b.shape, "size_bytes": b.size}
         result["baseline"] = self._repeat("baseline")
         result["index"] = self._repeat("index")
@@ -164,7 +166,7 @@ class ShapeBench:
             result.setdefault("cli", {})[name] = self._cli(name)
             self.phases[name] = round(time.perf_counter() - t0, 1)
         _log(f"  {b.shape}: append latency")
-        result["append_latency"] = child("append_latency", b.path, self._env())
+        result["append_latency"] = self._child("append_latency")
         result["phase_seconds"] = self.phases
         return result
 
@@ -174,7 +176,7 @@ class ShapeBench:
         unused = self.scratch / f"{name}-unused-cache"
         cold = [runner.run(name, b.path, cache_dir=unused, use_cache=False) for _ in range(self.repeat)]
         out: dict[str, Any] = {"cold": _median_cli(cold), "warm": None, "append": None}
-        out["cold_wrote_cache"] = unused.exists() and any(unused.iterdir())
+        out["cold_wrote_cache"] = sorted(str(p.relative_to(unused)) for p in unused.rglob("*")) if unused.exists() else []
         if not runner.has_cache():
             return out
         _log(f"  {b.shape}: {name} warm")
@@ -186,19 +188,22 @@ class ShapeBench:
         out["warm_output_identical"] = {r.stdout_sha256 for r in [*cold, first, *warm]} == {cold[0].stdout_sha256}
         if b.continuation is not None:
             _log(f"  {b.shape}: {name} after an append")
-            out["append"] = _median_cli(self._appended(lambda: runner.run(name, b.path, cache_dir=cache, use_cache=True),
-                                                       cache))
+            appended, reference = self._appended(name, cache)
+            out["append"] = _median_cli(appended)
+            out["append_output_identical"] = {r.stdout_sha256 for r in appended} == {reference.stdout_sha256}
         return out
 
-    def _appended(self, run: Callable[[], CliRun], cache: Path) -> list[CliRun]:
-        """`run` after the continuation is appended, each time on the warm cache as it was; truncated back."""
-        b = self.bench
+    def _appended(self, name: str, cache: Path) -> tuple[list[CliRun], CliRun]:
+        """`name` after the continuation is appended, each time on the warm cache as it was, and a cold run on the
+        appended file (the reference for the output); the file is truncated back afterwards."""
+        b, runner = self.bench, self.runner
         assert b.continuation is not None
         snapshot = cache.with_name(cache.name + "-warm")
         if cache.exists():  # else the CLI keeps its cache elsewhere (under XDG_CACHE_HOME): not restored per run
             shutil.copytree(cache, snapshot)
         data = b.continuation.read_bytes()
-        runs = []
+        runs: list[CliRun] = []
+        reference: CliRun | None = None
         for _ in range(self.repeat):
             if snapshot.exists():
                 shutil.rmtree(cache, ignore_errors=True)
@@ -206,10 +211,13 @@ class ShapeBench:
             try:
                 with b.path.open("ab") as f:
                     f.write(data)
-                runs.append(run())
+                runs.append(runner.run(name, b.path, cache_dir=cache, use_cache=True))
+                if len(runs) == self.repeat:
+                    reference = runner.run(name, b.path, cache_dir=self.scratch / f"{name}-unused-cache", use_cache=False)
             finally:
                 os.truncate(b.path, b.size)
-        return runs
+        assert reference is not None
+        return runs, reference
 
 
 def _commit() -> str:

@@ -68,6 +68,7 @@ def test_bench_run_measures_every_figure_on_a_tiny_file(tmp_path):
     cli = chat["cli"]["stats_no_tiktoken"]
     assert cli["cold"]["stdout_bytes"] > 0 and not cli["cold_wrote_cache"]
     if results["cache_supported"]:
-        assert cli["warm_output_identical"] and cli["append"]["stdout_bytes"] > 0
+        assert cli["warm_output_identical"] and cli["append_output_identical"]  # cached output == cold output
+        assert cli["warm"]["seconds"] > 0 and cli["append"]["stdout_bytes"] > 0
     assert "| `stats --json --no-tiktoken`, cold (`--no-cache`) |" in proc.stdout
     assert proc.stdout.startswith("| figure | target | chat: 2 MiB")
