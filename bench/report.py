@@ -71,6 +71,8 @@ def _shape_cells(s: dict[str, Any]) -> dict[str, str]:
         else:
             same = "" if runs.get("warm_output_identical", True) else " **output differs from the cold run's!**"
             cells[f"{name}.warm"] = _ratio(warm["seconds"], base, WARM_MAX) + same
+            if runs.get("first"):
+                cells[f"{name}.first"] = _ratio(runs["first"]["seconds"], base, None)
             rss += f"; warm {warm['peak_rss_bytes'] / size:.3f}×"
             app = runs.get("append")
             if app is not None:
@@ -107,6 +109,7 @@ def _rows(append_mib: str) -> list[tuple[str, str, str]]:
         label = LABELS[name]
         rows += [
             (f"{name}.cold", f"{label}, cold (`--no-cache`)", f"≤ {COLD_MAX:g}×"),
+            (f"{name}.first", f"{label}, first run (no cache yet: writes it)", "≈ cold"),
             (f"{name}.warm", f"{label}, warm (second run, cached)", f"≤ {WARM_MAX:g}×"),
             (f"{name}.append", f"{label}, after {append_mib} appended", "≤ warm + its share of cold"),
             (f"{name}.rss", f"{label}, peak RSS × file (cold; warm)", f"≤ {RSS_MAX:g}×"),
