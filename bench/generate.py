@@ -389,7 +389,8 @@ def main(argv: list[str] | None = None) -> int:
     limit.add_argument("--entries", type=int, help="stop after this many entries")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--shape", choices=sorted(SHAPES), default="tools",
-                        help="; ".join(f"{s.name}: {s.description}" for s in SHAPES.values()) + " (default tools)")
+                        help="; ".join(f"{s.name}: {s.description}" for s in SHAPES.values()).replace("%", "%%")
+                        + " (default tools)")
     args = parser.parse_args(argv)
     stats = generate(args.out, size_bytes=args.size, entries=args.entries, seed=args.seed, shape=args.shape)
     print(f"{args.out} ({args.shape}): {stats.entries} entries, {stats.bytes / max(stats.entries, 1):.0f} B/entry, {stats.bytes / 2**20:.1f} MiB, {stats.tool_results} tool results, "

@@ -72,3 +72,11 @@ def test_bench_run_measures_every_figure_on_a_tiny_file(tmp_path):
         assert cli["warm"]["seconds"] > 0 and cli["append"]["stdout_bytes"] > 0
     assert "| `stats --json --no-tiktoken`, cold (`--no-cache`) |" in proc.stdout
     assert proc.stdout.startswith("| figure | target | chat: 2 MiB")
+
+
+def test_bench_scripts_explain_themselves():
+    for script, needle in (("generate.py", "--shape {chat,tools}"), ("run.py", "--markdown")):
+        proc = subprocess.run([sys.executable, str(ROOT / "bench" / script), "--help"], capture_output=True, text=True,
+                              timeout=60, check=False)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert needle in proc.stdout
