@@ -6,7 +6,8 @@
 - `index`: `open_session(path)` + the leaf's context (every entry indexed, every pi/OpenClaw estimate);
 - `tail`: `read_tail(path, 1000)` (the last 1000 entries with their estimates);
 - `memory`: what the index keeps per entry (`entry_memory.py`'s method: tracemalloc around `open_session`, serially);
-- `tokenizer`: the counter's encoding loaded (`get_token_counter`), then the full counting step
+- `tokenizer`: on the context just before the last compaction (the fullest near the end: ~175k tokens; the
+  leaf's may be nearly empty), the counter's encoding loaded (`get_token_counter`), then the full counting step
   `figures.tiktoken_counts_for` once on a fresh session, then cl100k `encode_ordinary` of the model-visible texts
   of every context message, in one thread (texts gathered first, untimed; the encoding already loaded);
 - `append_latency`: one line appended, then `Session.refresh()` + `context()`, 50 times (the file is truncated back).
@@ -82,6 +83,18 @@ def _cl100k() -> Any:
     return tiktoken.get_encoding(name)
 
 
+def _fullest_context(session: Any) -> tuple[Any, str]:
+    """The context just before the session's last compaction (the fullest one near its end: the leaf's may be
+    almost empty right after a compaction), else the leaf's."""
+    try:
+        parent = next(e.parent_id for e in reversed(session.entries) if e.type == "compaction")
+    except (StopIteration, AttributeError):
+        parent = None
+    if parent is not None and session.entry_by_id(parent) is not None:
+        return session.context(parent), "before the last compaction"
+    return session.context(), "leaf"
+
+
 def tokenizer(path: str) -> dict[str, Any]:
     """The tokenizer alone on the context's model-visible texts vs the full tiktoken counting step."""
     from inspector import figures
@@ -90,7 +103,7 @@ def tokenizer(path: str) -> dict[str, Any]:
     from inspector.tokens.text import model_visible_texts
 
     session = open_session(path)
-    ctx = session.context()
+    ctx, which = _fullest_context(session)
     t0 = time.perf_counter()
     get_token_counter("cl100k_base").count_text("warm up")  # loads the encoding, as the CLI's first count does
     load = time.perf_counter() - t0
@@ -107,6 +120,7 @@ def tokenizer(path: str) -> dict[str, Any]:
     alone = time.perf_counter() - t0
     return {
         "seconds": step,
+        "context": which,
         "context_messages": len(ctx.messages),
         "text_bytes": text_bytes,
         "tokens": tokens,

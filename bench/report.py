@@ -115,7 +115,7 @@ def _rows(append_mib: str) -> list[tuple[str, str, str]]:
             (f"{name}.rss", f"{label}, peak RSS × file (cold; warm)", f"≤ {RSS_MAX:g}×"),
         ]
     rows += [
-        ("tokenizer", "tokenizer alone: cl100k `encode_ordinary` of the context's texts, one thread", "—"),
+        ("tokenizer", "tokenizer alone: cl100k `encode_ordinary` of a full context's texts, one thread", "—"),
         ("counting", "tiktoken counting step (`figures.tiktoken_counts_for`) ÷ tokenizer alone", f"≤ {TIKTOKEN_MAX:g}×"),
         ("encoding_load", "… plus, once per process, loading the counter's encoding (`get_token_counter`)", "—"),
         ("tail", "tail usable: last 1000 entries with all estimates (`read_tail`)", f"< {TAIL_MAX_S:g} s"),

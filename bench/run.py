@@ -17,7 +17,8 @@ Every figure runs in a fresh process, on a warm page cache, `--repeat` times; th
   must be byte-identical to the cold one) and after the continuation is appended (on the warm cache; the file is
   truncated back afterwards); warm and append rows are skipped when the CLI has no `--no-cache`;
 - the tokenizer alone (cl100k `encode_ordinary` of every context message's model-visible texts, one thread)
-  vs the full tiktoken counting step (`figures.tiktoken_counts_for`);
+  vs the full tiktoken counting step (`figures.tiktoken_counts_for`), on the context just before the last
+  compaction (the fullest near the end);
 - tail (`read_tail`, last 1000 entries) and one appended line (`refresh()` + context, p50/p95 of 50).
 
 Results go to `bench/out/results.json` (and a timestamped copy); the markdown table is printed at the end.
