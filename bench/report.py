@@ -59,7 +59,9 @@ def _shape_cells(s: dict[str, Any]) -> dict[str, str]:
     mem = s.get("memory")
     if mem:
         per = mem["traced_bytes_per_entry"]
-        cells["memory"] = f"{per:,.0f} B{_mark(per <= ENTRY_BYTES_MAX)}"
+        sample = mem.get("sample_bytes")
+        where = f" (first {_size(sample)})" if sample and sample < size else ""
+        cells["memory"] = f"{per:,.0f} B{where}{_mark(per <= ENTRY_BYTES_MAX)}"
     for name, runs in s.get("cli", {}).items():
         cold = runs["cold"]
         cells[f"{name}.cold"] = _ratio(cold["seconds"], base, COLD_MAX)

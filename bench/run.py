@@ -50,6 +50,7 @@ from report import render
 DEFAULT_SIZES = {"tools": "1GB", "chat": "256MB"}
 APPEND_BYTES = 1 << 20
 TINY_ENTRIES = 50  # the session of the start-up floor
+MEMORY_SAMPLE_BYTES = 64 << 20  # index memory per entry is measured on the file's first whole lines up to this
 
 
 _STARTED = time.perf_counter()
@@ -133,18 +134,28 @@ class ShapeBench:
         self.scratch = runner.scratch / bench.shape.replace(":", "-")
         self.phases: dict[str, float] = {}  # figure -> wall seconds spent on it (to keep a default run short)
 
-    def _child(self, kind: str) -> dict[str, Any]:
+    def _child(self, kind: str, path: Path | None = None) -> dict[str, Any]:
         """`child`, with an empty cache dir of its own (an engine-level cache never helps a cold figure)."""
         cache = Path(tempfile.mkdtemp(prefix="cache-", dir=self.scratch))
         try:
-            return child(kind, self.bench.path, dict(self.runner.base_env, SESSION_INSPECTOR_CACHE_DIR=str(cache)))
+            return child(kind, path or self.bench.path, dict(self.runner.base_env, SESSION_INSPECTOR_CACHE_DIR=str(cache)))
         finally:
             shutil.rmtree(cache, ignore_errors=True)
 
-    def _repeat(self, kind: str, times: int | None = None) -> dict[str, Any]:
+    def _sample(self) -> Path:
+        """The file's first whole lines up to `MEMORY_SAMPLE_BYTES` (tracemalloc is slow; per entry it is the same)."""
+        if self.bench.size <= MEMORY_SAMPLE_BYTES:
+            return self.bench.path
+        sample = self.scratch / "memory-sample.jsonl"
+        with self.bench.path.open("rb") as f:
+            head = f.read(MEMORY_SAMPLE_BYTES)
+        sample.write_bytes(head[: head.rindex(b"\n") + 1])
+        return sample
+
+    def _repeat(self, kind: str, times: int | None = None, path: Path | None = None) -> dict[str, Any]:
         _log(f"  {self.bench.shape}: {kind}")
         t0 = time.perf_counter()
-        result = median_run([self._child(kind) for _ in range(times or self.repeat)])
+        result = median_run([self._child(kind, path) for _ in range(times or self.repeat)])
         self.phases[kind] = round(time.perf_counter() - t0, 1)
         return result
 
@@ -158,7 +169,11 @@ class ShapeBench:
         result["baseline"] = self._repeat("baseline")
         result["index"] = self._repeat("index")
         result["entries"] = result["index"]["entries"]
-        result["memory"] = self._repeat("memory", 1)
+        sample = self._sample()
+        result["memory"] = self._repeat("memory", 1, sample)
+        result["memory"]["sample_bytes"] = sample.stat().st_size
+        if sample != b.path:
+            sample.unlink()
         result["tokenizer"] = self._repeat("tokenizer")
         result["tail"] = self._repeat("tail")
         result["append_bytes"] = b.continuation.stat().st_size if b.continuation else 0
