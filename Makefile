@@ -36,7 +36,8 @@ test: $(STAMP) oracle
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
-## Benchmarks (not tests): generate a ~1 GB session and compare against raw orjson parsing.
+## Benchmarks (not tests): a 1 GiB tool-heavy and a 256 MiB chat-heavy session, cold / warm / after an append, each
+## against raw orjson of the same file (generated once into $TMPDIR). The README table: make bench BENCH_ARGS=--markdown
 bench: $(STAMP)
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
 

@@ -42,14 +42,17 @@ def measure(kind: str, path: str) -> dict:
         traced, _ = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         entries = session.entries
-        shallow = sum(
-            sys.getsizeof(e) + sys.getsizeof(e.nums) + (sys.getsizeof(e.usage_packed) if e.usage_packed is not None else 0)
-            for e in entries
-        )
+        try:
+            shallow: float | None = round(sum(
+                sys.getsizeof(e) + sys.getsizeof(e.nums) + (sys.getsizeof(e.usage_packed) if e.usage_packed is not None else 0)
+                for e in entries
+            ) / len(entries), 1)
+        except AttributeError:  # an index without one object per entry (packed arrays): only the traced figure applies
+            shallow = None
         return {
             "entries": len(entries),
             "traced_bytes_per_entry": round(traced / len(entries), 1),
-            "entry_bytes_per_entry": round(shallow / len(entries), 1),
+            "entry_bytes_per_entry": shallow,
         }
     if kind == "records":
         from inspector.formats.openclaw import extract_range
