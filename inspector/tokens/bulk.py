@@ -131,17 +131,20 @@ def count_lines(
     implementation: Implementation = "auto",
     *,
     workers: int | None = None,
+    min_bytes: int | None = None,
 ) -> dict[int, int | None]:
     """Token count of the message of every job, by `pos`: None when the line maps to no message, `UNREADABLE`
     when it no longer parses into an object.
 
     Counts with `get_token_counter(encoding, implementation)` (load it before calling: forked workers inherit
-    it). Lines totalling at least `PARALLEL_MIN_BYTES` are counted by `workers` processes (default
-    `inspector.parallel.worker_count()`, which `SESSION_INSPECTOR_WORKERS` caps; 1 = in this process).
+    it). Lines totalling at least `min_bytes` (default `PARALLEL_MIN_BYTES`) are counted by `workers`
+    processes (default `inspector.parallel.worker_count()`, which `SESSION_INSPECTOR_WORKERS` caps; 1 = in this
+    process).
     """
     workers = parallel.worker_count() if workers is None else max(1, workers)
+    threshold = PARALLEL_MIN_BYTES if min_bytes is None else min_bytes
     total = sum(j.length for j in jobs)
-    if workers == 1 or total < PARALLEL_MIN_BYTES or len(jobs) < 2:
+    if workers == 1 or total < threshold or len(jobs) < 2:
         return dict(_count_share(path, jobs, version, encoding, implementation))
     get_token_counter(encoding, implementation)  # loaded once here, inherited by forked workers
     shares = plan_shares(jobs, workers * SHARES_PER_WORKER)

