@@ -16,10 +16,11 @@ This module is imported by `inspector.figures`, not re-exported by `inspector.to
 
 from __future__ import annotations
 
+import gc
 import multiprocessing as mp
 import signal
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, NamedTuple, cast
 
@@ -82,6 +83,18 @@ def _count_share(path: str, jobs: Sequence[LineJob], version: int, encoding: str
     """`(pos, count)` of every job: its line read back, parsed like `Session.load_message` and counted."""
     counter = get_token_counter(encoding, implementation)
     out: list[tuple[int, int | None]] = []
+    collecting = gc.isenabled()
+    gc.disable()  # parsed JSON is acyclic (freed by reference counts): collections would only scan the index
+    try:
+        _count_into(out, path, jobs, version, counter.count_message)
+    finally:
+        if collecting:
+            gc.enable()
+    return out
+
+
+def _count_into(out: list[tuple[int, int | None]], path: str, jobs: Sequence[LineJob], version: int, count_message: Callable[[dict[str, Any]], int | None]) -> None:
+    """`_count_share`'s loop: appends `(pos, count)` to `out`, one large read per group of neighbouring lines."""
     with open(path, "rb") as f:
         for start, end, group in _reads(sorted(jobs, key=lambda j: j.offset)):
             f.seek(start)
@@ -100,8 +113,7 @@ def _count_share(path: str, jobs: Sequence[LineJob], version: int, encoding: str
                     out.append((job.pos, UNREADABLE))
                     continue
                 msg = agent_message_of(cast(m.Entry, _EntryKind(job.entry_type)), obj, version)
-                out.append((job.pos, counter.count_message(msg) if msg is not None else None))
-    return out
+                out.append((job.pos, count_message(msg) if msg is not None else None))
 
 
 def plan_shares(jobs: Sequence[LineJob], parts: int) -> list[list[LineJob]]:
@@ -159,9 +171,11 @@ def _terminated(signum: int, frame: object) -> None:
 
 
 def _worker_init() -> None:
-    """In a worker: SIGTERM ends the process at once; Ctrl-C is the parent's to handle (it ends us)."""
+    """In a worker: SIGTERM ends the process at once; Ctrl-C is the parent's to handle (it ends us). What the fork
+    inherited (the session's index) is frozen out of garbage collection: scanning it would copy its pages."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc.freeze()
 
 
 def _end_workers(pool: ProcessPoolExecutor) -> None:
