@@ -13,7 +13,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import CORPUS, ROOT, assistant, header, jline, msg, user, write_lines
+from conftest import CORPUS, ROOT, assistant, entry, header, jline, msg, tool_result, user, write_lines
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -316,3 +316,47 @@ def test_reads_coalesce_neighbours_and_shares_cover_every_job() -> None:
     assert sorted(j.pos for s in shares for j in s) == list(range(57))
     flat = [j.offset for s in shares for j in s]
     assert flat == sorted(flat) and 1 < len(shares) <= 9
+
+
+def _odd_session(tmp_path: Path) -> Path:
+    """Every kind of context message, and lines only the stdlib fallback, U+FFFD replacement or CRLF read."""
+    bash = {"role": "bashExecution", "command": "ls", "output": "a\nb", "exitCode": 2, "cancelled": False, "timestamp": 1}
+    lines = [
+        jline(header()),
+        jline(msg("u1", None, user("日本語 <|endoftext|> 🎉 " + "9" * 50))),
+        jline(msg("a1", "u1", assistant("ok", tool_calls=[("c1", "bash", {"cmd": "ls", "n": [1, 2.5, None]})]))),
+        jline(msg("t1", "a1", tool_result("c1", "bash", "x" * 3000, details={"big": "y" * 5000}))),
+        jline(msg("b1", "t1", bash)),
+        jline(msg("b2", "b1", {**bash, "excludeFromContext": True})),
+        jline(entry("branch_summary", "s1", "b2", fromId="t1", summary="went elsewhere")),
+        jline(entry("branch_summary", "s2", "s1", fromId="t1", summary="")),
+        jline({"type": "custom_message", "customType": "note", "content": [{"type": "text", "text": "hello"}],
+               "display": True, "id": "cm", "parentId": "s2", "timestamp": "2026-01-01T00:00:06.000Z"}),
+        '{"type":"message","id":"sur","parentId":"cm","timestamp":"2026-01-01T00:00:07.000Z",'
+        '"message":{"role":"user","content":"lone \\ud800 surrogate","timestamp":1}}',
+        "",
+        jline(entry("compaction", "k1", "sur", summary="the summary", firstKeptEntryId="sur", tokensBefore=10)),
+        jline(msg("u2", "k1", user("after the compaction"))) + "\r",
+    ]
+    path = tmp_path / "odd.jsonl"
+    data = "\n".join(lines).encode("utf-8") + b"\n"
+    bad = jline(msg("u3", "u2", user("bad byte here"))).encode("utf-8").replace(b"bad byte", b"bad \xff byte")
+    path.write_bytes(data + bad + b"\n")
+    return path
+
+
+def test_bulk_counts_equal_one_message_at_a_time_on_odd_lines(tmp_path: Path) -> None:
+    path = _odd_session(tmp_path)
+    session = open_session(path)
+    latest, full = session.context(), session.context("cm")
+    assert [row.role for row in latest.messages] == ["compactionSummary", "user", "user", "user"]
+    assert {row.role for row in full.messages} >= {"user", "assistant", "toolResult", "bashExecution", "branchSummary", "custom"}
+    for ctx in [latest, full]:
+        jobs = [bulk.LineJob(pos, e.offset, e.length, e.type)
+                for pos, row in enumerate(ctx.messages) if (e := session.entries[row.entry_index])]
+        expected = _one_at_a_time(session, ctx)
+        for workers in (1, 2):
+            found = bulk.count_lines(str(path), jobs, session.version, workers=workers, min_bytes=0)
+            assert [found[pos] for pos in range(len(jobs))] == expected
+        counts, _ = figures.tiktoken_counts_for(session, ctx, "cl100k_base")
+        assert counts == expected
