@@ -21,7 +21,8 @@ from .context import usage_rows_from_end
 from .overview import ContextOverview, ContextUsage, SessionFigures, guard_to_json, window_to_json
 from .session import Session
 from .sizes import estimate_sizes, running_totals
-from .tokens import context_tokens_from_end, get_token_counter
+from .tokens import TokenCounter, context_tokens_from_end, get_token_counter
+from .tokens.bulk import UNREADABLE, LineJob, count_lines
 from .window import ContextWindow, Guard, evaluate_context_window_guard, resolve_context_window
 
 ESTIMATORS = ("pi_tokens", "openclaw_prune_chars", "openclaw_compaction_tokens", "tool_guard_chars")
@@ -131,18 +132,50 @@ def estimator_ratios(session: Session, ctx: m.SessionContext, tiktoken_counts: l
 
 
 def tiktoken_counts_for(session: Session, ctx: m.SessionContext, encoding: str | None) -> tuple[list[int | None] | None, dict[str, Any]]:
-    """tiktoken count of every context message (content re-read from disk), and the counter's status."""
+    """tiktoken count of every context message (content re-read from disk), and the counter's status.
+
+    Counts already in `session.token_counts[encoding in use]` (by entry offset) are reused; the others are
+    counted by `inspector.tokens.bulk.count_lines` (large sequential reads, worker processes for big
+    contexts) and stored there. A summary message of a compaction comes from the index, not from disk.
+    """
     if encoding is None:
         return None, {"enabled": False}
     counter = get_token_counter(encoding)
     info = {"enabled": counter.available, "encoding": counter.name, "notice": counter.notice}
     if not counter.available:
         return [None] * len(ctx.messages), info
-    counts: list[int | None] = []
-    for row in ctx.messages:
-        msg = session.load_message(session.entries[row.entry_index])
-        counts.append(counter.count_message(msg) if msg is not None else None)
+    known = session.token_counts.setdefault(counter.name, {})
+    entries = session.entries
+    counts: list[int | None] = [None] * len(ctx.messages)
+    todo: list[LineJob] = []
+    for pos, row in enumerate(ctx.messages):
+        e = entries[row.entry_index]
+        count = known.get(e.offset)
+        if count is not None:
+            counts[pos] = count
+        elif e.type == m.COMPACTION and e.data is not None:
+            counts[pos] = _count_loaded(session, e, counter, known)
+        else:
+            todo.append(LineJob(pos, e.offset, e.length, e.type))
+    if todo:
+        found = count_lines(str(session.path), todo, session.version, encoding)
+        for job in todo:
+            count = found.get(job.pos)
+            if count == UNREADABLE:  # changed on disk: the usual read reports it
+                count = _count_loaded(session, entries[ctx.messages[job.pos].entry_index], counter, known)
+            elif count is not None:
+                known[job.offset] = count
+            counts[job.pos] = count
     return counts, info
+
+
+def _count_loaded(session: Session, e: m.Entry, counter: TokenCounter, known: dict[int, int]) -> int | None:
+    """The count of `e`'s message loaded by `Session.load_message` (remembered in `known`)."""
+    msg = session.load_message(e)
+    count = counter.count_message(msg) if msg is not None else None
+    if count is not None:
+        known[e.offset] = count
+    return count
 
 
 def context_overview(session: Session, ctx: m.SessionContext, window_options: WindowOptions) -> ContextOverview:

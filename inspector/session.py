@@ -87,6 +87,7 @@ class Session:
         self.scanner = LineScanner(self.path)
         self.pending_bytes = 0
         self._context_cache: dict[str | None, m.SessionContext] = {}
+        self.token_counts: dict[str, dict[int, int]] = {}
 
     # -- loading --------------------------------------------------------------------------------
 

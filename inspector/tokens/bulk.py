@@ -1,0 +1,216 @@
+"""Real token counts of many context messages at the tokenizer's speed: `count_lines`.
+
+Counting a context re-reads each message's line from disk, parses it, builds pi's AgentMessage and tokenizes
+the text the model sees (`TokenCounter.count_message`). Done one message at a time, the seeks and small reads
+cost as much as the tokenizer; here the lines are read in a few large sequential reads (sorted by offset, lines
+close to each other read together), and a big share of work is split into byte-balanced parts counted by worker
+processes (with fork they inherit the tokenizer already loaded). Neither tiktoken nor bpe-openai releases the
+GIL while counting, so threads would not help; small jobs stay in this process.
+
+Rows that cannot be read back as they were indexed (the file changed on disk) come back as `UNREADABLE`: the
+caller re-reads them its usual way, which reports the problem.
+
+This module is imported by `inspector.figures`, not re-exported by `inspector.tokens` (it needs
+`inspector.formats`, which itself imports `inspector.tokens`).
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing as mp
+import signal
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any, NamedTuple, cast
+
+from .. import model as m
+from .. import parallel
+from ..formats.openclaw import agent_message_of
+from ..formats.records import decode_line
+from .counter import Implementation, get_token_counter
+
+__all__ = ["COALESCE_GAP", "MAX_READ", "PARALLEL_MIN_BYTES", "UNREADABLE", "LineJob", "count_lines", "plan_shares"]
+
+PARALLEL_MIN_BYTES = 4 * 1024 * 1024
+"""Jobs whose lines total fewer bytes than this are counted in this process (a pool costs ~50 ms to start)."""
+SHARES_PER_WORKER = 4
+"""Parts per worker process: small parts even out the load when some lines tokenize slower than others."""
+COALESCE_GAP = 256 * 1024
+"""Lines closer than this are read in one read (the bytes between them are read and skipped)."""
+MAX_READ = 8 * 1024 * 1024
+"""A coalesced read stops growing at this size (a single longer line is still read whole)."""
+UNREADABLE = -1
+"""The count given to a row whose bytes no longer parse into the object that was indexed."""
+
+
+class LineJob(NamedTuple):
+    """One message to count: `pos` (the caller's position, returned with the count), and the entry's line."""
+
+    pos: int
+    offset: int
+    length: int
+    entry_type: str
+
+
+class _EntryKind(NamedTuple):
+    """What `agent_message_of` reads of an entry (its type) for a line read back from disk."""
+
+    type: str
+
+
+def _reads(jobs: Sequence[LineJob]) -> list[tuple[int, int, list[LineJob]]]:
+    """`jobs` (sorted by offset) grouped into reads `(start, end, jobs)`: neighbours within `COALESCE_GAP`,
+    each read at most `MAX_READ` unless one line is longer."""
+    groups: list[tuple[int, int, list[LineJob]]] = []
+    start = end = 0
+    group: list[LineJob] = []
+    for job in jobs:
+        job_end = job.offset + job.length
+        if group and job.offset - end <= COALESCE_GAP and max(end, job_end) - start <= MAX_READ:
+            group.append(job)
+            end = max(end, job_end)
+            continue
+        if group:
+            groups.append((start, end, group))
+        start, end, group = job.offset, job_end, [job]
+    if group:
+        groups.append((start, end, group))
+    return groups
+
+
+def _count_share(path: str, jobs: Sequence[LineJob], version: int, encoding: str, implementation: Implementation) -> list[tuple[int, int | None]]:
+    """`(pos, count)` of every job: its line read back, parsed like `Session.load_message` and counted."""
+    counter = get_token_counter(encoding, implementation)
+    out: list[tuple[int, int | None]] = []
+    collecting = gc.isenabled()
+    gc.disable()  # parsed JSON is acyclic (freed by reference counts): collections would only scan the index
+    try:
+        _count_into(out, path, jobs, version, counter.count_message)
+    finally:
+        if collecting:
+            gc.enable()
+    return out
+
+
+def _count_into(out: list[tuple[int, int | None]], path: str, jobs: Sequence[LineJob], version: int, count_message: Callable[[dict[str, Any]], int | None]) -> None:
+    """`_count_share`'s loop: appends `(pos, count)` to `out`, one large read per group of neighbouring lines."""
+    with open(path, "rb") as f:
+        for start, end, group in _reads(sorted(jobs, key=lambda j: j.offset)):
+            f.seek(start)
+            buf = f.read(end - start)
+            for job in group:
+                at = job.offset - start
+                raw = buf[at : at + job.length]
+                if len(raw) != job.length:
+                    out.append((job.pos, UNREADABLE))
+                    continue
+                try:
+                    obj, _ = decode_line(raw)
+                except ValueError:
+                    obj = None
+                if not isinstance(obj, dict):
+                    out.append((job.pos, UNREADABLE))
+                    continue
+                msg = agent_message_of(cast(m.Entry, _EntryKind(job.entry_type)), obj, version)
+                out.append((job.pos, count_message(msg) if msg is not None else None))
+
+
+def plan_shares(jobs: Sequence[LineJob], parts: int) -> list[list[LineJob]]:
+    """`jobs` sorted by offset and cut into about `parts` runs of similar byte totals (each run contiguous)."""
+    ordered = sorted(jobs, key=lambda j: j.offset)
+    total = sum(j.length for j in ordered)
+    target = max(1, -(-total // max(1, parts)))
+    shares: list[list[LineJob]] = []
+    share: list[LineJob] = []
+    size = 0
+    for job in ordered:
+        share.append(job)
+        size += job.length
+        if size >= target:
+            shares.append(share)
+            share, size = [], 0
+    if share:
+        shares.append(share)
+    return shares
+
+
+def count_lines(
+    path: str,
+    jobs: Sequence[LineJob],
+    version: int,
+    encoding: str = "cl100k_base",
+    implementation: Implementation = "auto",
+    *,
+    workers: int | None = None,
+    min_bytes: int | None = None,
+) -> dict[int, int | None]:
+    """Token count of the message of every job, by `pos`: None when the line maps to no message, `UNREADABLE`
+    when it no longer parses into an object.
+
+    Counts with `get_token_counter(encoding, implementation)` (load it before calling: forked workers inherit
+    it). Lines totalling at least `min_bytes` (default `PARALLEL_MIN_BYTES`) are counted by `workers`
+    processes (default `inspector.parallel.worker_count()`, which `SESSION_INSPECTOR_WORKERS` caps; 1 = in this
+    process).
+    """
+    workers = parallel.worker_count() if workers is None else max(1, workers)
+    threshold = PARALLEL_MIN_BYTES if min_bytes is None else min_bytes
+    total = sum(j.length for j in jobs)
+    if workers == 1 or total < threshold or len(jobs) < 2:
+        return dict(_count_share(path, jobs, version, encoding, implementation))
+    get_token_counter(encoding, implementation).prepare()  # loaded once here, inherited by forked workers
+    shares = plan_shares(jobs, workers * SHARES_PER_WORKER)
+    counts: dict[int, int | None] = {}
+    for result in _in_pool(workers, [(path, share, version, encoding, implementation) for share in shares]):
+        counts.update(result)
+    return counts
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _worker_init() -> None:
+    """In a worker: SIGTERM ends the process at once; Ctrl-C is the parent's to handle (it ends us). What the fork
+    inherited (the session's index) is frozen out of garbage collection: scanning it would copy its pages."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc.freeze()
+
+
+def _end_workers(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool's worker processes now (a SIGTERM or an error must not leave them running)."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for proc in processes:
+        try:
+            proc.terminate()
+        except (OSError, ValueError, AttributeError):
+            pass
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        try:
+            proc.join(timeout=2)
+        except (OSError, ValueError, AssertionError, AttributeError):
+            pass
+
+
+def _in_pool(workers: int, calls: list[tuple[str, list[LineJob], int, str, Implementation]]) -> list[list[tuple[int, int | None]]]:
+    """`_count_share(*call)` for every call in a pool of `workers` processes (fork where available), like
+    `inspector.parallel`: a SIGTERM in the main thread becomes SystemExit, which ends the workers."""
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
+    previous: Any = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _terminated)
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(calls)), mp_context=ctx, initializer=_worker_init)
+    try:
+        futures: list[Future[list[tuple[int, int | None]]]] = [pool.submit(_count_share, *call) for call in calls]
+        results = [future.result() for future in futures]
+    except BaseException:
+        _end_workers(pool)
+        raise
+    else:
+        pool.shutdown(wait=True)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    return results
