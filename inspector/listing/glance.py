@@ -5,7 +5,8 @@
 `estimateContextTokens` (that usage plus chars/4 of the later context messages) and the model in force. Files up to
 `SCAN_BYTES` are read whole, without parsing every line: then the line count is exact, and the session name and the
 compaction count are decided by parsing only the lines that can hold them (the lines that contain
-`session_info` / `"compaction"`: pi writes entry types verbatim). Anything the bytes read cannot decide is listed in
+`session_info` / `"compaction"`: pi writes entry types verbatim), and a path the walk cannot finish (a
+compaction before any usage) is decided by the full index. Anything the bytes read cannot decide is listed in
 `unknown` (an `estimated` line count is extrapolated from the bytes read); what is given is what `stats --json`
 says for the same file, never an approximation.
 
@@ -333,6 +334,8 @@ def _glance(window: FileWindow) -> SessionGlance:
             break
     unknown: list[str] = []
     estimated: list[str] = []
+    if whole is not None and not (walk.tokens_known and walk.model_known):
+        _from_index(walk, window.path)  # a small file whose path the walk could not finish (a compaction first)
     if whole is not None:
         lines = _count_lines(whole)
         compactions: int | None = _count_compactions(whole, version)
@@ -366,6 +369,20 @@ def _glance(window: FileWindow) -> SessionGlance:
         estimated=tuple(estimated),
         unknown=tuple(f for f in FIGURES if f in unknown),
     )
+
+
+def _from_index(walk: _Walk, path: Path) -> None:
+    """Decide the path's figures with the full index (only for files small enough to be read whole)."""
+    from ..context import usage_rows_from_end
+    from ..session import SessionOpenError, open_session
+
+    try:
+        session = open_session(path)
+    except (SessionOpenError, OSError):
+        return
+    ctx = session.context()
+    walk.tokens = context_tokens_from_end(usage_rows_from_end(session.entries, ctx), len(ctx.messages)).tokens
+    walk.model, walk.tokens_known, walk.model_known = ctx.model, True, True
 
 
 def _leaf_id(walk: _Walk, whole: bytes | None) -> str | None:
