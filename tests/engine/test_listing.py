@@ -22,7 +22,7 @@ from inspector.samples.fixtures import SessionBuilder
 from inspector.session import open_session
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from bench.many_sessions import generate_dir  # noqa: E402
+from bench.many_sessions import generate_dir
 
 
 def full_figures(path: Path) -> dict:

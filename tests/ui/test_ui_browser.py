@@ -16,12 +16,12 @@ from inspector.summary import summarize_session
 from widgets.browser.fill import FillOrder
 from widgets.browser.screen import BrowserScreen
 from widgets.browser.table import PENDING, SessionTable
-from widgets.transcript.previews import compact_number
 from widgets.browser.watch import ManualWatcher
 from widgets.screens.inspector import InspectorScreen
+from widgets.transcript.previews import compact_number
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from bench.many_sessions import generate_dir  # noqa: E402
+from bench.many_sessions import generate_dir
 
 
 def make_dir(tmp_path: Path) -> Path:
@@ -126,7 +126,7 @@ def test_fill_order_follows_the_screen():
     assert [order.next(), order.next(), order.next()] == [paths[7], paths[8], paths[0]]
     on_screen[:] = [paths[5], Path("/elsewhere.jsonl")]  # scrolled; a path not asked for is never read
     assert [order.next(), order.next()] == [paths[5], paths[1]]
-    rest = [p for p in iter(order.next, None)]
+    rest = list(iter(order.next, None))
     assert rest == [paths[i] for i in (2, 3, 4, 6, 9)]
 
 
