@@ -5,8 +5,9 @@
 `estimateContextTokens` (that usage plus chars/4 of the later context messages) and the model in force. Files up to
 `SCAN_BYTES` are read whole, without parsing every line: then the line count is exact, and the session name and the
 compaction count are decided by parsing only the lines that can hold them (the lines that contain
-`session_info` / `"compaction"`: pi writes entry types verbatim), and a path the walk cannot finish (a
-compaction before any usage) is decided by the full index. Anything the bytes read cannot decide is listed in
+`session_info` / `"compaction"`: pi writes entry types verbatim); a compaction met before any usage sends the
+walk on to its `firstKeptEntryId` (the kept messages are in the context), and a small file's path the walk cannot
+finish is decided by the full index. Anything the bytes read cannot decide is listed in
 `unknown` (an `estimated` line count is extrapolated from the bytes read); what is given is what `stats --json`
 says for the same file, never an approximation.
 
@@ -146,7 +147,10 @@ class _Walk:
         self.rows: list[UsageRow] = []
         self.tokens: int | None = None
         self.tokens_known = False
-        self.tokens_blocked = False  # a compaction came first: the context before it is not decided here
+        self.tokens_blocked = False  # a cycle: the context is not decided here
+        self.summary_row: UsageRow | None = None  # the last compaction on the path, once met
+        self.kept_from: str | None = None
+        self.kept_rows: list[UsageRow] = []
         self.model: dict[str, Any] | None = None
         self.model_known = False
         self.name: str | None = None
@@ -169,7 +173,7 @@ class _Walk:
         if self.linear:
             if not self.path_done:
                 self._on_path(entry)
-                self.path_done = self.tokens_known and self.model_known
+                self.path_done = (self.tokens_known or self.tokens_blocked) and self.model_known
         elif entry is self.leaf:
             self._follow(entry)
         elif not self.path_done and self.want is not None and entry.id == self.want:
@@ -182,6 +186,7 @@ class _Walk:
             if current.id is not None:
                 if current.id in self.path_ids:
                     self.path_done = True  # a cycle (SessionTree.path_to stops there): what is open stays unknown
+                    self.tokens_blocked = not self.tokens_known
                     return
                 self.path_ids.add(current.id)
             self._on_path(current)
@@ -191,7 +196,7 @@ class _Walk:
                 return
             self.want = parent
             current = self.seen.get(parent)
-        if self.tokens_known and self.model_known:
+        if (self.tokens_known or self.tokens_blocked) and self.model_known:
             self.path_done = True
 
     def _on_path(self, entry: m.Entry) -> None:
@@ -204,21 +209,36 @@ class _Walk:
                 self.model = {"provider": entry.provider, "modelId": entry.model}
         if self.tokens_known or self.tokens_blocked:
             return
-        if entry.type == m.COMPACTION:
-            self.tokens_blocked = True
+        if self.summary_row is not None:  # before the last compaction: the kept messages, up to firstKeptEntryId
+            if _maps_to_message(entry):
+                self.kept_rows.append(_usage_row(entry))
+            if entry.id is not None and entry.id == self.kept_from:
+                self._context_is(self.rows + self.kept_rows + [self.summary_row])
+        elif entry.type == m.COMPACTION and self.linear:
+            self.tokens_blocked = True  # v1 keeps by line index: unknown from the tail (a small file: the full index)
+        elif entry.type == m.COMPACTION:
+            # pi's context after it: its summary, the kept messages (from firstKeptEntryId up to it), then the later
+            # ones (already met, none with usage); the kept ones come next on the way back
+            first = (entry.data or {}).get("firstKeptEntryId")
+            self.summary_row = _usage_row(entry)
+            self.kept_from = first if isinstance(first, str) and first != entry.id else None
+            if self.kept_from is None:
+                self._context_is(self.rows + [self.summary_row])
         elif _maps_to_message(entry):
             row = _usage_row(entry)
             self.rows.append(row)
             if is_valid_assistant_usage(row.role, row.stop_reason, row.usage):
-                self.tokens = context_tokens_from_end(self.rows, len(self.rows)).tokens
-                self.tokens_known = True
+                self._context_is(self.rows)
+
+    def _context_is(self, rows_from_end: list[UsageRow]) -> None:
+        self.tokens = context_tokens_from_end(rows_from_end, len(rows_from_end)).tokens
+        self.tokens_known = True
 
     def _root(self) -> None:
-        """The path ends here: every context message on it was seen."""
+        """The path ends here: every context message on it was seen (a firstKeptEntryId not met keeps nothing)."""
         self.path_done = True
         if not self.tokens_known and not self.tokens_blocked:
-            self.tokens = context_tokens_from_end(self.rows, len(self.rows)).tokens
-            self.tokens_known = True
+            self._context_is(self.rows + ([self.summary_row] if self.summary_row is not None else []))
         self.model_known = True
 
     def at_file_start(self) -> None:

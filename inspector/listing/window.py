@@ -16,7 +16,7 @@ from pathlib import Path
 
 HEAD_BYTES = 16 * 1024
 """What `detect_format` reads first: the head a listing reads anyway (one header line fits in it almost always)."""
-BLOCK_BYTES = 64 * 1024
+BLOCK_BYTES = 16 * 1024
 """First tail read; every further read backwards doubles, up to `MAX_BLOCK_BYTES`."""
 MAX_BLOCK_BYTES = 4 * 1024 * 1024
 MAX_HEADER_BYTES = 1024 * 1024

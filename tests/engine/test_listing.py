@@ -104,8 +104,9 @@ def test_name_set_late_is_seen_in_the_tail(tmp_path):
 
 
 def test_branches_aborted_replies_and_a_compaction_first(tmp_path):
-    """The leaf's path skips an abandoned branch; an aborted reply's usage does not count; a compaction before any
-    usage sends a small file to the full index and leaves a big one's context `unknown`."""
+    """The leaf's path skips an abandoned branch; an aborted reply's usage does not count; a compaction met before
+    any usage: the kept messages (from its firstKeptEntryId) and its summary are in the context, in a small file
+    and in a big one alike."""
     b = chat(3, 3)
     fork = b.leaf_id
     b.user("a branch that is abandoned")
@@ -115,14 +116,15 @@ def test_branches_aborted_replies_and_a_compaction_first(tmp_path):
     b.assistant("cut short", stop_reason="aborted")
     assert_glance_matches(b.write(tmp_path / "branch.jsonl"))
 
-    for name, size in (("small.jsonl", 200), ("big.jsonl", 5000)):
+    for name, size, keep in (("small.jsonl", 200, True), ("big.jsonl", 5000, True), ("none-kept.jsonl", 5000, False)):
         c = chat(4, 30, big=size)
         kept = c.user("keep from here")
         c.assistant("kept answer")
-        c.compaction("summary of the start", kept, 50_000)
+        c.user("no answer to this one")
+        c.compaction("summary of the start", kept if keep else "not-on-the-path", 50_000)
         c.user("after the compaction, no answer yet")
         got = assert_glance_matches(c.write(tmp_path / name))
-        assert ("context_tokens" in got["unknown"]) == (size > 1000)
+        assert "context_tokens" not in got["unknown"], name
 
 
 def test_v1_files_from_the_corpus():
