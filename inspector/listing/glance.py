@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 
 from .. import model as m
-from ..formats.detect import UNKNOWN, classify_lines, detect_format
+from ..formats.detect import CLAUDE_CODE, CODEX, UNKNOWN, FileFormat, classify_lines, detect_format
 from ..formats.openclaw import BOM, EntryReader, peek_version, synthetic_v1_id
 from ..formats.records import ErrorRecord, OtherRecord, extract_record
 from ..tokens.usage import NON_OBJECT_USAGE, UsageRow, context_tokens_from_end, is_valid_assistant_usage
@@ -338,6 +338,8 @@ def glance_session(path: Path) -> SessionGlance:
 
 def _glance(window: FileWindow) -> SessionGlance:
     fmt = _format_of(window)
+    if fmt in (CLAUDE_CODE, CODEX):  # a transcript of another tool: none of these figures means anything there
+        return SessionGlance(format=fmt, bytes_read=window.bytes_read, error=FileFormat(fmt).unsupported_message())
     first = window.first_line()
     header, version = _header_of(first)
     whole = window.read_all() if window.size <= SCAN_BYTES else None

@@ -180,6 +180,12 @@ def test_a_fifo_and_an_unreadable_file_are_errors_not_hangs(tmp_path):
         locked.chmod(0o644)
 
 
+def test_other_tools_transcripts_are_named_not_glanced():
+    claude = glance_session(corpus_file("claude-code", next(p.name for p in corpus_file("claude-code").iterdir())))
+    assert claude.format == "claude-code" and claude.error and "Claude Code" in claude.error
+    assert claude.context_tokens is None and claude.to_json()["header"] is None
+
+
 def test_file_memo_follows_the_file(tmp_path):
     path = chat(8, 1).write(tmp_path / "s.jsonl")
     reads: list[Path] = []
