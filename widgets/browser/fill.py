@@ -48,6 +48,23 @@ def worker_pool() -> ProcessPoolExecutor:
     return ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_worker_init)
 
 
+def end_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool's worker process now, mid-file if need be (as `inspector.parallel` ends its workers): quitting the
+    app must not wait for a big file's summary."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for proc in processes:
+        try:
+            proc.terminate()
+        except (OSError, ValueError, AttributeError):
+            pass
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        try:
+            proc.join(timeout=2)
+        except (OSError, ValueError, AssertionError, AttributeError):
+            pass
+
+
 class Glanced(Message):
     """Glances of `paths` are in the screen's `glances` (a batch: one redraw for many files)."""
 

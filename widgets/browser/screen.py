@@ -36,7 +36,7 @@ from inspector.summary import SessionSummary, summarize_session
 from ..commands import PaletteCommand, binding_commands, help_rows
 from ..inert import one_line
 from ..options import InspectorOptions
-from .fill import FigureFill, Glanced, Summarized, worker_pool
+from .fill import FigureFill, Glanced, Summarized, end_pool, worker_pool
 from .table import COLUMNS, FIGURE_COLUMNS, BrowserRow, SessionTable
 from .watch import DirectoryWatcher, WatchfilesWatcher
 
@@ -247,7 +247,7 @@ class BrowserScreen(Screen):
         if self.watcher is not None:
             self.watcher.stop()
         for pool in self._pools or ():
-            pool.shutdown(wait=False, cancel_futures=True)
+            end_pool(pool)
 
     # -- drawing ----------------------------------------------------------------------------------
 
