@@ -1,15 +1,7 @@
 """Find session transcripts on disk: OpenClaw agent session dirs, pi's session tree, or any directory.
 
-File-name rules follow OpenClaw ``src/config/sessions/artifacts.ts`` and ``paths.ts`` (spec §1.1):
-
-* live transcript: ``<sessionId>.jsonl`` (or ``<sessionId>-topic-<topic>.jsonl``), or whatever ``sessionFile`` in
-  ``sessions.json`` names (relative to the sessions dir, or absolute);
-* archive: ``<file>.jsonl.reset.<ts>`` / ``.deleted.<ts>`` / ``.bak.<ts>`` where ``<ts>`` is an ISO time with ``:``
-  replaced by ``-`` (``2026-04-13T10-20-30.123Z``, optionally followed by ``.<32 hex>``), and repair backups
-  ``<file>.bak-<pid>-<ms>``;
-* checkpoint: ``<sessionId>.checkpoint.<uuid>.jsonl`` (pre-compaction copies);
-* never listed: ``sessions.json`` and its backups/temps, ``*.lock``, temp files (``*.tmp``, ``.truncate-tmp``,
-  ``.manual-compaction-tmp``), ``*.trajectory.jsonl``.
+File names are classified by `names` (OpenClaw's live/archive/checkpoint rules, spec §1.1); a ``sessionFile`` in
+``sessions.json`` (`store`) may name any file, relative to the sessions dir or absolute.
 
 pi stores sessions under ``<agentDir>/sessions/--<cwd slug>--/<timestamp>_<sessionId>.jsonl`` where ``agentDir`` is
 ``$PI_CODING_AGENT_DIR`` or ``~/.pi/agent``.
