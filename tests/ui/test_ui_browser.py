@@ -187,3 +187,44 @@ async def test_figures_of_many_files_arrive_from_the_worker_processes(tmp_path, 
         assert row.context_tokens == row.glance.context_tokens == row.summary.context_tokens
     await pilot.press("end")
     assert table.cursor_row == len(rows) - 1 and table.scroll_offset.y > 0
+
+
+@pytest.mark.anyio
+async def test_a_reader_that_cannot_go_to_a_process_is_read_here(tmp_path, ui, monkeypatch):
+    """A glance reader that cannot be sent to the worker process (a closure, as a cache might plug in): the figures
+    are still read, here."""
+    root = make_dir(tmp_path)
+    seen: list[Path] = []
+
+    def local_glance(path):
+        seen.append(path)
+        return glance_session(path)
+
+    monkeypatch.setattr(BrowserScreen, "glance_reader", staticmethod(local_glance))
+    pilot = await ui(root)
+    table = pilot.app.screen.query_one(SessionTable)
+    assert sorted(p.name for p in seen) == ["aaa.jsonl", "bbb.jsonl", "ccc.jsonl"]
+    assert all(r.glance == glance_session(r.file.path) and r.summary is not None for r in table.rows_shown)
+
+
+@pytest.mark.anyio
+async def test_a_dead_worker_process_does_not_leave_rows_unread(tmp_path, ui):
+    """The summary process is killed before the first discovery's reading: a rescan reads every figure here."""
+    root = make_dir(tmp_path)
+    watchers: list[ManualWatcher] = []
+
+    def factory(paths):
+        watchers.append(ManualWatcher(paths))
+        return watchers[-1]
+
+    pilot = await ui(root, watcher_factory=factory)
+    screen = pilot.app.screen
+    for pool in screen._pools:
+        for proc in list(pool._processes.values()):
+            proc.kill()
+            proc.join(5)
+    write_session(root, "ddd.jsonl", basic_builder(4))
+    watchers[0].trigger(root / "ddd.jsonl")
+    await settle(pilot)
+    rows = screen.query_one(SessionTable).rows_shown
+    assert len(rows) == 4 and all(r.summary == summarize_session(r.file.path) for r in rows)

@@ -16,7 +16,7 @@ import signal
 import time
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Executor, Future, ProcessPoolExecutor, wait
 from pathlib import Path
 
 from textual.message import Message
@@ -136,7 +136,7 @@ def summarize_one(read: Callable[[Path], SessionSummary], path: Path) -> list[tu
     return [(path, file_stamp(path), read(path))]
 
 
-Pending = list[tuple[Future, FileMemo, _Batch]]
+Pending = list[tuple[Future, FileMemo, _Batch, list[Path]]]
 
 
 class FigureFill:
@@ -152,6 +152,7 @@ class FigureFill:
         pools: tuple[Executor, Executor] | None,
     ) -> None:
         self.glances, self.summaries, self.pools = glances, summaries, pools
+        self.paths, self.visible = paths, visible
         self.glance_order = FillOrder(paths, visible)
         self.summary_order = FillOrder(paths, visible)
         self.glanced = _Batch(screen, Glanced)
@@ -160,17 +161,23 @@ class FigureFill:
 
     def run(self, cancelled: Callable[[], bool]) -> None:
         """Read until every file has both figures, or `cancelled()`."""
-        if self.pools is None:
+        finished = False
+        if self.pools is not None:
+            try:
+                self._run_in_processes(self.pools, cancelled)
+                finished = True
+            except (BrokenExecutor, RuntimeError):  # a worker process died, or the pool was shut down: go on here
+                pass
+        if not finished:
             self._run_here(cancelled)
-        else:
-            self._run_in_processes(self.pools, cancelled)
         self.glanced.flush()
         self.summarized.flush()
 
     def _run_here(self, cancelled: Callable[[], bool]) -> None:
-        """Without worker processes: glances first, then summaries, letting the GIL go after every file."""
-        for order, memo, batch in ((self.glance_order, self.glances, self.glanced),
-                                   (self.summary_order, self.summaries, self.summarized)):
+        """Without worker processes: glances first, then summaries, letting the GIL go after every file (from the
+        start again after the processes failed: what they read is kept and skipped)."""
+        for memo, batch in ((self.glances, self.glanced), (self.summaries, self.summarized)):
+            order = FillOrder(self.paths, self.visible)
             while (path := order.next()) is not None and not cancelled():
                 if memo.get(path) is None:
                     memo.compute(path)
@@ -192,13 +199,14 @@ class FigureFill:
         glance_pool, summary_pool = pools
         glancing = summarizing = True
         while (glancing or summarizing or self.pending) and not cancelled():
-            in_glance = sum(1 for _, memo, _ in self.pending if memo is self.glances)
+            in_glance = sum(1 for _, memo, _, _ in self.pending if memo is self.glances)
             while glancing and in_glance < IN_FLIGHT:
                 paths = self._next_paths(self.glance_order, self.glances, GLANCE_CHUNK)
                 if paths is None:
                     glancing = False
                     break
-                self.pending.append((glance_pool.submit(glance_many, self.glances.read, paths), self.glances, self.glanced))
+                self.pending.append((glance_pool.submit(glance_many, self.glances.read, paths), self.glances, self.glanced,
+                                     paths))
                 in_glance += 1
             in_summary = len(self.pending) - in_glance
             while summarizing and in_summary < IN_FLIGHT:
@@ -207,25 +215,25 @@ class FigureFill:
                     summarizing = False
                     break
                 self.pending.append((summary_pool.submit(summarize_one, self.summaries.read, one[0]), self.summaries,
-                                     self.summarized))
+                                     self.summarized, one))
                 in_summary += 1
             if self.pending:
-                wait([f for f, _, _ in self.pending], timeout=0.05, return_when=FIRST_COMPLETED)
+                wait([f for f, _, _, _ in self.pending], timeout=0.05, return_when=FIRST_COMPLETED)
             self._collect()
-        for future, _, _ in self.pending:
+        for future, _, _, _ in self.pending:
             future.cancel()
 
     def _collect(self) -> None:
         """Keep the results that are done."""
         still: Pending = []
-        for future, memo, batch in self.pending:
+        for future, memo, batch, paths in self.pending:
             if not future.done():
-                still.append((future, memo, batch))
+                still.append((future, memo, batch, paths))
                 continue
             try:
                 results = future.result()
-            except Exception:
-                results = []
+            except Exception:  # a reader that cannot go to a process (a closure), a broken pool: read them here
+                results = [(path, file_stamp(path), memo.read(path)) for path in paths]
             for path, stamp, value in results:
                 memo.store(path, stamp, value)
                 batch.add(path)
