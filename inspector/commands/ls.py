@@ -15,6 +15,7 @@ from rich.text import Text
 
 from inspector.commands._common import EXIT_ERROR, add_width_option, check_supported, console, print_json
 from inspector.discovery import Discovery, SessionFile, discover_sessions
+from inspector.listing import SessionGlance, glance_files
 from inspector.summary import SessionSummary, summarize_session
 from inspector.textsafe import make_inert
 
@@ -31,6 +32,10 @@ With FILE (a session file): that one session.
 Only live transcripts are listed unless --all is given; --all adds archives (.reset./.deleted./.bak
 siblings) and pre-compaction checkpoints (<sessionId>.checkpoint.<uuid>.jsonl) in a second table.
 --json prints {"sessions": [...], "warnings": [...]} with the same selection (live only without --all).
+
+Each listed file is glanced at, never indexed: its header, and its last lines back to the last assistant reply
+with usage (`glance` in --json: the model, pi's context-now estimate, the last activity; files up to 64 KB are
+read whole for their line count, compactions and session name). What the bytes read cannot decide is `unknown`.
 
 --figures opens every listed file (read only) and adds what the session browser shows: messages in the
 context, pi's context-now estimate, compaction entries and the session name (`figures` in --json).
@@ -108,6 +113,29 @@ def _session_label(session: SessionFile) -> str | None:
 
 Column = tuple[str, Callable[[SessionFile], object | None], dict[str, Any]]
 Figures = dict[Path, SessionSummary]
+Glances = dict[Path, SessionGlance]
+
+
+def _glance_columns(glances: Glances, figures: Figures | None) -> list[Column]:
+    """Model and context-now from each file's glance (`?`: not decided from the bytes read); with `--figures` the
+    context column is the figures' instead."""
+
+    def model(s: SessionFile) -> str | None:
+        g = glances.get(s.path)
+        if g is None or g.error or not g.known("model"):
+            return None if g is None or g.error else "?"
+        return g.model.get("modelId") if g.model and isinstance(g.model.get("modelId"), str) else None
+
+    def context(s: SessionFile) -> str | None:
+        g = glances.get(s.path)
+        if g is None or g.error:
+            return None
+        return f"{g.context_tokens:,}" if g.context_tokens is not None else "?"
+
+    columns: list[Column] = [("Model", model, {"overflow": "fold"})]
+    if figures is None:
+        columns.append(("Context", context, {"justify": "right", "no_wrap": True}))
+    return columns
 
 
 def _figure_columns(figures: Figures | None) -> list[Column]:
@@ -150,7 +178,7 @@ def _table(title: str, sessions: list[SessionFile], columns: list[Column]) -> Ta
     return table
 
 
-def _live_table(sessions: list[SessionFile], root: Path | None, figures: Figures | None = None) -> Table:
+def _live_table(sessions: list[SessionFile], root: Path | None, glances: Glances, figures: Figures | None = None) -> Table:
     columns: list[Column] = [
         ("Updated", lambda s: _when(s.sort_time), {"no_wrap": True}),
         ("Source", lambda s: s.source, {"no_wrap": True}),
@@ -159,6 +187,7 @@ def _live_table(sessions: list[SessionFile], root: Path | None, figures: Figures
         ("Key", lambda s: s.session_key, {"overflow": "fold"}),
         ("Size", lambda s: _size(s.size), {"justify": "right", "no_wrap": True}),
         ("Format", lambda s: s.format, {"no_wrap": True}),
+        *_glance_columns(glances, figures),
         *_figure_columns(figures),
         ("Path", lambda s: _display_path(s.path, root), {"overflow": "fold"}),
     ]
@@ -179,11 +208,12 @@ def _others_table(sessions: list[SessionFile], root: Path | None, figures: Figur
     return _table("Archives and checkpoints", sessions, columns)
 
 
-def _json_payload(discovery: Discovery, include_all: bool, figures: Figures | None = None) -> dict[str, Any]:
+def _json_payload(discovery: Discovery, include_all: bool, glances: Glances, figures: Figures | None = None) -> dict[str, Any]:
     chosen = discovery.sessions if include_all else discovery.live
     sessions = []
     for s in chosen:
         row = s.to_json()
+        row["glance"] = glances[s.path].to_json()
         if figures is not None:
             row["figures"] = figures[s.path].to_json()
         sessions.append(row)
@@ -201,16 +231,19 @@ def run(args: argparse.Namespace) -> int:
     include_all = bool(getattr(args, "all", False))
     if root is not None and Path(root).is_file():
         check_supported(Path(root))  # `ls FILE`: that one session, or exit 3 for a Claude Code / Codex file
-    discovery = discover_sessions(Path(root) if root is not None else None)
+    discovery = discover_sessions(Path(root) if root is not None else None, formats=False)
     single = root is not None and Path(root).is_file()
     status = EXIT_ERROR if root is not None and not Path(root).is_dir() and not single else 0
     if single and root is not None:
         root = Path(root).parent
     shown = discovery.sessions if include_all else discovery.live
+    glances = glance_files([s.path for s in shown])
+    for s in discovery.sessions:
+        s.format = glances[s.path].format if s.path in glances else None
     figures = session_figures(shown) if getattr(args, "figures", False) else None
 
     if getattr(args, "json", False):
-        print_json(_json_payload(discovery, include_all, figures))
+        print_json(_json_payload(discovery, include_all, glances, figures))
         return status
 
     out = console()
@@ -220,7 +253,7 @@ def run(args: argparse.Namespace) -> int:
 
     live, others = discovery.live, discovery.others
     if live:
-        out.print(_live_table(live, root, figures))
+        out.print(_live_table(live, root, glances, figures))
     elif status == 0:
         where = make_inert(str(root), keep_newlines=False) if root is not None else "OpenClaw's or pi's session dirs"
         out.print(Text(f"No live sessions found in {where}."))

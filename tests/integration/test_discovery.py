@@ -272,7 +272,11 @@ def test_ls_json_lists_live_sessions_with_snake_case_fields(tmp_path: Path, caps
     first = out["sessions"][0]
     assert set(first) == {
         "path", "kind", "source", "session_id", "session_key", "agent_id", "cwd_slug", "archive_reason",
-        "archived_at", "checkpoint_id", "updated_at", "mtime", "size", "format",
+        "archived_at", "checkpoint_id", "updated_at", "mtime", "size", "format", "glance",
+    }
+    assert set(first["glance"]) == {
+        "header", "leaf_id", "last_activity", "model", "context_tokens", "session_name", "compactions", "lines",
+        "estimated", "unknown", "bytes_read", "error",
     }
     assert first["session_key"] == "agent:main:telegram:dm:42"
     assert first["updated_at"] == "2026-04-12T13:28:20Z"

@@ -1,7 +1,10 @@
 """The session browser: sessions found in a directory (or OpenClaw's and pi's default places), live.
 
-Discovery and per-file summaries (`inspector.summary`, the figures of `ls --json --figures`) run in thread
-workers that post `Discovered` and `Summarized` messages; a directory watcher (watchfiles, or a test's
+Discovery runs in a thread worker and posts `Discovered`: the list is shown at once, figures `…`. Another thread
+worker then reads each file's figures, the rows on screen first (also after a scroll or a sort), in two passes: the
+glance (`inspector.listing`: header and tail, what `ls --json` prints; milliseconds per file), then the full
+summary (`inspector.summary`, the figures of `ls --json --figures`: an index of the file). Each pass posts its
+results in batches (`Glanced`, `Summarized`) and only those rows are redrawn. A directory watcher (watchfiles, or a test's
 `ManualWatcher`) triggers a new discovery whenever a file appears, changes or disappears. When the watcher fails
 (watchfiles cannot decode a file name that is not UTF-8, cannot watch an unreadable subdirectory, runs out of
 inotify watches...) the browser says so and rescans on a timer instead: nothing outside the open file may end
@@ -11,28 +14,55 @@ the app. When started without a directory and nothing is found, the browser hand
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widget import Widget
+from textual.widgets import Footer, Input, Static
 
 from inspector.config import openclaw_state_dir
 from inspector.discovery import Discovery, SessionFile, discover_sessions, pi_agent_dir
-from inspector.summary import SummaryCache
+from inspector.listing import GlanceReader, SessionGlance, glance_session
+from inspector.listing.memo import FileMemo
+from inspector.summary import SessionSummary, summarize_session
 
 from ..commands import PaletteCommand, binding_commands, help_rows
 from ..inert import one_line
 from ..options import InspectorOptions
-from .table import COLUMNS, BrowserRow, SessionTable
+from .fill import FigureFill, Glanced, Summarized, end_pool, worker_pool
+from .table import COLUMNS, FIGURE_COLUMNS, BrowserRow, SessionTable
 from .watch import DirectoryWatcher, WatchfilesWatcher
 
 RESCAN_EVERY = 5.0
 """Seconds between rescans once the directory watcher has failed."""
+RESORT_EVERY = 0.5
+"""While figures arrive, a sort on a figure column is redone at most this often."""
+
+
+class TitleBar(Widget):
+    """One line of plain text; `set` redraws it only when the text changed (no layout pass, unlike `Static`)."""
+
+    DEFAULT_CSS = "TitleBar { height: 1; }"
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.text = ""
+
+    def set(self, text: str) -> None:
+        """Show `text` (inert: drawn as a plain `Text`)."""
+        if text != self.text:
+            self.text = text
+            self.refresh()
+
+    def render(self) -> Text:
+        return Text(self.text, no_wrap=True, overflow="ellipsis")
 
 
 class Discovered(Message):
@@ -41,17 +71,6 @@ class Discovered(Message):
     def __init__(self, found: Discovery) -> None:
         super().__init__()
         self.found = found
-
-
-class Summarized(Message):
-    """Another file's summary is in the cache (a newer one replaces an older one still queued: one redraw)."""
-
-    def __init__(self, path: Path) -> None:
-        super().__init__()
-        self.path = path
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, Summarized)
 
 
 class BrowserScreen(Screen):
@@ -77,6 +96,13 @@ class BrowserScreen(Screen):
         Binding("escape", "clear_filter", "Clear filter", show=False, tooltip="Clear the filter"),
     ]
 
+    glance_reader: GlanceReader = staticmethod(glance_session)
+    """One file's glance (a persistent cache can stand in front of it)."""
+    summary_reader: Callable[[Path], SessionSummary] = staticmethod(summarize_session)
+    """One file's full summary (a module-level function: it runs in a worker process)."""
+    use_processes = True
+    """Read figures in worker processes (False: in the fill thread)."""
+
     def __init__(self, root: Path | None, options: InspectorOptions, on_empty: Callable[[], None] | None = None) -> None:
         super().__init__()
         self.root = root
@@ -84,7 +110,13 @@ class BrowserScreen(Screen):
         self.on_empty = on_empty
         self.files: list[SessionFile] = []
         self.warnings: list[str] = []
-        self.summaries = SummaryCache()
+        self.glances: FileMemo[SessionGlance] = FileMemo(self.glance_reader)
+        self.summaries: FileMemo[SessionSummary] = FileMemo(self.summary_reader)
+        self._resort_due = False
+        self._by_path: dict[str, SessionFile] = {}
+        self._rows: dict[str, BrowserRow] = {}
+        self._summarized: set[str] = set()
+        self._pools: tuple[ProcessPoolExecutor, ProcessPoolExecutor] | None = None
         self.sort_column = "updated"
         self.reverse = True
         self.watcher: DirectoryWatcher | None = None
@@ -92,7 +124,7 @@ class BrowserScreen(Screen):
         self.discoveries = 0
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="browser-title")
+        yield TitleBar(id="browser-title")
         yield Input(placeholder="filter: agent, session, path, kind… (/ to focus, Esc to clear)", id="browser-filter")
         yield SessionTable(id="sessions")
         yield Static("", id="browser-warnings")
@@ -122,9 +154,9 @@ class BrowserScreen(Screen):
     @work(thread=True, exclusive=True, group="discover", description="discover")
     def _discover(self) -> None:
         if self.root is not None:
-            found = discover_sessions(self.root, home=self.options.home, env=self.options.env)
+            found = discover_sessions(self.root, home=self.options.home, env=self.options.env, formats=False)
         else:
-            found = discover_sessions(home=self.options.home, env=self.options.env)
+            found = discover_sessions(home=self.options.home, env=self.options.env, formats=False)
         self.post_message(Discovered(found))
 
     @on(Discovered)
@@ -132,6 +164,9 @@ class BrowserScreen(Screen):
         found = message.found
         self.discoveries += 1
         self.files = found.sessions
+        self._by_path = {str(f.path): f for f in self.files}
+        self._rows = {}
+        self._summarized = {key for key in self._by_path if self.summaries.peek(Path(key)) is not None}
         self.warnings = found.warnings
         if not self.files and self.root is None and self.on_empty is not None:
             callback, self.on_empty = self.on_empty, None
@@ -139,23 +174,49 @@ class BrowserScreen(Screen):
             return
         self._redraw()
         self._show_warnings()
-        missing = [f.path for f in self.files if self.summaries.get(f.path) is None]
-        if missing:
-            self._summarize(missing)
+        self._fill([f.path for f in self.files])
 
-    @work(thread=True, exclusive=True, group="summaries", description="summaries")
-    def _summarize(self, paths: list[Path]) -> None:
+    def _visible_paths(self) -> list[Path]:
+        """The files on screen (asked from the fill thread; none once the screen is gone)."""
+        try:
+            table = self.query_one(SessionTable)
+        except NoMatches:
+            return []
+        return [r.file.path for r in table.visible_rows()]
+
+    @work(thread=True, exclusive=True, group="figures", description="figures")
+    def _fill(self, paths: list[Path]) -> None:
+        """Glance at and summarize every file, the rows on screen first (`fill.FigureFill`)."""
         from textual.worker import get_current_worker
 
         worker = get_current_worker()
-        for path in paths:
-            if worker.is_cancelled:
-                return
-            self.summaries.compute(path)
-            self.post_message(Summarized(path))
+        fill = FigureFill(self, paths, self._visible_paths, self.glances, self.summaries, self._worker_pools())
+        fill.run(lambda: worker.is_cancelled)
 
+    def _worker_pools(self) -> tuple[Executor, Executor] | None:
+        """The worker processes figures are read in (started once: glances, summaries); None: read them here."""
+        if self._pools is None and self.use_processes:
+            try:
+                self._pools = (worker_pool(), worker_pool())
+            except (OSError, ValueError):  # no processes here (a sandbox, a resource limit): read in the fill thread
+                self.use_processes = False
+        return self._pools
+
+    @on(Glanced)
     @on(Summarized)
-    def _summarized(self) -> None:
+    def _figures_arrived(self, message: Glanced | Summarized) -> None:
+        table = self.query_one(SessionTable)
+        rows = {key: self._row(self._by_path[key]) for key in map(str, message.paths) if key in self._by_path}
+        table.update_rows(rows)
+        if isinstance(message, Summarized):
+            self._summarized.update(rows)
+        if self.sort_column in FIGURE_COLUMNS and not self._resort_due:
+            self._resort_due = True
+            self.set_timer(RESORT_EVERY, self._resort)
+        self._update_title()
+
+    def _resort(self) -> None:
+        self._resort_due = False
         self._redraw()
 
     def _show_warnings(self) -> None:
@@ -185,12 +246,19 @@ class BrowserScreen(Screen):
     def on_unmount(self) -> None:
         if self.watcher is not None:
             self.watcher.stop()
+        for pool in self._pools or ():
+            end_pool(pool)
 
     # -- drawing ----------------------------------------------------------------------------------
 
+    def _row(self, file: SessionFile) -> BrowserRow:
+        row = BrowserRow(file, self.summaries.peek(file.path), self.glances.peek(file.path))
+        self._rows[str(file.path)] = row
+        return row
+
     def rows(self) -> list[BrowserRow]:
-        """Every discovered file with its summary (if computed)."""
-        return [BrowserRow(f, self.summaries.get(f.path)) for f in self.files]
+        """Every discovered file with the figures read so far (not re-checked against the file: the fill does)."""
+        return [self._rows.get(key) or self._row(f) for key, f in self._by_path.items()]
 
     def _redraw(self) -> None:
         table = self.query_one(SessionTable)
@@ -204,7 +272,10 @@ class BrowserScreen(Screen):
         shown = len(table.rows_shown)
         count = f"{shown} of {len(self.files)}" if shown != len(self.files) else f"{len(self.files)}"
         status = "scanning…" if self.discoveries == 0 else f"{count} session file(s)"
-        self.query_one("#browser-title", Static).update(Text(one_line(f"Sessions · {status} in {where}", 300)))
+        done = len(self._summarized)
+        if self.discoveries and done < len(self.files):
+            status += f" · reading figures, {done} of {len(self.files)} done"
+        self.query_one("#browser-title", TitleBar).set(one_line(f"Sessions · {status} in {where}", 300))
 
     @on(Input.Changed, "#browser-filter")
     def _filter_changed(self) -> None:
@@ -214,17 +285,17 @@ class BrowserScreen(Screen):
     def _filter_submitted(self) -> None:
         self.query_one(SessionTable).focus()
 
-    @on(DataTable.HeaderSelected)
-    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
-        key = event.column_key.value
+    @on(SessionTable.HeaderSelected)
+    def _header_selected(self, event: SessionTable.HeaderSelected) -> None:
+        key = event.column_key
         if key == self.sort_column:
             self.reverse = not self.reverse
         else:
             self.sort_column, self.reverse = str(key), key in ("updated", "size", "messages", "context", "compactions")
         self._redraw()
 
-    @on(DataTable.RowSelected)
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
+    @on(SessionTable.RowSelected)
+    def _row_selected(self, event: SessionTable.RowSelected) -> None:
         self.action_open()
 
     # -- actions ----------------------------------------------------------------------------------
