@@ -175,3 +175,8 @@ def save_opened() -> int:
         return sum(save(s) for s in pending)
     finally:
         _opened.clear()
+
+
+def forget_opened() -> None:
+    """Forget the sessions opened through the cache without saving them (a long-lived process that moved on)."""
+    _opened.clear()
