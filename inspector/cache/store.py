@@ -14,12 +14,13 @@ import re
 import secrets
 import stat
 import struct
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
+
+from ..clock import Clock, SystemClock
 
 ENV_DIR = "SESSION_INSPECTOR_CACHE_DIR"
 ENV_MAX_BYTES = "SESSION_INSPECTOR_CACHE_MAX_BYTES"
@@ -216,13 +217,13 @@ def owned_files(directory: Path) -> list[CacheFile]:
     return out
 
 
-def evict(directory: Path, limit: int, keep: str | None = None) -> int:
+def evict(directory: Path, limit: int, keep: str | None = None, clock: Clock | None = None) -> int:
     """Remove least recently used entries until the total is within `limit` (never `keep`); returns bytes freed.
 
     Temporary files of writers that died long ago go first; a live writer's temporary file is left alone.
     """
     files = owned_files(directory)
-    now = time.time()
+    now = (clock or SystemClock()).now().timestamp()
     freed = 0
     live: list[CacheFile] = []
     for f in files:
