@@ -7,15 +7,16 @@ the exit code. An argument list that does not start with a command name opens th
 
 from __future__ import annotations
 
-import argparse
 import errno
-import importlib
 import os
-import pkgutil
 import sys
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from . import commands
+
+if TYPE_CHECKING:
+    import argparse
 
 EXIT_OK = 0
 EXIT_OUTPUT = 1
@@ -25,6 +26,9 @@ EXIT_UNSUPPORTED = 3
 
 def command_modules() -> list[ModuleType]:
     """Every command module, in name order."""
+    import importlib  # here, not at the top: a replayed memo (`_replay_memo`) never needs them
+    import pkgutil
+
     mods = []
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
         if info.name.startswith("_"):
@@ -47,6 +51,8 @@ def command_names() -> list[str]:
 
 def build_parser(modules: list[ModuleType] | None = None) -> argparse.ArgumentParser:
     """The `session-inspector` parser with one subcommand per command module."""
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="session-inspector",
         description=(

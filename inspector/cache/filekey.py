@@ -11,12 +11,12 @@ issue's key: path, inode, size, mtime, head and tail).
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..index import HEAD_BYTES
+from ._hash import blake2b
 
 TAIL_BYTES = 4096
 UNCHANGED = "unchanged"
@@ -68,7 +68,7 @@ class FileKey:
 
 
 def _hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    return blake2b(data, digest_size=16).hexdigest()
 
 
 def _read_at(fd: int, offset: int, length: int) -> bytes:

@@ -9,7 +9,6 @@ file was read. Failures of the cache itself are never errors: the file is simply
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 from ..parallel import PARALLEL_MIN_BYTES
 from ..session import Session, open_session
 from . import snapshot
+from ._hash import blake2b
 from .filekey import GROWN, STALE, FileKey, FileStat, compare, make_key, resolved
 from .store import CacheUnavailable, checked_dir, discard, entry_name, read_entry, touch, write_entry
 from .version import code_version
@@ -41,7 +41,7 @@ _opened: dict[int, _Opened] = {}
 
 def index_entry_name(path: str | os.PathLike[str]) -> str:
     """The snapshot's file name for a session path (one per resolved path)."""
-    return entry_name(KIND, hashlib.blake2b(resolved(path).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest())
+    return entry_name(KIND, blake2b(resolved(path).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest())
 
 
 def _stat(path: Path) -> FileStat | None:

@@ -14,7 +14,6 @@ interpreter's start. `begin` / `bind` / `record` record a memo on the normal pat
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 
 import orjson
 
+from ._hash import blake2b
 from .filekey import UNCHANGED, FileKey, compare
 from .store import CacheUnavailable, checked_dir, entry_name, read_entry, touch, write_entry
 from .version import code_version
@@ -40,7 +40,7 @@ def eligible(argv: list[str]) -> bool:
 
 def _name(argv: list[str], cwd: str) -> str:
     material = orjson.dumps([code_version(), cwd, argv])
-    return entry_name(KIND, hashlib.blake2b(material, digest_size=16).hexdigest())
+    return entry_name(KIND, blake2b(material, digest_size=16).hexdigest())
 
 
 def config_fingerprint(data: Any) -> str:
@@ -49,7 +49,7 @@ def config_fingerprint(data: Any) -> str:
         raw = orjson.dumps(data, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
     except (TypeError, orjson.JSONEncodeError):
         raw = repr(data).encode("utf-8", "surrogateescape")
-    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+    return blake2b(raw, digest_size=16).hexdigest()
 
 
 def _current_config(config_arg: str | None) -> str | None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import stat
 import struct
 from dataclasses import dataclass
@@ -160,7 +159,7 @@ def write_entry(directory: Path, name: str, header: dict[str, Any], payload: byt
     limit = max_bytes()
     if len(head) + len(payload) > limit:
         return False
-    tmp = directory / f".{name}.{os.getpid()}.{secrets.token_hex(6)}.tmp"
+    tmp = directory / f".{name}.{os.getpid()}.{os.urandom(6).hex()}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except OSError:

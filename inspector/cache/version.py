@@ -9,11 +9,12 @@ whose import alone costs more than the memo's whole fast path.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from functools import cache
 from pathlib import Path
+
+from ._hash import blake2b
 
 FORMAT_VERSION = 1
 """The cache's own format; bump it when what an entry holds changes shape."""
@@ -26,19 +27,28 @@ def _package_dir() -> Path:
 @cache
 def code_version() -> str:
     """`f<format>-py<x.y>-<package version>-<fingerprint>`: equal only for the same code on the same Python."""
-    root = _package_dir()
-    digest = hashlib.blake2b(digest_size=12)
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        for name in sorted(filenames):
-            if name.endswith((".pyc", ".pyo")):
-                continue
-            full = os.path.join(dirpath, name)
+    root = str(_package_dir())
+    digest = blake2b(digest_size=12)
+    stack = [""]
+    while stack:
+        rel = stack.pop()
+        try:
+            with os.scandir(os.path.join(root, rel)) as it:
+                found = sorted(it, key=lambda d: d.name)
+        except OSError:
+            continue
+        for item in found:
+            name = f"{rel}/{item.name}" if rel else item.name
             try:
-                st = os.stat(full)
+                if item.is_dir(follow_symlinks=False):
+                    if item.name != "__pycache__":
+                        stack.append(name)
+                    continue
+                st = item.stat()
             except OSError:
                 continue
-            digest.update(f"{os.path.relpath(full, root)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+            if not item.name.endswith((".pyc", ".pyo")):
+                digest.update(f"{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
     package = sys.modules.get("inspector")
     release = str(getattr(package, "__version__", "")) or "dev"
     py = f"{sys.implementation.name}{sys.version_info.major}.{sys.version_info.minor}"
