@@ -461,3 +461,21 @@ def test_no_cache_reads_and_writes_nothing(tmp_path: Path, _own_index_cache: Pat
     assert save_opened() == 0
     assert os.listdir(_own_index_cache) == []
     assert index_cache.file_key(got) is None
+
+
+def test_temporary_files_of_dead_writers_are_evicted(tmp_path: Path, _own_index_cache: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from inspector.clock import FixedClock
+
+    path, _ = session_file(tmp_path / "s.jsonl", 3)
+    name = index_entry_name(path)
+    old = _own_index_cache / f".{name}.99.aaaaaa.tmp"
+    live = _own_index_cache / f".{name}.98.bbbbbb.tmp"
+    old.write_bytes(b"dead writer")
+    live.write_bytes(b"writing now")
+    now = datetime.now(UTC)
+    os.utime(old, (now.timestamp() - 2 * store.STALE_TEMP_SECONDS,) * 2)
+    freed = store.evict(_own_index_cache, store.DEFAULT_MAX_BYTES, clock=FixedClock(now + timedelta(seconds=1)))
+    assert freed == len(b"dead writer")
+    assert not old.exists() and live.exists()
