@@ -7,6 +7,10 @@ field and is rebuilt with one constructor call per item (pickling 100k dataclass
 several times slower), and the garbage collector is paused while the objects are rebuilt. Callables (the
 reader's links to the session) are not stored: `Session._link_reader` makes them again. A restored session
 that lacks an attribute a fresh one has (state from other code) is refused.
+
+One pickle holds everything, so a string shared by an entry and the tree's dicts (every id) is stored and
+restored once: marshalling the columns apart was faster per column but duplicated those strings (a larger
+file, slower overall, and more memory once restored).
 """
 
 from __future__ import annotations
