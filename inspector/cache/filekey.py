@@ -12,6 +12,7 @@ issue's key: path, inode, size, mtime, head and tail).
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -88,6 +89,21 @@ def _hashes(fd: int, end: int) -> tuple[str, str]:
     return _hash(head), _hash(tail)
 
 
+def _open_regular(path: str | os.PathLike[str]) -> int | None:
+    """A read-only fd of `path` if it is a regular file (a FIFO put in its place must not block us), else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
 def resolved(path: str | os.PathLike[str]) -> str:
     """The path an entry is filed under: absolute, symlinks resolved."""
     return os.path.realpath(path)
@@ -99,9 +115,8 @@ def make_key(path: str | os.PathLike[str], end: int, before: FileStat | None) ->
     The exact stat is kept only when the file is the same now as before the read and was read to its end.
     None when the file cannot be opened, is shorter than `end`, or is another file than `before`.
     """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
+    fd = _open_regular(path)
+    if fd is None:
         return None
     try:
         now = FileStat.of(os.fstat(fd))
@@ -121,9 +136,8 @@ def compare(key: FileKey, path: str | os.PathLike[str]) -> str:
     """`unchanged`, `grown` or `stale`: how `path` now compares with what `key` saw."""
     if resolved(path) != key.path:
         return STALE
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
+    fd = _open_regular(path)
+    if fd is None:
         return STALE
     try:
         now = FileStat.of(os.fstat(fd))

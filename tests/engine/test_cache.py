@@ -251,6 +251,16 @@ def test_file_key_verdicts(tmp_path: Path) -> None:
     assert grown_key is not None and grown_key.exact is None, "read short of the end: only good for extending"
 
 
+def test_fifo_put_in_place_of_the_file_is_stale_without_blocking(tmp_path: Path) -> None:
+    path, _ = session_file(tmp_path / "s.jsonl", 3)
+    key = make_key(path, os.path.getsize(path), store_stat(path))
+    assert key is not None
+    path.unlink()
+    os.mkfifo(path)
+    assert compare(key, path) == STALE  # opened non-blocking: no writer needed to get here
+    assert make_key(path, 0, None) is None
+
+
 def store_stat(path: Path):
     from inspector.cache.filekey import FileStat
 
