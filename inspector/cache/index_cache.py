@@ -3,8 +3,8 @@
 `open_cached(path)` restores the session from its snapshot when the file is unchanged (nothing of the session
 is read but its first and last 4 KB), restores and then reads only the appended bytes (`Session.refresh`) when
 it only grew, and otherwise indexes it as `open_session` does. `save_opened()` writes a snapshot of every
-session opened that way whose state is new (indexed, extended, or with more tiktoken counts), keyed as the
-file was read. Failures of the cache itself are never errors: the file is simply indexed again.
+session opened that way whose state is new (indexed, extended by more than `RESAVE_MIN_BYTES` or a 64th of
+the file, or restored and given more tiktoken counts), keyed as the file was read. Failures of the cache itself are never errors: the file is simply indexed again.
 """
 
 from __future__ import annotations
@@ -22,6 +22,10 @@ from .store import CacheUnavailable, checked_dir, discard, entry_name, read_entr
 from .version import code_version
 
 KIND = "index"
+RESAVE_MIN_BYTES = 1 << 20
+RESAVE_FRACTION = 64
+"""After an extension the snapshot is written again only when more than max(1 MiB, 1/64 of what it held) was
+read: writing costs about half a cold index of the file, reading a few appended lines again costs nothing."""
 COLD, RESTORED, EXTENDED = "cold", "restored", "extended"
 """How `open_cached` opened a session: indexed from scratch, restored unchanged, restored and extended."""
 
@@ -70,8 +74,9 @@ def _extendable(session: Session, key: FileKey, size: int) -> bool:
     return True
 
 
-def _restore(path: Path) -> tuple[Session, bool] | None:
-    """`(session, extended)` from the cache, or None (nothing usable: the caller indexes the file)."""
+def _restore(path: Path) -> tuple[Session, bool | None] | None:
+    """`(session, resave)` from the cache, or None (nothing usable: the caller indexes the file). `resave` is
+    None for an unchanged file, else whether enough was read since the snapshot to write it again."""
     try:
         directory = checked_dir(create=False)
     except CacheUnavailable:
@@ -100,14 +105,14 @@ def _restore(path: Path) -> tuple[Session, bool] | None:
         return None
     touch(directory, name)
     if verdict != GROWN:
-        return session, False
+        return session, None
     size = _stat(path)
     if size is None or not _extendable(session, key, size.size):
         return None
     result = session.refresh()
     if result.notice is not None and not result.reset:
         return None  # the file disappeared meanwhile: let the cold open report it
-    return session, True
+    return session, result.reset or session.file_size - key.end > max(RESAVE_MIN_BYTES, key.end // RESAVE_FRACTION)
 
 
 def open_cached(path: Path | str, *, enabled: bool = True) -> Session:
@@ -123,10 +128,11 @@ def open_cached(path: Path | str, *, enabled: bool = True) -> Session:
         except Exception:  # the cache must never be why a file cannot be opened
             restored = None
     if restored is None:
-        session, how = open_session(path), COLD
+        session, how, dirty = open_session(path), COLD, True
     else:
-        session, how = restored[0], EXTENDED if restored[1] else RESTORED
-    _opened[id(session)] = _Opened(session, before, how != RESTORED, _token_count(session), how)
+        session, resave = restored
+        how, dirty = (RESTORED, False) if resave is None else (EXTENDED, resave)
+    _opened[id(session)] = _Opened(session, before, dirty, _token_count(session), how)
     return session
 
 
@@ -149,8 +155,8 @@ def save(session: Session) -> bool:
     opened = _opened.get(id(session))
     if opened is None or session.provisional:
         return False
-    if not opened.dirty and _token_count(session) <= opened.counts:
-        return False
+    if not opened.dirty and (opened.how != RESTORED or _token_count(session) <= opened.counts):
+        return False  # nothing new (the counts of a few appended entries are not worth a rewrite either)
     key = make_key(session.path, session.file_size, opened.before)
     if key is None:
         return False

@@ -124,6 +124,20 @@ def test_appended_lines_extend_the_snapshot(tmp_path: Path) -> None:
     grown = reopen(path)
     assert how_opened(grown) == EXTENDED
     assert_same(grown, path)
+    assert save_opened() == 0, "a few appended lines are read again next time rather than rewriting the snapshot"
+    again = open_cached(path)
+    assert how_opened(again) == EXTENDED
+    assert_same(again, path)
+
+
+def test_snapshot_rewritten_after_a_large_extension(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(index_cache, "RESAVE_MIN_BYTES", 1000)
+    path, leaf = session_file(tmp_path / "s.jsonl")
+    open_cached(path).context()
+    objs, _ = turns(100, 20, leaf)
+    append(path, "".join(jline(o) + "\n" for o in objs))
+    grown = reopen(path)
+    assert how_opened(grown) == EXTENDED
     again = reopen(path)  # the extended state was saved: restored as is now
     assert how_opened(again) == RESTORED
     assert_same(again, path)
