@@ -62,7 +62,7 @@ def _current_config(config_arg: str | None) -> str | None:
     return config_fingerprint(loaded.data)
 
 
-def replay(argv: list[str]) -> bytes | None:
+def replay(argv: list[str]) -> memoryview | None:
     """The memoized output of this command line, when the file, the config and the code are as they were."""
     if not eligible(argv):
         return None
@@ -82,7 +82,7 @@ def replay(argv: list[str]) -> bytes | None:
         if _current_config(header["config_arg"]) != header["config"]:
             return None
         touch(directory, name)
-        return bytes(payload)
+        return payload
     except (CacheUnavailable, OSError, KeyError, TypeError, ValueError):
         return None
 
