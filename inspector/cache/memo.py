@@ -28,14 +28,30 @@ from .version import code_version
 
 KIND = "memo"
 MEMO_COMMANDS = frozenset({"stats", "context", "timeline"})
+BUNDLED_ENCODING = "cl100k_base"
+"""The one tiktoken encoding shipped with the package: whether another loads depends on tiktoken's own cache
+dir, which can fill later, so a command line naming another encoding is not memoized."""
+
+
+def _encodings(args: list[str]) -> list[str]:
+    found = []
+    for i, arg in enumerate(args):
+        if arg == "--encoding":
+            found.append(args[i + 1] if i + 1 < len(args) else "")
+        elif arg.startswith("--encoding="):
+            found.append(arg.partition("=")[2])
+    return found
 
 
 def eligible(argv: list[str]) -> bool:
-    """Whether a command line may be memoized: a memo command, with `--json`, without `--no-cache` or help."""
+    """Whether a command line may be memoized: a memo command, with `--json`, without `--no-cache` or help, and
+    counting with the bundled encoding (or not at all)."""
     if not argv or argv[0] not in MEMO_COMMANDS:
         return False
     rest = set(argv[1:])
-    return "--json" in rest and "--no-cache" not in rest and not rest & {"-h", "--help"}
+    if "--json" not in rest or "--no-cache" in rest or rest & {"-h", "--help"}:
+        return False
+    return "--no-tiktoken" in rest or all(e == BUNDLED_ENCODING for e in _encodings(argv[1:]))
 
 
 def _name(argv: list[str], cwd: str) -> str:

@@ -503,3 +503,17 @@ def test_temporary_files_of_dead_writers_are_evicted(tmp_path: Path, _own_index_
     freed = store.evict(_own_index_cache, store.DEFAULT_MAX_BYTES, clock=FixedClock(now + timedelta(seconds=1)))
     assert freed == len(b"dead writer")
     assert not old.exists() and live.exists()
+
+
+def test_memo_eligibility() -> None:
+    from inspector.cache.memo import eligible
+
+    assert eligible(["stats", "--json", "s.jsonl"])
+    assert eligible(["timeline", "s.jsonl", "--json", "--encoding", "cl100k_base"])
+    assert eligible(["context", "--json", "s.jsonl", "--encoding=o200k_base", "--no-tiktoken"])
+    assert not eligible(["stats", "s.jsonl"]), "only --json output is memoized"
+    assert not eligible(["stats", "--json", "s.jsonl", "--no-cache"])
+    assert not eligible(["stats", "--json", "s.jsonl", "--encoding", "o200k_base"]), "availability may change"
+    assert not eligible(["stats", "--json", "s.jsonl", "--encoding=o200k_base"])
+    assert not eligible(["plan", "--json", "s.jsonl"]) and not eligible(["prune", "--json", "s.jsonl"])
+    assert not eligible(["stats", "--json", "--help"])
