@@ -11,7 +11,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from conftest import assistant, entry, header, jline, msg, tool_result, user, write_lines
+from conftest import assistant, corpus_file, entry, header, jline, msg, tool_result, user, write_lines
 
 from inspector.cache import index_cache, snapshot, store
 from inspector.cache.filekey import GROWN, STALE, UNCHANGED, compare, make_key
@@ -517,3 +517,25 @@ def test_memo_eligibility() -> None:
     assert not eligible(["stats", "--json", "s.jsonl", "--encoding=o200k_base"])
     assert not eligible(["plan", "--json", "s.jsonl"]) and not eligible(["prune", "--json", "s.jsonl"])
     assert not eligible(["stats", "--json", "--help"])
+
+
+@pytest.mark.parametrize("name", ["before-compaction.v1.jsonl", "large-session.v1.jsonl", "pi-session-info.v3.jsonl"])
+def test_real_transcripts_restored_and_extended(tmp_path: Path, name: str) -> None:
+    """Real pi transcripts (v1 migrated in memory, v3): restored whole, and extended from their first half."""
+    data = corpus_file("pi", name).read_bytes()
+    path = tmp_path / name
+    path.write_bytes(data)
+    open_cached(path).context()
+    restored = reopen(path)
+    assert how_opened(restored) == RESTORED
+    assert_same(restored, path)
+    half = data.index(b"\n", len(data) // 2) + 1
+    path.write_bytes(data[:half])
+    index_cache.forget_opened()
+    open_cached(path).context()
+    save_opened()
+    with open(path, "ab") as f:
+        f.write(data[half:])
+    grown = open_cached(path)
+    assert how_opened(grown) == EXTENDED
+    assert_same(grown, path)
