@@ -136,6 +136,18 @@ def open_cached(path: Path | str, *, enabled: bool = True) -> Session:
     return session
 
 
+def restore(path: Path | str) -> Session | None:
+    """The session from its snapshot when the file is unchanged or only grew (extended), else None; never raises.
+
+    For a long-lived opener (the UI): nothing is registered for `save_opened`.
+    """
+    try:
+        restored = _restore(Path(path))
+    except Exception:  # the cache must never be why a file cannot be opened
+        return None
+    return None if restored is None else restored[0]
+
+
 def how_opened(session: Session) -> str | None:
     """`cold`, `restored` or `extended` for a session `open_cached` opened and not saved yet (else None)."""
     opened = _opened.get(id(session))
