@@ -7,15 +7,16 @@ the exit code. An argument list that does not start with a command name opens th
 
 from __future__ import annotations
 
-import argparse
 import errno
-import importlib
 import os
-import pkgutil
 import sys
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from . import commands
+
+if TYPE_CHECKING:
+    import argparse
 
 EXIT_OK = 0
 EXIT_OUTPUT = 1
@@ -25,6 +26,9 @@ EXIT_UNSUPPORTED = 3
 
 def command_modules() -> list[ModuleType]:
     """Every command module, in name order."""
+    import importlib  # here, not at the top: a replayed memo (`_replay_memo`) never needs them
+    import pkgutil
+
     mods = []
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
         if info.name.startswith("_"):
@@ -47,6 +51,8 @@ def command_names() -> list[str]:
 
 def build_parser(modules: list[ModuleType] | None = None) -> argparse.ArgumentParser:
     """The `session-inspector` parser with one subcommand per command module."""
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="session-inspector",
         description=(
@@ -64,11 +70,46 @@ def build_parser(modules: list[ModuleType] | None = None) -> argparse.ArgumentPa
 def main(argv: list[str] | None = None) -> int:
     """Run a headless command, or the interactive inspector when `argv` does not start with a command name."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in MEMO_COMMANDS:
+        replayed = _replay_memo(argv)
+        if replayed is not None:
+            return replayed
+    elif "inspector.cache.memo" in sys.modules:
+        sys.modules["inspector.cache.memo"].begin(argv)  # nothing to record for this command line
     modules = command_modules()
     if not argv or (argv[0] not in {command_name(mod) for mod in modules} and argv[0] not in ("-h", "--help")):
         return run_app(argv)
     args = build_parser(modules).parse_args(argv)
     return run_command(args)
+
+
+MEMO_COMMANDS = frozenset({"stats", "context", "timeline"})
+"""Commands whose `--json` output `inspector.cache.memo` may replay (the same set as there, kept light here)."""
+
+
+def _replay_memo(argv: list[str]) -> int | None:
+    """Print the memoized output of this command line when still valid (exit 0); None: run the command.
+
+    Tried before any command module is imported; also starts recording this command line's output.
+    """
+    from .cache import memo
+
+    out = memo.replay(argv)
+    if out is None:
+        memo.begin(argv)
+        return None
+    if sys.stdout is None:
+        return None
+    try:
+        sys.stdout.buffer.write(out)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+    except OSError as exc:
+        _silence_stdout()
+        _error(f"{exc.strerror or exc}")
+        return EXIT_OUTPUT
+    return EXIT_OK
 
 
 def _silence_stdout() -> None:
@@ -96,9 +137,10 @@ def run_command(args: argparse.Namespace) -> int:
     0 success; 1 an output or I/O error (full disk, EIO), one line on stderr; a closed pipe (`| head`) ends
     quietly with 0 as other Unix tools; 2 a file that cannot be opened; 3 a transcript of an unsupported format.
     """
-    from .commands._common import CommandExit, set_output_width
+    from .commands._common import CommandExit, save_cache, set_cache_enabled, set_output_width
 
     set_output_width(getattr(args, "width", None))
+    set_cache_enabled(not getattr(args, "no_cache", False))
     if sys.stdout is None:  # started with fd 1 closed (`>&-`)
         _error("standard output is closed: nothing can be printed")
         return EXIT_OUTPUT
@@ -108,8 +150,14 @@ def run_command(args: argparse.Namespace) -> int:
     except (AttributeError, ValueError):
         pass
     try:
-        code = int(args.func(args) or 0)
+        try:
+            code = int(args.func(args) or 0)
+        finally:
+            memo = sys.modules.get("inspector.cache.memo")
+            if memo is not None:
+                memo.end()
         sys.stdout.flush()
+        save_cache()
         return code
     except KeyboardInterrupt:
         return 130

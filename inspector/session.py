@@ -77,6 +77,15 @@ class Session:
         self.diagnostics: list[m.Diagnostic] = []
         self.reader = EntryReader(self.diagnostics.append)
         self.tree = SessionTree()
+        self._link_reader()
+        self.scanner = LineScanner(self.path)
+        self.pending_bytes = 0
+        self._context_cache: dict[str | None, m.SessionContext] = {}
+        self.token_counts: dict[str, dict[int, int]] = {}
+
+    def _link_reader(self) -> None:
+        """Point the reader at this session's diagnostics and tree (after a reset, or a restore by `inspector.cache`)."""
+        self.reader.report = self.diagnostics.append
         by_id, entries = self.tree.by_id, self.tree.entries
 
         def canonical_id(pid: str) -> str | None:
@@ -84,10 +93,6 @@ class Session:
             return None if idx is None else entries[idx].id
 
         self.reader.id_of = canonical_id
-        self.scanner = LineScanner(self.path)
-        self.pending_bytes = 0
-        self._context_cache: dict[str | None, m.SessionContext] = {}
-        self.token_counts: dict[str, dict[int, int]] = {}
 
     # -- loading --------------------------------------------------------------------------------
 

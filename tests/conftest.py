@@ -15,6 +15,16 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
 
 
+@pytest.fixture(autouse=True)
+def _own_index_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets an empty index cache of its own (`$SESSION_INSPECTOR_CACHE_DIR`, inherited by the
+    subprocesses it starts): no test reads or writes the user's real cache, nor another test's."""
+    path = tmp_path_factory.mktemp("index-cache")
+    monkeypatch.setenv("SESSION_INSPECTOR_CACHE_DIR", str(path))
+    monkeypatch.delenv("SESSION_INSPECTOR_CACHE_MAX_BYTES", raising=False)
+    return path
+
+
 def corpus_file(*parts: str) -> Path:
     """A file of ../shared/corpus, or skip the test when the corpus is not there."""
     path = CORPUS.joinpath(*parts)

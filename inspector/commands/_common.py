@@ -45,7 +45,35 @@ def add_session_options(p: argparse.ArgumentParser, *, leaf: bool = False) -> No
         help="tiktoken encoding for the real-tokenizer column (default cl100k_base, bundled offline)",
     )
     p.add_argument("--no-tiktoken", action="store_true", help="skip the tiktoken count (faster on huge files)")
+    p.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the index cache (see `session-inspector cache info`)"
+    )
     add_width_option(p)
+
+
+_cache_enabled = True
+
+
+def set_cache_enabled(enabled: bool) -> None:
+    """Use the index cache (`inspector.cache`) for the sessions the running command opens, or not (`--no-cache`)."""
+    global _cache_enabled
+    _cache_enabled = enabled
+
+
+def cache_enabled() -> bool:
+    """Whether the running command may read and write the index cache."""
+    return _cache_enabled
+
+
+def save_cache() -> None:
+    """Save the snapshots of the sessions this command opened through the cache (never fails the command)."""
+    index_cache = sys.modules.get("inspector.cache.index_cache")
+    if index_cache is None or not _cache_enabled:
+        return
+    try:
+        index_cache.save_opened()
+    except Exception:  # the output is already printed: a cache that cannot be written is no error
+        pass
 
 
 def window_options(args: argparse.Namespace) -> tuple[WindowOptions, str | None]:
@@ -73,7 +101,11 @@ def open_or_fail(path: Path) -> Session | None:
     """
     check_supported(path)
     try:
-        return open_session(path)
+        if not _cache_enabled:
+            return open_session(path)
+        from ..cache.index_cache import open_cached
+
+        return open_cached(path)
     except SessionOpenError as exc:
         print(f"session-inspector: {exc}", file=sys.stderr)
         return None
@@ -101,6 +133,10 @@ def open_context(args: argparse.Namespace):
         print(f"session-inspector: no entry with id {args.leaf!r} in {args.path}", file=sys.stderr)
         return None
     opts, config_error = window_options(args)
+    if _cache_enabled:
+        from ..cache import index_cache, memo
+
+        memo.bind(index_cache.file_key(session), args.path, args.config, opts.config, config_error)
     return session, ctx, opts, config_error
 
 
@@ -137,9 +173,16 @@ def warn(message: str) -> None:
 
 
 def print_json(data: Any) -> None:
-    sys.stdout.buffer.write(dumps_json(data))
-    sys.stdout.buffer.write(b"\n")
+    """Print `data` as indented JSON (the command's memo, when one is being recorded, keeps these bytes)."""
+    out = dumps_json(data) + b"\n"
+    sys.stdout.buffer.write(out)
     sys.stdout.flush()
+    memo = sys.modules.get("inspector.cache.memo")
+    if memo is not None and _cache_enabled:
+        try:
+            memo.record(out)
+        except Exception:  # printed already; a memo that cannot be written is no error
+            pass
 
 
 def bounded_int(low: int, high: int, what: str = "a count"):

@@ -16,6 +16,7 @@ from pathlib import Path
 from textual.message import Message
 from textual.screen import Screen
 
+from inspector.cache.index_cache import restore as restore_cached
 from inspector.clock import now_ms
 from inspector.config import openclaw_config_path
 from inspector.figures import WindowOptions, load_window_options, session_figures
@@ -105,11 +106,14 @@ class SessionOpener:
             window_options, error = load_window_options(o.config_path, o.context_window, env=o.env, home=o.home)
         self.window_options, self.config_error = window_options, error
         self._show_tail_first()
-        session = Session(self.path)
+        cached = restore_cached(self.path)  # the index a headless command saved (`inspector.cache`), if still valid
+        session = cached or Session(self.path)
         done = threading.Event()
-        self.screen.run_worker(lambda: self._progress(session, done), thread=True, group="open-progress", description="progress")
+        if cached is None:
+            self.screen.run_worker(lambda: self._progress(session, done), thread=True, group="open-progress", description="progress")
         try:
-            session.load()
+            if cached is None:
+                session.load()
         except SessionOpenError as exc:
             self.screen.post_message(self.Failed(ErrorInfo.from_open_error(self.path, str(exc))))
             return

@@ -1,0 +1,158 @@
+"""The memo of a headless command's final `--json` output, replayed while nothing it depends on changed.
+
+`stats`, `context` and `timeline` print JSON that depends only on the command line (every option: leaf,
+encoding, `--no-tiktoken`, `--context-window`, `--top`, ...), the working directory (a relative path), the
+session file's bytes, the resolved OpenClaw config and the code. The memo is filed under a hash of the code
+version, the working directory and the exact argument list, and holds the file's exact key and a fingerprint
+of the config's resolved values (the config is read again on every run: its path alone proves nothing). A run
+whose config has an error, or whose file changed while it was read, records nothing.
+
+`replay(argv)` is the fast path `inspector.cli.main` tries before importing any command: it imports only this
+module, `store`, `filekey`, `version` and `inspector.config`, so a warm run costs little more than the
+interpreter's start. `begin` / `bind` / `record` record a memo on the normal path.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ._hash import blake2b
+from .filekey import UNCHANGED, FileKey, compare
+from .store import CacheUnavailable, checked_dir, entry_name, read_entry, touch, write_entry
+from .version import code_version
+
+KIND = "memo"
+MEMO_COMMANDS = frozenset({"stats", "context", "timeline"})
+BUNDLED_ENCODING = "cl100k_base"
+"""The one tiktoken encoding shipped with the package: whether another loads depends on tiktoken's own cache
+dir, which can fill later, so a command line naming another encoding is not memoized."""
+
+
+def _encodings(args: list[str]) -> list[str]:
+    found = []
+    for i, arg in enumerate(args):
+        if arg == "--encoding":
+            found.append(args[i + 1] if i + 1 < len(args) else "")
+        elif arg.startswith("--encoding="):
+            found.append(arg.partition("=")[2])
+    return found
+
+
+def eligible(argv: list[str]) -> bool:
+    """Whether a command line may be memoized: a memo command, with `--json`, without `--no-cache` or help, and
+    counting with the bundled encoding (or not at all)."""
+    if not argv or argv[0] not in MEMO_COMMANDS:
+        return False
+    rest = set(argv[1:])
+    if "--json" not in rest or "--no-cache" in rest or rest & {"-h", "--help"}:
+        return False
+    return "--no-tiktoken" in rest or all(e == BUNDLED_ENCODING for e in _encodings(argv[1:]))
+
+
+def _name(argv: list[str], cwd: str) -> str:
+    material = orjson.dumps([code_version(), cwd, argv])
+    return entry_name(KIND, blake2b(material, digest_size=16).hexdigest())
+
+
+def config_fingerprint(data: Any) -> str:
+    """A hash of the resolved config values (key order ignored where JSON allows it)."""
+    try:
+        raw = orjson.dumps(data, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        raw = repr(data).encode("utf-8", "surrogateescape")
+    return blake2b(raw, digest_size=16).hexdigest()
+
+
+def _current_config(config_arg: str | None) -> str | None:
+    """The fingerprint of the config as it resolves now; None when it has an error (never memoized)."""
+    from ..config import load_openclaw_config
+
+    loaded = load_openclaw_config(Path(config_arg) if config_arg is not None else None)
+    if loaded.error is not None:
+        return None
+    return config_fingerprint(loaded.data)
+
+
+def replay(argv: list[str]) -> memoryview | None:
+    """The memoized output of this command line, when the file, the config and the code are as they were."""
+    if not eligible(argv):
+        return None
+    try:
+        directory = checked_dir(create=False)
+        cwd = os.getcwd()
+        name = _name(argv, cwd)
+        got = read_entry(directory, name)
+        if got is None:
+            return None
+        header, payload = got
+        if (header.get("kind"), header.get("code"), header.get("argv"), header.get("cwd")) != (KIND, code_version(), argv, cwd):
+            return None
+        key = FileKey.from_json(header["file"])
+        if key.exact is None or compare(key, header["path_arg"]) != UNCHANGED:
+            return None
+        if _current_config(header["config_arg"]) != header["config"]:
+            return None
+        touch(directory, name)
+        return payload
+    except (CacheUnavailable, OSError, KeyError, TypeError, ValueError):
+        return None
+
+
+@dataclass(slots=True)
+class _Recording:
+    argv: list[str]
+    cwd: str
+    header: dict[str, Any] | None = field(default=None)
+
+
+_recording: _Recording | None = None
+
+
+def begin(argv: list[str]) -> None:
+    """Start recording this command line's output (when it is eligible); forgets any earlier recording."""
+    global _recording
+    _recording = _Recording(list(argv), os.getcwd()) if eligible(list(argv)) else None
+
+
+def end() -> None:
+    """Stop recording (the command is over): a later command in the same process never records under this one."""
+    global _recording
+    _recording = None
+
+
+def bind(key: FileKey | None, path_arg: Path, config_arg: Path | None, config: Any, config_error: str | None) -> None:
+    """What the output about to be printed was computed from: the file as read, the config as resolved."""
+    global _recording
+    if _recording is None:
+        return
+    if key is None or key.exact is None or config_error is not None:
+        _recording = None  # the file changed while it was read, or the config is broken: nothing to memoize
+        return
+    _recording.header = {
+        "kind": KIND,
+        "code": code_version(),
+        "argv": _recording.argv,
+        "cwd": _recording.cwd,
+        "path_arg": str(path_arg),
+        "file": key.to_json(),
+        "config_arg": None if config_arg is None else str(config_arg),
+        "config": config_fingerprint(config),
+    }
+
+
+def record(output: bytes) -> bool:
+    """Store `output` (exactly what was printed) for the bound command line; True when written."""
+    global _recording
+    rec, _recording = _recording, None
+    if rec is None or rec.header is None:
+        return False
+    try:
+        directory = checked_dir(create=True)
+    except CacheUnavailable:
+        return False
+    return write_entry(directory, _name(rec.argv, rec.cwd), rec.header, output)

@@ -1,0 +1,142 @@
+"""A `Session`'s in-memory state as bytes, and a `Session` back from them, without reading the file.
+
+The state is taken generically (the attributes of the session and of its reader, tree and scanner, whatever
+they hold), so it follows the loading internals as they change. Two things make it fast: a long list of
+instances of one slotted dataclass (the entries, the context rows, diagnostics) travels as one column per
+field and is rebuilt with one constructor call per item (pickling 100k dataclass instances one by one is
+several times slower), and the garbage collector is paused while the objects are rebuilt. Callables (the
+reader's links to the session) are not stored: `Session._link_reader` makes them again. A restored session
+that lacks an attribute a fresh one has (state from other code) is refused.
+
+One pickle holds everything, so a string shared by an entry and the tree's dicts (every id) is stored and
+restored once: marshalling the columns apart was faster per column but duplicated those strings (a larger
+file, slower overall, and more memory once restored).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import pickle
+from operator import attrgetter
+from pathlib import Path
+from typing import Any
+
+from ..session import Session
+
+COLUMNS_MIN = 32
+"""Shorter lists are pickled as they are."""
+
+
+class Columns:
+    """A list of instances of one dataclass, stored as one list per field."""
+
+    __slots__ = ("cls", "columns", "names")
+
+    def __init__(self, cls: type, names: tuple[str, ...], columns: list[list[Any]]) -> None:
+        self.cls = cls
+        self.names = names
+        self.columns = columns
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Columns, (self.cls, self.names, self.columns))
+
+    def rebuild(self) -> list[Any]:
+        """The instances again (fields passed positionally, in declaration order)."""
+        if tuple(f.name for f in dataclasses.fields(self.cls)) != self.names:
+            raise ValueError(f"{self.cls.__name__} changed shape")
+        return list(map(self.cls, *self.columns))
+
+
+class ObjectState:
+    """An object of a plain class, as its class and its attributes (callables left out)."""
+
+    __slots__ = ("attrs", "cls")
+
+    def __init__(self, cls: type, attrs: dict[str, Any]) -> None:
+        self.cls = cls
+        self.attrs = attrs
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ObjectState, (self.cls, self.attrs))
+
+    def rebuild(self) -> Any:
+        obj: Any = object.__new__(self.cls)
+        for name, value in self.attrs.items():
+            object.__setattr__(obj, name, thaw(value))  # frozen dataclasses too
+        return obj
+
+
+def _columnar(items: list[Any]) -> Columns | None:
+    if len(items) < COLUMNS_MIN:
+        return None
+    cls = type(items[0])
+    if not dataclasses.is_dataclass(cls) or not hasattr(cls, "__slots__"):
+        return None
+    fields = dataclasses.fields(cls)
+    if any(not f.init for f in fields) or any(type(x) is not cls for x in items):
+        return None
+    names = tuple(f.name for f in fields)
+    return Columns(cls, names, [list(map(attrgetter(n), items)) for n in names])
+
+
+def freeze(value: Any, depth: int = 0) -> Any:
+    """`value` made ready to pickle: long dataclass lists as `Columns`, the engine's plain objects as `ObjectState`."""
+    if type(value) is list:
+        return _columnar(value) or value
+    cls = type(value)
+    if depth < 2 and cls.__module__.startswith("inspector.") and hasattr(value, "__dict__") and not isinstance(value, type):
+        attrs = {k: freeze(v, depth + 1) for k, v in vars(value).items() if not callable(v) or isinstance(v, type)}
+        return ObjectState(cls, attrs)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type) and hasattr(cls, "__slots__") and cls.__module__.startswith("inspector."):
+        attrs = {f.name: freeze(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value)}
+        return ObjectState(cls, attrs)
+    return value
+
+
+def thaw(value: Any) -> Any:
+    """The inverse of `freeze`."""
+    if isinstance(value, (Columns, ObjectState)):
+        return value.rebuild()
+    return value
+
+
+def dump(session: Session) -> bytes:
+    """The session's state (and its leaf context, when built) as pickle bytes."""
+    attrs = {k: v for k, v in vars(session).items() if k != "_context_cache"}
+    leaf_ctx = session._context_cache.get(None)
+    state = {
+        "session": {k: freeze(v) for k, v in attrs.items() if not callable(v)},
+        "context": None if leaf_ctx is None else freeze(leaf_ctx),
+    }
+    return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _missing_attrs(restored: object, fresh: object) -> set[str]:
+    return set(vars(fresh)) - set(vars(restored))
+
+
+def load(data: bytes | memoryview, path: Path) -> Session:
+    """A session from `dump` bytes, as if `path` had been read; raises on anything unexpected."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        state = pickle.loads(data)
+        session = Session.__new__(Session)
+        for name, value in state["session"].items():
+            setattr(session, name, thaw(value))
+        ctx = thaw(state["context"])
+    finally:
+        if enabled:
+            gc.enable()
+    session.path = Path(path)
+    session.scanner.path = Path(path)
+    session._context_cache = {} if ctx is None else {None: ctx}
+    session._link_reader()
+    fresh = Session(path)
+    for name in ("reader", "tree", "scanner"):
+        if _missing_attrs(getattr(session, name), getattr(fresh, name)):
+            raise ValueError(f"cached {name} state is not this code's")
+    if _missing_attrs(session, fresh):
+        raise ValueError("cached session state is not this code's")
+    return session

@@ -1,0 +1,254 @@
+"""The cache directory: where it is, whether it is safe to use, atomic writes, LRU eviction, clearing.
+
+An entry is one file `<kind>-<hex>.sic`: a magic line, a JSON header (what the entry is valid for, checked
+before anything else is read) and a payload. Files are written 0600 under a temporary per-writer name, fsynced,
+then renamed over the entry (two processes saving the same entry never interleave: the last rename wins). The
+directory must be owned by the user and not writable by others (entries may be unpickled: a planted file could
+run code), or the cache is off. Reads refuse symlinks and files not owned by the user.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..clock import Clock, SystemClock
+
+ENV_DIR = "SESSION_INSPECTOR_CACHE_DIR"
+ENV_MAX_BYTES = "SESSION_INSPECTOR_CACHE_MAX_BYTES"
+APP_NAME = "session-inspector"
+DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+MAGIC = b"SESSION-INSPECTOR-CACHE\n"
+_LEN = struct.Struct("<I")
+ENTRY_RE = re.compile(r"^(index|memo)-[0-9a-f]{16,128}\.sic$")
+TEMP_RE = re.compile(r"^\.(index|memo)-[0-9a-f]{16,128}\.sic\.[0-9]+\.[0-9a-f]+\.tmp$")
+STALE_TEMP_SECONDS = 3600.0
+"""A temporary file older than this is a writer that died mid-write: eviction removes it."""
+
+
+class CacheUnavailable(Exception):
+    """The cache directory cannot be used (not owned by the user, writable by others, not a directory, ...)."""
+
+
+def cache_dir() -> Path:
+    """`$SESSION_INSPECTOR_CACHE_DIR` (`~` expanded), else the user cache dir of `platformdirs`."""
+    raw = os.environ.get(ENV_DIR, "").strip()
+    if raw:
+        return Path(os.path.expanduser(raw))
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+
+
+def max_bytes() -> int:
+    """The size bound: `$SESSION_INSPECTOR_CACHE_MAX_BYTES` (a non-negative integer), else 512 MB."""
+    raw = os.environ.get(ENV_MAX_BYTES, "").strip()
+    try:
+        value = int(raw)
+    except ValueError:
+        return DEFAULT_MAX_BYTES
+    return value if value >= 0 else DEFAULT_MAX_BYTES
+
+
+def checked_dir(*, create: bool) -> Path:
+    """The cache dir, created 0700 when `create`; raises `CacheUnavailable` with a one-line reason.
+
+    A dir owned by someone else, or writable by group or others, is refused (never "fixed": it may be a
+    directory the user pointed `$SESSION_INSPECTOR_CACHE_DIR` at for another purpose).
+    """
+    path = cache_dir()
+    if create:
+        try:
+            os.makedirs(path, mode=0o700, exist_ok=True)
+        except OSError as exc:
+            raise CacheUnavailable(f"{path}: cannot create: {exc.strerror or exc}") from None
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise CacheUnavailable(f"{path}: does not exist") from None
+    except OSError as exc:
+        raise CacheUnavailable(f"{path}: {exc.strerror or exc}") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise CacheUnavailable(f"{path}: not a directory")
+    if st.st_uid != os.getuid():
+        raise CacheUnavailable(f"{path}: owned by another user (uid {st.st_uid}); cache off")
+    if st.st_mode & 0o022:
+        raise CacheUnavailable(f"{path}: writable by group or others (mode {stat.S_IMODE(st.st_mode):o}); cache off")
+    if not os.access(path, os.R_OK | os.W_OK | os.X_OK):
+        raise CacheUnavailable(f"{path}: not readable and writable")
+    return path
+
+
+def entry_name(kind: str, digest: str) -> str:
+    """The file name of an entry: `index-<hex>.sic` or `memo-<hex>.sic`."""
+    return f"{kind}-{digest}.sic"
+
+
+def encode_header(header: dict[str, Any]) -> bytes:
+    """The magic line, the header's length and the header as JSON (everything before the payload)."""
+    data = orjson.dumps(header)
+    return MAGIC + _LEN.pack(len(data)) + data
+
+
+def read_entry(directory: Path, name: str) -> tuple[dict[str, Any], memoryview] | None:
+    """`(header, payload)` of an entry, or None when it is absent, not ours, or not an entry at all.
+
+    A damaged entry (wrong magic, a header that is not JSON) is removed: it would never become valid.
+    """
+    path = directory / name
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    view = memoryview(data)
+    start = len(MAGIC) + _LEN.size
+    if len(data) < start or data[: len(MAGIC)] != MAGIC:
+        discard(directory, name)
+        return None
+    (hlen,) = _LEN.unpack_from(data, len(MAGIC))
+    try:
+        header = orjson.loads(view[start : start + hlen])
+    except orjson.JSONDecodeError:
+        discard(directory, name)
+        return None
+    if not isinstance(header, dict) or start + hlen > len(data):
+        discard(directory, name)
+        return None
+    return header, view[start + hlen :]
+
+
+def touch(directory: Path, name: str) -> None:
+    """Mark an entry as just used (its mtime: what LRU eviction goes by)."""
+    try:
+        os.utime(directory / name)
+    except OSError:
+        pass
+
+
+def discard(directory: Path, name: str) -> None:
+    """Remove an entry (a damaged or unusable one); missing is fine."""
+    try:
+        os.unlink(directory / name)
+    except OSError:
+        pass
+
+
+def write_entry(directory: Path, name: str, header: dict[str, Any], payload: bytes | memoryview) -> bool:
+    """Write an entry atomically (temp + fsync + rename), then evict the least recently used entries.
+
+    Returns False (and leaves no temporary file) when it could not be written or alone exceeds the bound.
+    """
+    head = encode_header(header)
+    limit = max_bytes()
+    if len(head) + len(payload) > limit:
+        return False
+    tmp = directory / f".{name}.{os.getpid()}.{os.urandom(6).hex()}.tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(head)
+            f.write(payload)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, directory / name)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        return False
+    evict(directory, limit, keep=name)
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class CacheFile:
+    """One file the cache owns: an entry or a writer's temporary file."""
+
+    name: str
+    size: int
+    mtime: float
+    temporary: bool
+
+    @property
+    def kind(self) -> str:
+        """`index`, `memo` (or `temp`)."""
+        return "temp" if self.temporary else self.name.partition("-")[0]
+
+
+def owned_files(directory: Path) -> list[CacheFile]:
+    """Every file of `directory` this cache owns (by name: other files are never listed, so never removed)."""
+    out: list[CacheFile] = []
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return out
+    for name in names:
+        temporary = TEMP_RE.match(name) is not None
+        if not temporary and ENTRY_RE.match(name) is None:
+            continue
+        try:
+            st = os.lstat(directory / name)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode):
+            out.append(CacheFile(name, st.st_size, st.st_mtime, temporary))
+    return out
+
+
+def evict(directory: Path, limit: int, keep: str | None = None, clock: Clock | None = None) -> int:
+    """Remove least recently used entries until the total is within `limit` (never `keep`); returns bytes freed.
+
+    Temporary files of writers that died long ago go first; a live writer's temporary file is left alone.
+    """
+    files = owned_files(directory)
+    now = (clock or SystemClock()).now().timestamp()
+    freed = 0
+    live: list[CacheFile] = []
+    for f in files:
+        if f.temporary and now - f.mtime > STALE_TEMP_SECONDS:
+            discard(directory, f.name)
+            freed += f.size
+        else:
+            live.append(f)
+    total = sum(f.size for f in live)
+    for f in sorted((f for f in live if not f.temporary and f.name != keep), key=lambda f: f.mtime):
+        if total <= limit:
+            break
+        discard(directory, f.name)
+        total -= f.size
+        freed += f.size
+    return freed
+
+
+def clear(directory: Path) -> tuple[int, int]:
+    """Remove every file the cache owns in `directory`; returns `(files removed, bytes freed)`."""
+    removed = freed = 0
+    for f in owned_files(directory):
+        try:
+            os.unlink(directory / f.name)
+        except OSError:
+            continue
+        removed += 1
+        freed += f.size
+    return removed, freed
