@@ -24,19 +24,24 @@ EXIT_ERROR = 2
 EXIT_UNSUPPORTED = 3
 
 
+def command_module_names() -> list[str]:
+    """The names of the modules in `inspector.commands` that may add a subcommand, in name order (nothing imported)."""
+    import pkgutil  # here, not at the top: a replayed memo (`_replay_memo`) never needs it
+
+    return sorted(info.name for info in pkgutil.iter_modules(commands.__path__) if not info.name.startswith("_"))
+
+
+def command_module(name: str) -> ModuleType | None:
+    """The command module `name`, imported now; None when it adds no subcommand."""
+    import importlib
+
+    mod = importlib.import_module(f"{commands.__name__}.{name}")
+    return mod if hasattr(mod, "register") else None
+
+
 def command_modules() -> list[ModuleType]:
     """Every command module, in name order."""
-    import importlib  # here, not at the top: a replayed memo (`_replay_memo`) never needs them
-    import pkgutil
-
-    mods = []
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
-        if info.name.startswith("_"):
-            continue
-        mod = importlib.import_module(f"{commands.__name__}.{info.name}")
-        if hasattr(mod, "register"):
-            mods.append(mod)
-    return mods
+    return [mod for name in command_module_names() if (mod := command_module(name)) is not None]
 
 
 def command_name(module: ModuleType) -> str:
@@ -76,10 +81,11 @@ def main(argv: list[str] | None = None) -> int:
             return replayed
     elif "inspector.cache.memo" in sys.modules:
         sys.modules["inspector.cache.memo"].begin(argv)  # nothing to record for this command line
-    modules = command_modules()
-    if not argv or (argv[0] not in {command_name(mod) for mod in modules} and argv[0] not in ("-h", "--help")):
+    # Only the command being run is imported (each costs imports: the compaction runner, rich...); help lists all.
+    chosen = command_module(argv[0]) if argv and argv[0] in command_module_names() else None
+    if chosen is None and (not argv or argv[0] not in ("-h", "--help")):
         return run_app(argv)
-    args = build_parser(modules).parse_args(argv)
+    args = build_parser([chosen] if chosen is not None else None).parse_args(argv)
     return run_command(args)
 
 
