@@ -29,12 +29,16 @@ oracle:
 		echo "pi oracle not installed: its tests will skip"
 	@tests/oracle/install_openclaw_dist.sh $(OPENCLAW_DIST_DIR) || echo "OpenClaw dist not fetched: its oracle tests will skip"
 
+# Test processes (pytest-xdist): one per core. Each test module runs whole in one worker (`--dist loadfile`), which
+# keeps unused-snapshot detection exact (tests/snapshot_xdist.py). `make test PYTEST_WORKERS=0` runs in one process.
+PYTEST_WORKERS ?= auto
+
 ## Run the whole test suite (architecture contract, unit, property, snapshot, integration).
 test: $(STAMP) oracle
 	$(BIN)/ruff check inspector widgets styles bench tests
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
 
 ## Benchmarks (not tests): generate a ~1 GB session and compare against raw orjson parsing.
 bench: $(STAMP)

@@ -1,0 +1,66 @@
+"""Unused snapshots still fail the run under pytest-xdist (a pytest plugin loaded by `tests/conftest.py`).
+
+syrupy 4.8 (pinned by pytest-textual-snapshot 1.1.0) stops looking for unused snapshots when tests run in more
+than one process: each worker only knows the tests it ran. `make test` runs `pytest -n 2 --dist loadfile`, so
+every test module runs whole in one worker, and the snapshots of a module (its `__snapshots__` location) are
+only ever discovered and used by that worker: its syrupy report is exact for them. Each worker sends the unused
+snapshots of its report to the controller (`workeroutput`), which lists them and fails the run as syrupy does
+in one process (exit status 1; `--snapshot-warn-unused` only warns). Deleting them (`--snapshot-update`) is left
+to a run without `-n`, where syrupy does it itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+KEY = "unused_snapshots"
+_found = pytest.StashKey[list[tuple[str, str]]]()
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _is_controller(config: pytest.Config) -> bool:
+    return not _is_worker(config) and getattr(config.option, "dist", "no") != "no"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_found] = []
+    if _is_controller(config) and config.option.dist != "loadfile":
+        raise pytest.UsageError("tests/snapshot_xdist.py needs `--dist loadfile` under xdist (a module's snapshots in one worker)")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    if _is_worker(config):
+        report = getattr(getattr(config, "_syrupy", None), "report", None)
+        if report is None:
+            return
+        unused: list[tuple[str, str]] = []
+        for collection in report.unused:
+            names = [snapshot.name for snapshot in collection] or ["(the whole file)"]
+            unused += [(str(collection.location), name) for name in names]
+        config.workeroutput[KEY] = unused  # type: ignore[attr-defined]
+    elif _is_controller(config) and config.stash[_found] and not config.option.warn_unused_snapshots:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """On the controller: a worker finished; keep the unused snapshots it reported."""
+    found = node.config.stash[_found]
+    found += [tuple(x) for x in getattr(node, "workeroutput", {}).get(KEY, [])]
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    found = config.stash.get(_found, [])
+    if not _is_controller(config) or not found:
+        return
+    terminalreporter.section("unused snapshots (found by the xdist workers)", red=True)
+    for location, name in sorted(set(found)):
+        terminalreporter.line(f"unused: {name} in {location}")
+    terminalreporter.line("run `pytest --snapshot-update` without -n to delete them (syrupy deletes only in one process)")
