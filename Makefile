@@ -30,7 +30,7 @@ oracle:
 	@tests/oracle/install_openclaw_dist.sh $(OPENCLAW_DIST_DIR) || echo "OpenClaw dist not fetched: its oracle tests will skip"
 
 # Test processes (pytest-xdist): one per core. Each test module runs whole in one worker (`--dist loadfile`), which
-# keeps unused-snapshot detection exact (tests/snapshot_xdist.py). `make test PYTEST_WORKERS=0` runs in one process.
+# keeps unused-snapshot detection exact (tests/xdist_support.py). `make test PYTEST_WORKERS=0` runs in one process.
 PYTEST_WORKERS ?= auto
 
 ## Run the whole test suite (architecture contract, unit, property, snapshot, integration).

@@ -1,7 +1,11 @@
-"""Unused snapshots still fail the run under pytest-xdist (a pytest plugin loaded by `tests/conftest.py`).
+"""Running under pytest-xdist as in one process (a pytest plugin loaded by `tests/conftest.py`).
 
-syrupy 4.8 (pinned by pytest-textual-snapshot 1.1.0) stops looking for unused snapshots when tests run in more
-than one process: each worker only knows the tests it ran. `make test` runs `pytest -n 2 --dist loadfile`, so
+The terminal size: an xdist worker starts with `COLUMNS=80` and `LINES=24` in its environment, which the CLI's
+tables (and every subprocess a test starts) would take for the terminal width. The controller sends the values
+it had (or their absence) and each worker restores them before any test runs.
+
+Unused snapshots still fail the run. syrupy 4.8 (pinned by pytest-textual-snapshot 1.1.0) stops looking for unused snapshots when tests run in more
+than one process: each worker only knows the tests it ran. `make test` runs `pytest -n auto --dist loadfile`, so
 every test module runs whole in one worker, and the snapshots of a module (its `__snapshots__` location) are
 only ever discovered and used by that worker: its syrupy report is exact for them. Each worker sends the unused
 snapshots of its report to the controller (`workeroutput`), which lists them and fails the run as syrupy does
@@ -11,11 +15,13 @@ to a run without `-n`, where syrupy does it itself.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
 
 KEY = "unused_snapshots"
+TERMINAL_SIZE = ("COLUMNS", "LINES")
 _found = pytest.StashKey[list[tuple[str, str]]]()
 
 
@@ -27,10 +33,23 @@ def _is_controller(config: pytest.Config) -> bool:
     return not _is_worker(config) and getattr(config.option, "dist", "no") != "no"
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """On the controller: tell a starting worker the terminal size variables of the run (None: unset)."""
+    node.workerinput["terminal_size_env"] = {name: os.environ.get(name) for name in TERMINAL_SIZE}
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
+    if _is_worker(config):
+        for name, value in config.workerinput.get("terminal_size_env", {}).items():  # type: ignore[attr-defined]
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     config.stash[_found] = []
     if _is_controller(config) and config.option.dist != "loadfile":
-        raise pytest.UsageError("tests/snapshot_xdist.py needs `--dist loadfile` under xdist (a module's snapshots in one worker)")
+        raise pytest.UsageError("tests/xdist_support.py needs `--dist loadfile` under xdist (a module's snapshots in one worker)")
 
 
 @pytest.hookimpl(trylast=True)
