@@ -377,8 +377,7 @@ def test_context_fill_is_the_timeline_fill(tmp_path):
 
 
 @pytest.mark.anyio
-async def test_a_large_session_gets_its_timeline_on_demand(tmp_path, monkeypatch, ui):
-    # monkeypatch before ui: AUTO_ENTRIES stays patched until the app has shut down (fixtures end in reverse order)
+async def test_a_large_session_gets_its_timeline_on_demand(tmp_path, ui, monkeypatch):
     import widgets.diagnosis.runner as runner
 
     monkeypatch.setattr(runner, "AUTO_ENTRIES", 5)
