@@ -29,12 +29,16 @@ oracle:
 		echo "pi oracle not installed: its tests will skip"
 	@tests/oracle/install_openclaw_dist.sh $(OPENCLAW_DIST_DIR) || echo "OpenClaw dist not fetched: its oracle tests will skip"
 
+# Test processes (pytest-xdist): one per core. Each test module runs whole in one worker (`--dist loadfile`), which
+# keeps unused-snapshot detection exact (tests/xdist_support.py). `make test PYTEST_WORKERS=0` runs in one process.
+PYTEST_WORKERS ?= auto
+
 ## Run the whole test suite (architecture contract, unit, property, snapshot, integration).
 test: $(STAMP) oracle
 	$(BIN)/ruff check inspector widgets styles bench tests
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
 
 ## Benchmarks (not tests): a 1 GiB tool-heavy and a 256 MiB chat-heavy session, cold / warm / after an append, each
 ## against raw orjson of the same file (generated once into $TMPDIR). The README table: make bench BENCH_ARGS=--markdown

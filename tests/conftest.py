@@ -8,8 +8,8 @@ import pytest
 
 from inspector.formats.encode import encode_entry_text
 
-# The UI tests' shared pilot fixture (`ui`), for every test module.
-pytest_plugins = ["ui_support"]
+# The UI tests' shared pilot fixture (`ui`), for every test module; unused snapshots fail runs under xdist too.
+pytest_plugins = ["ui_support", "xdist_support"]
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"

@@ -173,10 +173,8 @@ def test_huge_numbers_are_reported_and_dropped(tmp_path: Path) -> None:
 
 
 def test_huge_config_numbers_never_crash_a_command(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
     from conftest import ROOT, assistant, header, msg, user, write_lines
+    from inprocess import run_cli
 
     cfg = tmp_path / "openclaw.json"
     cfg.write_text(
@@ -187,6 +185,5 @@ def test_huge_config_numbers_never_crash_a_command(tmp_path: Path) -> None:
     ts = {**user("q"), "timestamp": 1e300}
     p = write_lines(tmp_path / "s.jsonl", [header(), msg("u1", None, ts), msg("a1", "u1", {**assistant("a"), "timestamp": -1e17})])
     for command in ("stats", "context", "prune", "timeline"):
-        r = subprocess.run([sys.executable, "-m", "inspector", command, str(p), "--config", str(cfg), "--no-tiktoken"],
-                           capture_output=True, text=True, cwd=ROOT, timeout=120)
+        r = run_cli([command, p, "--config", cfg, "--no-tiktoken"], cwd=ROOT)
         assert r.returncode == 0 and "Traceback" not in r.stderr, (command, r.stderr)

@@ -1,4 +1,8 @@
-"""The headless CLI as a user runs it: real subprocesses, JSON contracts, exit codes, one-line errors."""
+"""The headless CLI as a user runs it: JSON contracts, exit codes, one-line errors.
+
+`cli` runs the command in this process (`inprocess.run_cli`: same argv, environment, stdout/stderr and exit
+code); `cli_process` is a real `python -m inspector` subprocess, for the contract end to end.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +12,22 @@ import subprocess
 import sys
 
 from conftest import ROOT, assistant, entry, header, msg, tool_result, user, write_lines
+from inprocess import run_cli
 
 CONTEXT_ROW_KEYS = {"index", "entry_id", "line", "role", "tool_name", "estimates", "usage"}
 ESTIMATE_KEYS = {"pi_tokens", "openclaw_prune_chars", "openclaw_compaction_tokens", "tool_guard_chars", "tiktoken"}
 
 
+def _env(home=None):
+    return dict(os.environ, HOME=str(home or ROOT / "tests" / "no-such-home"), OPENCLAW_STATE_DIR=str((home or ROOT) / "no-state"))
+
+
 def cli(*args, home=None):
-    env = dict(os.environ, HOME=str(home or ROOT / "tests" / "no-such-home"), OPENCLAW_STATE_DIR=str((home or ROOT) / "no-state"))
-    return subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], capture_output=True, text=True, env=env, timeout=120)
+    return run_cli(args, env=_env(home))
+
+
+def cli_process(*args, home=None):
+    return subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], capture_output=True, text=True, env=_env(home), timeout=120)
 
 
 def sample(tmp_path):
@@ -35,7 +47,7 @@ def sample(tmp_path):
 
 
 def test_context_json_contract(tmp_path):
-    r = cli("context", sample(tmp_path), "--json", "--context-window", "50000")
+    r = cli_process("context", sample(tmp_path), "--json", "--context-window", "50000")
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
     assert {"file", "leaf_id", "context_window", "guard", "diagnostics", "messages"} <= set(data)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
+from inprocess import run_cli
 
 from inspector.compaction.breaker import CircuitBreaker
 
@@ -173,7 +174,8 @@ def test_two_processes_recording_failures_at_once_lose_nothing(state_dir: Path, 
 
 
 def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+    """`session-inspector ARGS` in this process (`inprocess.run_cli`)."""
+    return run_cli(args, env=env, cwd=ROOT)
 
 
 def test_cli_breaker_show_and_reset(state_dir: Path, session: Path) -> None:

@@ -1,4 +1,8 @@
-"""`session-inspector plan` as a user runs it: real subprocesses, the JSON contract, exit codes, inert output."""
+"""`session-inspector plan` as a user runs it: the JSON contract, exit codes, inert output.
+
+`cli` runs the command in this process (`inprocess.run_cli`: same argv, environment, output and exit code); the
+JSON contract also runs as a real `python -m inspector` subprocess (`cli_process`).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import subprocess
 import sys
 
 from conftest import ROOT
+from inprocess import run_cli
 from oracle.cases import after_compaction_session, builder, split_turn_session, usage
 
 CONTRACT = {
@@ -17,15 +22,22 @@ CONTRACT = {
 }
 
 
+def _env():
+    return dict(os.environ, HOME=str(ROOT / "tests" / "no-such-home"), OPENCLAW_STATE_DIR=str(ROOT / "no-state"), COLUMNS="250")
+
+
 def cli(*args):
-    env = dict(os.environ, HOME=str(ROOT / "tests" / "no-such-home"), OPENCLAW_STATE_DIR=str(ROOT / "no-state"), COLUMNS="250")
-    return subprocess.run([sys.executable, "-m", "inspector", "plan", *map(str, args)], capture_output=True, text=True, env=env, timeout=120)
+    return run_cli(["plan", *args], env=_env())
+
+
+def cli_process(*args):
+    return subprocess.run([sys.executable, "-m", "inspector", "plan", *map(str, args)], capture_output=True, text=True, env=_env(), timeout=120)
 
 
 def test_json_contract(tmp_path):
     b, ids = split_turn_session()
     path = b.write(tmp_path / "s.jsonl")
-    r = cli(path, "--json", "--keep-recent-tokens", "2100", "--context-window", "100000", "--early-thresholds", "0.25,0.9")
+    r = cli_process(path, "--json", "--keep-recent-tokens", "2100", "--context-window", "100000", "--early-thresholds", "0.25,0.9")
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
     assert CONTRACT <= set(data)

@@ -1,4 +1,8 @@
-"""`session-inspector timeline` as a user runs it: real subprocesses, the JSON contract, CSV, human text, errors."""
+"""`session-inspector timeline` as a user runs it: the JSON contract, CSV, human text, errors.
+
+`cli` runs the command in this process (`inprocess.run_cli`: same argv, environment, output and exit code); the
+JSON contract also runs as a real `python -m inspector` subprocess (`cli_process`).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import subprocess
 import sys
 
 from conftest import ROOT
+from inprocess import run_cli
 from test_diagnosis_fixtures import CWD, ESTIMATES, PROMPTS, build_runaway
 
 from inspector.samples.fixtures import SessionBuilder
@@ -19,16 +24,24 @@ CALL_KEYS = {"entry_id", "line", "prompt_tokens", "output_tokens", "cache_read",
 DEMO = ROOT / "inspector" / "data" / "demo-session.jsonl"
 
 
-def cli(*args, home=None):
+def _env(home=None):
     env = dict(os.environ, HOME=str(home or ROOT / "tests" / "no-such-home"), OPENCLAW_STATE_DIR=str((home or ROOT) / "no-state"))
     env["PYTHONPATH"] = str(ROOT)
     env["COLUMNS"] = "200"  # rich wraps to the terminal width; a wide one keeps each cell on one line
-    return subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], capture_output=True, text=True, env=env, timeout=120)
+    return env
+
+
+def cli(*args, home=None):
+    return run_cli(args, env=_env(home))
+
+
+def cli_process(*args, home=None):
+    return subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], capture_output=True, text=True, env=_env(home), timeout=120)
 
 
 def test_json_contract(tmp_path):
     ids = build_runaway(tmp_path / "s.jsonl")
-    r = cli("timeline", tmp_path / "s.jsonl", "--json")
+    r = cli_process("timeline", tmp_path / "s.jsonl", "--json")
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
     for key in ("calls", "jumps", "thresholds_crossed", "repeats", "overhead", "cache", "cost", "fill", "skipped", "markers"):

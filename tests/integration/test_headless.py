@@ -1,6 +1,9 @@
 """Headless CLI in hostile surroundings (issue 14): unsupported formats, pipes, output errors, Python words.
 
-Real subprocesses throughout: the exit code and the exact bytes on stdout/stderr are the contract.
+The exit code and the exact bytes on stdout/stderr are the contract. `cli` runs a command in this process
+(`inprocess.run_cli`: the same argv, environment, stdout/stderr and exit code); real subprocesses (`cli_process`
+and the pipe tests) where the process is the point: closed or full pipes, closed stdout, FIFOs and devices that
+would hang a broken reader (the subprocess has a timeout).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, assistant, corpus_file, entry, header, msg, tool_result, user, write_lines
+from inprocess import run_cli
 
 from inspector.formats.detect import CLAUDE_CODE, CODEX, OPENCLAW, UNKNOWN, classify_lines, detect_format
 
@@ -26,7 +30,11 @@ def env_for(home: Path | None = None, **extra: str) -> dict[str, str]:
     return env
 
 
-def cli(*args, env=None, **kw):
+def cli(*args, env=None):
+    return run_cli(args, env=env or env_for())
+
+
+def cli_process(*args, env=None, **kw):
     return subprocess.run(
         [sys.executable, "-m", "inspector", *map(str, args)],
         capture_output=True, text=True, env=env or env_for(), timeout=120, **kw,
@@ -179,10 +187,10 @@ def test_license_is_an_spdx_string():
 def test_session_path_fifo_and_device_are_clear_errors(tmp_path):
     fifo = tmp_path / "s.jsonl"
     os.mkfifo(fifo)
-    r = cli("stats", fifo)
+    r = cli_process("stats", fifo)
     assert r.returncode == 2 and "FIFO" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     if os.path.exists("/dev/urandom"):
-        r = cli("context", "/dev/urandom")
+        r = cli_process("context", "/dev/urandom")
         assert r.returncode == 2 and "character device" in r.stderr, r.stderr
 
 
@@ -210,9 +218,9 @@ def test_config_fifo_zero_and_huge_are_clear_errors(tmp_path):
 def test_config_env_fifo_does_not_hang(tmp_path):
     fifo = tmp_path / "cfg.json"
     os.mkfifo(fifo)
-    r = cli("stats", sample(tmp_path), "--no-tiktoken", env=env_for(OPENCLAW_CONFIG_PATH=str(fifo)))
+    r = cli_process("stats", sample(tmp_path), "--no-tiktoken", env=env_for(OPENCLAW_CONFIG_PATH=str(fifo)))
     assert r.returncode == 0 and "FIFO" in r.stdout + r.stderr, (r.stdout, r.stderr)
-    r = cli("stats", sample(tmp_path), "--no-tiktoken", "--config", fifo)
+    r = cli_process("stats", sample(tmp_path), "--no-tiktoken", "--config", fifo)
     assert r.returncode == 0 and "FIFO" in r.stdout + r.stderr
 
 
@@ -347,7 +355,7 @@ def test_ls_deeply_nested_sessions_json_is_a_warning(tmp_path):
 def test_ls_sessions_json_fifo_does_not_hang(tmp_path):
     sessions = openclaw_state(tmp_path)
     os.mkfifo(sessions / "sessions.json")
-    r = cli("ls", tmp_path / "state")
+    r = cli_process("ls", tmp_path / "state")
     assert r.returncode == 0 and "FIFO" in r.stderr and "abc.jsonl" in r.stdout, r.stderr
 
 

@@ -46,20 +46,20 @@ def alive(pid: int) -> bool:
 @pytest.mark.skipif(not Path("/proc/self/task").exists() or (os.cpu_count() or 1) < 2, reason="needs /proc and 2 cores")
 def test_sigterm_mid_index_leaves_no_worker(tmp_path):
     path = tmp_path / "big.jsonl"
-    lines = [jline(header())]
-    parent = None
-    i = 0
+    # 68 MB of entries: each line is its kind's `jline` with the ids put in (the same bytes, without encoding
+    # 300,000 entries one by one)
+    templates = [jline(msg("@ID@", "@PARENT@", user("q" * 120))), jline(msg("@ID@", "@PARENT@", assistant("a" * 120)))]
+
+    def line(i: int) -> str:
+        return templates[i % 2].replace("@ID@", f"e{i}").replace("@PARENT@", f"e{i - 1}")
+
+    assert [line(i) for i in (1, 2)] == [jline(msg("e1", "e0", assistant("a" * 120))), jline(msg("e2", "e1", user("q" * 120)))]
+    i = 1
     with path.open("w", encoding="utf-8") as f:
-        f.write(lines[0] + "\n")
+        f.write(jline(header()) + "\n" + jline(msg("e0", None, user("q" * 120))) + "\n")
         while f.tell() < PARALLEL_MIN_BYTES + (4 << 20):
-            block = []
-            for _ in range(2000):
-                eid = f"e{i}"
-                body = user("q" * 120) if i % 2 == 0 else assistant("a" * 120)
-                block.append(jline(msg(eid, parent, body)))
-                parent = eid
-                i += 1
-            f.write("\n".join(block) + "\n")
+            f.write("".join(line(n) + "\n" for n in range(i, i + 2000)))
+            i += 2000
     env = dict(os.environ, SESSION_INSPECTOR_WORKERS="2", HOME=str(tmp_path), OPENCLAW_STATE_DIR=str(tmp_path / "st"))
     proc = subprocess.Popen([sys.executable, "-m", "inspector", "stats", str(path), "--json", "--no-tiktoken"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT)

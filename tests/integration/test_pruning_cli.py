@@ -1,4 +1,8 @@
-"""`session-inspector prune` as a real process: range-checked flags, times JavaScript cannot print, inert output."""
+"""`session-inspector prune` as a user runs it: range-checked flags, times JavaScript cannot print, inert output.
+
+`run` runs the command in this process (`inprocess.run_cli`: same argv, environment, output and exit code); the
+largest accepted values also go through a real `python -m inspector` subprocess (`run_process`).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import sys
 
 import pytest
 from conftest import ROOT
+from inprocess import run_cli
 
 from inspector.samples.fixtures import SessionBuilder
 
@@ -16,6 +21,10 @@ START = "2026-03-01T10:00:00.000Z"
 
 
 def run(*argv: str) -> subprocess.CompletedProcess[str]:
+    return run_cli(["prune", *argv], env=dict(os.environ, PYTHONPATH=str(ROOT)))
+
+
+def run_process(*argv: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run([sys.executable, "-m", "inspector", "prune", *argv], capture_output=True, text=True,
                           env=env, timeout=120, check=False)
@@ -62,7 +71,7 @@ def test_out_of_range_flags_are_clear_errors(session_path, flag, value, words):
 
 
 def test_largest_accepted_values_run(session_path):
-    proc = run(str(session_path), "--json", "--no-tiktoken", "--keep-last-assistants", str(2**53 - 1), "--ttl",
+    proc = run_process(str(session_path), "--json", "--no-tiktoken", "--keep-last-assistants", str(2**53 - 1), "--ttl",
                "100000000d", "--context-window", str(2**31 - 1), "--soft-trim-max-chars", str(2**53 - 1),
                "--now", "9999-12-31T23:59:59.999Z")
     assert proc.returncode == 0, proc.stderr

@@ -8,12 +8,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from conftest import ROOT, corpus_file
+from inprocess import run_cli
 from test_diagnosis_fixtures import build_over_window, build_runaway
 from test_ui_support import settle
 
@@ -39,10 +38,10 @@ CONTROL = {chr(c) for c in range(0x20) if chr(c) not in "\n\t"} | {"\x7f"} | {ch
 
 
 def timeline_json(path: Path, *extra: str) -> dict:
-    """`session-inspector timeline PATH --json` as a user runs it (a real process, no config, no home)."""
+    """`session-inspector timeline PATH --json` as a user runs it (in this process: `inprocess.run_cli`; no config,
+    no home)."""
     env = dict(os.environ, HOME=str(path.parent / "no-home"), OPENCLAW_STATE_DIR=str(path.parent / "no-state"), PYTHONPATH=str(ROOT))
-    r = subprocess.run([sys.executable, "-m", "inspector", "timeline", str(path), "--json", *extra], capture_output=True, text=True,
-                       env=env, timeout=120)
+    r = run_cli(["timeline", path, "--json", *extra], env=env)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 

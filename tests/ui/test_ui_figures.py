@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import threading
 
 import pytest
 from conftest import ROOT
+from inprocess import run_cli
 from test_ui_support import SIZE, basic_builder, compaction_builder, settle, write_session
 
 from inspector.marks import MarkKind, RowMark
@@ -27,10 +26,10 @@ from widgets.transcript.transcript import Transcript
 
 
 def cli_json(*args, home) -> dict:
-    """A real `session-inspector ... --json` run with an empty home (no OpenClaw config, like the app's options)."""
+    """A `session-inspector ... --json` run (in this process: `inprocess.run_cli`) with an empty home (no OpenClaw
+    config, like the app's options)."""
     env = dict(os.environ, HOME=str(home), OPENCLAW_STATE_DIR=str(home / "no-state"), PYTHONPATH=str(ROOT))
-    done = subprocess.run([sys.executable, "-m", "inspector", *map(str, args), "--json"], capture_output=True, text=True,
-                          env=env, timeout=120, cwd=ROOT)
+    done = run_cli([*args, "--json"], env=env, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
