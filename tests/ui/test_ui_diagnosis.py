@@ -457,3 +457,20 @@ async def test_a_real_session_shows_where_it_jumped_what_repeats_and_what_is_out
     await pilot.press("enter")
     await settle(pilot)
     assert current_line(pilot.app) == jump["line"]
+
+
+@pytest.mark.anyio
+async def test_a_timeline_that_arrives_before_the_screen_is_mounted_is_shown_once_it_is(tmp_path, ui):
+    """The runner's result can reach the timeline screen between its push and its mount (it once crashed the app)."""
+    path = demo_copy(tmp_path)
+    session = open_session(path)
+    timeline = build_timeline(session, session.context(), TimelineOptions())
+    pilot = await ui(path)
+    screen = TimelineScreen(None, path.name)
+    pilot.app.push_screen(screen)
+    assert not screen.is_mounted
+    screen.set_timeline(timeline)  # before the screen's children exist
+    await settle(pilot)
+    assert timeline_screen(pilot.app) is screen and screen.timeline is timeline
+    assert screen.query_one(TimelineChart).timeline is timeline
+    assert "Call" in text_of(screen.query_one(CallFigures))

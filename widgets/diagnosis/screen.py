@@ -93,7 +93,7 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
     def on_mount(self) -> None:
         self._apply_size(self.size.width, self.size.height)
         if self._pending is not None:
-            self.set_timeline(self._pending)
+            self._show_timeline(self._pending)
         else:
             self.query_one("#timeline-summary", TimelineSummary).show(None, self.status)
         self._focus_initial()
@@ -107,7 +107,14 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
     # -- data -------------------------------------------------------------------------------------
 
     def set_timeline(self, timeline: Timeline) -> None:
-        """Show `timeline` (a newer one keeps the selected call where it can)."""
+        """Show `timeline` (a newer one keeps the selected call where it can); before the screen is mounted it is
+        kept and shown by `on_mount` (a timeline can arrive while the screen is still being composed)."""
+        if not self.is_mounted:
+            self._pending = timeline
+            return
+        self._show_timeline(timeline)
+
+    def _show_timeline(self, timeline: Timeline) -> None:
         self.timeline = timeline
         self.query_one("#timeline-summary", TimelineSummary).show(timeline)
         cursor = self.cursor if self.cursor is not None and self.cursor < len(timeline.calls) else None
@@ -128,6 +135,9 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
 
     def show_failure(self, reason: str) -> None:
         """The timeline could not be computed: say why instead of "computing…"."""
+        if not self.is_mounted:
+            self.status = reason
+            return
         if self.timeline is None:
             self.query_one("#timeline-summary", TimelineSummary).show(None, reason)
 
