@@ -71,6 +71,17 @@ class BenchFile:
     entries: int | None
 
 
+def generate_apart(path: Path, **kwargs: Any) -> Any:
+    """`generate.generate` in a fresh (spawned) process, so this one stays small: a child's `ru_maxrss` counts the
+    pages it shared with this process when forked (Linux keeps that high-water mark across `exec`), so every
+    measured child would report at least this process's size."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(generate.generate, path, **kwargs).result()
+
+
 def prepare(shape: str, size: int, seed: int, data_dir: Path) -> BenchFile:
     """The session of `shape` and `size` (generated once per generator version), restored to its own size."""
     version = generate.generator_fingerprint()
@@ -81,7 +92,7 @@ def prepare(shape: str, size: int, seed: int, data_dir: Path) -> BenchFile:
         data_dir.mkdir(parents=True, exist_ok=True)
         meta_path.unlink(missing_ok=True)  # no meta until the file and its continuation are complete
         t0 = time.perf_counter()
-        stats = generate.generate(path, size_bytes=size + APPEND_BYTES, seed=seed, shape=shape, mark_at=size)
+        stats = generate_apart(path, size_bytes=size + APPEND_BYTES, seed=seed, shape=shape, mark_at=size)
         if stats.mark_bytes is None or stats.mark_bytes >= stats.bytes:
             raise RuntimeError(f"{path}: no continuation after {size} bytes")
         with path.open("rb+") as f:
@@ -301,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="si-bench-") as scratch:
         runner = CliRunner(Path(scratch), args.data_dir / "pycache")
         tiny = Path(scratch) / "tiny.jsonl"
-        tiny_stats = generate.generate(tiny, entries=TINY_ENTRIES, seed=args.seed, shape="chat")
+        tiny_stats = generate_apart(tiny, entries=TINY_ENTRIES, seed=args.seed, shape="chat")
         results: dict[str, Any] = {
             "generated_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "command": "python bench/run.py " + " ".join(argv if argv is not None else sys.argv[1:]),
