@@ -110,5 +110,8 @@ class CliRunner:
             proc.returncode = os.waitstatus_to_exitcode(status)
         if proc.returncode != 0:
             raise RuntimeError(f"{' '.join(argv)} exited with {proc.returncode}: {err_path.read_text()[-2000:]}")
-        data = out_path.read_bytes()
-        return CliRun(seconds, usage.ru_maxrss * 1024, hashlib.sha256(data).hexdigest(), len(data))
+        # Hashed from the file, never held whole: a child's ru_maxrss counts the pages it shared with this process
+        # when forked (Linux keeps that mark across exec), so a large output kept here would inflate every later run.
+        with out_path.open("rb") as f:
+            digest = hashlib.file_digest(f, "sha256").hexdigest()
+        return CliRun(seconds, usage.ru_maxrss * 1024, digest, out_path.stat().st_size)
