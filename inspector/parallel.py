@@ -20,7 +20,16 @@ from typing import Any, BinaryIO
 
 from .formats.records import extract_range
 
-__all__ = ["CHUNKS_PER_WORKER", "PARALLEL_MIN_BYTES", "next_line_start", "parse_ranges", "split_points", "worker_count"]
+__all__ = [
+    "CHUNKS_PER_WORKER",
+    "PARALLEL_MIN_BYTES",
+    "end_workers",
+    "next_line_start",
+    "parse_ranges",
+    "sigterm_to_exit",
+    "split_points",
+    "worker_count",
+]
 
 PARALLEL_MIN_BYTES = 64 * 1024 * 1024
 """Files at least this big are indexed by worker processes (when more than one worker is allowed)."""
@@ -41,7 +50,8 @@ def worker_count() -> int:
     return min(cores, 8)
 
 
-def _terminated(signum: int, frame: object) -> None:
+def sigterm_to_exit(signum: int, frame: object) -> None:
+    """A SIGTERM handler: the signal becomes `SystemExit`, so `finally` blocks end worker pools."""
     raise SystemExit(128 + signum)
 
 
@@ -51,8 +61,9 @@ def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it ends us
 
 
-def _end_workers(pool: ProcessPoolExecutor) -> None:
-    """Stop a pool's worker processes now (a SIGTERM or an error must not leave them running)."""
+def end_workers(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool's worker processes now (a SIGTERM or an error must not leave them running; quitting must not
+    wait for them): terminate, cancel what is queued, join briefly. Every pool of the tool ends this way."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
     for proc in processes:
         try:
@@ -111,7 +122,7 @@ def parse_ranges(path: str, bounds: list[int], version: int) -> Iterator[RangeRe
     previous: Any = None
     if threading.current_thread() is threading.main_thread():
         # SIGTERM becomes SystemExit so the pool below is ended rather than orphaned.
-        previous = signal.signal(signal.SIGTERM, _terminated)
+        previous = signal.signal(signal.SIGTERM, sigterm_to_exit)
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
     try:
         inflight: deque[Future[RangeResult]] = deque()
@@ -127,7 +138,7 @@ def parse_ranges(path: str, bounds: list[int], version: int) -> Iterator[RangeRe
             yield result
             del result  # do not keep a range's records alive while waiting for the next one
     except BaseException:
-        _end_workers(pool)
+        end_workers(pool)
         raise
     else:
         pool.shutdown(wait=True)

@@ -166,10 +166,6 @@ def count_lines(
     return counts
 
 
-def _terminated(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
-
-
 def _worker_init() -> None:
     """In a worker: SIGTERM ends the process at once; Ctrl-C is the parent's to handle (it ends us). What the fork
     inherited (the session's index) is frozen out of garbage collection: scanning it would copy its pages."""
@@ -178,35 +174,19 @@ def _worker_init() -> None:
     gc.freeze()
 
 
-def _end_workers(pool: ProcessPoolExecutor) -> None:
-    """Stop a pool's worker processes now (a SIGTERM or an error must not leave them running)."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    for proc in processes:
-        try:
-            proc.terminate()
-        except (OSError, ValueError, AttributeError):
-            pass
-    pool.shutdown(wait=False, cancel_futures=True)
-    for proc in processes:
-        try:
-            proc.join(timeout=2)
-        except (OSError, ValueError, AssertionError, AttributeError):
-            pass
-
-
 def _in_pool(workers: int, calls: list[tuple[str, list[LineJob], int, str, Implementation]]) -> list[list[tuple[int, int | None]]]:
     """`_count_share(*call)` for every call in a pool of `workers` processes (fork where available), like
     `inspector.parallel`: a SIGTERM in the main thread becomes SystemExit, which ends the workers."""
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
     previous: Any = None
     if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, _terminated)
+        previous = signal.signal(signal.SIGTERM, parallel.sigterm_to_exit)
     pool = ProcessPoolExecutor(max_workers=min(workers, len(calls)), mp_context=ctx, initializer=_worker_init)
     try:
         futures: list[Future[list[tuple[int, int | None]]]] = [pool.submit(_count_share, *call) for call in calls]
         results = [future.result() for future in futures]
     except BaseException:
-        _end_workers(pool)
+        parallel.end_workers(pool)
         raise
     else:
         pool.shutdown(wait=True)

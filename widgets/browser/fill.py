@@ -24,6 +24,7 @@ from textual.screen import Screen
 
 from inspector.listing import SessionGlance
 from inspector.listing.memo import FileMemo, Stamp, file_stamp
+from inspector.parallel import end_workers
 from inspector.summary import SessionSummary
 
 BATCH_FILES = 256
@@ -49,20 +50,8 @@ def worker_pool() -> ProcessPoolExecutor:
 
 
 def end_pool(pool: ProcessPoolExecutor) -> None:
-    """Stop a pool's worker process now, mid-file if need be (as `inspector.parallel` ends its workers): quitting the
-    app must not wait for a big file's summary."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    for proc in processes:
-        try:
-            proc.terminate()
-        except (OSError, ValueError, AttributeError):
-            pass
-    pool.shutdown(wait=False, cancel_futures=True)
-    for proc in processes:
-        try:
-            proc.join(timeout=2)
-        except (OSError, ValueError, AssertionError, AttributeError):
-            pass
+    """Stop a pool's worker process now, mid-file if need be: quitting the app must not wait for a big file's summary."""
+    end_workers(pool)
 
 
 class Glanced(Message):
