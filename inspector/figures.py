@@ -333,7 +333,7 @@ def session_stats(
         "version": overview.version,
         "valid": overview.valid,
         "size_bytes": overview.size_bytes,
-        "header": _header_json(session.header),
+        "header": m.header_json(session.header),
         "session_name": overview.session_name,
         "entries": {"total": overview.entries, "by_type": dict(sorted(by_type.items())), "by_role": dict(sorted(by_role.items()))},
         "leaf_id": overview.leaf_id,
@@ -365,8 +365,3 @@ def session_stats(
     }
 
 
-def _header_json(header: dict[str, Any] | None) -> dict[str, Any] | None:
-    if header is None:
-        return None
-    keep = ("id", "version", "timestamp", "cwd", "parentSession", "provider", "modelId", "thinkingLevel", "branchedFrom")
-    return {k: header[k] for k in keep if k in header}

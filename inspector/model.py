@@ -96,6 +96,17 @@ def sum_packed_usage(packed: Iterable[bytes | None]) -> tuple[dict[str, int | fl
     return dict(zip(USAGE_KEYS, tokens)), dict(zip(COST_KEYS, cost)), len(present)
 
 
+HEADER_KEYS = ("id", "version", "timestamp", "cwd", "parentSession", "provider", "modelId", "thinkingLevel", "branchedFrom")
+"""The session-header fields the figures report (`stats --json` `header`, `ls --json` glance), in that order."""
+
+
+def header_json(header: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The reported part of a session header (`HEADER_KEYS` present in it), None without a header."""
+    if header is None:
+        return None
+    return {k: header[k] for k in HEADER_KEYS if k in header}
+
+
 # Entry types of pi / OpenClaw v3 session files (spec §1.3).
 SESSION = "session"
 MESSAGE = "message"

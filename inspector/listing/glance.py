@@ -36,9 +36,6 @@ SCAN_BYTES = 64 * 1024
 WALK_BYTES = 8 * 1024 * 1024
 """The backwards walk gives up (figures `unknown`) after reading this much of the tail."""
 
-HEADER_KEYS = ("id", "version", "timestamp", "cwd", "parentSession", "provider", "modelId", "thinkingLevel", "branchedFrom")
-"""The header fields `stats --json` prints (`header`), in its order."""
-
 FIGURES = ("leaf_id", "context_tokens", "model", "session_name", "compactions", "lines")
 
 
@@ -224,7 +221,7 @@ def _glance(window: FileWindow) -> SessionGlance:
     leaf = walk.leaf
     return SessionGlance(
         format=fmt,
-        header={k: header[k] for k in HEADER_KEYS if k in header} if header is not None else None,
+        header=m.header_json(header),
         leaf_id=_leaf_id(walk, whole),
         last_activity=_timestamp(walk.leaf_line) if leaf is not None else None,
         model=walk.model if walk.model_known else None,
