@@ -158,9 +158,23 @@ class ShapeBench:
         if self.bench.size <= MEMORY_SAMPLE_BYTES:
             return self.bench.path
         sample = self.scratch / "memory-sample.jsonl"
-        with self.bench.path.open("rb") as f:
-            head = f.read(MEMORY_SAMPLE_BYTES)
-        sample.write_bytes(head[: head.rindex(b"\n") + 1])
+        # Copied in 1 MiB pieces, never held whole: this process's peak RSS becomes a floor under every child's
+        # `ru_maxrss` (Linux carries it over fork and exec), so a 64 MiB read here showed as ~160 MB in every run.
+        block = 1 << 20
+        with self.bench.path.open("rb") as src, sample.open("wb+") as dst:
+            copied = 0
+            while copied < MEMORY_SAMPLE_BYTES and (chunk := src.read(min(block, MEMORY_SAMPLE_BYTES - copied))):
+                dst.write(chunk)
+                copied += len(chunk)
+            end = copied
+            while end > 0:  # cut after the last newline
+                start = max(0, end - block)
+                dst.seek(start)
+                nl = dst.read(end - start).rfind(b"\n")
+                if nl >= 0:
+                    dst.truncate(start + nl + 1)
+                    break
+                end = start
         return sample
 
     def _repeat(self, kind: str, times: int | None = None, path: Path | None = None) -> dict[str, Any]:
