@@ -90,6 +90,30 @@ def _stringify_len_or_throw(value: Any) -> int:
         return -1
 
 
+def _text_and_image_blocks(content: list[Any], pi_image_chars: int) -> tuple[int, int, int]:
+    """`(pi chars, prune chars, guard chars)` of a user or tool-result content list: text blocks measured once,
+    images at each estimator's constant (`pi_image_chars` for pi), anything else at the guard's unknown size."""
+    pi = prune = guard = 0
+    for block in content:
+        if type(block) is dict:
+            btype = block.get("type")
+            if btype == "text":
+                text = block.get("text")
+                if type(text) is str:
+                    raw, weighted = string_lens(text)
+                    pi += raw
+                    guard += raw
+                    prune += weighted
+                    continue
+            elif btype == "image":
+                pi += pi_image_chars
+                prune += OPENCLAW_IMAGE_CHAR_ESTIMATE
+                guard += OPENCLAW_IMAGE_CHAR_ESTIMATE
+                continue
+        guard += unknown_chars(block)
+    return pi, prune, guard
+
+
 def estimate_all(msg: dict[str, Any]) -> tuple[int, int, int, int]:
     """`(pi_tokens, openclaw_prune_chars, openclaw_compaction_tokens, tool_guard_chars)` in one pass.
 
@@ -110,31 +134,19 @@ def estimate_all(msg: dict[str, Any]) -> tuple[int, int, int, int]:
                 if btype == "text":
                     text = block.get("text")
                     if type(text) is str:
-                        if text.isascii():  # UTF-16 length and weighted length are both len()
-                            raw = len(text)
-                            pi += raw
-                            guard += raw
-                            prune += raw
-                        else:
-                            raw, weighted = string_lens(text)
-                            pi += raw
-                            guard += raw
-                            prune += weighted
+                        raw, weighted = string_lens(text)
+                        pi += raw
+                        guard += raw
+                        prune += weighted
                     else:
                         guard += unknown_chars(block)
                 elif btype == "thinking":
                     thinking = block.get("thinking")
                     if type(thinking) is str:
-                        if thinking.isascii():
-                            raw = len(thinking)
-                            pi += raw
-                            guard += raw
-                            prune += raw
-                        else:
-                            raw, weighted = string_lens(thinking)
-                            pi += raw
-                            guard += raw
-                            prune += weighted
+                        raw, weighted = string_lens(thinking)
+                        pi += raw
+                        guard += raw
+                        prune += weighted
                     else:
                         guard += unknown_chars(block)
                     signature = block.get("thinkingSignature")
@@ -174,30 +186,7 @@ def estimate_all(msg: dict[str, Any]) -> tuple[int, int, int, int]:
             prune = 0
             guard = pi
         elif type(content) is list:
-            pi = prune = guard = 0
-            for block in content:
-                if type(block) is dict:
-                    btype = block.get("type")
-                    if btype == "text":
-                        text = block.get("text")
-                        if type(text) is str:
-                            if text.isascii():
-                                raw = len(text)
-                                pi += raw
-                                guard += raw
-                                prune += raw
-                            else:
-                                raw, weighted = string_lens(text)
-                                pi += raw
-                                guard += raw
-                                prune += weighted
-                            continue
-                    elif btype == "image":
-                        pi += PI_IMAGE_CHARS
-                        prune += OPENCLAW_IMAGE_CHAR_ESTIMATE
-                        guard += OPENCLAW_IMAGE_CHAR_ESTIMATE
-                        continue
-                guard += unknown_chars(block)
+            pi, prune, guard = _text_and_image_blocks(content, PI_IMAGE_CHARS)
         else:
             pi = prune = guard = 0
         if "details" in msg:
@@ -213,37 +202,12 @@ def estimate_all(msg: dict[str, Any]) -> tuple[int, int, int, int]:
     if role == "user":
         content = msg.get("content")
         if type(content) is str:
-            if content.isascii():
-                raw = weighted = len(content)
-            else:
-                raw, weighted = string_lens(content)
+            raw, weighted = string_lens(content)
             tokens = -(-raw // CHARS_PER_TOKEN_ESTIMATE)
             return tokens, weighted, tokens, raw
         if type(content) is not list:
             return 0, 0, 0, 0
-        pi = prune = guard = 0
-        for block in content:
-            if type(block) is dict:
-                btype = block.get("type")
-                if btype == "text":
-                    text = block.get("text")
-                    if type(text) is str:
-                        if text.isascii():
-                            raw = len(text)
-                            pi += raw
-                            guard += raw
-                            prune += raw
-                        else:
-                            raw, weighted = string_lens(text)
-                            pi += raw
-                            guard += raw
-                            prune += weighted
-                        continue
-                elif btype == "image":
-                    prune += OPENCLAW_IMAGE_CHAR_ESTIMATE
-                    guard += OPENCLAW_IMAGE_CHAR_ESTIMATE
-                    continue
-            guard += unknown_chars(block)
+        pi, prune, guard = _text_and_image_blocks(content, 0)  # pi counts no image in a user message
         pi_tokens = ceil_div4(pi)
         return pi_tokens, prune, pi_tokens, guard
     pi_tokens = pi_estimate_tokens(msg)
