@@ -28,6 +28,7 @@ import orjson
 import platformdirs
 
 from .config_check import check_config_numbers
+from .jsjson import json_kind
 from .safeio import FileTooLargeError, NotRegularFileError, read_regular_file
 
 NEW_STATE_DIRNAME = ".openclaw"
@@ -214,7 +215,7 @@ def load_openclaw_config(
         except RecursionError:
             return LoadedConfig(path=target, exists=True, error=f"{target}: invalid JSON5: nested too deeply")
     if not isinstance(data, dict):
-        kind = _json_kind(data)
+        kind = json_kind(data)
         return LoadedConfig(path=target, exists=True, error=f"{target}: top level must be an object, got {kind}")
     problems = check_config_numbers(data)  # out-of-range numbers dropped: their defaults apply
     if problems:
@@ -225,21 +226,6 @@ def load_openclaw_config(
 
 
 _JSON5_FALLBACK = object()
-
-
-def _json_kind(value: object) -> str:
-    """The JSON name of a parsed value's type (`an array`, `null`, ...), never a Python class name."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "a value of another kind"
 
 
 def inspector_state_dir() -> Path:

@@ -435,3 +435,18 @@ def js_stringify_len(value: Any) -> int:
         return _stringify_len(value)
     except RecursionError as exc:
         raise JSStringifyError("value is too deeply nested or circular") from exc
+
+
+def json_kind(value: Any) -> str:
+    """The JSON name of a parsed value's type ("an array", "a string", "null"), never a Python class name."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object" if isinstance(value, dict) else "a value"

@@ -25,7 +25,7 @@ from typing import Any, cast
 import orjson
 
 from .. import model as m
-from ..jsjson import js_truthy
+from ..jsjson import js_truthy, json_kind
 from ..timeutil import iso_to_ms
 from ..tokens import estimate_all
 from .records import (
@@ -38,7 +38,6 @@ from .records import (
     extract_range,
     extract_record,
     from_wire,
-    json_kind,
 )
 
 __all__ = [

@@ -47,21 +47,6 @@ _I64_MIN = -(2**63)
 _U64_MAX = 2**64 - 1
 
 
-def json_kind(value: Any) -> str:
-    """The JSON name of a parsed value's type ("an array", "a string", "null"), never a Python class name."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object" if isinstance(value, dict) else "a value"
-
-
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
