@@ -43,6 +43,26 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+def assert_sigterm_ends_workers(proc: subprocess.Popen[bytes], within_s: float, skip_reason: str) -> None:
+    """Wait (up to `within_s`) until `proc` has worker processes, SIGTERM it, and assert none of them survives
+    (survivors are killed first); skips with `skip_reason` when the work ended before a worker was seen."""
+    workers: set[int] = set()
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline and len(workers) < 2 and proc.poll() is None:
+        workers |= children_of(proc.pid)
+        time.sleep(0.02)
+    if proc.poll() is not None or not workers:
+        proc.kill()
+        pytest.skip(skip_reason)
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=30)
+    time.sleep(0.5)
+    survivors = {pid for pid in workers if alive(pid)}
+    for pid in survivors:
+        os.kill(pid, signal.SIGKILL)
+    assert not survivors, f"workers left running after SIGTERM: {survivors}"
+
+
 @pytest.mark.skipif(not Path("/proc/self/task").exists() or (os.cpu_count() or 1) < 2, reason="needs /proc and 2 cores")
 def test_sigterm_mid_index_leaves_no_worker(tmp_path):
     path = tmp_path / "big.jsonl"
@@ -63,19 +83,5 @@ def test_sigterm_mid_index_leaves_no_worker(tmp_path):
     env = dict(os.environ, SESSION_INSPECTOR_WORKERS="2", HOME=str(tmp_path), OPENCLAW_STATE_DIR=str(tmp_path / "st"))
     proc = subprocess.Popen([sys.executable, "-m", "inspector", "stats", str(path), "--json", "--no-tiktoken"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT)
-    workers: set[int] = set()
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and len(workers) < 2 and proc.poll() is None:
-        workers |= children_of(proc.pid)
-        time.sleep(0.02)
-    if proc.poll() is not None or not workers:
-        proc.kill()
-        pytest.skip("the index finished before any worker was seen")
-    proc.send_signal(signal.SIGTERM)
-    proc.wait(timeout=30)
-    time.sleep(0.5)
-    survivors = {pid for pid in workers if alive(pid)}
-    for pid in survivors:
-        os.kill(pid, signal.SIGKILL)
-    assert not survivors, f"workers left running after SIGTERM: {survivors}"
+    assert_sigterm_ends_workers(proc, 60, "the index finished before any worker was seen")
     assert b"Traceback" not in proc.stderr.read()

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import os
 import random
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from conftest import ROOT, assistant, header, jline, msg, tool_result, user
-from test_headless_signals import alive, children_of
+from test_headless_signals import assert_sigterm_ends_workers
 
 from inspector.parallel import PARALLEL_MIN_BYTES as INDEX_PARALLEL_MIN_BYTES
 from inspector.tokens.bulk import PARALLEL_MIN_BYTES
@@ -70,20 +68,6 @@ def test_sigterm_while_counting_leaves_no_worker(tmp_path: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "inspector", "stats", str(path), "--json"], cwd=ROOT,
                             env=_env(tmp_path, SESSION_INSPECTOR_WORKERS="2", SESSION_INSPECTOR_TOKENIZER="tiktoken"),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    workers: set[int] = set()
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and len(workers) < 2 and proc.poll() is None:
-        workers |= children_of(proc.pid)
-        time.sleep(0.02)
-    if proc.poll() is not None or not workers:
-        proc.kill()
-        pytest.skip("counting finished before any worker was seen")
-    proc.send_signal(signal.SIGTERM)
-    proc.wait(timeout=30)
-    time.sleep(0.5)
-    survivors = {pid for pid in workers if alive(pid)}
-    for pid in survivors:
-        os.kill(pid, signal.SIGKILL)
-    assert not survivors, f"workers left running after SIGTERM: {survivors}"
+    assert_sigterm_ends_workers(proc, 120, "counting finished before any worker was seen")
     assert proc.returncode != 0
     assert b"Traceback" not in proc.stderr.read()
