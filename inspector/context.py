@@ -5,10 +5,12 @@ Works on entry metadata only: message content stays on disk until asked for.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from itertools import compress
 from typing import Any
 
 from . import model as m
+from .entry_table import EntryTable
 from .tokens.usage import NON_OBJECT_USAGE, UsageRow
 from .tree import SessionTree
 
@@ -63,7 +65,7 @@ _ContextMessage = m.ContextMessage
 _EXCLUDED = m.FLAG_EXCLUDED_FROM_CONTEXT
 
 
-def usage_rows_from_end(entries: list[m.Entry], ctx: m.SessionContext) -> Iterator[UsageRow]:
+def usage_rows_from_end(entries: Sequence[m.Entry], ctx: m.SessionContext) -> Iterator[UsageRow]:
     """The context's messages as pi `estimateContextTokens` rows, from the last one backwards, from the index's
     metadata alone (no message re-read): feed them to `inspector.tokens.context_tokens_from_end`.
 
@@ -81,45 +83,39 @@ def usage_rows_from_end(entries: list[m.Entry], ctx: m.SessionContext) -> Iterat
         yield UsageRow(e.role, e.stop_reason, usage, est[0] if est is not None else 0)
 
 
-def build_context(tree: SessionTree, leaf_index: int | None = None) -> m.SessionContext:
-    """The context for `leaf_index` (default: the last entry)."""
+def build_context(
+    tree: SessionTree, leaf_index: int | None = None, known_path: tuple[list[int], list[m.Diagnostic]] | None = None
+) -> m.SessionContext:
+    """The context for `leaf_index` (default: the last entry). `known_path` is `tree.path_to(leaf_index)` when the
+    caller has it already."""
     if leaf_index is None:
         leaf_index = tree.leaf_index
     if leaf_index is None:
         return m.SessionContext(leaf_id=None, messages=[], path=[], model=None, thinking_level="off")
     entries = tree.entries
-    path, diags = tree.path_to(leaf_index)
-
-    thinking_level = "off"
-    model: dict[str, Any] | None = None
-    compaction_pos: int | None = None
-    for pos, idx in enumerate(path):
-        e = entries[idx]
-        if e.type == m.COMPACTION:
-            compaction_pos = pos
-        elif e.type in _SETTING_TYPES:
-            model, thinking_level = _settings_after(e, model, thinking_level)
+    path, diags = tree.path_to(leaf_index) if known_path is None else known_path
+    kinds = list(map(_path_kinds(entries).__getitem__, map(entries.shape.__getitem__, path)))  # one per position
+    model, thinking_level = _settings_on(entries, path, kinds)
+    compaction_pos = _last(kinds, _COMPACTION, None)
 
     rows: list[m.ContextMessage] = []
     first_kept_pos: int | None = None
     if compaction_pos is None:
-        for idx in path:
-            e = entries[idx]
-            if _maps_to_message(e):
-                rows.append(_row(e, len(rows)))
+        _add_rows(entries, rows, path, kinds, 0, len(path))
     else:
-        comp = entries[path[compaction_pos]]
-        rows.append(_row(comp, 0))
-        first_kept = comp.data.get("firstKeptEntryId") if comp.data else None
-        found = False
-        for pos in range(compaction_pos):
-            e = entries[path[pos]]
-            if not found and e.id is not None and e.id == first_kept:
-                found = True
-                first_kept_pos = pos
-            if found and _maps_to_message(e):
-                rows.append(_row(e, len(rows)))
-        if not found:
+        comp_index = path[compaction_pos]
+        rows.append(context_row(entries, comp_index, 0))
+        comp_data = entries.data_of(comp_index)
+        first_kept = comp_data.get("firstKeptEntryId") if comp_data else None
+        if first_kept is not None:
+            try:  # the first entry on the path (from the root) with that id
+                first_kept_pos = list(map(entries.ids.__getitem__, path[:compaction_pos])).index(first_kept)
+            except ValueError:
+                first_kept_pos = None
+        if first_kept_pos is not None:
+            _add_rows(entries, rows, path, kinds, first_kept_pos, compaction_pos)
+        else:
+            comp = entries[comp_index]
             reason = "points at the compaction itself (manual /compact)" if first_kept == comp.id else "is not on the path"
             diags.append(
                 m.Diagnostic(
@@ -130,13 +126,10 @@ def build_context(tree: SessionTree, leaf_index: int | None = None) -> m.Session
                     comp.offset,
                 )
             )
-        for idx in path[compaction_pos + 1 :]:
-            e = entries[idx]
-            if _maps_to_message(e):
-                rows.append(_row(e, len(rows)))
+        _add_rows(entries, rows, path, kinds, compaction_pos + 1, len(path))
 
     ctx = m.SessionContext(
-        leaf_id=entries[leaf_index].id,
+        leaf_id=entries.ids[leaf_index],
         messages=rows,
         path=path,
         model=model,
@@ -148,18 +141,102 @@ def build_context(tree: SessionTree, leaf_index: int | None = None) -> m.Session
     return ctx
 
 
+def _last(kinds: list[int], bit: int, end: int | None) -> int | None:
+    """The last position before `end` whose kind has `bit`."""
+    for pos in range(len(kinds) - 1 if end is None else end - 1, -1, -1):
+        if kinds[pos] & bit:
+            return pos
+    return None
+
+
+def _add_rows(entries: EntryTable, rows: list[m.ContextMessage], path: list[int], kinds: list[int], start: int, end: int) -> None:
+    """Append the context rows of the path positions [start, end) that map to a message."""
+    for pos in compress(range(start, end), map(_MESSAGE.__and__, kinds[start:end])):
+        rows.append(context_row(entries, path[pos], len(rows)))
+
+
+def _settings_on(entries: EntryTable, path: list[int], kinds: list[int]) -> tuple[dict[str, Any] | None, str]:
+    """pi's settings walk over the whole path, from its end: the last model setter and the last thinking level
+    setter decide (each one replaces what came before it whole)."""
+    model: dict[str, Any] | None = None
+    pos: int | None = len(path)
+    while (pos := _last(kinds, _MODEL_SETTER, pos)) is not None:
+        index = path[pos]
+        if entries.type_of(index) != m.MODEL_CHANGE or entries.data_of(index) is not None:
+            model = _settings_at(entries, index, None, "off")[0]
+            break
+    level = "off"
+    pos = len(path)
+    while (pos := _last(kinds, _LEVEL_SETTER, pos)) is not None:
+        data = entries.data_of(path[pos])
+        if data is not None:
+            value = data.get("thinkingLevel")
+            level = value if isinstance(value, str) else "off"
+            break
+    return model, level
+
+
+_COMPACTION, _MESSAGE, _MODEL_SETTER, _LEVEL_SETTER = 1, 4, 8, 16
+
+
+def _path_kinds(entries: EntryTable) -> list[int]:
+    """For every shape code of `entries`: what its entries are to the context walk, as bits: `_COMPACTION`,
+    `_MESSAGE` (pi's `appendMessage` mapping), `_MODEL_SETTER`, `_LEVEL_SETTER`."""
+    out = []
+    for shape in entries.shapes:
+        t, role = shape[0], shape[1]
+        kind = 0
+        if t == m.COMPACTION:
+            kind |= _COMPACTION
+        if t == m.MODEL_CHANGE or (t == m.MESSAGE and role == "assistant"):
+            kind |= _MODEL_SETTER
+        if t == m.THINKING_LEVEL_CHANGE:
+            kind |= _LEVEL_SETTER
+        if (t == m.MESSAGE and role is not None) or t == m.CUSTOM_MESSAGE or (t == m.BRANCH_SUMMARY and role is not None):
+            kind |= _MESSAGE
+        out.append(kind)
+    return out
+
+
+def _settings_at(
+    entries: EntryTable, index: int, model: dict[str, Any] | None, thinking_level: str
+) -> tuple[dict[str, Any] | None, str]:
+    """`_settings_after` for entry `index`, read from the columns (an assistant message builds no `Entry`)."""
+    t, role, _tool, provider, model_id = entries.shape_of(index)[:5]
+    if t == m.MESSAGE:
+        if role == "assistant":
+            return {"provider": provider, "modelId": model_id}, thinking_level
+        return model, thinking_level
+    return _settings_after(entries[index], model, thinking_level)
+
+
+def context_row(entries: EntryTable, index: int, position: int) -> m.ContextMessage:
+    """The context row at `position` for entry `index`, from the columns."""
+    nums = entries.nums_of(index)
+    shape = entries.shapes[entries.shape[index]]
+    # ContextMessage's fields in order (positional: a call with nine keywords costs more, once per context row).
+    return _ContextMessage(
+        position, index, entries.ids[index], _line(nums), shape[1] or "?", shape[2], nums,
+        entries.usage_packed(index), bool(nums[_FLAGS_BYTE] & _EXCLUDED),
+    )  # fmt: skip
+
+
+def _line(nums: bytes) -> int:
+    return int.from_bytes(nums[:8], "little", signed=True)
+
+
 def extend_context(tree: SessionTree, ctx: m.SessionContext, entry: m.Entry) -> bool:
-    """Append `entry` to the context of the previous leaf, if it simply continues that path.
+    """Append `entry` to the context of the previous leaf (in place), if it simply continues that path.
 
     Returns False when the context must be rebuilt instead (a new branch, a compaction, an unknown leaf):
     this is what keeps one appended line cheap on a 300k-entry session.
     """
-    if entry.type == m.COMPACTION or entry.id is None or ctx.leaf_id is None:
-        return False
-    if entry.parent_id != ctx.leaf_id or tree.by_id.get(entry.id) != entry.index:
+    if entry.type == m.COMPACTION or not _continues_path(tree, ctx, entry):
         return False
     ctx.path.append(entry.index)
     ctx.leaf_id = entry.id
+    if ctx.path_usage is not None:
+        ctx.path_usage = ctx.path_usage.plus([entry.usage_packed])
     if entry.type in _SETTING_TYPES:
         ctx.model, ctx.thinking_level = _settings_after(entry, ctx.model, ctx.thinking_level)
     if _maps_to_message(entry):
@@ -167,20 +244,75 @@ def extend_context(tree: SessionTree, ctx: m.SessionContext, entry: m.Entry) -> 
     return True
 
 
+def follow_leaf(tree: SessionTree, old: m.SessionContext, first_new: int) -> m.SessionContext | None:
+    """The last entry's context, from `old`, the context of the entry before `first_new`, when what came since
+    continues a branch of `old`'s path: the walk from the leaf stops at the first older entry, which is on `old`'s path,
+    and that path up to it is reused (no walk to the root). None when the context must be built from scratch.
+
+    The caller makes sure `old`'s path is still valid (no id repeated since, its root's missing parent not arrived).
+    """
+    entries = tree.entries
+    leaf = len(entries) - 1
+    if leaf < first_new or any(d.kind == "parent_cycle" for d in old.diagnostics):
+        return None
+    parent_ids, by_id = entries.parent_ids, tree.by_id
+    walked: list[int] = []
+    current: int | None = leaf
+    while current is not None and current >= first_new:
+        walked.append(current)
+        if len(walked) > leaf - first_new + 1:
+            return None  # a cycle among the new entries: the full walk reports it
+        pid = parent_ids[current]
+        current = by_id.get(pid) if pid else None
+    kept = 0
+    if current is not None:
+        at = _position_from_end(old.path, current)
+        if at is None:
+            return None  # a branch off another path
+        kept = at + 1
+    walked.reverse()
+    ctx = build_context(tree, leaf, ([*old.path[:kept], *walked], []))
+    if old.path_usage is not None:
+        column, old_path = entries.usage_column, old.path
+        ctx.path_usage = old.path_usage.cut(kept, lambda start, end: column(old_path[start:end])).plus(column(walked))
+    return ctx
+
+
+def _position_from_end(path: list[int], index: int) -> int | None:
+    """Where `index` is on `path`, looking from the end first (a branch point is usually near the leaf)."""
+    for pos in range(len(path) - 1, max(-1, len(path) - 65), -1):
+        if path[pos] == index:
+            return pos
+    try:
+        return path.index(index)
+    except ValueError:
+        return None
+
+
+def _continues_path(tree: SessionTree, ctx: m.SessionContext, entry: m.Entry) -> bool:
+    """`entry` is a child of the context's leaf, and its id names it (no later duplicate)."""
+    if entry.id is None or ctx.leaf_id is None:
+        return False
+    return entry.parent_id == ctx.leaf_id and tree.by_id.get(entry.id) == entry.index
+
+
 def tool_pairing_diagnostics(tree: SessionTree, ctx: m.SessionContext) -> list[m.Diagnostic]:
     """Warn when toolCalls and toolResults on the active path do not pair up (delivery-mirror siblings)."""
     entries = tree.entries
-    pending: dict[str, m.Entry] = {}
+    pending: dict[str, int] = {}
     out: list[m.Diagnostic] = []
     for row in ctx.messages:
-        e = entries[row.entry_index]
-        if e.role == "assistant":
-            for cid in e.tool_call_ids:
-                pending[cid] = e
-        elif e.role == "toolResult":
-            if e.tool_call_id in pending:
-                del pending[e.tool_call_id]
+        i = row.entry_index
+        role = entries.role_of(i)
+        if role == "assistant":
+            for cid in entries.tool_call_ids_of(i):
+                pending[cid] = i
+        elif role == "toolResult":
+            result_id = entries.tool_call_id_of(i)
+            if result_id in pending:
+                del pending[result_id]
             else:
+                e = entries[i]
                 out.append(
                     m.Diagnostic(
                         "orphan_tool_result",
@@ -190,7 +322,8 @@ def tool_pairing_diagnostics(tree: SessionTree, ctx: m.SessionContext) -> list[m
                         e.offset,
                     )
                 )
-    for cid, e in pending.items():
+    for cid, i in pending.items():
+        e = entries[i]
         siblings = _sibling_hint(tree, e, cid)
         out.append(
             m.Diagnostic(
@@ -206,7 +339,9 @@ def tool_pairing_diagnostics(tree: SessionTree, ctx: m.SessionContext) -> list[m
 
 def _sibling_hint(tree: SessionTree, call_entry: m.Entry, call_id: str) -> str:
     """Point at a toolResult for `call_id` that sits on another branch (OpenClaw's delivery-mirror case)."""
-    for e in tree.entries[call_entry.index + 1 : call_entry.index + 1 + SIBLING_SCAN_LIMIT]:
-        if e.role == "toolResult" and e.tool_call_id == call_id:
+    entries = tree.entries
+    for i in range(call_entry.index + 1, min(len(entries), call_entry.index + 1 + SIBLING_SCAN_LIMIT)):
+        if entries.role_of(i) == "toolResult" and entries.tool_call_id_of(i) == call_id:
+            e = entries[i]
             return f"; its result is entry {e.id} (line {e.line}) on a sibling branch (delivery-mirror race, OpenClaw repairs it in memory)"
     return ""

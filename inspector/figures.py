@@ -9,7 +9,7 @@ fields freely, never rename.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,9 +68,15 @@ def window_json(window: ContextWindow) -> dict[str, Any]:
     return window_to_json(window)
 
 
-def sum_usage(entries: list[m.Entry]) -> dict[str, Any]:
+def sum_usage(entries: Iterable[m.Entry]) -> dict[str, Any]:
     """Σ of recorded usage (tokens and USD cost) over assistant entries (summed packed: `model.sum_packed_usage`)."""
-    tokens, cost, calls = m.sum_packed_usage([e.usage_packed for e in entries])
+    return usage_totals(e.usage_packed for e in entries)
+
+
+def usage_totals(packed: Iterable[bytes | None] | m.UsageSum) -> dict[str, Any]:
+    """Σ of packed recorded usages (`EntryTable.usages`, `Entry.usage_packed`, or their `UsageSum`), as
+    `sum_usage` reports it."""
+    tokens, cost, calls = (packed if isinstance(packed, m.UsageSum) else m.UsageSum().plus(packed)).result()
     totals: dict[str, Any] = dict(tokens)
     totals["cost"] = {k: round(v, 10) for k, v in cost.items()}
     totals["assistant_calls"] = calls
@@ -301,13 +307,19 @@ def session_stats(
     entries = session.entries
     figures = session_figures(session, ctx, window_options, "pi_tokens", top=10)
     overview = figures.overview
-    by_type = Counter(e.type for e in entries)
-    by_role = Counter(e.role for e in entries if e.type == m.MESSAGE and e.role)
+    shapes = entries.count_shapes()
+    by_type: Counter[str] = Counter()
+    by_role: Counter[str] = Counter()
+    models: Counter[tuple[str | None, str | None]] = Counter()
+    for shape, n in shapes.items():  # in the order each shape first appears (most_common keeps it for ties)
+        by_type[shape[0]] += n
+        if shape[0] == m.MESSAGE and shape[1]:
+            by_role[shape[1]] += n
+        if shape[1] == "assistant":
+            models[(shape[3], shape[4])] += n
     on_path = set(ctx.path)
     compactions = []
-    for e in entries:
-        if e.type != m.COMPACTION:
-            continue
+    for e in map(entries.__getitem__, entries.indices_with(entries.codes_where(lambda s: s[0] == m.COMPACTION))):
         data = e.data or {}
         compactions.append(
             {
@@ -322,11 +334,9 @@ def session_stats(
                 "summary_chars": len(data.get("summary") or "") if isinstance(data.get("summary"), str) else None,
             }
         )
-    models = Counter((e.provider, e.model) for e in entries if e.role == "assistant")
     counts, tik_info = tiktoken_counts_for(session, ctx, encoding)
     ctx_totals = {k: sum(getattr(r.estimates, k) for r in ctx.messages if r.estimates) for k in ESTIMATORS}
     ctx_totals["tiktoken"] = sum(c for c in counts if c is not None) if counts is not None else None
-    path_entries = [entries[i] for i in ctx.path]
     return {
         "file": overview.file,
         "format": overview.format,
@@ -357,7 +367,7 @@ def session_stats(
             "estimator_ratios": estimator_ratios(session, ctx, counts),
             "breakdown": figures.breakdown.to_json(),
         },
-        "usage": {"all_entries": sum_usage(entries), "active_path": sum_usage(path_entries)},
+        "usage": {"all_entries": usage_totals(entries.usage_total()), "active_path": usage_totals(session.path_usage(ctx))},
         "context_window": window_to_json(overview.window),
         "guard": guard_to_json(overview.guard),
         "context_fill": overview.fill,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import operator
 import struct
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import reduce
 from itertools import filterfalse
@@ -24,6 +24,8 @@ USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
 COST_KEYS = ("input", "output", "cacheRead", "cacheWrite", "total")
 _USAGE = struct.Struct("<10d")
 _NAN = float("nan")
+USAGE_SIZE = _USAGE.size
+"""Bytes of one packed usage (`pack_usage`)."""
 
 
 def pack_usage(usage: Any) -> bytes | None:
@@ -75,6 +77,71 @@ def _add_tokens(total: int | float, values: list[float]) -> int | float:
 _SUM_BATCH = 4096
 
 
+@dataclass(slots=True, frozen=True)
+class UsageSum:
+    """A Σ of packed usages in order, that more usages extend (`plus`): summing rows `[0, k)` and then
+    `[k, n)` gives what one pass over `[0, n)` gives, to the last bit (see `sum_packed_usage`)."""
+
+    tokens: tuple[int | float, ...] = (0,) * len(USAGE_KEYS)
+    cost: tuple[float, ...] = (0.0,) * len(COST_KEYS)
+    calls: int = 0
+
+    def plus(self, packed: Iterable[bytes | None]) -> UsageSum:
+        """This sum with `packed` added after what it holds (a new object: a sum is never changed)."""
+        tokens = list(self.tokens)
+        cost = list(self.cost)
+        present = [p for p in packed if p is not None and p != _NO_USAGE]
+        for start in range(0, len(present), _SUM_BATCH):
+            columns = zip(*map(_USAGE.unpack, present[start : start + _SUM_BATCH]))
+            for j, column in enumerate(columns):
+                values = list(filterfalse(math.isnan, column))
+                if j < len(USAGE_KEYS):
+                    tokens[j] = _add_tokens(tokens[j], values)
+                else:
+                    cost[j - len(USAGE_KEYS)] = reduce(operator.add, values, cost[j - len(USAGE_KEYS)])
+        return UsageSum(tuple(tokens), tuple(cost), self.calls + len(present))
+
+    def result(self) -> tuple[dict[str, int | float], dict[str, float], int]:
+        """`(tokens, cost, calls)` by field name."""
+        return dict(zip(USAGE_KEYS, self.tokens)), dict(zip(COST_KEYS, self.cost)), self.calls
+
+
+PATH_USAGE_STEP = 4096
+"""`PathUsage` keeps the sum at every multiple of this many path positions."""
+
+
+@dataclass(slots=True, frozen=True)
+class PathUsage:
+    """Σ of the recorded usage along a path (`total`), with the sums of its first `k * PATH_USAGE_STEP` positions
+    (`marks[k]`): the path continued is summed from `total`, the path cut at a branch point from the nearest mark."""
+
+    length: int = 0
+    total: UsageSum = UsageSum()
+    marks: tuple[UsageSum, ...] = (UsageSum(),)
+
+    def plus(self, usages: list[bytes | None]) -> PathUsage:
+        """This path's sum continued with the packed usages of the next positions (None: no usage there)."""
+        total, length, marks = self.total, self.length, list(self.marks)
+        done = 0
+        while done < len(usages):
+            piece = usages[done : done + PATH_USAGE_STEP - length % PATH_USAGE_STEP]
+            total = total.plus(piece)
+            length += len(piece)
+            done += len(piece)
+            if length % PATH_USAGE_STEP == 0:
+                marks.append(total)
+        return PathUsage(length, total, tuple(marks))
+
+    def cut(self, length: int, usages_between: Callable[[int, int], list[bytes | None]]) -> PathUsage:
+        """The sum of the path's first `length` positions; `usages_between(start, end)` gives the packed usages of
+        its positions [start, end) (asked only for those between the nearest mark and `length`)."""
+        if length >= self.length:
+            return self
+        k = length // PATH_USAGE_STEP
+        start = k * PATH_USAGE_STEP
+        return PathUsage(start, self.marks[k], self.marks[: k + 1]).plus(usages_between(start, length))
+
+
 def sum_packed_usage(packed: Iterable[bytes | None]) -> tuple[dict[str, int | float], dict[str, float], int]:
     """Σ of packed usages, field by field, without building a dict per usage: `(tokens, cost, calls)`.
 
@@ -82,18 +149,7 @@ def sum_packed_usage(packed: Iterable[bytes | None]) -> tuple[dict[str, int | fl
     cost from a float 0.0 (an integral cost adds the same double). `calls` counts the usages that unpack to a
     non-empty dict. Usages are unpacked a batch at a time (memory stays small on a 1 GB session).
     """
-    tokens: list[int | float] = [0] * len(USAGE_KEYS)
-    cost = [0.0] * len(COST_KEYS)
-    present = [p for p in packed if p is not None and p != _NO_USAGE]
-    for start in range(0, len(present), _SUM_BATCH):
-        columns = zip(*map(_USAGE.unpack, present[start : start + _SUM_BATCH]))
-        for j, column in enumerate(columns):
-            values = list(filterfalse(math.isnan, column))
-            if j < len(USAGE_KEYS):
-                tokens[j] = _add_tokens(tokens[j], values)
-            else:
-                cost[j - len(USAGE_KEYS)] = reduce(operator.add, values, cost[j - len(USAGE_KEYS)])
-    return dict(zip(USAGE_KEYS, tokens)), dict(zip(COST_KEYS, cost)), len(present)
+    return UsageSum().plus(packed).result()
 
 
 HEADER_KEYS = ("id", "version", "timestamp", "cwd", "parentSession", "provider", "modelId", "thinkingLevel", "branchedFrom")
@@ -324,6 +380,8 @@ class SessionContext:
     compaction_index: int | None = None
     first_kept_index: int | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    path_usage: PathUsage | None = field(default=None, compare=False, repr=False)
+    """Σ of the recorded usage of the path's entries, once computed (`Session.path_usage`): a cache, not compared."""
 
     def continues(self, earlier: SessionContext) -> bool:
         """Whether this context is `earlier` with messages appended (same compaction, same first rows)."""

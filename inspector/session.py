@@ -16,7 +16,8 @@ from typing import Any
 
 from . import model as m
 from . import parallel
-from .context import build_context, extend_context, tool_pairing_diagnostics
+from .context import build_context, extend_context, follow_leaf, tool_pairing_diagnostics
+from .entry_table import EntryTable
 from .formats.openclaw import BOM, EntryReader, agent_message_of, peek_version
 from .formats.records import decode_line
 from .index import FileIdentity, FileReplaced, LineScanner, read_range
@@ -75,8 +76,8 @@ class Session:
 
     def _reset_state(self) -> None:
         self.diagnostics: list[m.Diagnostic] = []
-        self.reader = EntryReader(self.diagnostics.append)
         self.tree = SessionTree()
+        self.reader = EntryReader(self.diagnostics.append, entries=self.tree.entries)
         self._link_reader()
         self.scanner = LineScanner(self.path)
         self.pending_bytes = 0
@@ -86,11 +87,11 @@ class Session:
     def _link_reader(self) -> None:
         """Point the reader at this session's diagnostics and tree (after a reset, or a restore by `inspector.cache`)."""
         self.reader.report = self.diagnostics.append
-        by_id, entries = self.tree.by_id, self.tree.entries
+        by_id, ids = self.tree.by_id, self.tree.entries.ids
 
         def canonical_id(pid: str) -> str | None:
             idx = by_id.get(pid)
-            return None if idx is None else entries[idx].id
+            return None if idx is None else ids[idx]
 
         self.reader.id_of = canonical_id
 
@@ -108,89 +109,98 @@ class Session:
             )
         return self
 
-    def _consume(self) -> list[m.Entry]:
+    def _consume(self) -> range:
+        """Index what the file holds past what was read; the indices of the entries added."""
+        start = len(self.tree.entries)
+        duplicates = len(self.tree.duplicates)
         size = os.stat(self.path).st_size
         fresh = self.scanner.consumed == 0 and not self.scanner.pending_len
         if fresh and size >= parallel.PARALLEL_MIN_BYTES and parallel.worker_count() > 1:
-            new = self._load_parallel(size)
+            self._load_parallel(size)
         else:
-            new = self._consume_serial()
-        self._take_pending(new)
+            self._consume_serial()
+        self._take_pending()
+        new = range(start, len(self.tree.entries))
         if new:
-            self._update_contexts(new)
+            self._update_contexts(new, len(self.tree.duplicates) != duplicates)
         return new
 
-    def _update_contexts(self, new: list[m.Entry]) -> None:
+    def _update_contexts(self, new: range, new_duplicates: bool) -> None:
         """Keep the leaf's context when the new entries just continue it; forget every other cached one.
 
         The continued context is a new object (its lists copied, ~1 ms for 300k rows): a context handed out
-        earlier, possibly being read by another thread, never changes.
+        earlier, possibly being read by another thread, never changes. The path before stays valid unless a new
+        entry repeats an id (the later one wins: a parent may now be another entry) or is the missing parent of
+        the path's root (the path now goes further).
         """
         old = self._context_cache.get(None)
         self._context_cache.clear()
-        if old is None or any(e.index != new[0].index + i for i, e in enumerate(new)):
+        if old is None or new_duplicates:
             return
+        entries = self.tree.entries
+        if old.path:
+            root = old.path[0]
+            root_parent = entries.parent_ids[root]
+            if root_parent and root_parent != entries.ids[root] and root_parent in entries.ids[new.start : new.stop]:
+                return
         ctx = dataclasses.replace(old, messages=list(old.messages), path=list(old.path), diagnostics=list(old.diagnostics))
-        if all(extend_context(self.tree, ctx, e) for e in new):
-            self._context_cache[None] = ctx
+        continued: m.SessionContext | None = ctx
+        if not all(extend_context(self.tree, ctx, entries[i]) for i in new):
+            continued = follow_leaf(self.tree, old, new.start)  # a branch or a compaction: rebuilt on the known path
+        if continued is not None:
+            self._context_cache[None] = continued
 
-    def _consume_serial(self) -> list[m.Entry]:
-        new: list[m.Entry] = []
-        feed = self.reader.feed
-        add = self.tree.add
+    def _consume_serial(self) -> None:
+        feed = self.reader.feed_index
+        link = self.tree.link
         try:
             for line, offset, data in self.scanner.scan():
-                entry = feed(line, offset, data)
-                if entry is not None:
-                    add(entry)
-                    new.append(entry)
+                index = feed(line, offset, data)
+                if index is not None:
+                    link(index)
         except PermissionError as exc:
             raise SessionOpenError(f"{self.path}: permission denied", "permission") from exc
-        return new
 
-    def _take_pending(self, new: list[m.Entry]) -> None:
+    def _take_pending(self) -> None:
         """An unterminated last line: read it if it parses (a static file), else wait for its newline."""
         pending = self.scanner.take_pending()
         self.pending_bytes = 0
         if pending is None:
             return
         try:
-            entry = self.reader.feed(pending.line, pending.offset, pending.data, terminated=False)
+            index = self.reader.feed_index(pending.line, pending.offset, pending.data, terminated=False)
         except ValueError:
             self.pending_bytes = len(pending.data)  # a writer mid-line: normal for a live file
             return
         self.scanner.accept_pending()
-        if entry is not None:
-            self.tree.add(entry)
-            new.append(entry)
+        if index is not None:
+            self.tree.link(index)
 
-    def _load_parallel(self, size: int) -> list[m.Entry]:
+    def _load_parallel(self, size: int) -> None:
         """Index a big file with worker processes parsing byte ranges; entries are assembled here in order."""
         with open(self.path, "rb") as f:
             first = f.readline()
             if first.startswith(BOM):
-                return self._consume_serial()
+                self._consume_serial()
+                return
             version = peek_version(first)
             if first.endswith(b"\r\n"):
                 self.reader.saw_crlf = True
                 self.diagnostics.append(m.Diagnostic("crlf", "CRLF line endings (the \\r is whitespace to JSON.parse)", "info", 1, 0))
             bounds = parallel.split_points(f, size, parallel.worker_count() * parallel.CHUNKS_PER_WORKER)
         st = self.scanner.check_identity()
-        new: list[m.Entry] = []
-        accept = self.reader.accept_record
-        add = self.tree.add
+        accept = self.reader.accept_index
+        link = self.tree.link
         base = 0
         tail = b""
         for rows, lines_seen, tail in parallel.parse_ranges(str(self.path), bounds, version):  # noqa: B007 (the last range's tail is used after the loop)
             for line, offset, length, wire in rows:
-                entry = accept(base + line, offset, length, wire)  # the wire form: no named record rebuilt
-                if entry is not None:
-                    add(entry)
-                    new.append(entry)
+                index = accept(base + line, offset, length, wire)  # the wire form: no named record rebuilt
+                if index is not None:
+                    link(index)
             del rows
             base += lines_seen
         self.scanner.resume(bounds[-1] - len(tail), base + 1, tail, FileIdentity.of(st))
-        return new
 
     def refresh(self) -> RefreshResult:
         """Read what was appended since the last read; re-index if the file shrank or was replaced."""
@@ -202,7 +212,8 @@ class Session:
             return RefreshResult(list(self.tree.entries), reset=True, notice=f"{exc}; re-indexed")
         except FileNotFoundError:
             return RefreshResult(notice=f"{self.path} disappeared")
-        return RefreshResult(new)
+        entries = self.tree.entries
+        return RefreshResult([entries[i] for i in new])
 
     # -- queries --------------------------------------------------------------------------------
 
@@ -220,7 +231,8 @@ class Session:
         return self.reader.header is not None and not self.reader.invalid_header
 
     @property
-    def entries(self) -> list[m.Entry]:
+    def entries(self) -> EntryTable:
+        """Every entry, in file order (packed: `entries[i]` builds the `Entry`)."""
         return self.tree.entries
 
     @property
@@ -248,6 +260,12 @@ class Session:
         ctx = build_context(self.tree, leaf_index)
         self._context_cache[leaf_id] = ctx
         return ctx
+
+    def path_usage(self, ctx: m.SessionContext) -> m.UsageSum:
+        """Σ of the recorded usage of the entries on `ctx`'s path (computed once per context, extended with it)."""
+        if ctx.path_usage is None:
+            ctx.path_usage = m.PathUsage().plus(self.tree.entries.usage_column(ctx.path))
+        return ctx.path_usage.total
 
     def all_diagnostics(self, ctx: m.SessionContext | None = None) -> list[m.Diagnostic]:
         """File diagnostics, tree diagnostics, then those of `ctx` (default: the leaf's context)."""

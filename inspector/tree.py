@@ -7,54 +7,92 @@ leaf. A `parentId` cycle would make pi loop forever; here the walk stops and rep
 
 from __future__ import annotations
 
+import operator
+from collections import Counter
+from itertools import compress
+from typing import Any
+
 from . import model as m
+from .entry_table import EntryTable
 
 
 class SessionTree:
-    """Index of the tree formed by `Entry.id` / `Entry.parent_id`, updated as entries are appended."""
+    """Index of the tree formed by the entries' `id` / `parent_id`, updated as entries are appended.
 
-    def __init__(self) -> None:
-        self.entries: list[m.Entry] = []
+    `entries` is the session's `EntryTable`; the children of each id are indexed on first use (`children_of`,
+    `branch_points`), then kept up to date.
+    """
+
+    def __init__(self, entries: EntryTable | None = None) -> None:
+        self.entries = EntryTable() if entries is None else entries
         self.by_id: dict[str, int] = {}
-        self._first_child: dict[str, int] = {}
+        self._first_child: dict[str, int] | None = None
         self._more_children: dict[str, list[int]] = {}
         self.duplicates: list[tuple[str, int, int]] = []
         self.labels: dict[str, str] = {}
         self.session_name: str | None = None
+        self._missing_parents: tuple[int, list[int]] | None = None
 
     def add(self, entry: m.Entry) -> None:
-        """Register one entry appended in file order."""
-        self.entries.append(entry)
-        if entry.id is not None:
-            previous = self.by_id.get(entry.id)
+        """Append one entry (in file order) to `entries` and register it."""
+        self.link(self.entries.append(entry))
+
+    def link(self, index: int) -> None:
+        """Register the entry already appended to `entries` at `index`."""
+        entries = self.entries
+        eid = entries.ids[index]
+        if eid is not None:
+            previous = self.by_id.get(eid)
             if previous is not None:
-                self.duplicates.append((entry.id, previous, entry.index))
-            self.by_id[entry.id] = entry.index  # later wins, like pi's Map.set
-        pid = entry.parent_id
-        if pid:
-            if pid in self._first_child:
-                self._more_children.setdefault(pid, []).append(entry.index)
-            else:
-                self._first_child[pid] = entry.index
-        if entry.type == m.LABEL and entry.data is not None:
-            target = entry.data.get("targetId")
-            label = entry.data.get("label")
+                self.duplicates.append((eid, previous, index))
+            self.by_id[eid] = index  # later wins, like pi's Map.set
+        if self._first_child is not None:
+            self._link_child(entries.parent_ids[index], index)
+        etype = entries.type_of(index)
+        if etype == m.LABEL or etype == m.SESSION_INFO:
+            self._setting(etype, entries.data_of(index))
+
+    def _link_child(self, pid: str | None, index: int) -> None:
+        if not pid:
+            return
+        first = self._first_child
+        assert first is not None
+        if pid in first:
+            self._more_children.setdefault(pid, []).append(index)
+        else:
+            first[pid] = index
+
+    def _children(self) -> dict[str, int]:
+        """The first child of every parent id, the others in `_more_children` (indexed on first use)."""
+        if self._first_child is None:
+            self._first_child = {}
+            self._more_children = {}
+            for index, pid in enumerate(self.entries.parent_ids):
+                self._link_child(pid, index)
+        return self._first_child
+
+    def _setting(self, etype: str, data: dict[str, Any] | None) -> None:
+        if data is None:
+            return
+        if etype == m.LABEL:
+            target = data.get("targetId")
+            label = data.get("label")
             if isinstance(target, str):
                 if isinstance(label, str) and label:
                     self.labels[target] = label
                 else:
                     self.labels.pop(target, None)
-        elif entry.type == m.SESSION_INFO and entry.data is not None:
-            name = entry.data.get("name")
+        else:
+            name = data.get("name")
             if isinstance(name, str) and name.strip():
                 self.session_name = name.strip()
-            elif "name" in entry.data and (name == "" or name is None):
+            elif "name" in data and (name == "" or name is None):
                 self.session_name = None
 
     @property
     def leaf_index(self) -> int | None:
         """pi's leaf on load: the last entry in file order."""
-        return len(self.entries) - 1 if self.entries else None
+        return len(self.entries) - 1 if len(self.entries) else None
 
     def parent_index(self, entry: m.Entry) -> int | None:
         pid = entry.parent_id
@@ -66,18 +104,57 @@ class SessionTree:
         return not entry.parent_id or entry.parent_id == entry.id or entry.parent_id not in self.by_id
 
     def roots(self) -> list[int]:
-        return [e.index for e in self.entries if self.is_root(e)]
+        """Entries with no parent (a null or self `parentId`, or one naming no entry), in file order."""
+        entries = self.entries
+        n = len(entries)
+        found = set(compress(range(n), map(operator.not_, entries.parent_ids)))
+        found.update(compress(range(n), map(operator.eq, entries.parent_ids, entries.ids)))
+        found.update(self._missing_parent_indices())
+        return sorted(found)
 
     def orphans(self) -> list[int]:
         """Entries whose parent id names no entry (pi shows them as extra roots)."""
-        return [e.index for e in self.entries if e.parent_id and e.parent_id != e.id and e.parent_id not in self.by_id]
+        ids = self.entries.ids
+        parent_ids = self.entries.parent_ids
+        return [i for i in self._missing_parent_indices() if parent_ids[i] != ids[i]]
+
+    def _missing_parent_indices(self) -> list[int]:
+        """Entries whose (non-empty) `parentId` names no entry, in file order (column passes at C speed; kept until
+        an entry is added)."""
+        parent_ids = self.entries.parent_ids
+        known = self._missing_parents
+        if known is not None and known[0] == len(parent_ids):
+            return known[1]
+        missing = set(parent_ids).difference(self.by_id)
+        missing.discard(None)
+        missing.discard("")
+        found = list(compress(range(len(parent_ids)), map(missing.__contains__, parent_ids))) if missing else []
+        self._missing_parents = (len(parent_ids), found)
+        return found
 
     def path_to(self, leaf_index: int) -> tuple[list[int], list[m.Diagnostic]]:
         """Indices root → leaf following `parentId`, stopping (with a diagnostic) at a cycle."""
+        parent_ids, by_id = self.entries.parent_ids, self.by_id
+        path: list[int] = []
+        append = path.append
+        current: int | None = leaf_index
+        limit = len(parent_ids)
+        while current is not None:  # no entry twice unless there is a cycle: checked by length, not by a set
+            append(current)
+            if len(path) > limit:
+                return self._path_with_cycle(leaf_index)
+            pid = parent_ids[current]
+            current = by_id.get(pid) if pid else None
+        path.reverse()
+        return path, []
+
+    def _path_with_cycle(self, leaf_index: int) -> tuple[list[int], list[m.Diagnostic]]:
+        """`path_to` when the walk meets an entry twice: the path up to it, and the diagnostic."""
         path: list[int] = []
         seen: set[int] = set()
         diags: list[m.Diagnostic] = []
         current: int | None = leaf_index
+        parent_ids, by_id = self.entries.parent_ids, self.by_id
         while current is not None:
             if current in seen:
                 e = self.entries[current]
@@ -93,20 +170,22 @@ class SessionTree:
                 break
             seen.add(current)
             path.append(current)
-            current = self.parent_index(self.entries[current])
+            pid = parent_ids[current]
+            current = by_id.get(pid) if pid else None
         path.reverse()
         return path, diags
 
     def children_of(self, parent_id: str) -> list[int]:
         """Indices of the entries whose `parentId` is `parent_id`, in file order."""
-        first = self._first_child.get(parent_id)
+        first = self._children().get(parent_id)
         if first is None:
             return []
         return [first, *self._more_children.get(parent_id, ())]
 
     def branch_points(self) -> list[int]:
-        """Entries with more than one child, in file order."""
-        return sorted(self.by_id[pid] for pid in self._more_children if pid in self.by_id)
+        """Entries with more than one child, in file order (counted on the column: the children are not indexed)."""
+        by_id = self.by_id
+        return sorted(by_id[pid] for pid, n in Counter(self.entries.parent_ids).items() if n > 1 and pid and pid in by_id)
 
     def child_indices(self, entry: m.Entry) -> list[int]:
         if entry.id is None:

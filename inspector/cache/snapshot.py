@@ -49,19 +49,26 @@ class Columns:
 
 
 class ObjectState:
-    """An object of a plain class, as its class and its attributes (callables left out)."""
+    """An object of a plain class, as its class and its attributes (callables left out).
 
-    __slots__ = ("attrs", "cls")
+    An object reached twice (the entry table the reader and the tree share) is one `ObjectState`, rebuilt once.
+    """
+
+    __slots__ = ("_built", "attrs", "cls")
 
     def __init__(self, cls: type, attrs: dict[str, Any]) -> None:
         self.cls = cls
         self.attrs = attrs
+        self._built: Any = None
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (ObjectState, (self.cls, self.attrs))
 
     def rebuild(self) -> Any:
+        if self._built is not None:
+            return self._built
         obj: Any = object.__new__(self.cls)
+        self._built = obj
         for name, value in self.attrs.items():
             object.__setattr__(obj, name, thaw(value))  # frozen dataclasses too
         return obj
@@ -80,17 +87,24 @@ def _columnar(items: list[Any]) -> Columns | None:
     return Columns(cls, names, [list(map(attrgetter(n), items)) for n in names])
 
 
-def freeze(value: Any, depth: int = 0) -> Any:
-    """`value` made ready to pickle: long dataclass lists as `Columns`, the engine's plain objects as `ObjectState`."""
+def freeze(value: Any, depth: int = 0, memo: dict[int, ObjectState] | None = None) -> Any:
+    """`value` made ready to pickle: long dataclass lists as `Columns`, the engine's plain objects as `ObjectState`
+    (one per object: `memo` maps the objects already frozen in this state)."""
     if type(value) is list:
         return _columnar(value) or value
+    memo = {} if memo is None else memo
+    known = memo.get(id(value))
+    if known is not None:
+        return known
     cls = type(value)
     if depth < 2 and cls.__module__.startswith("inspector.") and hasattr(value, "__dict__") and not isinstance(value, type):
-        attrs = {k: freeze(v, depth + 1) for k, v in vars(value).items() if not callable(v) or isinstance(v, type)}
-        return ObjectState(cls, attrs)
+        state = memo[id(value)] = ObjectState(cls, {})
+        state.attrs.update({k: freeze(v, depth + 1, memo) for k, v in vars(value).items() if not callable(v) or isinstance(v, type)})
+        return state
     if dataclasses.is_dataclass(value) and not isinstance(value, type) and hasattr(cls, "__slots__") and cls.__module__.startswith("inspector."):
-        attrs = {f.name: freeze(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value)}
-        return ObjectState(cls, attrs)
+        state = memo[id(value)] = ObjectState(cls, {})
+        state.attrs.update({f.name: freeze(getattr(value, f.name), depth + 1, memo) for f in dataclasses.fields(value)})
+        return state
     return value
 
 
@@ -105,9 +119,10 @@ def dump(session: Session) -> bytes:
     """The session's state (and its leaf context, when built) as pickle bytes."""
     attrs = {k: v for k, v in vars(session).items() if k != "_context_cache"}
     leaf_ctx = session._context_cache.get(None)
+    memo: dict[int, ObjectState] = {}
     state = {
-        "session": {k: freeze(v) for k, v in attrs.items() if not callable(v)},
-        "context": None if leaf_ctx is None else freeze(leaf_ctx),
+        "session": {k: freeze(v, 0, memo) for k, v in attrs.items() if not callable(v)},
+        "context": None if leaf_ctx is None else freeze(leaf_ctx, 0, memo),
     }
     return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
 

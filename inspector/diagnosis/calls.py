@@ -20,6 +20,7 @@ from typing import Any, cast
 
 from .. import model as m
 from ..context import build_context, extend_context
+from ..entry_table import EntryTable
 from ..session import Session
 from ..timeutil import iso_from_ms
 from ..tokens import calculate_context_tokens
@@ -214,7 +215,7 @@ class _PathView:
 
     __slots__ = ("_path", "entries")
 
-    def __init__(self, entries: list[m.Entry], path: list[int]) -> None:
+    def __init__(self, entries: EntryTable, path: list[int]) -> None:
         self.entries = entries
         self._path = path
 

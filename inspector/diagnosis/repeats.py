@@ -25,6 +25,7 @@ import hashlib
 import json
 import posixpath
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -266,7 +267,7 @@ def _call_key(use: ToolUse) -> str:
     return f"{use.name}\x00{args}"
 
 
-def retries_after_failure(uses: list[ToolUse], path: list[int], entries: list[m.Entry]) -> list[Repeat]:
+def retries_after_failure(uses: list[ToolUse], path: list[int], entries: Sequence[m.Entry]) -> list[Repeat]:
     """A failed call re-issued unchanged by the next assistant message on the path (chains are one pattern)."""
     position = {idx: pos for pos, idx in enumerate(path)}
     assistants = [pos for pos, idx in enumerate(path) if entries[idx].role == "assistant" and entries[idx].type == m.MESSAGE]

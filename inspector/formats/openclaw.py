@@ -25,6 +25,7 @@ from typing import Any, cast
 import orjson
 
 from .. import model as m
+from ..entry_table import EntryTable
 from ..jsjson import js_truthy, json_kind
 from ..timeutil import iso_to_ms
 from ..tokens import estimate_all
@@ -54,7 +55,7 @@ __all__ = [
 
 HUGE_LINE_BYTES = 16 * 1024 * 1024
 _pack_nums = m.NUMS.pack
-_Entry = m.Entry
+_MESSAGE = m.MESSAGE
 _NO_ESTIMATES = (-1, -1, -1, -1)
 _MESSAGE_FIELDS = len(MessageRecord._fields)
 _NAN = float("nan")
@@ -129,13 +130,16 @@ class EntryReader:
     called again with lines appended later.
     """
 
-    def __init__(self, report: Callable[[m.Diagnostic], None], version: int = m.CURRENT_SESSION_VERSION) -> None:
+    def __init__(
+        self, report: Callable[[m.Diagnostic], None], version: int = m.CURRENT_SESSION_VERSION, entries: EntryTable | None = None
+    ) -> None:
         self.report = report
         self.header: dict[str, Any] | None = None
         self.header_line: int | None = None
         self.invalid_header = False
         self.version = version
-        self.entries: list[m.Entry] = []
+        self.entries = EntryTable() if entries is None else entries
+        self._shape_codes = self.entries.shape_codes
         self.parsed_count = 0  # objects JSON.parse accepted, header included (pi's entries[] index)
         self._v1_ids_by_ordinal: dict[int, str] = {}
         self._v1_prev_id: str | None = None
@@ -150,8 +154,9 @@ class EntryReader:
         if header is not None:
             self.header = header
 
-    def feed(self, line: int, offset: int, data: bytes, terminated: bool = True) -> m.Entry | None:
-        """One raw line. A line that does not parse and has no newline yet raises ValueError (still being written)."""
+    def feed_index(self, line: int, offset: int, data: bytes, terminated: bool = True) -> int | None:
+        """One raw line; the index of the entry it added (None: none). A line that does not parse and has no newline
+        yet raises ValueError (still being written)."""
         if line == 1 and data.startswith(BOM):
             self.report(m.Diagnostic("bom", "file starts with a UTF-8 BOM (ignored, as pi's trim() does)", "info", 1, 0))
             data = data[3:]
@@ -164,11 +169,21 @@ class EntryReader:
             return None
         if type(rec) is ErrorRecord and not terminated:
             raise ValueError(rec.reason)
-        return self.accept_record(line, offset, len(data), rec)
+        return self.accept_index(line, offset, len(data), rec)
+
+    def feed(self, line: int, offset: int, data: bytes, terminated: bool = True) -> m.Entry | None:
+        """`feed_index`, with the entry it added (None: none)."""
+        index = self.feed_index(line, offset, data, terminated)
+        return None if index is None else self.entries[index]
 
     def accept_record(self, line: int, offset: int, length: int, rec: Record | tuple[Any, ...]) -> m.Entry | None:
+        """`accept_index`, with the entry it added (None: none)."""
+        index = self.accept_index(line, offset, length, rec)
+        return None if index is None else self.entries[index]
+
+    def accept_index(self, line: int, offset: int, length: int, rec: Record | tuple[Any, ...]) -> int | None:
         """One record (from `extract_record`, here or in a worker process, also in its wire form: `to_wire`) at
-        its place in the file."""
+        its place in the file; the index of the entry it added to `entries` (None: none)."""
         if len(rec) == _MESSAGE_FIELDS and self.parsed_count:  # the hot path: a message after the header
             note = rec[-1]
             if note:
@@ -258,7 +273,7 @@ class EntryReader:
             parent = self.id_of(parent) or parent  # share the parent's id string (memory)
         return eid, parent
 
-    def _message_entry(self, rec: MessageRecord | tuple[Any, ...], line: int, offset: int, length: int, ordinal: int) -> m.Entry:
+    def _message_entry(self, rec: MessageRecord | tuple[Any, ...], line: int, offset: int, length: int, ordinal: int) -> int:
         (eid, parent, role, tool_name, tool_call_id, call_ids, provider, model, stop, usage, ts, kinds, est, flags, _) = rec
         if self.version >= 2 and type(eid) is str and (parent is None or type(parent) is str):
             if parent:
@@ -279,15 +294,13 @@ class EntryReader:
         nums = _pack_nums(
             line, offset, length, *(est if est is not None else _NO_ESTIMATES), _NAN if ts is None else float(ts), flags
         )
-        entries = self.entries
-        entry = _Entry(
-            len(entries), nums, m.MESSAGE, eid, parent, None, None, role, tool_name, tool_call_id, call_ids, provider, model,
-            stop, usage, kinds,
-        )  # fmt: skip  (Entry.from_message_record, inlined: the fields in Entry's order)
-        entries.append(entry)
-        return entry
+        shape = (_MESSAGE, role, tool_name, provider, model, stop, kinds)
+        code = self._shape_codes.get(shape)
+        if code is None:
+            code = self.entries.shape_code(shape)
+        return self.entries.add_row(nums, eid, parent, code, call_ids or tool_call_id, usage)
 
-    def _other_entry(self, obj: dict[str, Any], line: int, offset: int, length: int, ordinal: int) -> m.Entry:
+    def _other_entry(self, obj: dict[str, Any], line: int, offset: int, length: int, ordinal: int) -> int:
         etype = obj.get("type")
         if not isinstance(etype, str):
             self.report(m.Diagnostic("bad_type", f"entry has no string 'type' ({etype!r}); kept as opaque", "error", line, offset))
@@ -314,8 +327,7 @@ class EntryReader:
             entry.nums = m.pack_nums(line, offset, length, estimate_all(msg), msg.get("timestamp"))
         else:
             entry.nums = m.pack_nums(line, offset, length, None, None)
-        self.entries.append(entry)
-        return entry
+        return self.entries.append(entry)
 
     def _migrate_v1_compaction(self, entry: m.Entry, obj: dict[str, Any]) -> None:
         idx = obj.get("firstKeptEntryIndex")

@@ -337,9 +337,15 @@ def test_snapshot_of_other_state_is_refused(tmp_path: Path) -> None:
 def test_entries_travel_as_columns(tmp_path: Path) -> None:
     path, _ = session_file(tmp_path / "s.jsonl", 40)
     session = open_session(path)
+    session.context()
     tree_state = snapshot.freeze(session.tree)
-    assert isinstance(tree_state.attrs["entries"], snapshot.Columns)
     assert snapshot.thaw(tree_state).entries == session.entries
+    payload = snapshot.dump(session)
+    assert b"\x8c\x05Entry" not in payload, "entries travel as the table's packed columns, not as Entry objects"
+    assert b"\x8c\x0eContextMessage" in payload, "the context rows travel too"
+    restored = snapshot.load(payload, path)
+    assert restored.entries == session.entries
+    assert restored.reader.entries is restored.tree.entries, "reader and tree share one table again"
 
 
 def test_tiktoken_counts_are_kept(tmp_path: Path) -> None:

@@ -1,0 +1,282 @@
+"""Every entry of a session in packed columns: a few bytes per entry instead of an object per entry.
+
+`EntryTable` is a `Sequence[Entry]`: `table[i]` builds the `Entry` of index `i` from the columns (a fresh value
+each time: an `Entry` is a copy, changing it changes nothing here). Passes over every entry (the tree's links,
+the context's path walk, the figures' counts and sums) read the columns directly (`shape_of`, `ids`,
+`parent_ids`, `usage_buffer`), without building entries.
+
+Columns, one row per entry in file order:
+
+- `nums`: the packed numbers of `model.NUMS` (line, offset, length, the four estimates, message timestamp, flags);
+- `ids`, `parent_ids`: the id strings (a parent id is the parent's own string object);
+- `shape`: a code into `shapes`, the distinct `(type, role, tool_name, provider, model, stop_reason,
+  block_kinds)` tuples (a few hundred in a real session);
+- `calls`: the `tool_call_id` (a string, toolResult messages), the `tool_call_ids` (a tuple, assistant messages)
+  or None;
+- `usage_slot`: the row of the entry's packed usage in `usage_buffer` (-1: none);
+- `extras`: the `timestamp` and `data` of the entries that have them (the types other than `message`), kept as
+  compact JSON when it gives them back exactly (so `entry.data` is a fresh dict every time).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, cast, overload
+
+import orjson
+
+from . import model as m
+
+USAGE_SIZE = m.USAGE_SIZE
+NUMS_SIZE = m.NUMS.size
+
+Shape = tuple[str, str | None, str | None, str | None, str | None, str | None, tuple[str, ...]]
+"""`(type, role, tool_name, provider, model, stop_reason, block_kinds)` of an entry."""
+
+
+class _BothCalls(tuple):
+    """A `calls` cell holding both a `tool_call_id` and `tool_call_ids` (never produced by the reader)."""
+
+    __slots__ = ()
+
+
+Extra = bytes | tuple[str | None, dict[str, Any] | None]
+"""An `extras` cell: the entry's `data` as compact JSON (its `timestamp` is `data["timestamp"]` when a string), or
+`(timestamp, data)` as they are (when the JSON would not give them back exactly)."""
+
+
+def _pack_extra(timestamp: str | None, data: dict[str, Any] | None) -> Extra:
+    """`(timestamp, data)` as an `extras` cell: a parsed line takes ~5 times its JSON's size in memory."""
+    if type(data) is dict and timestamp == _timestamp_in(data):
+        try:
+            packed = orjson.dumps(data)
+        except (TypeError, orjson.JSONEncodeError):  # a lone surrogate, an int beyond 64 bits
+            return (timestamp, data)
+        if orjson.loads(packed) == data:  # and not inf/NaN (written as null), which would not come back
+            return memoryview(packed).tobytes()  # exactly its size (orjson's own buffer keeps ~4 KB more)
+    return (timestamp, data)
+
+
+def _unpack_extra(extra: Extra) -> tuple[str | None, dict[str, Any] | None]:
+    if type(extra) is bytes:
+        data = orjson.loads(extra)
+        return _timestamp_in(data), data
+    return cast(tuple[str | None, dict[str, Any] | None], extra)
+
+
+def _timestamp_in(data: dict[str, Any]) -> str | None:
+    ts = data.get("timestamp")
+    return ts if isinstance(ts, str) else None
+
+
+class EntryTable(Sequence[m.Entry]):
+    """The entries of one session in packed columns (see the module docstring); `table[i]` is an `Entry`."""
+
+    def __init__(self) -> None:
+        self.nums = bytearray()
+        self.ids: list[str | None] = []
+        self.parent_ids: list[str | None] = []
+        self.shape = array("I")
+        self.shapes: list[Shape] = []
+        self.shape_codes: dict[Shape, int] = {}
+        self.calls: list[str | tuple[str, ...] | None] = []
+        self.usage_slot = array("i")
+        self.usage_buffer = bytearray()
+        self.extras: dict[int, Extra] = {}
+        self._usage_total: tuple[int, m.UsageSum] = (0, m.UsageSum())
+
+    # -- adding -------------------------------------------------------------------------------------------
+
+    def shape_code(self, shape: Shape) -> int:
+        """The code of `shape` (added to `shapes` when new)."""
+        code = self.shape_codes.get(shape)
+        if code is None:
+            code = self.shape_codes[shape] = len(self.shapes)
+            self.shapes.append(shape)
+        return code
+
+    def append(self, entry: m.Entry) -> int:
+        """Add an `Entry` at the end (its `index` must be `len(self)`); returns its index."""
+        index = len(self.ids)
+        if entry.index != index:
+            raise ValueError(f"entry index {entry.index} appended at {index}")
+        shape = (entry.type, entry.role, entry.tool_name, entry.provider, entry.model, entry.stop_reason, entry.block_kinds)
+        calls: Any = entry.tool_call_ids or entry.tool_call_id
+        if entry.tool_call_ids and entry.tool_call_id is not None:
+            calls = _BothCalls((entry.tool_call_id, entry.tool_call_ids))
+        self.add_row(
+            entry.nums, entry.id, entry.parent_id, self.shape_code(shape), calls, entry.usage_packed, entry.timestamp, entry.data
+        )
+        return index
+
+    def add_row(
+        self,
+        nums: bytes,
+        id: str | None,
+        parent_id: str | None,
+        code: int,
+        calls: str | tuple[str, ...] | None,
+        usage_packed: bytes | None,
+        timestamp: str | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> int:
+        """Add one entry from its column values (`code` from `shape_code`); returns its index."""
+        index = len(self.ids)
+        if len(nums) != NUMS_SIZE:
+            raise ValueError("packed numbers of the wrong size")
+        self.nums += nums
+        self.ids.append(id)
+        self.parent_ids.append(parent_id)
+        self.shape.append(code)
+        self.calls.append(None if calls == () else calls)  # an empty tool call id stays one
+        if usage_packed is None:
+            self.usage_slot.append(-1)
+        else:
+            self.usage_slot.append(len(self.usage_buffer) // USAGE_SIZE)
+            self.usage_buffer += usage_packed
+        if timestamp is not None or data is not None:
+            self.extras[index] = _pack_extra(timestamp, data)
+        return index
+
+    # -- one entry ----------------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @overload
+    def __getitem__(self, i: int) -> m.Entry: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[m.Entry]: ...
+
+    def __getitem__(self, i: int | slice) -> m.Entry | list[m.Entry]:
+        if isinstance(i, slice):
+            return [self._entry(k) for k in range(*i.indices(len(self.ids)))]
+        n = len(self.ids)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("entry index out of range")
+        return self._entry(i)
+
+    def _entry(self, i: int) -> m.Entry:
+        t, role, tool_name, provider, model, stop, kinds = self.shapes[self.shape[i]]
+        calls = self.calls[i]
+        tcid: str | None = None
+        tcids: tuple[str, ...] = ()
+        if type(calls) is str:
+            tcid = calls
+        elif type(calls) is tuple:
+            tcids = calls
+        elif type(calls) is _BothCalls:
+            tcid, tcids = calls
+        extra = self.extras.get(i)
+        timestamp, data = (None, None) if extra is None else _unpack_extra(extra)
+        return m.Entry(
+            i, bytes(self.nums[i * NUMS_SIZE : (i + 1) * NUMS_SIZE]), t, self.ids[i], self.parent_ids[i], timestamp, data,
+            role, tool_name, tcid, tcids, provider, model, stop, self.usage_packed(i), kinds,
+        )  # fmt: skip
+
+    def __iter__(self) -> Iterator[m.Entry]:
+        for i in range(len(self.ids)):
+            yield self._entry(i)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to another table or list holding equal entries in the same order."""
+        if not isinstance(other, (EntryTable, list)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reversed__(self) -> Iterator[m.Entry]:
+        for i in range(len(self.ids) - 1, -1, -1):
+            yield self._entry(i)
+
+    # -- columns ------------------------------------------------------------------------------------------
+
+    def shape_of(self, i: int) -> Shape:
+        """`(type, role, tool_name, provider, model, stop_reason, block_kinds)` of entry `i`."""
+        return self.shapes[self.shape[i]]
+
+    def type_of(self, i: int) -> str:
+        return self.shapes[self.shape[i]][0]
+
+    def role_of(self, i: int) -> str | None:
+        return self.shapes[self.shape[i]][1]
+
+    def nums_of(self, i: int) -> bytes:
+        """The packed numbers of entry `i` (`model.NUMS`)."""
+        return bytes(self.nums[i * NUMS_SIZE : (i + 1) * NUMS_SIZE])
+
+    def line_of(self, i: int) -> int:
+        return int.from_bytes(self.nums[i * NUMS_SIZE : i * NUMS_SIZE + 8], "little", signed=True)
+
+    def data_of(self, i: int) -> dict[str, Any] | None:
+        """The `data` of entry `i` (a fresh dict: see `Entry.data`)."""
+        extra = self.extras.get(i)
+        return None if extra is None else _unpack_extra(extra)[1]
+
+    def usage_packed(self, i: int) -> bytes | None:
+        """The packed usage of entry `i` (`model.pack_usage`), None without one."""
+        slot = self.usage_slot[i]
+        return None if slot < 0 else bytes(self.usage_buffer[slot * USAGE_SIZE : (slot + 1) * USAGE_SIZE])
+
+    def tool_call_ids_of(self, i: int) -> tuple[str, ...]:
+        calls = self.calls[i]
+        if type(calls) is tuple:
+            return calls
+        return calls[1] if type(calls) is _BothCalls else ()
+
+    def tool_call_id_of(self, i: int) -> str | None:
+        calls = self.calls[i]
+        if type(calls) is str:
+            return calls
+        return calls[0] if type(calls) is _BothCalls else None
+
+    def codes_where(self, test: Any) -> set[int]:
+        """The shape codes whose shape passes `test(shape)`."""
+        return {code for code, shape in enumerate(self.shapes) if test(shape)}
+
+    def indices_with(self, codes: set[int]) -> list[int]:
+        """Indices (in order) of the entries whose shape code is in `codes`."""
+        if not codes:
+            return []
+        return [i for i, c in enumerate(self.shape) if c in codes]
+
+    def count_shapes(self, indices: Iterable[int] | None = None) -> dict[Shape, int]:
+        """How many entries (of `indices`, default all) have each shape."""
+        shape = self.shape
+        counts = Counter(shape if indices is None else map(shape.__getitem__, indices))
+        return {self.shapes[c]: n for c, n in counts.items()}
+
+    def usage_total(self) -> m.UsageSum:
+        """Σ of every entry's packed usage. Kept, and extended by the rows added since: after a restore and an
+        append only the new rows are summed."""
+        rows, total = self._usage_total
+        now = len(self.usage_buffer) // USAGE_SIZE
+        if rows < now:
+            buf = self.usage_buffer
+            total = total.plus(bytes(buf[k : k + USAGE_SIZE]) for k in range(rows * USAGE_SIZE, now * USAGE_SIZE, USAGE_SIZE))
+            self._usage_total = (now, total)  # one assignment: a reader in another thread sees the old or the new pair
+        return total
+
+    def usage_column(self, indices: Iterable[int]) -> list[bytes | None]:
+        """The packed usage of each entry of `indices`, in order (None: the entry has none)."""
+        buf = self.usage_buffer
+        return [None if s < 0 else bytes(buf[s * USAGE_SIZE : (s + 1) * USAGE_SIZE]) for s in map(self.usage_slot.__getitem__, indices)]
+
+    def usages(self, indices: Iterable[int] | None = None) -> Iterator[bytes]:
+        """The packed usages of the entries (of `indices`, default all, in that order) that have one."""
+        buf = self.usage_buffer
+        if indices is None:
+            for start in range(0, len(buf), USAGE_SIZE):
+                yield bytes(buf[start : start + USAGE_SIZE])
+            return
+        slots = self.usage_slot
+        for i in indices:
+            slot = slots[i]
+            if slot >= 0:
+                yield bytes(buf[slot * USAGE_SIZE : (slot + 1) * USAGE_SIZE])

@@ -1,0 +1,217 @@
+"""The packed entry index (`inspector.entry_table.EntryTable`) and what is computed from its columns.
+
+- every `Entry` appended comes back equal from the table (`table[i]`, slices, iteration), whatever its fields,
+  including `data` that compact JSON cannot give back (inf, NaN, lone surrogates, ints beyond 64 bits);
+- a session read in pieces keeps a cached leaf context (extended entry by entry, rebuilt from the known path at a
+  compaction) equal in every field to one built from scratch, also when an appended entry repeats an id or is the
+  missing parent of the path's root;
+- usage totals kept and extended (`EntryTable.usage_total`, `Session.path_usage`) equal one pass over everything.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import tempfile
+from unittest.mock import patch
+from pathlib import Path
+
+from conftest import assistant, jline, tool_result, user
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from inspector import model as m
+from inspector.context import build_context
+from inspector.entry_table import EntryTable
+from inspector.figures import usage_totals
+from inspector.session import Session, open_session
+
+PROPS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+HEADER = {"type": "session", "version": 3, "id": "t", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/"}
+
+short = st.text(max_size=6)
+json_leaf = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=8)
+)
+json_value = st.recursive(json_leaf, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(short, inner, max_size=3), max_leaves=8)
+
+
+@st.composite
+def entries(draw: st.DrawFn) -> list[m.Entry]:
+    out = []
+    for index in range(draw(st.integers(0, 12))):
+        data = draw(st.none() | st.dictionaries(short, json_value, max_size=4))
+        timestamp = draw(st.none() | st.sampled_from(["2026-01-01T00:00:00.000Z", "x"]))
+        if data is not None and draw(st.booleans()) and timestamp is not None:
+            data["timestamp"] = timestamp  # the usual case: the entry's own timestamp in its data
+        usage = draw(st.none() | st.dictionaries(st.sampled_from(m.USAGE_KEYS), st.integers(0, 10**6), max_size=5))
+        estimates = draw(st.none() | st.tuples(*[st.integers(0, 2**40)] * 4))
+        out.append(
+            m.Entry(
+                index,
+                m.pack_nums(draw(st.integers(0, 10**9)), draw(st.integers(0, 2**50)), draw(st.integers(0, 2**31)), estimates, draw(st.none() | st.floats(0, 2e12)), draw(st.integers(0, 7))),
+                draw(st.sampled_from([m.MESSAGE, m.CUSTOM, m.COMPACTION, "future"])),
+                draw(st.none() | short),
+                draw(st.none() | short),
+                timestamp,
+                data,
+                draw(st.none() | st.sampled_from(["user", "assistant", "toolResult"])),
+                draw(st.none() | short),
+                draw(st.none() | short),
+                tuple(draw(st.lists(short, max_size=3))),
+                draw(st.none() | short),
+                draw(st.none() | short),
+                draw(st.none() | st.sampled_from(["stop", "toolUse"])),
+                m.pack_usage(usage),
+                tuple(draw(st.lists(st.sampled_from(["text", "toolCall", "image"]), max_size=3))),
+            )
+        )
+    return out
+
+
+def same_entry(a: m.Entry, b: m.Entry) -> bool:
+    """Field by field, NaN equal to NaN (a dict holding NaN compares unequal to its copy)."""
+    return all(_same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(m.Entry))
+
+
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(map(_same, a, b))
+    return type(a) is type(b) and a == b
+
+
+@PROPS
+@given(entries())
+def test_every_entry_comes_back_equal(items: list[m.Entry]) -> None:
+    table = EntryTable()
+    for e in items:
+        assert table.append(e) == e.index
+    assert len(table) == len(items)
+    assert all(same_entry(got, e) for got, e in zip(table, items, strict=True))
+    assert all(same_entry(table[e.index - len(items)], e) for e in items), "negative indices"
+    assert all(map(same_entry, table[1:-1], items[1:-1]))
+    assert all(map(same_entry, reversed(table), reversed(items)))
+    for e in items:
+        assert table.role_of(e.index) == e.role and table.type_of(e.index) == e.type
+        assert table.tool_call_id_of(e.index) == e.tool_call_id and table.tool_call_ids_of(e.index) == e.tool_call_ids
+        assert table.usage_packed(e.index) == e.usage_packed and table.line_of(e.index) == e.line
+    assert list(table.usages()) == [e.usage_packed for e in items if e.usage_packed is not None]
+
+
+def test_an_index_out_of_order_is_refused() -> None:
+    table = EntryTable()
+    try:
+        table.append(m.Entry(3, m.pack_nums(1, 0, 1, None, None), m.MESSAGE, "a", None))
+    except ValueError:
+        return
+    raise AssertionError("an entry whose index is not the table's length was accepted")
+
+
+def test_data_is_a_fresh_copy() -> None:
+    table = EntryTable()
+    table.append(m.Entry(0, m.pack_nums(2, 0, 1, None, None), m.CUSTOM, "a", None, "t", {"timestamp": "t", "data": {"n": 1}}))
+    first = table[0]
+    assert first.data is not None
+    first.data["data"]["n"] = 2
+    assert table[0].data == {"timestamp": "t", "data": {"n": 1}}, "changing an Entry handed out changes nothing in the table"
+
+
+@st.composite
+def growing_sessions(draw: st.DrawFn) -> list[str]:
+    """Sessions whose later lines repeat ids, name parents that appear only later, and compact."""
+    lines = [jline(HEADER)]
+    seen: list[str] = []
+    for i in range(draw(st.integers(1, 30))):
+        # Mostly a new id continuing the last entry; sometimes a repeated id, a parent seen earlier, a parent that
+        # appears only later (`f<k>`: an orphan until then) or none.
+        eid = draw(st.sampled_from([f"e{i}"] * 6 + seen[-3:] + [f"f{i}"]))
+        parent = draw(st.sampled_from([seen[-1] if seen else None] * 6 + seen[-4:] + [f"f{i + 1}", f"f{i + 3}", None]))
+        kind = draw(st.sampled_from(["user", "assistant", "assistant", "toolResult", "compaction", "model_change", "thinking"]))
+        base = {"id": eid, "parentId": parent, "timestamp": "2026-01-01T00:00:01.000Z"}
+        if kind == "user":
+            obj = {"type": "message", **base, "message": user(f"u{i}")}
+        elif kind == "assistant":
+            usage = {"input": draw(st.integers(0, 9999)), "output": 7, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 1,
+                     "cost": {"input": draw(st.floats(0, 1)), "output": 0.1, "cacheRead": 0, "cacheWrite": 0, "total": 0.3}}  # fmt: skip
+            obj = {"type": "message", **base, "message": {**assistant(f"a{i}", tool_calls=[(f"c{i}", "read", {})]), "usage": usage}}
+        elif kind == "toolResult":
+            obj = {"type": "message", **base, "message": tool_result(f"c{i - 1}", "read", "r")}
+        elif kind == "compaction":
+            kept = draw(st.sampled_from([*seen, eid, "missing"]))
+            obj = {"type": "compaction", **base, "summary": f"s{i}", "firstKeptEntryId": kept, "tokensBefore": 5}
+        elif kind == "model_change":
+            obj = {"type": "model_change", **base, "provider": "p", "modelId": f"m{i}"}
+        else:
+            obj = {"type": "thinking_level_change", **base, "thinkingLevel": draw(st.sampled_from(["low", "high", 3]))}
+        seen.append(eid)
+        lines.append(jline(obj))
+    return lines
+
+
+def context_key(ctx: m.SessionContext) -> tuple:
+    rows = [(r.index, r.entry_index, r.entry_id, r.line, r.role, r.tool_name, r.nums, r.usage_packed, r.excluded_from_llm) for r in ctx.messages]
+    diags = [d.to_json() for d in ctx.diagnostics]
+    return (ctx.leaf_id, rows, ctx.path, ctx.model, ctx.thinking_level, ctx.compaction_index, ctx.first_kept_index, diags)
+
+
+@PROPS
+@given(growing_sessions(), st.lists(st.integers(1, 6), max_size=8), st.sampled_from([2, 3, m.PATH_USAGE_STEP]))
+def test_a_session_read_in_pieces_keeps_the_context_a_fresh_build_gives(lines: list[str], cuts: list[int], step: int) -> None:
+    with tempfile.TemporaryDirectory() as d, patch.object(m, "PATH_USAGE_STEP", step):  # small steps: many marks
+        path = Path(d) / "grow.jsonl"
+        path.write_bytes(b"")
+        live = Session(path).load()
+        done = 0
+        for count in [*cuts, len(lines)]:
+            with open(path, "a", encoding="utf-8") as f:
+                f.writelines(line + "\n" for line in lines[done : done + count])
+            done = min(len(lines), done + count)
+            assert not live.refresh().reset
+            ctx = live.context()
+            live.path_usage(ctx)  # computed now: later pieces extend it
+            fresh = build_context(live.tree, None)
+            assert context_key(ctx) == context_key(fresh)
+            assert live.path_usage(ctx) == m.UsageSum().plus(live.entries.usages(fresh.path))
+            assert live.entries.usage_total() == m.UsageSum().plus(e.usage_packed for e in live.entries)
+        once = open_session(path)
+        assert context_key(live.context()) == context_key(once.context())
+        assert usage_totals(live.entries.usage_total()) == usage_totals(e.usage_packed for e in once.entries)
+
+
+def test_a_repeated_id_makes_the_path_be_walked_again(tmp_path: Path) -> None:
+    """`A`'s child `B` repeats the old leaf's id `x`: `B`'s parent `A` now has the parent `B` (later wins), a cycle
+    that extending the cached path would not see."""
+    path = tmp_path / "dup.jsonl"
+    first = [HEADER, {"type": "message", "id": "x", "parentId": None, "timestamp": "t", "message": user("one")}]
+    path.write_text("".join(jline(o) + "\n" for o in first))
+    live = Session(path).load()
+    assert live.context().path == [0]
+    more = [
+        {"type": "message", "id": "a", "parentId": "x", "timestamp": "t", "message": user("two")},
+        {"type": "message", "id": "x", "parentId": "a", "timestamp": "t", "message": user("three")},
+    ]
+    with open(path, "a", encoding="utf-8") as f:
+        f.write("".join(jline(o) + "\n" for o in more))
+    live.refresh()
+    assert context_key(live.context()) == context_key(build_context(live.tree, None))
+    assert [d.kind for d in live.context().diagnostics] == ["parent_cycle"]
+
+
+def test_the_missing_parent_of_the_root_arriving_changes_the_path(tmp_path: Path) -> None:
+    """The root `b` names a parent `a` that is not there yet; `c` continues `b`, then `a` arrives continuing `c`:
+    each continues the leaf, but `b`'s parent is now `a` (a cycle), which extending the cached path would not see."""
+    path = tmp_path / "orphan.jsonl"
+    first = [HEADER, {"type": "message", "id": "b", "parentId": "a", "timestamp": "t", "message": user("child first")}]
+    path.write_text("".join(jline(o) + "\n" for o in first))
+    live = Session(path).load()
+    assert live.context().path == [0]
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(jline({"type": "message", "id": "c", "parentId": "b", "timestamp": "t", "message": user("grandchild")}) + "\n")
+        f.write(jline({"type": "message", "id": "a", "parentId": "c", "timestamp": "t", "message": user("parent later")}) + "\n")
+    live.refresh()
+    assert context_key(live.context()) == context_key(build_context(live.tree, None))
+    assert [d.kind for d in live.context().diagnostics] == ["parent_cycle"]
