@@ -13,8 +13,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import tempfile
-from unittest.mock import patch
 from pathlib import Path
+from unittest.mock import patch
 
 from conftest import assistant, jline, tool_result, user
 from hypothesis import HealthCheck, given, settings
