@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from inspector.formats.fused_record import BY_ROLE
 from inspector.formats.records import MessageRecord, decode_line, extract_record, message_record_reference
-from inspector.tokens.fused import utf16_len_of_utf8
+from inspector.jsjson import js_stringify
+from inspector.tokens.fused import stringify_len_or_throw, utf16_len_of_utf8
 
 
 def _reference(line: bytes, version: int = 3) -> tuple:
@@ -41,7 +42,8 @@ def _check_line(line: bytes, version: int = 3) -> None:
 _text = st.text(st.sampled_from('ab 1.0e"\\\n\t你한⺀\u2e7f\u9fff😀\U0002fa20\U00020000éß✓\x00\x1f'), max_size=14)
 _scalar = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False, allow_infinity=False),
-    st.sampled_from([1.0, 1e21, 1e-7, 0.1, -0.0, 2**53, 2**53 + 1, 10**16]), _text,
+    st.sampled_from([1.0, 1e21, 1e-7, 0.1, -0.0, 2**53, 2**53 + 1, 10**16, 99999999999999999, 2**64 - 1, 9999999999999999999]),
+    _text,
 )
 _value = st.recursive(_scalar, lambda c: st.lists(c, max_size=3) | st.dictionaries(_text, c, max_size=3), max_leaves=10)
 _kind = st.sampled_from(["text", "thinking", "toolCall", "image", "redacted_thinking", "audio", None])
@@ -158,3 +160,12 @@ def test_fused_record_on_both_benchmark_shapes(tmp_path, shape: str) -> None:
 @given(st.text(max_size=40).filter(lambda s: not any("\ud800" <= c <= "\udfff" for c in s)))
 def test_utf16_length_of_utf8_bytes(s: str) -> None:
     assert utf16_len_of_utf8(s.encode("utf-8")) == len(s.encode("utf-16-le")) // 2
+
+
+@pytest.mark.parametrize(
+    "number", [99999999999999999, 9999999999999999999, 2**64 - 1, -(2**63), 2**53 + 1, 1.0, -0.0, 1e21, 1e-7, 0.1, 5e-324]
+)
+def test_json_length_of_numbers_javascript_writes_differently(number: object) -> None:
+    # 99999999999999999 is the double 1e17 in JavaScript: JSON.stringify writes 100000000000000000 (one digit more)
+    for value in ({"n": number}, {"a": [{"n": number}], "s": "1.5"}, {"a": list(range(100)) + [number]}):
+        assert stringify_len_or_throw(value) == len(js_stringify(value).encode("utf-16-le", "surrogatepass")) // 2
