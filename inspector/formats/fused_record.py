@@ -37,6 +37,7 @@ _tuple_new = tuple.__new__
 _pack_usage = m.pack_usage
 _NON_OBJECT_USAGE = m.FLAG_NON_OBJECT_USAGE
 _STRING_KIND = ("string",)
+_TEXT_KIND = _KINDS.setdefault(("text",), ("text",))
 _IMAGE = OPENCLAW_IMAGE_CHAR_ESTIMATE
 
 
@@ -97,7 +98,13 @@ def _tool_result(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> 
         ts = None
     content = get("content")
     if type(content) is list:
-        kinds, pi, prune, guard = _blocks(content, PI_IMAGE_CHARS)
+        block = content[0] if len(content) == 1 else None
+        text = block.get("text") if type(block) is dict and block.get("type") == "text" else None
+        if type(text) is str and text.isascii():  # the usual result: one ASCII text block
+            kinds = _TEXT_KIND
+            pi = prune = guard = len(text)
+        else:
+            kinds, pi, prune, guard = _blocks(content, PI_IMAGE_CHARS)
     elif type(content) is str:
         kinds = _STRING_KIND
         pi = guard = len(content) if content.isascii() else js_len(content)

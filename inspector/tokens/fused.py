@@ -98,6 +98,8 @@ def stringify_len_or_throw(value: Any) -> int:
     through `js_stringify_len` itself.
     """
     if type(value) is dict:
+        if not value:
+            return 2  # {}
         try:
             out = _dumps(value)
         except (orjson.JSONEncodeError, TypeError):
