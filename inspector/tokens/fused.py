@@ -107,7 +107,7 @@ def stringify_len_or_throw(value: Any) -> int:
         if out is not None:
             safety = _number_safety(value, _WALK_BUDGET)
             if safety >= 0 or (safety == _UNDECIDED and not _maybe_number_differs(out)):
-                return utf16_len_of_utf8(out)
+                return len(out) if out.isascii() else utf16_len_of_utf8(out)
     try:
         return js_stringify_len(value)
     except (TypeError, ValueError, JSStringifyError):
