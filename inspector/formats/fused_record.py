@@ -59,7 +59,7 @@ def _interned(value: Any) -> str | None:
 
 def _blocks(content: list[Any], pi_image_chars: int) -> tuple[tuple[Any, ...], int, int, int]:
     """`(kinds, pi chars, prune chars, guard chars)` of a user or tool-result content list."""
-    kinds = []
+    kinds: list[Any] = []
     add = kinds.append
     pi = prune = guard = 0
     for block in content:
@@ -91,7 +91,7 @@ def _blocks(content: list[Any], pi_image_chars: int) -> tuple[tuple[Any, ...], i
     return _shared_kinds(kinds), pi, prune, guard
 
 
-def _tool_result(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> tuple[Any, ...]:
+def _tool_result(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> MessageRecord:
     get = msg.get
     ts = get("timestamp")
     if type(ts) is not int and type(ts) is not float:
@@ -136,7 +136,7 @@ def _tool_result(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> 
     )  # fmt: skip
 
 
-def _assistant(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> tuple[Any, ...]:
+def _assistant(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> MessageRecord:
     get = msg.get
     ts = get("timestamp")
     if type(ts) is not int and type(ts) is not float:
@@ -165,7 +165,7 @@ def _assistant(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> tu
     tool_name = None
     pi = prune = guard = 0
     if type(content) is list:
-        kinds_list = []
+        kinds_list: list[Any] = []
         add = kinds_list.append
         ids: list[str] | None = None
         names: list[str] | None = None
@@ -257,8 +257,9 @@ def _assistant(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> tu
     )  # fmt: skip
 
 
-def _user(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> tuple[Any, ...]:
+def _user(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> MessageRecord:
     content = msg.get("content")
+    kinds: tuple[Any, ...]
     ts = msg.get("timestamp")
     if type(ts) is not int and type(ts) is not float:
         ts = None
@@ -283,7 +284,7 @@ def _user(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> tuple[A
     )
 
 
-BY_ROLE: dict[str, Callable[[dict[str, Any], dict[str, Any], str | None], tuple[Any, ...]]] = {
+BY_ROLE: dict[str, Callable[[dict[str, Any], dict[str, Any], str | None], MessageRecord]] = {
     "toolResult": _tool_result,
     "assistant": _assistant,
     "user": _user,
@@ -292,7 +293,7 @@ BY_ROLE: dict[str, Callable[[dict[str, Any], dict[str, Any], str | None], tuple[
 the `message` entry `obj` whose `message` is the dict `msg` (the caller looks the role up: one call per entry)."""
 
 
-def message_record(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> tuple[Any, ...] | None:
+def message_record(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> MessageRecord | None:
     """The `MessageRecord` of a `message` entry `obj` whose `message` is the dict `msg`, when its role has a fused
     path (user, assistant, toolResult); None otherwise (the caller takes the general path)."""
     role = msg.get("role")

@@ -235,7 +235,7 @@ def extract_record(data: bytes, version: int) -> Record | None:
         if type(role) is str:
             make = _FUSED.get(role)
             if make is not None:
-                return make(obj, msg, note)  # type: ignore[return-value]  (a MessageRecord)
+                return make(obj, msg, note)
     return message_record_reference(obj, version, note)
 
 
