@@ -228,7 +228,7 @@ def extract_record(data: bytes, version: int) -> Record | None:
         except ValueError as exc:
             return ErrorRecord(str(exc))
     if type(obj) is not dict or obj.get("type") != _MESSAGE:
-        return OtherRecord(obj, note)
+        return _tuple_new(OtherRecord, (obj, note))  # OtherRecord(obj, note) without its Python-level __new__
     msg = obj.get("message")
     if type(msg) is dict:
         role = msg.get("role")
