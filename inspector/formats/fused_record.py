@@ -1,12 +1,12 @@
 """The indexer's fast path for a `message` entry: its `MessageRecord` (metadata and the four estimates) in one
 pass over the message.
 
-`message_record(obj, version, note)` equals `records.message_record_reference` (the general path: the record's
-fields, then `tokens.estimate_all` over the message again), field for field; property tests and the corpus hold
-them equal. It walks a user, assistant or tool-result message's content once, computing the block kinds, the
-tool-call ids and names and the estimates together, with ASCII text measured by `len()`. Every other role (and
-v1/v2 files, where `hookMessage` is migrated) takes the general path. This runs for every entry of a big file,
-in worker processes too: it is written for few Python-level operations per entry.
+`BY_ROLE[role](obj, msg, note)` equals `records.message_record_reference` (the general path: the record's fields,
+then `tokens.estimate_all` over the message again), field for field; property tests, the corpus and both benchmark
+shapes hold them equal. It walks a user, assistant or tool-result message's content once, computing the block
+kinds, the tool-call ids and names and the estimates together, with ASCII text measured by `len()`. Every other
+role (`hookMessage`, migrated in v1/v2 files, among them) takes the general path. This runs for every entry of a
+big file, in worker processes too: it is written for few Python-level operations per entry.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from ..tokens.fused import stringify_len_or_throw
 from ..tokens.measure import CHARS_PER_TOKEN_ESTIMATE, UNKNOWN_THROW_CHARS, estimate_string_chars, string_lens, unknown_chars
 from .record_types import MessageRecord
 
-__all__ = ["BY_ROLE", "message_record"]
+__all__ = ["BY_ROLE"]
 
 _INTERNED: dict[str, str] = {}
 """One shared object per distinct short string (provider, model, stop reason, tool names)."""
@@ -292,10 +292,3 @@ BY_ROLE: dict[str, Callable[[dict[str, Any], dict[str, Any], str | None], Messag
 """The fused record builder of each role that has one: `BY_ROLE[role](obj, msg, note)` is the `MessageRecord` of
 the `message` entry `obj` whose `message` is the dict `msg` (the caller looks the role up: one call per entry)."""
 
-
-def message_record(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> MessageRecord | None:
-    """The `MessageRecord` of a `message` entry `obj` whose `message` is the dict `msg`, when its role has a fused
-    path (user, assistant, toolResult); None otherwise (the caller takes the general path)."""
-    role = msg.get("role")
-    make = BY_ROLE.get(role) if type(role) is str else None
-    return None if make is None else make(obj, msg, note)

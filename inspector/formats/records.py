@@ -6,7 +6,9 @@ content dropped), `OtherRecord` for any other object (kept whole: they are small
 tuple pickles through a Python-level `__getnewargs__` and unpickles through a Python-level `__new__`, which made
 a worker's `pickle.dumps` about 2.3x slower per record; a plain tuple is rewrapped in the parent with the C-level
 `tuple.__new__` (`bench/entry_memory.py` measures it). `inspector.formats.openclaw.EntryReader` turns records
-into `Entry` metadata, in file order.
+into `Entry` metadata, in file order. User, assistant and tool-result messages take the fused one-pass path of
+`fused_record` (equal to `message_record_reference`, the general path every other message takes). The record
+types live in `record_types` (re-exported here).
 """
 
 from __future__ import annotations
