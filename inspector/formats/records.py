@@ -6,20 +6,24 @@ content dropped), `OtherRecord` for any other object (kept whole: they are small
 tuple pickles through a Python-level `__getnewargs__` and unpickles through a Python-level `__new__`, which made
 a worker's `pickle.dumps` about 2.3x slower per record; a plain tuple is rewrapped in the parent with the C-level
 `tuple.__new__` (`bench/entry_memory.py` measures it). `inspector.formats.openclaw.EntryReader` turns records
-into `Entry` metadata, in file order.
+into `Entry` metadata, in file order. User, assistant and tool-result messages take the fused one-pass path of
+`fused_record` (equal to `message_record_reference`, the general path every other message takes). The record
+types live in `record_types` (re-exported here).
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import Any, NamedTuple
+from typing import Any
 
 import orjson
 
 from .. import model as m
 from ..jsjson import js_truthy
 from ..tokens import estimate_all
+from .fused_record import BY_ROLE as _FUSED
+from .record_types import ErrorRecord, MessageRecord, OtherRecord, Record
 
 __all__ = [
     "ErrorRecord",
@@ -30,6 +34,7 @@ __all__ = [
     "extract_range",
     "extract_record",
     "from_wire",
+    "message_record_reference",
     "to_wire",
 ]
 
@@ -113,46 +118,6 @@ def decode_line(data: bytes) -> tuple[Any, str | None]:
         raise ValueError(f"not valid JSON: {exc}") from None
 
 
-class ErrorRecord(NamedTuple):
-    """A line `JSON.parse` rejects (pi skips it): why."""
-
-    reason: str
-
-
-class OtherRecord(NamedTuple):
-    """Any parsed value that is not a `message` entry (header, compaction, custom, label..., or not an object)."""
-
-    obj: Any
-    note: str | None
-    """Set when invalid UTF-8 was read as U+FFFD."""
-
-
-class MessageRecord(NamedTuple):
-    """A `message` entry's metadata; its content is dropped (re-read from disk on demand).
-
-    `id`/`parent_id` are the stored values, whatever their type (the reader checks them). `flags` are
-    `model.FLAG_*` bits. `estimates` are `estimate_all` of the message, None when the entry has no `message`
-    object.
-    """
-
-    id: Any
-    parent_id: Any
-    role: Any
-    tool_name: str | None
-    tool_call_id: str | None
-    tool_call_ids: tuple[str, ...]
-    provider: str | None
-    model: str | None
-    stop_reason: str | None
-    usage_packed: bytes | None
-    message_timestamp: int | float | None
-    block_kinds: tuple[str, ...]
-    estimates: tuple[int, int, int, int] | None
-    flags: int
-    note: str | None
-
-
-Record = ErrorRecord | OtherRecord | MessageRecord
 
 
 _BY_LENGTH: dict[int, type[ErrorRecord] | type[OtherRecord] | type[MessageRecord]] = {
@@ -183,7 +148,12 @@ def _intern(value: Any) -> str | None:
     return _INTERNED.setdefault(value, value) if len(value) < 200 else value
 
 
-def _message_record(obj: dict[str, Any], version: int, note: str | None) -> MessageRecord:
+def message_record_reference(obj: dict[str, Any], version: int, note: str | None) -> MessageRecord:
+    """The general path from a `message` entry to its record: every role, `hookMessage` migrated in v1/v2 files.
+
+    `fused_record.message_record` (user, assistant and tool results, in one pass) must give exactly this; the
+    tests compare them. The migration changes `obj`'s message in place (the estimates see the new role).
+    """
     msg = obj.get("message")
     if type(msg) is not dict:
         return MessageRecord(obj.get("id"), obj.get("parentId"), None, None, None, (), None, None, None, None, None, (), None, 0, note)
@@ -260,8 +230,15 @@ def extract_record(data: bytes, version: int) -> Record | None:
         except ValueError as exc:
             return ErrorRecord(str(exc))
     if type(obj) is not dict or obj.get("type") != _MESSAGE:
-        return OtherRecord(obj, note)
-    return _message_record(obj, version, note)
+        return _tuple_new(OtherRecord, (obj, note))  # OtherRecord(obj, note) without its Python-level __new__
+    msg = obj.get("message")
+    if type(msg) is dict:
+        role = msg.get("role")
+        if type(role) is str:
+            make = _FUSED.get(role)
+            if make is not None:
+                return make(obj, msg, note)
+    return message_record_reference(obj, version, note)
 
 
 def extract_range(path: str, start: int, end: int, first_line: int, version: int) -> tuple[list[tuple[int, int, int, tuple[Any, ...]]], int, bytes]:

@@ -33,7 +33,7 @@ from .measure import (
     unknown_chars,
 )
 
-__all__ = ["estimate_all"]
+__all__ = ["estimate_all", "stringify_len_or_throw", "utf16_len_of_utf8"]
 
 _dumps = orjson.dumps
 _DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
@@ -41,49 +41,73 @@ _DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 
 _WALK_BUDGET = 64
 _MAX_SAFE = 2**53
+_UNDECIDED = -2
+_NOT_CONTINUATION_OR_4_BYTE_LEAD = bytes([*range(0x80), *range(0xC0, 0xF0)])
+_BELOW_4_BYTE_LEAD = bytes(range(0xF0))
 
 
-def _only_safe_numbers(value: Any, budget: int) -> int:
-    """What is left of `budget` after walking `value`, or -1 when it holds a float or an integer beyond 2**53
-    (where orjson and JavaScript may write a number differently), or has more than `budget` containers and
-    numbers. Strings are not looked into: digits inside them are what made the byte search doubt."""
+def _number_safety(value: Any, budget: int) -> int:
+    """What is left of `budget` after walking `value` when it holds no float and no integer beyond 2**53 (where
+    orjson and JavaScript may write a number differently); -1 when it holds one; `_UNDECIDED` when it has more
+    than `budget` containers and numbers. Strings are not looked into (digits inside them never matter)."""
     for v in value.values() if type(value) is dict else value:
         t = type(v)
         if t is str or t is bool or v is None:
             continue
-        budget -= 1
-        if budget < 0 or t is float:
+        if t is float:
             return -1
+        budget -= 1
+        if budget < 0:
+            return _UNDECIDED
         if t is int:
             if not -_MAX_SAFE <= v <= _MAX_SAFE:
                 return -1
         elif t is dict or t is list:
-            budget = _only_safe_numbers(v, budget)
+            budget = _number_safety(v, budget)
             if budget < 0:
-                return -1
+                return budget
         else:
             return -1
     return budget
 
 
-def _stringify_len_or_throw(value: Any) -> int:
+def _maybe_number_differs(out: bytes) -> bool:
+    """Whether orjson's output may hold a number JavaScript writes differently (`jsjson._maybe_js_number_differs`:
+    a digit followed by `.`, `e` or `E`, or 16 digits in a row, strings included)."""
+    t = out.translate(_DIGITS_TO_ZERO)
+    return b"0." in t or b"0e" in t or b"0E" in t or b"0000000000000000" in t
+
+
+def utf16_len_of_utf8(data: bytes) -> int:
+    """The UTF-16 length of valid UTF-8 `data` (what JavaScript's `.length` gives for its text), without decoding:
+    every byte that is not a continuation byte starts one code unit, a 4-byte sequence two."""
+    if data.isascii():
+        return len(data)
+    kept = data.translate(None, _NOT_CONTINUATION_OR_4_BYTE_LEAD)  # continuation bytes and 4-byte leads
+    four = len(kept.translate(None, _BELOW_4_BYTE_LEAD))
+    return len(data) - len(kept) + 2 * four
+
+
+def stringify_len_or_throw(value: Any) -> int:
     """`JSON.stringify(value).length`, or -1 where JavaScript would throw (`measure.json_len_or`, inlined).
 
     The orjson fast path of `jsjson.js_stringify_len` for a dict (tool-call arguments, `details`): orjson's
-    output is JavaScript's when it holds no float-looking or 16-digit number (`jsjson._maybe_js_number_differs`);
-    anything else goes through `js_stringify_len` itself.
+    output is JavaScript's when the value holds no float and no integer beyond 2**53 (a walk over its containers
+    and numbers, strings skipped; a value with too many of them is judged on the bytes instead, as
+    `jsjson._maybe_js_number_differs` does); its UTF-16 length is counted on the UTF-8 bytes. Anything else goes
+    through `js_stringify_len` itself.
     """
     if type(value) is dict:
+        if not value:
+            return 2  # {}
         try:
             out = _dumps(value)
         except (orjson.JSONEncodeError, TypeError):
             out = None
         if out is not None:
-            t = out.translate(_DIGITS_TO_ZERO)
-            if (b"0." not in t and b"0e" not in t and b"0E" not in t and b"0000000000000000" not in t) or _only_safe_numbers(
-                value, _WALK_BUDGET
-            ) >= 0:
-                return len(out) if out.isascii() else js_len(out.decode("utf-8"))
+            safety = _number_safety(value, _WALK_BUDGET)
+            if safety >= 0 or (safety == _UNDECIDED and not _maybe_number_differs(out)):
+                return len(out) if out.isascii() else utf16_len_of_utf8(out)
     try:
         return js_stringify_len(value)
     except (TypeError, ValueError, JSStringifyError):
@@ -162,7 +186,7 @@ def estimate_all(msg: dict[str, Any]) -> tuple[int, int, int, int]:
                         if "arguments" in block:
                             pi += 4  # JSON.stringify(null)
                     else:
-                        args_len = _stringify_len_or_throw(args)
+                        args_len = stringify_len_or_throw(args)
                         if args_len < 0:
                             args_len = TOOL_CALL_ARGS_THROW_CHARS
                         else:
@@ -192,7 +216,7 @@ def estimate_all(msg: dict[str, Any]) -> tuple[int, int, int, int]:
         if "details" in msg:
             details = msg["details"]
             if type(details) is dict:
-                n = _stringify_len_or_throw(details)
+                n = stringify_len_or_throw(details)
                 guard += n if n >= 0 else UNKNOWN_THROW_CHARS
             else:
                 guard += unknown_chars(details)

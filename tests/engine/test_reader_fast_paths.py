@@ -2,7 +2,7 @@
 
 - `model.sum_packed_usage` (figures' usage totals, summed column by column from the packed usage) equals adding
   the unpacked usage dicts one by one, as `figures.sum_usage` used to;
-- `tokens.fused._stringify_len_or_throw` (tool-call arguments and `details` measured from orjson's output) equals
+- `tokens.fused.stringify_len_or_throw` (tool-call arguments and `details` measured from orjson's output) equals
   `JSON.stringify(value).length` from `jsjson` (and -1 where JavaScript throws);
 - `estimate_all`'s ASCII fast paths equal the four estimators on ASCII text full of digits, dots and escapes.
 """
@@ -18,7 +18,7 @@ from inspector import model as m
 from inspector.figures import sum_usage
 from inspector.jsjson import JSStringifyError, js_stringify, js_stringify_len
 from inspector.tokens import estimate_all, openclaw_compaction_tokens, openclaw_prune_chars, pi_estimate_tokens, tool_guard_chars
-from inspector.tokens.fused import _stringify_len_or_throw
+from inspector.tokens.fused import stringify_len_or_throw
 
 # -- usage totals ------------------------------------------------------------------------------------------------
 
@@ -122,22 +122,22 @@ def _js_length_or_throw(value: object) -> int:
 @settings(max_examples=500, deadline=None)
 @given(st.dictionaries(_text, _value, max_size=6))
 def test_arguments_length_equals_json_stringify(value: dict) -> None:
-    n = _stringify_len_or_throw(value)
+    n = stringify_len_or_throw(value)
     assert n == _js_length_or_throw(value)
     assert n == len(js_stringify(value).encode("utf-16-le", "surrogatepass")) // 2
 
 
 def test_arguments_length_digits_in_strings_and_deep_values() -> None:
     # digits and dots inside strings only: orjson's output is JavaScript's
-    assert _stringify_len_or_throw({"cmd": "sleep 1.5 && echo 10000000000000000e5"}) == len('{"cmd":"sleep 1.5 && echo 10000000000000000e5"}')
+    assert stringify_len_or_throw({"cmd": "sleep 1.5 && echo 10000000000000000e5"}) == len('{"cmd":"sleep 1.5 && echo 10000000000000000e5"}')
     # a float or a big integer anywhere: JavaScript's number text decides
-    assert _stringify_len_or_throw({"t": "1.5", "x": [{"y": 1.0}]}) == len('{"t":"1.5","x":[{"y":1}]}')
-    assert _stringify_len_or_throw({"t": "1.5", "n": 2**60}) == len('{"t":"1.5","n":1152921504606846976}')
+    assert stringify_len_or_throw({"t": "1.5", "x": [{"y": 1.0}]}) == len('{"t":"1.5","x":[{"y":1}]}')
+    assert stringify_len_or_throw({"t": "1.5", "n": 2**60}) == len('{"t":"1.5","n":1152921504606846976}')
     deep: dict = {"v": "2.5"}
     for _ in range(300):  # deeper than the walk's budget: the exact path decides
         deep = {"a": [deep, 7]}
-    assert _stringify_len_or_throw(deep) == js_stringify_len(deep)
-    assert _stringify_len_or_throw({"s": {1, 2}}) == -1  # JSON.stringify would throw
+    assert stringify_len_or_throw(deep) == js_stringify_len(deep)
+    assert stringify_len_or_throw({"s": {1, 2}}) == -1  # JSON.stringify would throw
 
 
 # -- ASCII fast paths of estimate_all ------------------------------------------------------------------------------
