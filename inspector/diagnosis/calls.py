@@ -235,11 +235,12 @@ def _rebuild(tree: SessionTree, path: list[int], pos: int, first_pos: dict[str, 
     return build_context(cast(SessionTree, _PathView(tree.entries, path[start : pos + 1])), path[pos])
 
 
-def _sent(entry: m.Entry, row: m.ContextMessage) -> bool:
+def _sent(entries: EntryTable, row: m.ContextMessage) -> bool:
     """Whether pi actually sends this context message to the model."""
     if row.excluded_from_llm:
         return False
-    return not (entry.role == "assistant" and entry.stop_reason in UNSENT_STOP_REASONS)
+    shape = entries.shape_of(row.entry_index)
+    return not (shape[1] == "assistant" and shape[5] in UNSENT_STOP_REASONS)
 
 
 def _is_zero(usage: dict[str, Any]) -> bool:
@@ -266,7 +267,7 @@ def walk_calls(session: Session, ctx: m.SessionContext, prices: PriceTable | Non
     def describe(row: m.ContextMessage) -> AddedMessage:
         """A context row as an `AddedMessage` (its pi tokens, whether pi sends it)."""
         tokens = row.estimates.pi_tokens if row.estimates else 0
-        return AddedMessage(row.entry_id, row.line, row.role, row.tool_name, tokens, _sent(entries[row.entry_index], row))
+        return AddedMessage(row.entry_id, row.line, row.role, row.tool_name, tokens, _sent(entries, row))
 
     first_pos: dict[str, int] = {}  # entry id -> its first position on the path (build_context's first-kept scan)
     for pos, idx in enumerate(ctx.path):
@@ -341,7 +342,7 @@ def walk_calls(session: Session, ctx: m.SessionContext, prices: PriceTable | Non
         ],
         skipped_synthetic=synthetic,
         skipped_zero_usage=zero,
-        unsent_messages=sum(1 for r in ctx.messages if not _sent(entries[r.entry_index], r)),
+        unsent_messages=sum(1 for r in ctx.messages if not _sent(entries, r)),
     )
 
 

@@ -25,11 +25,11 @@ import hashlib
 import json
 import posixpath
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import model as m
+from ..entry_table import EntryTable
 from ..session import Session
 
 FILE_REREAD = "file_reread"
@@ -139,9 +139,14 @@ def tool_uses(session: Session, path: list[int]) -> list[ToolUse]:
     uses: list[ToolUse] = []
     by_call_id: dict[str, ToolUse] = {}
     for idx in path:
-        e = entries[idx]
-        if e.type != m.MESSAGE:
+        etype, role = entries.shape_of(idx)[:2]
+        if etype != m.MESSAGE or role not in ("assistant", "toolResult"):
             continue
+        if role == "assistant" and not entries.tool_call_ids_of(idx):
+            continue
+        if role == "toolResult" and by_call_id.get(entries.tool_call_id_of(idx) or "") is None:
+            continue
+        e = entries[idx]
         if e.role == "assistant" and e.tool_call_ids:
             message = session.load_message(e) or {}
             for block in message.get("content") or ():
@@ -267,10 +272,10 @@ def _call_key(use: ToolUse) -> str:
     return f"{use.name}\x00{args}"
 
 
-def retries_after_failure(uses: list[ToolUse], path: list[int], entries: Sequence[m.Entry]) -> list[Repeat]:
+def retries_after_failure(uses: list[ToolUse], path: list[int], entries: EntryTable) -> list[Repeat]:
     """A failed call re-issued unchanged by the next assistant message on the path (chains are one pattern)."""
     position = {idx: pos for pos, idx in enumerate(path)}
-    assistants = [pos for pos, idx in enumerate(path) if entries[idx].role == "assistant" and entries[idx].type == m.MESSAGE]
+    assistants = [pos for pos, idx in enumerate(path) if entries.shape_of(idx)[:2] == (m.MESSAGE, "assistant")]
     uses_by_entry: dict[int, list[ToolUse]] = {}
     for use in uses:
         uses_by_entry.setdefault(use.call_entry.index, []).append(use)
