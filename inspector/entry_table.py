@@ -140,6 +140,30 @@ class EntryTable(Sequence[m.Entry]):
             self.extras[index] = _pack_extra(timestamp, data)
         return index
 
+    def extend_columns(
+        self,
+        nums: bytes | bytearray,
+        ids: list[str],
+        parent_ids: list[str | None],
+        codes: array,
+        calls: list[str | tuple[str, ...] | None],
+        usage_slots: array,
+        usage_buffer: bytes | bytearray,
+    ) -> None:
+        """Add entries given as whole columns (a worker's `ColumnRun`, its shape codes already this table's; its
+        usage slots numbered from 0 in `usage_buffer`). Entries with `extras` are never added this way."""
+        count = len(ids)
+        if len(nums) != count * NUMS_SIZE or not len(parent_ids) == len(codes) == len(calls) == len(usage_slots) == count:
+            raise ValueError("columns of different lengths")
+        base = len(self.usage_buffer) // USAGE_SIZE
+        self.nums += nums
+        self.ids.extend(ids)
+        self.parent_ids.extend(parent_ids)
+        self.shape.extend(codes)
+        self.calls.extend(None if c == () else c for c in calls)
+        self.usage_slot.extend(array("i", [-1 if s < 0 else s + base for s in usage_slots]) if base else usage_slots)
+        self.usage_buffer += usage_buffer
+
     # -- one entry ----------------------------------------------------------------------------------------
 
     def __len__(self) -> int:

@@ -2,7 +2,7 @@
 in file order.
 
 `split_points` cuts a file into ranges with one bounded scan per cut (a huge line costs one scan, not one per
-cut); `parse_ranges` runs `inspector.formats.records.extract_range` on them in a process pool, at most
+cut); `parse_ranges` runs `inspector.formats.column_runs.extract_range_runs` on them in a process pool, at most
 `worker_count() + 1` ranges in flight, so finished results wait in memory only until the caller has assembled
 the ones before them. The caller (`Session`) turns the records into entries in order.
 """
@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, BinaryIO
 
-from .formats.records import extract_range
+from .formats.column_runs import RangeParts, extract_range_runs
 
 __all__ = [
     "CHUNKS_PER_WORKER",
@@ -36,9 +36,9 @@ PARALLEL_MIN_BYTES = 64 * 1024 * 1024
 CHUNKS_PER_WORKER = 16
 """Ranges per worker: small ranges keep the in-order assembly fed while the workers parse."""
 
-RangeResult = tuple[list[tuple[int, int, int, tuple[Any, ...]]], int, bytes]
-"""`extract_range`'s result: rows `(line within the range, offset, length, record in wire form)`, lines seen,
-trailing bytes."""
+RangeResult = tuple[RangeParts, int, bytes]
+"""`extract_range_runs`'s result: the range's lines as column runs and rows (line numbers within the range), lines
+seen, trailing bytes."""
 
 
 def worker_count() -> int:
@@ -112,7 +112,7 @@ def next_line_start(f: BinaryIO, start: int, limit: int, block: int = 1 << 20) -
 
 
 def parse_ranges(path: str, bounds: list[int], version: int) -> Iterator[RangeResult]:
-    """`extract_range` of each range `[bounds[i], bounds[i + 1])` in worker processes, yielded in file order.
+    """`extract_range_runs` of each range `[bounds[i], bounds[i + 1])` in worker processes, yielded in file order.
 
     Line numbers in each result count from 1 within its range; the caller adds the lines seen before it.
     """
@@ -127,13 +127,13 @@ def parse_ranges(path: str, bounds: list[int], version: int) -> Iterator[RangeRe
     try:
         inflight: deque[Future[RangeResult]] = deque()
         for a, b in ranges[: workers + 1]:
-            inflight.append(pool.submit(extract_range, path, a, b, 1, version))
+            inflight.append(pool.submit(extract_range_runs, path, a, b, 1, version))
         submitted = len(inflight)
         while inflight:
             result = inflight.popleft().result()
             if submitted < len(ranges):
                 a, b = ranges[submitted]
-                inflight.append(pool.submit(extract_range, path, a, b, 1, version))
+                inflight.append(pool.submit(extract_range_runs, path, a, b, 1, version))
                 submitted += 1
             yield result
             del result  # do not keep a range's records alive while waiting for the next one

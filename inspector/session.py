@@ -12,12 +12,13 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from . import model as m
 from . import parallel
 from .context import build_context, extend_context, follow_leaf, tool_pairing_diagnostics
 from .entry_table import EntryTable
+from .formats.column_runs import ColumnRun
 from .formats.openclaw import BOM, EntryReader, agent_message_of, peek_version
 from .formats.records import decode_line
 from .index import FileIdentity, FileReplaced, LineScanner, read_range
@@ -193,12 +194,16 @@ class Session:
         link = self.tree.link
         base = 0
         tail = b""
-        for rows, lines_seen, tail in parallel.parse_ranges(str(self.path), bounds, version):  # noqa: B007 (the last range's tail is used after the loop)
-            for line, offset, length, wire in rows:
-                index = accept(base + line, offset, length, wire)  # the wire form: no named record rebuilt
-                if index is not None:
-                    link(index)
-            del rows
+        for parts, lines_seen, tail in parallel.parse_ranges(str(self.path), bounds, version):  # noqa: B007 (the last range's tail is used after the loop)
+            for part in parts:
+                if type(part) is list:
+                    for line, offset, length, wire in part:
+                        index = accept(base + line, offset, length, wire)  # the wire form: no named record rebuilt
+                        if index is not None:
+                            link(index)
+                else:
+                    self.tree.link_range(self.reader.accept_run(cast(ColumnRun, part), base))
+            del parts
             base += lines_seen
         self.scanner.resume(bounds[-1] - len(tail), base + 1, tail, FileIdentity.of(st))
 

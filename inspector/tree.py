@@ -52,6 +52,17 @@ class SessionTree:
         if etype == m.LABEL or etype == m.SESSION_INFO:
             self._setting(etype, entries.data_of(index))
 
+    def link_range(self, indices: range) -> None:
+        """Register the entries already appended at `indices` (message entries from a column run): the ids go into
+        `by_id` in one update when none repeats, else one by one."""
+        ids = self.entries.ids[indices.start : indices.stop]
+        by_id = self.by_id
+        if None in ids or len(set(ids)) != len(ids) or not by_id.keys().isdisjoint(ids) or self._first_child is not None:
+            for index in indices:
+                self.link(index)
+            return
+        by_id.update(zip(ids, indices))  # type: ignore[arg-type]
+
     def _link_child(self, pid: str | None, index: int) -> None:
         if not pid:
             return

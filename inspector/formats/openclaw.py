@@ -19,6 +19,7 @@ processes); `EntryReader` here turns records, in file order, into `Entry` metada
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -29,6 +30,7 @@ from ..entry_table import EntryTable
 from ..jsjson import js_truthy, json_kind
 from ..timeutil import iso_to_ms
 from ..tokens import estimate_all
+from .column_runs import HUGE_LINE_BYTES, ColumnRun
 from .records import (
     NESTED_TOO_DEEP,
     ErrorRecord,
@@ -53,7 +55,6 @@ __all__ = [
     "synthetic_v1_id",
 ]
 
-HUGE_LINE_BYTES = 16 * 1024 * 1024
 _pack_nums = m.NUMS.pack
 _MESSAGE = m.MESSAGE
 _NO_ESTIMATES = (-1, -1, -1, -1)
@@ -221,6 +222,29 @@ class EntryReader:
         if ordinal == 0:
             self._missing_header(line, offset)
         return self._message_entry(record, line, offset, length, ordinal)
+
+    def accept_run(self, run: ColumnRun, lines_before: int) -> range:
+        """A worker's run of plain message lines (`column_runs.ColumnRun`), whose line numbers count after
+        `lines_before`; the indices of the entries it added. A record was accepted before (the header or its absence)."""
+        if not self.parsed_count:
+            raise ValueError("a column run before the first record")
+        table = self.entries
+        start = len(table)
+        nums = run.nums
+        if lines_before:
+            rows = memoryview(nums).cast("q")  # the line is each row's first field
+            rows[0 :: m.NUMS.size // 8] = array("q", [n + lines_before for n in rows[0 :: m.NUMS.size // 8].tolist()])
+            rows.release()
+        parents = run.parent_ids
+        if parents and parents[0]:
+            parents[0] = self.id_of(parents[0]) or parents[0]  # an earlier range's entry: share its id string
+        codes = run.codes
+        if run.shapes:
+            local = [table.shape_code(shape) for shape in run.shapes]  # type: ignore[arg-type]
+            codes = array("I", map(local.__getitem__, codes))
+        table.extend_columns(nums, run.ids, parents, codes, run.calls, run.usage_slots, run.usage_buffer)
+        self.parsed_count += len(run)
+        return range(start, len(table))
 
     def _accept_header(self, obj: dict[str, Any], line: int, offset: int) -> bool:
         if obj.get("type") == m.SESSION and isinstance(obj.get("id"), str):

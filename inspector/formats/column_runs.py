@@ -1,0 +1,153 @@
+"""A worker's share of a big file as packed columns: what the parent adds to its entry table in a few bulk steps.
+
+The parallel index (`inspector.parallel.parse_ranges`) has worker processes parse byte ranges. Sending one record
+per line back costs the parent about as much as parsing did (unpickling a 15-field tuple, then building the entry
+from it, per line). Here a worker packs runs of plain message lines directly into the columns of
+`inspector.entry_table.EntryTable` (`ColumnRun`), and keeps as rows, in their wire form, only the lines the
+parent's reader must see one by one (`EntryReader.accept_index`):
+
+- the first records of the range, up to and including the first one that is not an `ErrorRecord` (the parent
+  must have counted a parsed object before any run: the first of the file is the header or its absence);
+- every record that is not a `message` entry (headers, compactions, custom entries...);
+- message lines with something to report (invalid UTF-8, a huge line, an id or parent id that is not a string,
+  no string role), and every line of a v1 file (ids are made up in the reader's order).
+
+A run's line numbers count from 1 within the range (the parent adds the lines of the ranges before it).
+The parent's reader shares id strings and tool call id strings between entries to save memory; a worker does the
+same within its range.
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import model as m
+from .record_types import ErrorRecord, MessageRecord
+from .records import extract_record
+
+HUGE_LINE_BYTES = 16 * 1024 * 1024
+"""A line longer than this is reported (`huge_line`): its content is never kept in memory."""
+_MESSAGE_FIELDS = len(MessageRecord._fields)
+_NO_ESTIMATES = (-1, -1, -1, -1)
+_NAN = float("nan")
+_pack_nums = m.NUMS.pack
+
+Row = tuple[int, int, int, tuple[Any, ...]]
+"""`(line within the range, offset, length, record in wire form)`: a line for `EntryReader.accept_index`."""
+
+
+@dataclass(slots=True)
+class ColumnRun:
+    """Consecutive plain message lines of one range, as `EntryTable` columns (see the module docstring).
+
+    `nums` rows carry the line number within the range; `codes` index `shapes`, this run's own list of shapes;
+    `usage_slots` index rows of `usage_buffer` (-1: no usage).
+    """
+
+    nums: bytearray = field(default_factory=bytearray)
+    ids: list[str] = field(default_factory=list)
+    parent_ids: list[str | None] = field(default_factory=list)
+    codes: array = field(default_factory=lambda: array("I"))
+    shapes: list[tuple[Any, ...]] = field(default_factory=list)
+    calls: list[str | tuple[str, ...] | None] = field(default_factory=list)
+    usage_slots: array = field(default_factory=lambda: array("i"))
+    usage_buffer: bytearray = field(default_factory=bytearray)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+RangeParts = list[ColumnRun | list[Row]]
+"""A range's lines in order: runs of packed message lines and lists of rows for the reader."""
+
+
+class _RunBuilder:
+    """Packs message records into `ColumnRun`s, and the other lines into row lists, in file order."""
+
+    def __init__(self) -> None:
+        self.parts: RangeParts = []
+        self.run: ColumnRun | None = None
+        self.shape_codes: dict[tuple[Any, ...], int] = {}
+        self.known_ids: dict[str, str] = {}
+        self.open_calls: dict[str, str] = {}
+
+    def row(self, row: Row) -> None:
+        self.run = None
+        if not self.parts or type(self.parts[-1]) is not list:
+            self.parts.append([])
+        rows = self.parts[-1]
+        assert type(rows) is list
+        rows.append(row)
+
+    def message(self, rec: tuple[Any, ...], line: int, offset: int, length: int) -> None:
+        (eid, parent, role, tool_name, tool_call_id, call_ids, provider, model, stop, usage, ts, kinds, est, flags, _) = rec
+        run = self.run
+        if run is None:
+            run = self.run = ColumnRun()
+            self.parts.append(run)
+            self.shape_codes = {}
+        known = self.known_ids
+        if parent:
+            parent = known.get(parent, parent)  # the parent's own id string (memory)
+        known[eid] = eid
+        if call_ids:
+            for cid in call_ids:
+                self.open_calls[cid] = cid
+        elif tool_call_id is not None:
+            tool_call_id = self.open_calls.pop(tool_call_id, tool_call_id)
+        run.nums += _pack_nums(
+            line, offset, length, *(est if est is not None else _NO_ESTIMATES), _NAN if ts is None else float(ts), flags
+        )
+        run.ids.append(eid)
+        run.parent_ids.append(parent)
+        shape = (m.MESSAGE, role, tool_name, provider, model, stop, kinds)
+        code = self.shape_codes.get(shape)
+        if code is None:
+            code = self.shape_codes[shape] = len(run.shapes)
+            run.shapes.append(shape)
+        run.codes.append(code)
+        run.calls.append(call_ids or tool_call_id)
+        if usage is None:
+            run.usage_slots.append(-1)
+        else:
+            run.usage_slots.append(len(run.usage_buffer) // m.USAGE_SIZE)
+            run.usage_buffer += usage
+
+
+def plain_message(rec: tuple[Any, ...], length: int) -> bool:
+    """A message record the reader would take without a diagnostic and without its own state (v2+ ids)."""
+    return (
+        len(rec) == _MESSAGE_FIELDS
+        and rec[-1] is None
+        and length <= HUGE_LINE_BYTES
+        and type(rec[0]) is str
+        and (rec[1] is None or type(rec[1]) is str)
+        and type(rec[2]) is str
+    )
+
+
+def extract_range_runs(path: str, start: int, end: int, first_line: int, version: int) -> tuple[RangeParts, int, bytes]:
+    """The complete lines in bytes [start, end) of a file as `ColumnRun`s and rows (see the module docstring).
+
+    Returns `(parts, lines_seen, tail)`; `tail` is what follows the last newline before `end`.
+    """
+    from ..index import LineScanner
+
+    scanner = LineScanner(path)
+    scanner.resume(start, first_line)
+    builder = _RunBuilder()
+    counted = False  # a record the reader counts as parsed was sent as a row
+    packable = version >= 2
+    for line, offset, raw in scanner.scan_until(end):
+        rec = extract_record(raw, version)
+        if rec is None:
+            continue
+        wire = tuple(rec)
+        if counted and packable and plain_message(wire, len(raw)):
+            builder.message(wire, line, offset, len(raw))
+        else:
+            builder.row((line, offset, len(raw), wire))
+            counted = counted or type(rec) is not ErrorRecord
+    return builder.parts, scanner.next_line - first_line, scanner.pending
