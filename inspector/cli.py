@@ -162,6 +162,9 @@ def run_command(args: argparse.Namespace) -> int:
             memo = sys.modules.get("inspector.cache.memo")
             if memo is not None:
                 memo.end()
+            helper = sys.modules.get("inspector.tokens.helper")
+            if helper is not None:
+                helper.stop()  # the command's token counts are made: its counting helper ends
         sys.stdout.flush()
         save_cache()
         return code

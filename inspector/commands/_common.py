@@ -119,11 +119,33 @@ def dumps_json(data: Any) -> bytes:
         return json.dumps(data, indent=2, ensure_ascii=True).encode("ascii")
 
 
-def open_context(args: argparse.Namespace):
+COUNTING_HELPER_MIN_BYTES = 16 * 1024 * 1024
+"""Files at least this big get a counting helper (`inspector.tokens.helper`) when the command counts tokens."""
+
+
+def start_counting_helper(path: Path, encoding: str | None) -> None:
+    """Fork the token-counting helper now, while this process is small, when `encoding` will count a big file:
+    the tokenizer then never sits on top of the index in this process (its peak memory)."""
+    if encoding is None:
+        return
+    try:
+        if os.stat(path).st_size < COUNTING_HELPER_MIN_BYTES:
+            return
+    except (OSError, ValueError):
+        return  # opening it reports the problem
+    from ..tokens import helper
+
+    helper.start(encoding)
+
+
+def open_context(args: argparse.Namespace, encoding: str | None = None):
     """Open `args.path` and build the context of `args.leaf`; on failure print one line and return None.
 
+    `encoding`: the tiktoken encoding the command counts the context with (None: it does not count); a big
+    file's counts are then made by a helper process started before the file is indexed.
     Returns `(session, ctx, window_options, config_error)`.
     """
+    start_counting_helper(args.path, encoding)
     session = open_or_fail(args.path)
     if session is None:
         return None
@@ -132,6 +154,10 @@ def open_context(args: argparse.Namespace):
     except KeyError:
         print(f"session-inspector: no entry with id {args.leaf!r} in {args.path}", file=sys.stderr)
         return None
+    if encoding is not None:
+        from ..tokens.bulk import precount_summaries
+
+        precount_summaries(session, ctx, encoding)
     opts, config_error = window_options(args)
     if _cache_enabled:
         from ..cache import index_cache, memo

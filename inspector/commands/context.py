@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    opened = open_context(args)
+    opened = open_context(args, encoding_of(args))
     if opened is None:
         return EXIT_ERROR
     session, ctx, opts, config_error = opened

@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    opened = open_context(args)
+    opened = open_context(args, encoding_of(args))
     if opened is None:
         return EXIT_ERROR
     session, _, opts, config_error = opened
