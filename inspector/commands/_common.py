@@ -8,14 +8,16 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-from rich.console import Console
 
 from ..figures import WindowOptions, load_window_options
 from ..session import Session, SessionOpenError, open_session
 from ..window import context_window_arg
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 EXIT_ERROR = 2
 EXIT_UNSUPPORTED = 3
@@ -273,16 +275,19 @@ def output_width() -> int | None:
     return PIPE_WIDTH
 
 
-class SafeConsole(Console):
-    """A Rich console whose closed pipe raises `BrokenPipeError` (Rich exits 1 by default) for `inspector.cli`."""
-
-    def on_broken_pipe(self) -> None:
-        self.quiet = True
-        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
-
-
 def console() -> Console:
-    """A console that never interprets markup or emoji codes in what it prints (transcripts are untrusted)."""
+    """A console that never interprets markup or emoji codes in what it prints (transcripts are untrusted).
+
+    Its closed pipe raises `BrokenPipeError` (Rich exits 1 by default) for `inspector.cli`. Rich is imported
+    here, on first use: a `--json` run never needs it.
+    """
+    from rich.console import Console
+
+    class SafeConsole(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
     return SafeConsole(markup=False, emoji=False, highlight=False, soft_wrap=False, width=output_width())
 
 

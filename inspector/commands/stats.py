@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from ..figures import session_stats
 from ._common import (
@@ -20,6 +18,9 @@ from ._common import (
     print_json,
     warn,
 )
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,11 +46,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _t(value: object) -> Text:
+    from rich.text import Text
+
     return Text("" if value is None else str(value))
 
 
 def render(data: dict) -> None:
     """Human-readable stats (every value also in `--json`)."""
+    from rich.table import Table
+
     from ..textsafe import make_inert
 
     c = console()
