@@ -8,13 +8,18 @@ of the config's resolved values (the config is read again on every run: its path
 whose config has an error, or whose file changed while it was read, records nothing.
 
 `replay(argv)` is the fast path `inspector.cli.main` tries before importing any command: it imports only this
-module, `store`, `filekey`, `version` and `inspector.config`, so a warm run costs little more than the
-interpreter's start. `begin` / `bind` / `record` record a memo on the normal path.
+module, `store`, `filekey` and `version`, so a warm run costs little more than the interpreter's start. The
+memo also holds a witness of what the config's resolution depended on (`config_witness`: the environment
+variables it reads, whether each path it probes exists, the identity of the file it read); while that holds,
+the config resolves as it did and `inspector.config` (JSON5, platformdirs: a third of the fast path's imports)
+is not even imported. Otherwise the config is resolved again and its fingerprint compared. `begin` / `bind` /
+`record` record a memo on the normal path.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,6 +83,67 @@ def _current_config(config_arg: str | None) -> str | None:
     return config_fingerprint(loaded.data)
 
 
+CONFIG_ENV = ("OPENCLAW_CONFIG_PATH", "OPENCLAW_STATE_DIR", "OPENCLAW_HOME", "HOME", "USERPROFILE")
+"""The environment variables `inspector.config` resolves the config file with."""
+RACY_NS = 2_000_000_000
+"""A config file changed less than this long ago gives no witness: a rewrite within the same timestamp tick
+could keep its stat (the config is then resolved again on replay)."""
+
+
+def _exists(path: str) -> bool:
+    """`Path.exists` as `inspector.config` probes it (any error: treated as absent there and here)."""
+    try:
+        os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _identity(path: str) -> list[int] | None:
+    """Device, inode, size, mtime, ctime and mode of the file at `path` (links followed); None when absent."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode]
+
+
+def config_witness(config_arg: Path | None) -> dict[str, Any] | None:
+    """What resolving the config (`inspector.config.load_openclaw_config(config_arg)`) depends on: the environment
+    variables it reads, whether each path it may probe exists, and the identity of the file it reads. None
+    when that cannot be told (the file changed within `RACY_NS`, a home that cannot be resolved)."""
+    from ..config import default_config_candidates, legacy_state_dirs, new_state_dir, openclaw_config_path
+
+    try:
+        if config_arg is not None:
+            target, probes = str(config_arg), []
+        else:
+            target = str(openclaw_config_path())
+            probes = [str(p) for p in (*default_config_candidates(), new_state_dir(), *legacy_state_dirs())]
+    except (OSError, RuntimeError, KeyError, ValueError):
+        return None
+    identity = _identity(target)
+    if identity is not None and time.time_ns() - max(identity[3], identity[4]) < RACY_NS:
+        return None
+    return {
+        "env": {name: os.environ.get(name) for name in CONFIG_ENV},
+        "target": target,
+        "identity": identity,
+        "probes": [[p, _exists(p)] for p in probes],
+    }
+
+
+def _witness_holds(witness: Any) -> bool:
+    """Whether the environment and the files are still as `witness` (from `config_witness`) saw them."""
+    if not isinstance(witness, dict):
+        return False
+    if witness.get("env") != {name: os.environ.get(name) for name in CONFIG_ENV}:
+        return False
+    if witness.get("identity") != _identity(witness["target"]):
+        return False
+    return all(_exists(path) == found for path, found in witness["probes"])
+
+
 def replay(argv: list[str]) -> memoryview | None:
     """The memoized output of this command line, when the file, the config and the code are as they were."""
     if not eligible(argv):
@@ -95,9 +161,19 @@ def replay(argv: list[str]) -> memoryview | None:
         key = FileKey.from_json(header["file"])
         if key.exact is None or compare(key, header["path_arg"]) != UNCHANGED:
             return None
-        if _current_config(header["config_arg"]) != header["config"]:
+        if _witness_holds(header.get("config_witness")):
+            touch(directory, name)
+            return payload
+        config_arg = header["config_arg"]
+        before = config_witness(Path(config_arg) if config_arg is not None else None)
+        if _current_config(config_arg) != header["config"]:
             return None
-        touch(directory, name)
+        if before is not None and before == config_witness(Path(config_arg) if config_arg is not None else None):
+            # The config is as it was but the witness is new (the file was touched, or was too fresh to witness
+            # when the memo was made): rewritten with it, the next replay skips resolving the config again.
+            write_entry(directory, name, dict(header, config_witness=before), payload)
+        else:
+            touch(directory, name)
         return payload
     except (CacheUnavailable, OSError, KeyError, TypeError, ValueError):
         return None
@@ -125,8 +201,21 @@ def end() -> None:
     _recording = None
 
 
-def bind(key: FileKey | None, path_arg: Path, config_arg: Path | None, config: Any, config_error: str | None) -> None:
-    """What the output about to be printed was computed from: the file as read, the config as resolved."""
+def recording() -> bool:
+    """Whether this command line's output is being recorded (`begin` found it eligible, nothing ended it)."""
+    return _recording is not None
+
+
+def bind(
+    key: FileKey | None,
+    path_arg: Path,
+    config_arg: Path | None,
+    config: Any,
+    config_error: str | None,
+    witness: dict[str, Any] | None = None,
+) -> None:
+    """What the output about to be printed was computed from: the file as read, the config as resolved (and
+    `witness`, `config_witness` taken before and found the same after it was resolved, or None)."""
     global _recording
     if _recording is None:
         return
@@ -142,6 +231,7 @@ def bind(key: FileKey | None, path_arg: Path, config_arg: Path | None, config: A
         "file": key.to_json(),
         "config_arg": None if config_arg is None else str(config_arg),
         "config": config_fingerprint(config),
+        "config_witness": witness,
     }
 
 

@@ -160,11 +160,18 @@ def open_context(args: argparse.Namespace, encoding: str | None = None):
         from ..tokens.bulk import precount_summaries
 
         precount_summaries(session, ctx, encoding)
+    witness = None
+    if _cache_enabled:
+        from ..cache import memo
+
+        witness = memo.config_witness(args.config) if memo.recording() else None
     opts, config_error = window_options(args)
     if _cache_enabled:
         from ..cache import index_cache, memo
 
-        memo.bind(index_cache.file_key(session), args.path, args.config, opts.config, config_error)
+        if witness is not None and witness != memo.config_witness(args.config):
+            witness = None  # the config changed while it was read: the replay resolves it again
+        memo.bind(index_cache.file_key(session), args.path, args.config, opts.config, config_error, witness)
     return session, ctx, opts, config_error
 
 
