@@ -20,16 +20,16 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
-
-import orjson
 
 from ._hash import blake2b
 from .filekey import UNCHANGED, FileKey, compare
 from .store import CacheUnavailable, checked_dir, entry_name, read_entry, touch, write_entry
 from .version import code_version
+
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the replay path imports as little as it can
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 KIND = "memo"
 MEMO_COMMANDS = frozenset({"stats", "context", "timeline"})
@@ -60,12 +60,14 @@ def eligible(argv: list[str]) -> bool:
 
 
 def _name(argv: list[str], cwd: str) -> str:
-    material = orjson.dumps([code_version(), cwd, argv])
+    material = repr((code_version(), cwd, argv)).encode("utf-8", "surrogateescape")
     return entry_name(KIND, blake2b(material, digest_size=16).hexdigest())
 
 
 def config_fingerprint(data: Any) -> str:
     """A hash of the resolved config values (key order ignored where JSON allows it)."""
+    import orjson
+
     try:
         raw = orjson.dumps(data, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
     except (TypeError, orjson.JSONEncodeError):
@@ -75,6 +77,8 @@ def config_fingerprint(data: Any) -> str:
 
 def _current_config(config_arg: str | None) -> str | None:
     """The fingerprint of the config as it resolves now; None when it has an error (never memoized)."""
+    from pathlib import Path
+
     from ..config import load_openclaw_config
 
     loaded = load_openclaw_config(Path(config_arg) if config_arg is not None else None)
@@ -108,7 +112,7 @@ def _identity(path: str) -> list[int] | None:
     return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode]
 
 
-def config_witness(config_arg: Path | None) -> dict[str, Any] | None:
+def config_witness(config_arg: str | os.PathLike[str] | None) -> dict[str, Any] | None:
     """What resolving the config (`inspector.config.load_openclaw_config(config_arg)`) depends on: the environment
     variables it reads, whether each path it may probe exists, and the identity of the file it reads. None
     when that cannot be told (the file changed within `RACY_NS`, a home that cannot be resolved)."""
@@ -165,10 +169,10 @@ def replay(argv: list[str]) -> memoryview | None:
             touch(directory, name)
             return payload
         config_arg = header["config_arg"]
-        before = config_witness(Path(config_arg) if config_arg is not None else None)
+        before = config_witness(config_arg)
         if _current_config(config_arg) != header["config"]:
             return None
-        if before is not None and before == config_witness(Path(config_arg) if config_arg is not None else None):
+        if before is not None and before == config_witness(config_arg):
             # The config is as it was but the witness is new (the file was touched, or was too fresh to witness
             # when the memo was made): rewritten with it, the next replay skips resolving the config again.
             write_entry(directory, name, dict(header, config_witness=before), payload)
@@ -179,11 +183,14 @@ def replay(argv: list[str]) -> memoryview | None:
         return None
 
 
-@dataclass(slots=True)
 class _Recording:
-    argv: list[str]
-    cwd: str
-    header: dict[str, Any] | None = field(default=None)
+    """The command line being recorded, and (once bound) the header its memo will have."""
+
+    __slots__ = ("argv", "cwd", "header")
+
+    def __init__(self, argv: list[str], cwd: str) -> None:
+        self.argv, self.cwd = argv, cwd
+        self.header: dict[str, Any] | None = None
 
 
 _recording: _Recording | None = None
