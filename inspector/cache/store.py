@@ -143,8 +143,8 @@ def read_entry(directory: str | os.PathLike[str], name: str) -> tuple[dict[str, 
         return None
     (hlen,) = _LEN.unpack_from(data, len(MAGIC))
     try:
-        header = marshal.loads(view[start : start + hlen])
-    except (EOFError, ValueError, TypeError):
+        header = _plain(marshal.loads(view[start : start + hlen]))  # anything but plain data: not ours
+    except (EOFError, ValueError, TypeError, RecursionError):
         discard(directory, name)
         return None
     if not isinstance(header, dict) or start + hlen > len(data):
