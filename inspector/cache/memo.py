@@ -19,7 +19,6 @@ is not even imported. Otherwise the config is resolved again and its fingerprint
 from __future__ import annotations
 
 import os
-import time
 
 from ._hash import blake2b
 from .filekey import UNCHANGED, FileKey, compare
@@ -89,8 +88,8 @@ def _current_config(config_arg: str | None) -> str | None:
 
 CONFIG_ENV = ("OPENCLAW_CONFIG_PATH", "OPENCLAW_STATE_DIR", "OPENCLAW_HOME", "HOME", "USERPROFILE")
 """The environment variables `inspector.config` resolves the config file with."""
-RACY_NS = 2_000_000_000
-"""A config file changed less than this long ago gives no witness: a rewrite within the same timestamp tick
+RACY_MS = 2000
+"""A config file changed less than this long ago (milliseconds) gives no witness: a rewrite within the same timestamp tick
 could keep its stat (the config is then resolved again on replay)."""
 
 
@@ -115,7 +114,8 @@ def _identity(path: str) -> list[int] | None:
 def config_witness(config_arg: str | os.PathLike[str] | None) -> dict[str, Any] | None:
     """What resolving the config (`inspector.config.load_openclaw_config(config_arg)`) depends on: the environment
     variables it reads, whether each path it may probe exists, and the identity of the file it reads. None
-    when that cannot be told (the file changed within `RACY_NS`, a home that cannot be resolved)."""
+    when that cannot be told (the file changed within `RACY_MS`, a home that cannot be resolved)."""
+    from ..clock import SystemClock, now_ms
     from ..config import default_config_candidates, legacy_state_dirs, new_state_dir, openclaw_config_path
 
     try:
@@ -127,7 +127,7 @@ def config_witness(config_arg: str | os.PathLike[str] | None) -> dict[str, Any] 
     except (OSError, RuntimeError, KeyError, ValueError):
         return None
     identity = _identity(target)
-    if identity is not None and time.time_ns() - max(identity[3], identity[4]) < RACY_NS:
+    if identity is not None and now_ms(SystemClock()) - max(identity[3], identity[4]) // 1_000_000 < RACY_MS:
         return None
     return {
         "env": {name: os.environ.get(name) for name in CONFIG_ENV},
