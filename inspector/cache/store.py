@@ -39,14 +39,25 @@ class CacheUnavailable(Exception):
     """The cache directory cannot be used (not owned by the user, writable by others, not a directory, ...)."""
 
 
+def _path_text(raw: str) -> str:
+    """`str(pathlib.Path(raw))` without importing pathlib on POSIX (a replayed memo's start-up): empty and `.`
+    parts dropped, `..` kept, a leading `//` kept as POSIX allows."""
+    if os.name != "posix":
+        from pathlib import Path
+
+        return str(Path(raw))
+    lead = "//" if raw.startswith("//") and not raw.startswith("///") else "/" if raw.startswith("/") else ""
+    return (lead + "/".join(p for p in raw.split("/") if p and p != ".")) or "."
+
+
 def cache_dir() -> str:
     """`$SESSION_INSPECTOR_CACHE_DIR` (`~` expanded), else the user cache dir of `platformdirs`."""
     raw = os.environ.get(ENV_DIR, "").strip()
     if raw:
-        return os.path.expanduser(raw)
+        return _path_text(os.path.expanduser(raw))
     import platformdirs
 
-    return str(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+    return _path_text(str(platformdirs.user_cache_dir(APP_NAME, appauthor=False)))
 
 
 def max_bytes() -> int:

@@ -571,3 +571,9 @@ def test_damaged_entry_header_is_ignored_and_removed(tmp_path: Path, header_byte
     os.chmod(target, 0o600)
     assert store.read_entry(directory, name) is None
     assert not target.exists()
+
+
+@pytest.mark.parametrize("raw", ["/tmp/x/", "/tmp//x", "./x", "x/./y/", "//net/x", "///x", "a/../b", ".", "/", "rel", "~x", "/a/b/.."])
+def test_the_cache_dir_is_named_as_pathlib_would(raw: str, monkeypatch) -> None:
+    monkeypatch.setenv(store.ENV_DIR, raw)
+    assert store.cache_dir() == str(Path(os.path.expanduser(raw)))
