@@ -12,10 +12,14 @@ export PI_ORACLE_DIR OPENCLAW_DIST_DIR
 
 .PHONY: demo test bench screenshots clean oracle bytecode
 
+# The editable install is a plain .pth naming this directory (setuptools' `compat` mode), not the import-hook finder
+# of the default mode: that finder's own imports (pathlib, importlib.util...) cost every CLI run ~15 ms of start-up.
+# setuptools calls `compat` transitional: where it is gone, the default (lenient) mode is installed instead.
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -e '.[dev]' --config-settings editable_mode=compat 2>/dev/null || \
+		$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
 # Compiled bytecode for the package, written even where PYTHONDONTWRITEBYTECODE is set (without it every CLI run

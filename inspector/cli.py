@@ -10,13 +10,13 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from types import ModuleType
-from typing import TYPE_CHECKING
 
 from . import commands
 
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: a replayed memo (`_replay_memo`) imports as little as it can
 if TYPE_CHECKING:
     import argparse
+    from types import ModuleType
 
 EXIT_OK = 0
 EXIT_OUTPUT = 1
@@ -162,6 +162,9 @@ def run_command(args: argparse.Namespace) -> int:
             memo = sys.modules.get("inspector.cache.memo")
             if memo is not None:
                 memo.end()
+            helper = sys.modules.get("inspector.tokens.helper")
+            if helper is not None:
+                helper.stop()  # the command's token counts are made: its counting helper ends
         sys.stdout.flush()
         save_cache()
         return code

@@ -8,23 +8,27 @@ of the config's resolved values (the config is read again on every run: its path
 whose config has an error, or whose file changed while it was read, records nothing.
 
 `replay(argv)` is the fast path `inspector.cli.main` tries before importing any command: it imports only this
-module, `store`, `filekey`, `version` and `inspector.config`, so a warm run costs little more than the
-interpreter's start. `begin` / `bind` / `record` record a memo on the normal path.
+module, `store`, `filekey` and `version`, so a warm run costs little more than the interpreter's start. The
+memo also holds a witness of what the config's resolution depended on (`config_witness`: the environment
+variables it reads, whether each path it probes exists, the identity of the file it read); while that holds,
+the config resolves as it did and `inspector.config` (JSON5, platformdirs: a third of the fast path's imports)
+is not even imported. Otherwise the config is resolved again and its fingerprint compared. `begin` / `bind` /
+`record` record a memo on the normal path.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
-
-import orjson
 
 from ._hash import blake2b
 from .filekey import UNCHANGED, FileKey, compare
 from .store import CacheUnavailable, checked_dir, entry_name, read_entry, touch, write_entry
 from .version import code_version
+
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the replay path imports as little as it can
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 KIND = "memo"
 MEMO_COMMANDS = frozenset({"stats", "context", "timeline"})
@@ -55,12 +59,14 @@ def eligible(argv: list[str]) -> bool:
 
 
 def _name(argv: list[str], cwd: str) -> str:
-    material = orjson.dumps([code_version(), cwd, argv])
+    material = repr((code_version(), cwd, argv)).encode("utf-8", "surrogateescape")
     return entry_name(KIND, blake2b(material, digest_size=16).hexdigest())
 
 
 def config_fingerprint(data: Any) -> str:
     """A hash of the resolved config values (key order ignored where JSON allows it)."""
+    import orjson
+
     try:
         raw = orjson.dumps(data, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
     except (TypeError, orjson.JSONEncodeError):
@@ -70,12 +76,76 @@ def config_fingerprint(data: Any) -> str:
 
 def _current_config(config_arg: str | None) -> str | None:
     """The fingerprint of the config as it resolves now; None when it has an error (never memoized)."""
+    from pathlib import Path
+
     from ..config import load_openclaw_config
 
     loaded = load_openclaw_config(Path(config_arg) if config_arg is not None else None)
     if loaded.error is not None:
         return None
     return config_fingerprint(loaded.data)
+
+
+CONFIG_ENV = ("OPENCLAW_CONFIG_PATH", "OPENCLAW_STATE_DIR", "OPENCLAW_HOME", "HOME", "USERPROFILE")
+"""The environment variables `inspector.config` resolves the config file with."""
+RACY_MS = 2000
+"""A config file changed less than this long ago (milliseconds) gives no witness: a rewrite within the same timestamp tick
+could keep its stat (the config is then resolved again on replay)."""
+
+
+def _exists(path: str) -> bool:
+    """`Path.exists` as `inspector.config` probes it (any error: treated as absent there and here)."""
+    try:
+        os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _identity(path: str) -> list[int] | None:
+    """Device, inode, size, mtime, ctime and mode of the file at `path` (links followed); None when absent."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode]
+
+
+def config_witness(config_arg: str | os.PathLike[str] | None) -> dict[str, Any] | None:
+    """What resolving the config (`inspector.config.load_openclaw_config(config_arg)`) depends on: the environment
+    variables it reads, whether each path it may probe exists, and the identity of the file it reads. None
+    when that cannot be told (the file changed within `RACY_MS`, a home that cannot be resolved)."""
+    from ..clock import SystemClock, now_ms
+    from ..config import default_config_candidates, legacy_state_dirs, new_state_dir, openclaw_config_path
+
+    try:
+        if config_arg is not None:
+            target, probes = str(config_arg), []
+        else:
+            target = str(openclaw_config_path())
+            probes = [str(p) for p in (*default_config_candidates(), new_state_dir(), *legacy_state_dirs())]
+    except (OSError, RuntimeError, KeyError, ValueError):
+        return None
+    identity = _identity(target)
+    if identity is not None and now_ms(SystemClock()) - max(identity[3], identity[4]) // 1_000_000 < RACY_MS:
+        return None
+    return {
+        "env": {name: os.environ.get(name) for name in CONFIG_ENV},
+        "target": target,
+        "identity": identity,
+        "probes": [[p, _exists(p)] for p in probes],
+    }
+
+
+def _witness_holds(witness: Any) -> bool:
+    """Whether the environment and the files are still as `witness` (from `config_witness`) saw them."""
+    if not isinstance(witness, dict):
+        return False
+    if witness.get("env") != {name: os.environ.get(name) for name in CONFIG_ENV}:
+        return False
+    if witness.get("identity") != _identity(witness["target"]):
+        return False
+    return all(_exists(path) == found for path, found in witness["probes"])
 
 
 def replay(argv: list[str]) -> memoryview | None:
@@ -95,19 +165,32 @@ def replay(argv: list[str]) -> memoryview | None:
         key = FileKey.from_json(header["file"])
         if key.exact is None or compare(key, header["path_arg"]) != UNCHANGED:
             return None
-        if _current_config(header["config_arg"]) != header["config"]:
+        if _witness_holds(header.get("config_witness")):
+            touch(directory, name)
+            return payload
+        config_arg = header["config_arg"]
+        before = config_witness(config_arg)
+        if _current_config(config_arg) != header["config"]:
             return None
-        touch(directory, name)
+        if before is not None and before == config_witness(config_arg):
+            # The config is as it was but the witness is new (the file was touched, or was too fresh to witness
+            # when the memo was made): rewritten with it, the next replay skips resolving the config again.
+            write_entry(directory, name, dict(header, config_witness=before), payload)
+        else:
+            touch(directory, name)
         return payload
     except (CacheUnavailable, OSError, KeyError, TypeError, ValueError):
         return None
 
 
-@dataclass(slots=True)
 class _Recording:
-    argv: list[str]
-    cwd: str
-    header: dict[str, Any] | None = field(default=None)
+    """The command line being recorded, and (once bound) the header its memo will have."""
+
+    __slots__ = ("argv", "cwd", "header")
+
+    def __init__(self, argv: list[str], cwd: str) -> None:
+        self.argv, self.cwd = argv, cwd
+        self.header: dict[str, Any] | None = None
 
 
 _recording: _Recording | None = None
@@ -125,8 +208,21 @@ def end() -> None:
     _recording = None
 
 
-def bind(key: FileKey | None, path_arg: Path, config_arg: Path | None, config: Any, config_error: str | None) -> None:
-    """What the output about to be printed was computed from: the file as read, the config as resolved."""
+def recording() -> bool:
+    """Whether this command line's output is being recorded (`begin` found it eligible, nothing ended it)."""
+    return _recording is not None
+
+
+def bind(
+    key: FileKey | None,
+    path_arg: Path,
+    config_arg: Path | None,
+    config: Any,
+    config_error: str | None,
+    witness: dict[str, Any] | None = None,
+) -> None:
+    """What the output about to be printed was computed from: the file as read, the config as resolved (and
+    `witness`, `config_witness` taken before and found the same after it was resolved, or None)."""
     global _recording
     if _recording is None:
         return
@@ -142,6 +238,7 @@ def bind(key: FileKey | None, path_arg: Path, config_arg: Path | None, config: A
         "file": key.to_json(),
         "config_arg": None if config_arg is None else str(config_arg),
         "config": config_fingerprint(config),
+        "config_witness": witness,
     }
 
 

@@ -1,6 +1,6 @@
 """The cache directory: where it is, whether it is safe to use, atomic writes, LRU eviction, clearing.
 
-An entry is one file `<kind>-<hex>.sic`: a magic line, a JSON header (what the entry is valid for, checked
+An entry is one file `<kind>-<hex>.sic`: a magic line, a header (plain data: what the entry is valid for, checked
 before anything else is read) and a payload. Files are written 0600 under a temporary per-writer name, fsynced,
 then renamed over the entry (two processes saving the same entry never interleave: the last rename wins). The
 directory must be owned by the user and not writable by others (entries may be unpickled: a planted file could
@@ -9,17 +9,16 @@ run code), or the cache is off. Reads refuse symlinks and files not owned by the
 
 from __future__ import annotations
 
+import marshal
 import os
-import re
 import stat
 import struct
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
-import orjson
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: a replayed memo imports as little as it can
+if TYPE_CHECKING:
+    from typing import Any
 
-from ..clock import Clock, SystemClock
+    from ..clock import Clock
 
 ENV_DIR = "SESSION_INSPECTOR_CACHE_DIR"
 ENV_MAX_BYTES = "SESSION_INSPECTOR_CACHE_MAX_BYTES"
@@ -27,24 +26,38 @@ APP_NAME = "session-inspector"
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 MAGIC = b"SESSION-INSPECTOR-CACHE\n"
 _LEN = struct.Struct("<I")
-ENTRY_RE = re.compile(r"^(index|memo)-[0-9a-f]{16,128}\.sic$")
-TEMP_RE = re.compile(r"^\.(index|memo)-[0-9a-f]{16,128}\.sic\.[0-9]+\.[0-9a-f]+\.tmp$")
+ENTRY_PATTERN = r"^(index|memo)-[0-9a-f]{16,128}\.sic$"
+TEMP_PATTERN = r"^\.(index|memo)-[0-9a-f]{16,128}\.sic\.[0-9]+\.[0-9a-f]+\.tmp$"
 STALE_TEMP_SECONDS = 3600.0
 """A temporary file older than this is a writer that died mid-write: eviction removes it."""
+HEADER_MARSHAL_VERSION = 4
+"""The header is a `marshal` of plain data (dicts, lists, strings, numbers, None): `marshal` is built into the
+interpreter, where a JSON decoder costs a replayed memo its imports (`json` pulls in `re`)."""
 
 
 class CacheUnavailable(Exception):
     """The cache directory cannot be used (not owned by the user, writable by others, not a directory, ...)."""
 
 
-def cache_dir() -> Path:
+def _path_text(raw: str) -> str:
+    """`str(pathlib.Path(raw))` without importing pathlib on POSIX (a replayed memo's start-up): empty and `.`
+    parts dropped, `..` kept, a leading `//` kept as POSIX allows."""
+    if os.name != "posix":
+        from pathlib import Path
+
+        return str(Path(raw))
+    lead = "//" if raw.startswith("//") and not raw.startswith("///") else "/" if raw.startswith("/") else ""
+    return (lead + "/".join(p for p in raw.split("/") if p and p != ".")) or "."
+
+
+def cache_dir() -> str:
     """`$SESSION_INSPECTOR_CACHE_DIR` (`~` expanded), else the user cache dir of `platformdirs`."""
     raw = os.environ.get(ENV_DIR, "").strip()
     if raw:
-        return Path(os.path.expanduser(raw))
+        return _path_text(os.path.expanduser(raw))
     import platformdirs
 
-    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+    return _path_text(str(platformdirs.user_cache_dir(APP_NAME, appauthor=False)))
 
 
 def max_bytes() -> int:
@@ -57,7 +70,7 @@ def max_bytes() -> int:
     return value if value >= 0 else DEFAULT_MAX_BYTES
 
 
-def checked_dir(*, create: bool) -> Path:
+def checked_dir(*, create: bool) -> str:
     """The cache dir, created 0700 when `create`; raises `CacheUnavailable` with a one-line reason.
 
     A dir owned by someone else, or writable by group or others, is refused (never "fixed": it may be a
@@ -91,18 +104,35 @@ def entry_name(kind: str, digest: str) -> str:
     return f"{kind}-{digest}.sic"
 
 
+def _plain(value: Any) -> Any:
+    """`value` as JSON-like plain data (tuples become lists, as a JSON round trip would make them); TypeError
+    for anything else."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise TypeError(f"header key {k!r} is not a string")
+            out[k] = _plain(v)
+        return out
+    raise TypeError(f"header value of type {type(value).__name__} is not plain data")
+
+
 def encode_header(header: dict[str, Any]) -> bytes:
-    """The magic line, the header's length and the header as JSON (everything before the payload)."""
-    data = orjson.dumps(header)
+    """The magic line, the header's length and the header (everything before the payload)."""
+    data = marshal.dumps(_plain(header), HEADER_MARSHAL_VERSION)
     return MAGIC + _LEN.pack(len(data)) + data
 
 
-def read_entry(directory: Path, name: str) -> tuple[dict[str, Any], memoryview] | None:
+def read_entry(directory: str | os.PathLike[str], name: str) -> tuple[dict[str, Any], memoryview] | None:
     """`(header, payload)` of an entry, or None when it is absent, not ours, or not an entry at all.
 
     A damaged entry (wrong magic, a header that is not JSON) is removed: it would never become valid.
     """
-    path = directory / name
+    path = os.path.join(directory, name)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
@@ -124,8 +154,8 @@ def read_entry(directory: Path, name: str) -> tuple[dict[str, Any], memoryview] 
         return None
     (hlen,) = _LEN.unpack_from(data, len(MAGIC))
     try:
-        header = orjson.loads(view[start : start + hlen])
-    except orjson.JSONDecodeError:
+        header = _plain(marshal.loads(view[start : start + hlen]))  # anything but plain data: not ours
+    except (EOFError, ValueError, TypeError, RecursionError):
         discard(directory, name)
         return None
     if not isinstance(header, dict) or start + hlen > len(data):
@@ -134,23 +164,23 @@ def read_entry(directory: Path, name: str) -> tuple[dict[str, Any], memoryview] 
     return header, view[start + hlen :]
 
 
-def touch(directory: Path, name: str) -> None:
+def touch(directory: str | os.PathLike[str], name: str) -> None:
     """Mark an entry as just used (its mtime: what LRU eviction goes by)."""
     try:
-        os.utime(directory / name)
+        os.utime(os.path.join(directory, name))
     except OSError:
         pass
 
 
-def discard(directory: Path, name: str) -> None:
+def discard(directory: str | os.PathLike[str], name: str) -> None:
     """Remove an entry (a damaged or unusable one); missing is fine."""
     try:
-        os.unlink(directory / name)
+        os.unlink(os.path.join(directory, name))
     except OSError:
         pass
 
 
-def write_entry(directory: Path, name: str, header: dict[str, Any], payload: bytes | memoryview) -> bool:
+def write_entry(directory: str | os.PathLike[str], name: str, header: dict[str, Any], payload: bytes | memoryview) -> bool:
     """Write an entry atomically (temp + fsync + rename), then evict the least recently used entries.
 
     Returns False (and leaves no temporary file) when it could not be written or alone exceeds the bound.
@@ -159,7 +189,7 @@ def write_entry(directory: Path, name: str, header: dict[str, Any], payload: byt
     limit = max_bytes()
     if len(head) + len(payload) > limit:
         return False
-    tmp = directory / f".{name}.{os.getpid()}.{os.urandom(6).hex()}.tmp"
+    tmp = os.path.join(directory, f".{name}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except OSError:
@@ -170,7 +200,7 @@ def write_entry(directory: Path, name: str, header: dict[str, Any], payload: byt
             f.write(payload)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, directory / name)
+        os.replace(tmp, os.path.join(directory, name))
     except OSError:
         try:
             os.unlink(tmp)
@@ -181,14 +211,24 @@ def write_entry(directory: Path, name: str, header: dict[str, Any], payload: byt
     return True
 
 
-@dataclass(frozen=True, slots=True)
 class CacheFile:
-    """One file the cache owns: an entry or a writer's temporary file."""
+    """One file the cache owns: an entry or a writer's temporary file (`name`, `size`, `mtime`, `temporary`)."""
 
-    name: str
-    size: int
-    mtime: float
-    temporary: bool
+    __slots__ = ("mtime", "name", "size", "temporary")
+
+    def __init__(self, name: str, size: int, mtime: float, temporary: bool) -> None:
+        self.name, self.size, self.mtime, self.temporary = name, size, mtime, temporary
+
+    def __repr__(self) -> str:
+        return f"CacheFile(name={self.name!r}, size={self.size}, mtime={self.mtime}, temporary={self.temporary})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CacheFile):
+            return NotImplemented
+        return (self.name, self.size, self.mtime, self.temporary) == (other.name, other.size, other.mtime, other.temporary)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.size, self.mtime, self.temporary))
 
     @property
     def kind(self) -> str:
@@ -196,19 +236,22 @@ class CacheFile:
         return "temp" if self.temporary else self.name.partition("-")[0]
 
 
-def owned_files(directory: Path) -> list[CacheFile]:
+def owned_files(directory: str | os.PathLike[str]) -> list[CacheFile]:
     """Every file of `directory` this cache owns (by name: other files are never listed, so never removed)."""
+    import re
+
+    entry_re, temp_re = re.compile(ENTRY_PATTERN), re.compile(TEMP_PATTERN)
     out: list[CacheFile] = []
     try:
         names = os.listdir(directory)
     except OSError:
         return out
     for name in names:
-        temporary = TEMP_RE.match(name) is not None
-        if not temporary and ENTRY_RE.match(name) is None:
+        temporary = temp_re.match(name) is not None
+        if not temporary and entry_re.match(name) is None:
             continue
         try:
-            st = os.lstat(directory / name)
+            st = os.lstat(os.path.join(directory, name))
         except OSError:
             continue
         if stat.S_ISREG(st.st_mode):
@@ -216,11 +259,13 @@ def owned_files(directory: Path) -> list[CacheFile]:
     return out
 
 
-def evict(directory: Path, limit: int, keep: str | None = None, clock: Clock | None = None) -> int:
+def evict(directory: str | os.PathLike[str], limit: int, keep: str | None = None, clock: Clock | None = None) -> int:
     """Remove least recently used entries until the total is within `limit` (never `keep`); returns bytes freed.
 
     Temporary files of writers that died long ago go first; a live writer's temporary file is left alone.
     """
+    from ..clock import SystemClock
+
     files = owned_files(directory)
     now = (clock or SystemClock()).now().timestamp()
     freed = 0
@@ -241,12 +286,12 @@ def evict(directory: Path, limit: int, keep: str | None = None, clock: Clock | N
     return freed
 
 
-def clear(directory: Path) -> tuple[int, int]:
+def clear(directory: str | os.PathLike[str]) -> tuple[int, int]:
     """Remove every file the cache owns in `directory`; returns `(files removed, bytes freed)`."""
     removed = freed = 0
     for f in owned_files(directory):
         try:
-            os.unlink(directory / f.name)
+            os.unlink(os.path.join(directory, f.name))
         except OSError:
             continue
         removed += 1

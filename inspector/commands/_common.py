@@ -8,14 +8,16 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-from rich.console import Console
 
 from ..figures import WindowOptions, load_window_options
 from ..session import Session, SessionOpenError, open_session
 from ..window import context_window_arg
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 EXIT_ERROR = 2
 EXIT_UNSUPPORTED = 3
@@ -119,11 +121,33 @@ def dumps_json(data: Any) -> bytes:
         return json.dumps(data, indent=2, ensure_ascii=True).encode("ascii")
 
 
-def open_context(args: argparse.Namespace):
+COUNTING_HELPER_MIN_BYTES = 16 * 1024 * 1024
+"""Files at least this big get a counting helper (`inspector.tokens.helper`) when the command counts tokens."""
+
+
+def start_counting_helper(path: Path, encoding: str | None) -> None:
+    """Fork the token-counting helper now, while this process is small, when `encoding` will count a big file:
+    the tokenizer then never sits on top of the index in this process (its peak memory)."""
+    if encoding is None:
+        return
+    try:
+        if os.stat(path).st_size < COUNTING_HELPER_MIN_BYTES:
+            return
+    except (OSError, ValueError):
+        return  # opening it reports the problem
+    from ..tokens import helper
+
+    helper.start(encoding)
+
+
+def open_context(args: argparse.Namespace, encoding: str | None = None):
     """Open `args.path` and build the context of `args.leaf`; on failure print one line and return None.
 
+    `encoding`: the tiktoken encoding the command counts the context with (None: it does not count); a big
+    file's counts are then made by a helper process started before the file is indexed.
     Returns `(session, ctx, window_options, config_error)`.
     """
+    start_counting_helper(args.path, encoding)
     session = open_or_fail(args.path)
     if session is None:
         return None
@@ -132,11 +156,22 @@ def open_context(args: argparse.Namespace):
     except KeyError:
         print(f"session-inspector: no entry with id {args.leaf!r} in {args.path}", file=sys.stderr)
         return None
+    if encoding is not None:
+        from ..tokens.bulk import precount_summaries
+
+        precount_summaries(session, ctx, encoding)
+    witness = None
+    if _cache_enabled:
+        from ..cache import memo
+
+        witness = memo.config_witness(args.config) if memo.recording() else None
     opts, config_error = window_options(args)
     if _cache_enabled:
         from ..cache import index_cache, memo
 
-        memo.bind(index_cache.file_key(session), args.path, args.config, opts.config, config_error)
+        if witness is not None and witness != memo.config_witness(args.config):
+            witness = None  # the config changed while it was read: the replay resolves it again
+        memo.bind(index_cache.file_key(session), args.path, args.config, opts.config, config_error, witness)
     return session, ctx, opts, config_error
 
 
@@ -247,16 +282,19 @@ def output_width() -> int | None:
     return PIPE_WIDTH
 
 
-class SafeConsole(Console):
-    """A Rich console whose closed pipe raises `BrokenPipeError` (Rich exits 1 by default) for `inspector.cli`."""
-
-    def on_broken_pipe(self) -> None:
-        self.quiet = True
-        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
-
-
 def console() -> Console:
-    """A console that never interprets markup or emoji codes in what it prints (transcripts are untrusted)."""
+    """A console that never interprets markup or emoji codes in what it prints (transcripts are untrusted).
+
+    Its closed pipe raises `BrokenPipeError` (Rich exits 1 by default) for `inspector.cli`. Rich is imported
+    here, on first use: a `--json` run never needs it.
+    """
+    from rich.console import Console
+
+    class SafeConsole(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
     return SafeConsole(markup=False, emoji=False, highlight=False, soft_wrap=False, width=output_width())
 
 

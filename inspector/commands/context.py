@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from rich.table import Table
-from rich.text import Text
-
 from ..figures import context_report
 from ..textsafe import make_inert
 from ._common import EXIT_ERROR, add_session_options, console, encoding_of, number_column, open_context, print_json, warn
@@ -19,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    opened = open_context(args)
+    opened = open_context(args, encoding_of(args))
     if opened is None:
         return EXIT_ERROR
     session, ctx, opts, config_error = opened
@@ -30,6 +27,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(data)
         return 0
+    from rich.table import Table  # only for the table: a `--json` run never imports Rich
+    from rich.text import Text
+
     c = console()
     title = make_inert(f"Context of {data['file']} (leaf {data['leaf_id'] or 'none'})", keep_newlines=False)
     t = Table(title=title, title_justify="left")

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from ..figures import session_stats
 from ._common import (
@@ -21,6 +19,9 @@ from ._common import (
     warn,
 )
 
+if TYPE_CHECKING:
+    from rich.text import Text
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("stats", help="counts, tree, compactions, token totals per estimator, usage, window, diagnostics")
@@ -29,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    opened = open_context(args)
+    opened = open_context(args, encoding_of(args))
     if opened is None:
         return EXIT_ERROR
     session, _, opts, config_error = opened
@@ -45,11 +46,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _t(value: object) -> Text:
+    from rich.text import Text
+
     return Text("" if value is None else str(value))
 
 
 def render(data: dict) -> None:
     """Human-readable stats (every value also in `--json`)."""
+    from rich.table import Table
+
     from ..textsafe import make_inert
 
     c = console()

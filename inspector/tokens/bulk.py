@@ -22,15 +22,28 @@ import signal
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from .. import model as m
 from .. import parallel
 from ..formats.openclaw import agent_message_of
 from ..formats.records import decode_line
+from . import helper
 from .counter import Implementation, get_token_counter
 
-__all__ = ["COALESCE_GAP", "MAX_READ", "PARALLEL_MIN_BYTES", "UNREADABLE", "LineJob", "count_lines", "plan_shares"]
+if TYPE_CHECKING:
+    from ..session import Session
+
+__all__ = [
+    "COALESCE_GAP",
+    "MAX_READ",
+    "PARALLEL_MIN_BYTES",
+    "UNREADABLE",
+    "LineJob",
+    "count_lines",
+    "plan_shares",
+    "precount_summaries",
+]
 
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024
 """Jobs whose lines total fewer bytes than this are counted in this process (a pool costs ~50 ms to start)."""
@@ -148,11 +161,18 @@ def count_lines(
     """Token count of the message of every job, by `pos`: None when the line maps to no message, `UNREADABLE`
     when it no longer parses into an object.
 
-    Counts with `get_token_counter(encoding, implementation)` (load it before calling: forked workers inherit
-    it). Lines totalling at least `min_bytes` (default `PARALLEL_MIN_BYTES`) are counted by `workers`
+    When a counting helper for this encoding runs (`inspector.tokens.helper.start`) and `workers` and
+    `min_bytes` are left to their defaults, the helper counts (the same counts; the tokenizer stays out of this
+    process). Otherwise counts with `get_token_counter(encoding, implementation)` (load it before calling:
+    forked workers inherit it). Lines totalling at least `min_bytes` (default `PARALLEL_MIN_BYTES`) are counted by `workers`
     processes (default `inspector.parallel.worker_count()`, which `SESSION_INSPECTOR_WORKERS` caps; 1 = in this
     process).
     """
+    if workers is None and min_bytes is None and helper.active(encoding, implementation):
+        try:
+            return helper.count_lines(path, jobs, version)
+        except helper.HelperFailed:
+            pass  # counted here instead: the same counts
     workers = parallel.worker_count() if workers is None else max(1, workers)
     threshold = PARALLEL_MIN_BYTES if min_bytes is None else min_bytes
     total = sum(j.length for j in jobs)
@@ -194,3 +214,36 @@ def _in_pool(workers: int, calls: list[tuple[str, list[LineJob], int, str, Imple
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
     return results
+
+
+def precount_summaries(session: Session, ctx: m.SessionContext, encoding: str) -> int:
+    """Count, in the counting helper, the compaction summaries of `ctx` whose counts `session.token_counts` lacks,
+    and store them there (by entry offset, under the encoding in use): the messages `figures.tiktoken_counts_for`
+    counts from the index rather than through `count_lines`. Returns how many were stored; 0 when no helper
+    for `encoding` runs or it fails (the caller then counts them itself, with the same result)."""
+    if not helper.active(encoding, "auto"):
+        return 0
+    counter = get_token_counter(encoding)
+    if not counter.available:
+        return 0
+    known = session.token_counts.setdefault(counter.name, {})
+    entries = session.entries
+    todo: list[tuple[int, dict[str, Any]]] = []
+    for row in ctx.messages:
+        e = entries[row.entry_index]
+        if e.type == m.COMPACTION and e.data is not None and e.offset not in known:
+            msg = session.load_message(e)
+            if msg is not None:
+                todo.append((e.offset, msg))
+    if not todo:
+        return 0
+    try:
+        counts = helper.count_messages([msg for _, msg in todo])
+    except helper.HelperFailed:
+        return 0
+    stored = 0
+    for (offset, _), count in zip(todo, counts):
+        if isinstance(count, int):
+            known[offset] = count
+            stored += 1
+    return stored

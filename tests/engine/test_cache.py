@@ -6,6 +6,7 @@ commands print (stats, context, timeline). Real files, a real cache dir (the aut
 
 from __future__ import annotations
 
+import marshal
 import os
 import stat
 from pathlib import Path
@@ -545,3 +546,40 @@ def test_real_transcripts_restored_and_extended(tmp_path: Path, name: str) -> No
     grown = open_cached(path)
     assert how_opened(grown) == EXTENDED
     assert_same(grown, path)
+
+
+def test_entry_header_round_trip_is_plain_data(tmp_path: Path) -> None:
+    directory = tmp_path / "c"
+    directory.mkdir(mode=0o700)
+    header_obj = {"kind": "memo", "argv": ("stats", "s\udcff.jsonl"), "n": 2**70, "x": 1.5, "none": None, "ok": True,
+                  "nested": {"list": [1, ("a", "b")]}}
+    assert store.write_entry(directory, "memo-" + "0" * 32 + ".sic", header_obj, b"payload")
+    got = store.read_entry(directory, "memo-" + "0" * 32 + ".sic")
+    assert got is not None
+    back, payload = got
+    # as a JSON round trip would give it back: tuples are lists; a lone surrogate (a non-UTF-8 file name) survives
+    assert back == {"kind": "memo", "argv": ["stats", "s\udcff.jsonl"], "n": 2**70, "x": 1.5, "none": None, "ok": True,
+                    "nested": {"list": [1, ["a", "b"]]}}
+    assert bytes(payload) == b"payload"
+    with pytest.raises(TypeError):
+        store.encode_header({"kind": object()})
+    with pytest.raises(TypeError):
+        store.encode_header({"kind": {1: "not a string key"}})
+
+
+@pytest.mark.parametrize("header_bytes", [b"\xff\x00garbage", b"", marshal.dumps(compile("1", "x", "eval")), marshal.dumps(["a list"])])
+def test_damaged_entry_header_is_ignored_and_removed(tmp_path: Path, header_bytes: bytes) -> None:
+    directory = tmp_path / "c"
+    directory.mkdir(mode=0o700)
+    name = "memo-" + "1" * 32 + ".sic"
+    target = directory / name
+    target.write_bytes(store.MAGIC + len(header_bytes).to_bytes(4, "little") + header_bytes + b"payload")
+    os.chmod(target, 0o600)
+    assert store.read_entry(directory, name) is None
+    assert not target.exists()
+
+
+@pytest.mark.parametrize("raw", ["/tmp/x/", "/tmp//x", "./x", "x/./y/", "//net/x", "///x", "a/../b", ".", "/", "rel", "~x", "/a/b/.."])
+def test_the_cache_dir_is_named_as_pathlib_would(raw: str, monkeypatch) -> None:
+    monkeypatch.setenv(store.ENV_DIR, raw)
+    assert store.cache_dir() == str(Path(os.path.expanduser(raw)))

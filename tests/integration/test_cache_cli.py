@@ -162,6 +162,56 @@ def test_config_change_is_seen(tmp_path: Path, home: Path) -> None:
         assert json.loads(proc.stdout)["config_error"]
 
 
+REPLAY_PROBE = """
+import sys
+from inspector.cli import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+sys.stderr.write("config imported" if "inspector.config" in sys.modules else "config not imported")
+sys.exit(code)
+"""
+
+
+def replay_probe(*args: object, env: dict[str, str]) -> tuple[bytes, str]:
+    """A run of the CLI that also says whether `inspector.config` was imported (a replayed memo whose config
+    witness holds never imports it)."""
+    proc = subprocess.run([sys.executable, "-c", REPLAY_PROBE, *map(str, args)], capture_output=True, env=env, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+    return proc.stdout, proc.stderr.decode()
+
+
+def test_config_witness_replays_without_the_config_and_sees_every_change(tmp_path: Path, home: Path) -> None:
+    path = damaged_fixture(tmp_path / "s.jsonl")
+    env = env_for(home)
+    low = home / ".clawdbot" / "openclaw.json"  # the last candidate probed: any earlier one that appears wins
+    low.parent.mkdir()
+    low.write_text('{"agents": {"defaults": {"contextTokens": 50000}}}')
+    time.sleep(2.1)  # older than the witness's racy window (a file this fresh is resolved again on every replay)
+    first, _ = replay_probe("stats", "--json", path, env=env)
+    assert json.loads(first)["context_window"]["tokens"] == 50000
+    again, how = replay_probe("stats", "--json", path, env=env)
+    assert (again, how) == (first, "config not imported")
+
+    high = home / ".openclaw" / "openclaw.json"  # $OPENCLAW_STATE_DIR/openclaw.json: probed first
+    high.parent.mkdir()
+    high.write_text('{"agents": {"defaults": {"contextTokens": 40000}}}')
+    second, how = replay_probe("stats", "--json", path, env=env)
+    assert json.loads(second)["context_window"]["tokens"] == 40000 and how == "config imported"
+    assert second == out("stats", "--json", path, "--no-cache", env=env)
+
+    time.sleep(2.1)
+    assert replay_probe("stats", "--json", path, env=env) == (second, "config imported")  # recorded with its witness
+    assert replay_probe("stats", "--json", path, env=env) == (second, "config not imported")
+    high.write_text('{"agents": {"defaults": {"contextTokens": 30000}}}')  # same size, same path
+    third, _ = replay_probe("stats", "--json", path, env=env)
+    assert json.loads(third)["context_window"]["tokens"] == 30000
+
+    other = tmp_path / "other.json"
+    other.write_text('{"agents": {"defaults": {"contextTokens": 20000}}}')
+    moved, _ = replay_probe("stats", "--json", path, env=dict(env, OPENCLAW_CONFIG_PATH=str(other)))
+    assert json.loads(moved)["context_window"]["tokens"] == 20000
+
+
 def test_options_and_working_directory_are_in_the_key(tmp_path: Path, home: Path) -> None:
     path = damaged_fixture(tmp_path / "s.jsonl")
     env = env_for(home)

