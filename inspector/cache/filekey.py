@@ -1,7 +1,7 @@
 """What a cache entry knows about the session file it was made from, and how the file compares now.
 
 A key holds the resolved path, device and inode, the end of what was read (`end`), hashes of the head (the
-first `index.HEAD_BYTES`) and of the tail before `end` (`TAIL_BYTES`), and, when the file did not change while
+first `HEAD_BYTES`) and of the tail before `end` (`TAIL_BYTES`), and, when the file did not change while
 it was read, its exact size, mtime and ctime. `compare` says `unchanged` (the same stat and hashes: nothing to
 read), `grown` (same inode, same head and tail before `end`, larger: only bytes after `end` to read) or
 `stale` (anything else: rebuild). A rewrite in place keeps its mtime only with `os.utime`, which moves the
@@ -13,47 +13,80 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import asdict, dataclass
-from typing import Any
 
-from ..index import HEAD_BYTES
 from ._hash import blake2b
 
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: a replayed memo (`inspector.cache.memo`) imports as little as it can
+if TYPE_CHECKING:
+    from typing import Any
+
+HEAD_BYTES = 4096
+"""The head hashed: `inspector.index.HEAD_BYTES` (not imported from there: that module imports pathlib and
+dataclasses, a third of a replayed memo's start-up; a test keeps the two equal)."""
 TAIL_BYTES = 4096
 UNCHANGED = "unchanged"
 GROWN = "grown"
 STALE = "stale"
 
 
-@dataclass(frozen=True, slots=True)
 class FileStat:
-    """The stat fields that tell a file unchanged."""
+    """The stat fields that tell a file unchanged (a value: equal and hashed by its fields).
 
-    dev: int
-    ino: int
-    size: int
-    mtime_ns: int
-    ctime_ns: int
+    Plain classes, not dataclasses, here: `dataclasses` imports `inspect` (ast, dis, tokenize), which alone
+    costs a replayed memo more than everything else it does.
+    """
+
+    __slots__ = ("ctime_ns", "dev", "ino", "mtime_ns", "size")
+
+    def __init__(self, dev: int, ino: int, size: int, mtime_ns: int, ctime_ns: int) -> None:
+        self.dev, self.ino, self.size, self.mtime_ns, self.ctime_ns = dev, ino, size, mtime_ns, ctime_ns
+
+    def _fields(self) -> tuple[int, int, int, int, int]:
+        return (self.dev, self.ino, self.size, self.mtime_ns, self.ctime_ns)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FileStat) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return "FileStat(dev={}, ino={}, size={}, mtime_ns={}, ctime_ns={})".format(*self._fields())
+
+    def to_json(self) -> dict[str, int]:
+        return {"dev": self.dev, "ino": self.ino, "size": self.size, "mtime_ns": self.mtime_ns, "ctime_ns": self.ctime_ns}
 
     @classmethod
     def of(cls, st: os.stat_result) -> FileStat:
         return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-@dataclass(frozen=True, slots=True)
 class FileKey:
-    """A session file as a cache entry saw it (see the module docstring)."""
+    """A session file as a cache entry saw it (see the module docstring); a value like `FileStat`."""
 
-    path: str
-    dev: int
-    ino: int
-    end: int
-    head_hash: str
-    tail_hash: str
-    exact: FileStat | None
+    __slots__ = ("dev", "end", "exact", "head_hash", "ino", "path", "tail_hash")
+
+    def __init__(self, path: str, dev: int, ino: int, end: int, head_hash: str, tail_hash: str, exact: FileStat | None) -> None:
+        self.path, self.dev, self.ino, self.end = path, dev, ino, end
+        self.head_hash, self.tail_hash, self.exact = head_hash, tail_hash, exact
+
+    def _fields(self) -> tuple[str, int, int, int, str, str, FileStat | None]:
+        return (self.path, self.dev, self.ino, self.end, self.head_hash, self.tail_hash, self.exact)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FileKey) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return "FileKey(path={!r}, dev={}, ino={}, end={}, head_hash={!r}, tail_hash={!r}, exact={!r})".format(*self._fields())
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {
+            "path": self.path, "dev": self.dev, "ino": self.ino, "end": self.end, "head_hash": self.head_hash,
+            "tail_hash": self.tail_hash, "exact": None if self.exact is None else self.exact.to_json(),
+        }  # fmt: skip
 
     @classmethod
     def from_json(cls, data: Any) -> FileKey:

@@ -11,23 +11,32 @@ from __future__ import annotations
 
 import os
 import sys
-from functools import cache
-from pathlib import Path
 
 from ._hash import blake2b
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 """The cache's own format; bump it when what an entry holds changes shape."""
 
 
-def _package_dir() -> Path:
-    return Path(__file__).resolve().parent.parent
+def _package_dir() -> str:
+    return os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 
-@cache
+_computed: str | None = None
+
+
 def code_version() -> str:
-    """`f<format>-py<x.y>-<package version>-<fingerprint>`: equal only for the same code on the same Python."""
-    root = str(_package_dir())
+    """`f<format>-py<x.y>-<package version>-<fingerprint>`: equal only for the same code on the same Python.
+
+    Computed once per process (no `functools.cache`, no pathlib: a replayed memo imports neither)."""
+    global _computed
+    if _computed is None:
+        _computed = _fingerprint()
+    return _computed
+
+
+def _fingerprint() -> str:
+    root = _package_dir()
     digest = blake2b(digest_size=12)
     stack = [""]
     while stack:

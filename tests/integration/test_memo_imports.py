@@ -1,0 +1,48 @@
+"""A replayed memo answers before anything heavy is imported: the warm floor is the interpreter's start."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import ROOT
+
+from inspector import index
+from inspector.cache import filekey
+
+PROBE = """
+import sys
+at_start = set(sys.modules)  # what the interpreter's start (site, an editable install's hook) imported
+from inspector.cli import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+heavy = ("dataclasses", "pathlib", "typing", "json", "orjson", "re", "inspector.config", "inspector.session")
+sys.stderr.write(" ".join(m for m in heavy if m in sys.modules and m not in at_start))
+sys.exit(code)
+"""
+
+
+def test_the_file_key_hashes_the_head_the_index_reads() -> None:
+    assert filekey.HEAD_BYTES == index.HEAD_BYTES
+
+
+def test_a_replayed_memo_imports_nothing_heavy(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes((ROOT / "inspector" / "data" / "demo-session.jsonl").read_bytes())
+    home = tmp_path / "home"
+    home.mkdir()
+    env = dict(os.environ, HOME=str(home), OPENCLAW_STATE_DIR=str(home / ".openclaw"), SESSION_INSPECTOR_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("OPENCLAW_CONFIG_PATH", None)
+    runs = []
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-c", PROBE, "stats", "--json", str(path)], capture_output=True, env=env,
+                              cwd=ROOT, timeout=300, check=True)
+        runs.append((proc.stdout, proc.stderr.decode()))
+        time.sleep(0.01)
+    (first, imported_cold), (second, imported_warm) = runs
+    assert second == first
+    assert "inspector.session" in imported_cold  # the first run computed the figures
+    assert imported_warm == ""
