@@ -16,6 +16,9 @@ Columns, one row per entry in file order:
 - `usage_slot`: the row of the entry's packed usage in `usage_buffer` (-1: none);
 - `extras`: the `timestamp` and `data` of the entries that have them (the types other than `message`), kept as
   compact JSON when it gives them back exactly (so `entry.data` is a fresh dict every time).
+
+Entries are only ever appended, `ids` last: a thread reading while another appends sees an entry (`len(table)`)
+only once every column holds it.
 """
 
 from __future__ import annotations
@@ -127,17 +130,18 @@ class EntryTable(Sequence[m.Entry]):
         if len(nums) != NUMS_SIZE:
             raise ValueError("packed numbers of the wrong size")
         self.nums += nums
-        self.ids.append(id)
         self.parent_ids.append(parent_id)
         self.shape.append(code)
         self.calls.append(None if calls == () else calls)  # an empty tool call id stays one
         if usage_packed is None:
             self.usage_slot.append(-1)
         else:
-            self.usage_slot.append(len(self.usage_buffer) // USAGE_SIZE)
+            slot = len(self.usage_buffer) // USAGE_SIZE
             self.usage_buffer += usage_packed
+            self.usage_slot.append(slot)
         if timestamp is not None or data is not None:
             self.extras[index] = _pack_extra(timestamp, data)
+        self.ids.append(id)  # last: `len(self)` counts the entry once every column holds it (a reader in another thread)
         return index
 
     def extend_columns(
@@ -157,12 +161,12 @@ class EntryTable(Sequence[m.Entry]):
             raise ValueError("columns of different lengths")
         base = len(self.usage_buffer) // USAGE_SIZE
         self.nums += nums
-        self.ids.extend(ids)
         self.parent_ids.extend(parent_ids)
         self.shape.extend(codes)
         self.calls.extend(None if c == () else c for c in calls)
-        self.usage_slot.extend(array("i", [-1 if s < 0 else s + base for s in usage_slots]) if base else usage_slots)
         self.usage_buffer += usage_buffer
+        self.usage_slot.extend(array("i", [-1 if s < 0 else s + base for s in usage_slots]) if base else usage_slots)
+        self.ids.extend(ids)  # last, as in `add_row`
 
     # -- one entry ----------------------------------------------------------------------------------------
 
