@@ -50,8 +50,9 @@ Extra = bytes | tuple[str | None, dict[str, Any] | None]
 `(timestamp, data)` as they are (when the JSON would not give them back exactly)."""
 
 
-def _pack_extra(timestamp: str | None, data: dict[str, Any] | None) -> Extra:
-    """`(timestamp, data)` as an `extras` cell: a parsed line takes ~5 times its JSON's size in memory."""
+def pack_extra(timestamp: str | None, data: dict[str, Any] | None) -> Extra:
+    """`(timestamp, data)` as an `extras` cell: a parsed line takes ~5 times its JSON's size in memory (also done in
+    worker processes: `formats.column_runs`)."""
     if type(data) is dict and timestamp == _timestamp_in(data):
         try:
             packed = orjson.dumps(data)
@@ -62,7 +63,8 @@ def _pack_extra(timestamp: str | None, data: dict[str, Any] | None) -> Extra:
     return (timestamp, data)
 
 
-def _unpack_extra(extra: Extra) -> tuple[str | None, dict[str, Any] | None]:
+def unpack_extra(extra: Extra) -> tuple[str | None, dict[str, Any] | None]:
+    """`(timestamp, data)` of an `extras` cell (a fresh dict each time)."""
     if type(extra) is bytes:
         data = orjson.loads(extra)
         return _timestamp_in(data), data
@@ -140,7 +142,7 @@ class EntryTable(Sequence[m.Entry]):
             self.usage_buffer += usage_packed
             self.usage_slot.append(slot)
         if timestamp is not None or data is not None:
-            self.extras[index] = _pack_extra(timestamp, data)
+            self.extras[index] = pack_extra(timestamp, data)
         self.ids.append(id)  # last: `len(self)` counts the entry once every column holds it (a reader in another thread)
         return index
 
@@ -153,9 +155,10 @@ class EntryTable(Sequence[m.Entry]):
         calls: list[str | tuple[str, ...] | None],
         usage_slots: array,
         usage_buffer: bytes | bytearray,
+        extras: dict[int, Extra],
     ) -> None:
         """Add entries given as whole columns (a worker's `ColumnRun`, its shape codes already this table's; its
-        usage slots numbered from 0 in `usage_buffer`). Entries with `extras` are never added this way."""
+        usage slots numbered from 0 in `usage_buffer`; its `extras` by position in the columns)."""
         count = len(ids)
         if len(nums) != count * NUMS_SIZE or not len(parent_ids) == len(codes) == len(calls) == len(usage_slots) == count:
             raise ValueError("columns of different lengths")
@@ -166,6 +169,8 @@ class EntryTable(Sequence[m.Entry]):
         self.calls.extend(None if c == () else c for c in calls)
         self.usage_buffer += usage_buffer
         self.usage_slot.extend(array("i", [-1 if s < 0 else s + base for s in usage_slots]) if base else usage_slots)
+        start = len(self.ids)
+        self.extras.update({start + k: extra for k, extra in extras.items()})
         self.ids.extend(ids)  # last, as in `add_row`
 
     # -- one entry ----------------------------------------------------------------------------------------
@@ -201,7 +206,7 @@ class EntryTable(Sequence[m.Entry]):
         elif type(calls) is _BothCalls:
             tcid, tcids = calls
         extra = self.extras.get(i)
-        timestamp, data = (None, None) if extra is None else _unpack_extra(extra)
+        timestamp, data = (None, None) if extra is None else unpack_extra(extra)
         return m.Entry(
             i, bytes(self.nums[i * NUMS_SIZE : (i + 1) * NUMS_SIZE]), t, self.ids[i], self.parent_ids[i], timestamp, data,
             role, tool_name, tcid, tcids, provider, model, stop, self.usage_packed(i), kinds,
@@ -245,7 +250,7 @@ class EntryTable(Sequence[m.Entry]):
     def data_of(self, i: int) -> dict[str, Any] | None:
         """The `data` of entry `i` (a fresh dict: see `Entry.data`)."""
         extra = self.extras.get(i)
-        return None if extra is None else _unpack_extra(extra)[1]
+        return None if extra is None else unpack_extra(extra)[1]
 
     def usage_packed(self, i: int) -> bytes | None:
         """The packed usage of entry `i` (`model.pack_usage`), None without one."""
@@ -286,8 +291,7 @@ class EntryTable(Sequence[m.Entry]):
         rows, total = self._usage_total
         now = len(self.usage_buffer) // USAGE_SIZE
         if rows < now:
-            buf = self.usage_buffer
-            total = total.plus(bytes(buf[k : k + USAGE_SIZE]) for k in range(rows * USAGE_SIZE, now * USAGE_SIZE, USAGE_SIZE))
+            total = total.plus_rows(bytes(self.usage_buffer[rows * USAGE_SIZE : now * USAGE_SIZE]))
             self._usage_total = (now, total)  # one assignment: a reader in another thread sees the old or the new pair
         return total
 

@@ -53,15 +53,20 @@ class SessionTree:
             self._setting(etype, entries.data_of(index))
 
     def link_range(self, indices: range) -> None:
-        """Register the entries already appended at `indices` (message entries from a column run): the ids go into
-        `by_id` in one update when none repeats, else one by one."""
-        ids = self.entries.ids[indices.start : indices.stop]
+        """Register the entries already appended at `indices` (a worker's column run): the ids go into `by_id` in one
+        update when none repeats, else one by one."""
+        entries = self.entries
+        ids = entries.ids[indices.start : indices.stop]
         by_id = self.by_id
         if None in ids or len(set(ids)) != len(ids) or not by_id.keys().isdisjoint(ids) or self._first_child is not None:
             for index in indices:
                 self.link(index)
             return
         by_id.update(zip(ids, indices))  # type: ignore[arg-type]
+        settings = entries.codes_where(lambda shape: shape[0] in (m.LABEL, m.SESSION_INFO))
+        if settings:  # labels and session names, in file order
+            for index in compress(indices, map(settings.__contains__, entries.shape[indices.start : indices.stop])):
+                self._setting(entries.type_of(index), entries.data_of(index))
 
     def _link_child(self, pid: str | None, index: int) -> None:
         if not pid:

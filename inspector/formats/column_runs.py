@@ -8,9 +8,12 @@ parent's reader must see one by one (`EntryReader.accept_index`):
 
 - the first records of the range, up to and including the first one that is not an `ErrorRecord` (the parent
   must have counted a parsed object before any run: the first of the file is the header or its absence);
-- every record that is not a `message` entry (headers, compactions, custom entries...);
-- message lines with something to report (invalid UTF-8, a huge line, an id or parent id that is not a string,
-  no string role), and every line of a v1 file (ids are made up in the reader's order).
+- lines with something to report (invalid UTF-8, a huge line, an id or parent id that is not a string, a message
+  with no string role, a type that is unknown or not a string, another session header, not an object), and every
+  line of a v1 file (ids are made up in the reader's order).
+
+Entries of the other known types (compaction, custom, model change, label...) are packed like messages, with
+their `data` as the table's compact `extras` cells.
 
 A run's line numbers count from 1 within the range (the parent adds the lines of the ranges before it).
 The parent's reader shares id strings and tool call id strings between entries to save memory; a worker does the
@@ -24,7 +27,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import model as m
-from .record_types import ErrorRecord, MessageRecord
+from ..entry_table import Extra, pack_extra
+from ..tokens import estimate_all
+from .agent_message import agent_message_for
+from .record_types import ErrorRecord, MessageRecord, OtherRecord
 from .records import extract_record
 
 HUGE_LINE_BYTES = 16 * 1024 * 1024
@@ -43,7 +49,8 @@ class ColumnRun:
     """Consecutive plain message lines of one range, as `EntryTable` columns (see the module docstring).
 
     `nums` rows carry the line number within the range; `codes` index `shapes`, this run's own list of shapes;
-    `usage_slots` index rows of `usage_buffer` (-1: no usage).
+    `usage_slots` index rows of `usage_buffer` (-1: no usage). Entries of the other known types (compaction,
+    custom, model change...) are packed too, their `data` and `timestamp` as `extras` cells.
     """
 
     nums: bytearray = field(default_factory=bytearray)
@@ -54,6 +61,8 @@ class ColumnRun:
     calls: list[str | tuple[str, ...] | None] = field(default_factory=list)
     usage_slots: array = field(default_factory=lambda: array("i"))
     usage_buffer: bytearray = field(default_factory=bytearray)
+    extras: dict[int, Extra] = field(default_factory=dict)
+    """The `extras` cells of the run's entries of other types, by position in the run."""
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -83,11 +92,7 @@ class _RunBuilder:
 
     def message(self, rec: tuple[Any, ...], line: int, offset: int, length: int) -> None:
         (eid, parent, role, tool_name, tool_call_id, call_ids, provider, model, stop, usage, ts, kinds, est, flags, _) = rec
-        run = self.run
-        if run is None:
-            run = self.run = ColumnRun()
-            self.parts.append(run)
-            self.shape_codes = {}
+        run = self._run()
         known = self.known_ids
         if parent:
             parent = known.get(parent, parent)  # the parent's own id string (memory)
@@ -97,23 +102,67 @@ class _RunBuilder:
                 self.open_calls[cid] = cid
         elif tool_call_id is not None:
             tool_call_id = self.open_calls.pop(tool_call_id, tool_call_id)
-        run.nums += _pack_nums(
+        nums = _pack_nums(
             line, offset, length, *(est if est is not None else _NO_ESTIMATES), _NAN if ts is None else float(ts), flags
         )
+        self._add(run, nums, eid, parent, (m.MESSAGE, role, tool_name, provider, model, stop, kinds), call_ids or tool_call_id, usage)
+
+
+    def other(self, obj: dict[str, Any], line: int, offset: int, length: int, version: int) -> None:
+        """An entry of another known type (see `plain_other`), as `EntryReader._other_entry` makes it."""
+        run = self._run()
+        etype = obj["type"]
+        eid = obj["id"]
+        parent = obj.get("parentId")
+        if parent:
+            parent = self.known_ids.get(parent, parent)
+        self.known_ids[eid] = eid
+        ts = obj.get("timestamp")
+        data = {k: v for k, v in obj.items() if k != "content"} if etype == m.CUSTOM_MESSAGE else obj
+        msg = agent_message_for(etype, obj, version)
+        if msg is not None:
+            nums = m.pack_nums(line, offset, length, estimate_all(msg), msg.get("timestamp"))
+        else:
+            nums = m.pack_nums(line, offset, length, None, None)
+        run.extras[len(run.ids)] = pack_extra(ts if isinstance(ts, str) else None, data)
+        self._add(run, nums, eid, parent, (etype, None if msg is None else msg["role"], None, None, None, None, ()), None, None)
+
+    def _run(self) -> ColumnRun:
+        run = self.run
+        if run is None:
+            run = self.run = ColumnRun()
+            self.parts.append(run)
+            self.shape_codes = {}
+        return run
+
+    def _add(self, run: ColumnRun, nums: bytes, eid: str, parent: str | None, shape: tuple[Any, ...], calls: Any, usage: bytes | None) -> None:
+        run.nums += nums
         run.ids.append(eid)
         run.parent_ids.append(parent)
-        shape = (m.MESSAGE, role, tool_name, provider, model, stop, kinds)
         code = self.shape_codes.get(shape)
         if code is None:
             code = self.shape_codes[shape] = len(run.shapes)
             run.shapes.append(shape)
         run.codes.append(code)
-        run.calls.append(call_ids or tool_call_id)
+        run.calls.append(calls)
         if usage is None:
             run.usage_slots.append(-1)
         else:
             run.usage_slots.append(len(run.usage_buffer) // m.USAGE_SIZE)
             run.usage_buffer += usage
+
+
+def plain_other(obj: Any, note: str | None, length: int) -> bool:
+    """A parsed line of a known entry type other than `message` that the reader would take without a diagnostic
+    and without its own state (string id, string or null parent; v2+ files)."""
+    if type(obj) is not dict or note is not None or length > HUGE_LINE_BYTES:
+        return False
+    etype = obj.get("type")
+    parent = obj.get("parentId")
+    return etype in _PACKED_OTHER_TYPES and type(obj.get("id")) is str and (parent is None or type(parent) is str)
+
+
+_PACKED_OTHER_TYPES = m.KNOWN_ENTRY_TYPES - {m.MESSAGE}
 
 
 def plain_message(rec: tuple[Any, ...], length: int) -> bool:
@@ -147,6 +196,8 @@ def extract_range_runs(path: str, start: int, end: int, first_line: int, version
         wire = tuple(rec)
         if counted and packable and plain_message(wire, len(raw)):
             builder.message(wire, line, offset, len(raw))
+        elif counted and packable and type(rec) is OtherRecord and plain_other(rec.obj, rec.note, len(raw)):
+            builder.other(rec.obj, line, offset, len(raw), version)
         else:
             builder.row((line, offset, len(raw), wire))
             counted = counted or type(rec) is not ErrorRecord

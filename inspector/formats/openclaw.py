@@ -27,9 +27,9 @@ import orjson
 
 from .. import model as m
 from ..entry_table import EntryTable
-from ..jsjson import js_truthy, json_kind
-from ..timeutil import iso_to_ms
+from ..jsjson import json_kind
 from ..tokens import estimate_all
+from .agent_message import agent_message_of
 from .column_runs import HUGE_LINE_BYTES, ColumnRun
 from .records import (
     NESTED_TOO_DEEP,
@@ -79,46 +79,6 @@ def peek_version(first_line: bytes) -> int:
 def synthetic_v1_id(line: int) -> str:
     """The id given to a v1 entry (v1 files store none; pi would assign random ones in memory)."""
     return f"v1-L{line}"
-
-
-def agent_message_of(entry: m.Entry, obj: dict[str, Any], version: int) -> dict[str, Any] | None:
-    """The AgentMessage an entry contributes to the context (pi's `appendMessage` mapping), or None."""
-    t = entry.type
-    if t == m.MESSAGE:
-        msg = obj.get("message")
-        if not isinstance(msg, dict):
-            return None
-        if version < 3 and msg.get("role") == "hookMessage":
-            msg = dict(msg)
-            msg["role"] = "custom"
-        return msg
-    if t == m.CUSTOM_MESSAGE:
-        return {
-            "role": "custom",
-            "customType": obj.get("customType"),
-            "content": obj.get("content"),
-            "display": obj.get("display"),
-            "details": obj.get("details"),
-            "timestamp": iso_to_ms(obj.get("timestamp")),
-        }
-    if t == m.BRANCH_SUMMARY:
-        summary = obj.get("summary")
-        if not js_truthy(summary):  # `entry.type === "branch_summary" && entry.summary`
-            return None
-        return {
-            "role": "branchSummary",
-            "summary": summary,
-            "fromId": obj.get("fromId"),
-            "timestamp": iso_to_ms(obj.get("timestamp")),
-        }
-    if t == m.COMPACTION:
-        return {
-            "role": "compactionSummary",
-            "summary": obj.get("summary"),
-            "tokensBefore": obj.get("tokensBefore"),
-            "timestamp": iso_to_ms(obj.get("timestamp")),
-        }
-    return None
 
 
 # -- stage 2: records -> entries, in file order (pi's loader state: header, version, v1 ids) ---------------------
@@ -242,7 +202,7 @@ class EntryReader:
         if run.shapes:
             local = [table.shape_code(shape) for shape in run.shapes]  # type: ignore[arg-type]
             codes = array("I", map(local.__getitem__, codes))
-        table.extend_columns(nums, run.ids, parents, codes, run.calls, run.usage_slots, run.usage_buffer)
+        table.extend_columns(nums, run.ids, parents, codes, run.calls, run.usage_slots, run.usage_buffer, run.extras)
         self.parsed_count += len(run)
         return range(start, len(table))
 

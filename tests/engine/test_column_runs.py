@@ -27,6 +27,14 @@ ODD_LINES = [
     b'{"type":"message","id":"nm","parentId":null}',
     b'{"type":"session","version":3,"id":"again"}',
     b'{"type":"label","id":"l1","parentId":null,"targetId":"e1","label":"x"}',
+    b'{"type":"label","id":"l2","parentId":"l1","targetId":"e1","label":""}',
+    b'{"type":"session_info","id":"n1","parentId":null,"name":" named "}',
+    b'{"type":"custom_message","id":"cm","parentId":null,"customType":"x","content":"hi","display":true,"timestamp":"2026-01-01T00:00:02.000Z"}',
+    b'{"type":"branch_summary","id":"bs","parentId":null,"fromId":"e1","summary":"s","timestamp":"2026-01-01T00:00:03.000Z"}',
+    b'{"type":"branch_summary","id":"b0","parentId":null,"fromId":"e1","summary":""}',
+    b'{"type":"custom","id":"cu","parentId":null,"customType":"openclaw.cache-ttl","data":{"n":1e400}}',
+    b'{"type":"future_kind","id":"fk","parentId":null}',
+    b'{"type":"custom","id":5,"parentId":null}',
 ]
 
 
@@ -56,7 +64,7 @@ def assert_same(serial: Session, parallel: Session) -> None:
     assert parallel.tree.roots() == serial.tree.roots() and parallel.tree.branch_points() == serial.tree.branch_points()
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(growing_sessions(), st.lists(st.tuples(st.integers(0, 40), st.sampled_from(ODD_LINES)), max_size=5), st.integers(1, 9), st.booleans())
 def test_parallel_runs_equal_the_serial_read(lines: list[str], odd: list[tuple[int, bytes]], chunks: int, header: bool) -> None:
     raw = [line.encode() for line in (lines if header else lines[1:])]

@@ -1,0 +1,56 @@
+"""The AgentMessage an entry contributes to the context: pi's `appendMessage` mapping (`buildSessionContext`).
+
+Stateless: the reader uses it, and so do the workers that pack entries (`column_runs`) and the token counter.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import model as m
+from ..jsjson import js_truthy
+from ..timeutil import iso_to_ms
+
+
+def agent_message_of(entry: m.Entry, obj: dict[str, Any], version: int) -> dict[str, Any] | None:
+    """The AgentMessage an entry contributes to the context (pi's `appendMessage` mapping), or None."""
+    return agent_message_for(entry.type, obj, version)
+
+
+def agent_message_for(t: str, obj: dict[str, Any], version: int) -> dict[str, Any] | None:
+    """`agent_message_of` for an entry of type `t` whose line is `obj`."""
+    if t == m.MESSAGE:
+        msg = obj.get("message")
+        if not isinstance(msg, dict):
+            return None
+        if version < 3 and msg.get("role") == "hookMessage":
+            msg = dict(msg)
+            msg["role"] = "custom"
+        return msg
+    if t == m.CUSTOM_MESSAGE:
+        return {
+            "role": "custom",
+            "customType": obj.get("customType"),
+            "content": obj.get("content"),
+            "display": obj.get("display"),
+            "details": obj.get("details"),
+            "timestamp": iso_to_ms(obj.get("timestamp")),
+        }
+    if t == m.BRANCH_SUMMARY:
+        summary = obj.get("summary")
+        if not js_truthy(summary):  # `entry.type === "branch_summary" && entry.summary`
+            return None
+        return {
+            "role": "branchSummary",
+            "summary": summary,
+            "fromId": obj.get("fromId"),
+            "timestamp": iso_to_ms(obj.get("timestamp")),
+        }
+    if t == m.COMPACTION:
+        return {
+            "role": "compactionSummary",
+            "summary": obj.get("summary"),
+            "tokensBefore": obj.get("tokensBefore"),
+            "timestamp": iso_to_ms(obj.get("timestamp")),
+        }
+    return None
