@@ -26,6 +26,7 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import compress
 from typing import Any, cast, overload
 
 import orjson
@@ -91,6 +92,7 @@ class EntryTable(Sequence[m.Entry]):
         self.usage_buffer = bytearray()
         self.extras: dict[int, Extra] = {}
         self._usage_total: tuple[int, m.UsageSum] = (0, m.UsageSum())
+        self._shape_counts: tuple[int, Counter[int]] = (0, Counter())
 
     # -- adding -------------------------------------------------------------------------------------------
 
@@ -277,12 +279,20 @@ class EntryTable(Sequence[m.Entry]):
         """Indices (in order) of the entries whose shape code is in `codes`."""
         if not codes:
             return []
-        return [i for i, c in enumerate(self.shape) if c in codes]
+        return list(compress(range(len(self.shape)), map(codes.__contains__, self.shape)))
 
     def count_shapes(self, indices: Iterable[int] | None = None) -> dict[Shape, int]:
-        """How many entries (of `indices`, default all) have each shape."""
+        """How many entries (of `indices`, default all) have each shape, in the order each shape first appears.
+        The count over all entries is kept, and extended by the rows added since (like `usage_total`)."""
         shape = self.shape
-        counts = Counter(shape if indices is None else map(shape.__getitem__, indices))
+        if indices is not None:
+            counts = Counter(map(shape.__getitem__, indices))
+        else:
+            rows, kept = self._shape_counts
+            counts = Counter(kept)
+            if rows < len(shape):
+                counts.update(shape[rows:])
+                self._shape_counts = (len(shape), counts)
         return {self.shapes[c]: n for c, n in counts.items()}
 
     def usage_total(self) -> m.UsageSum:

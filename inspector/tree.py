@@ -31,7 +31,7 @@ class SessionTree:
         self.duplicates: list[tuple[str, int, int]] = []
         self.labels: dict[str, str] = {}
         self.session_name: str | None = None
-        self._missing_parents: tuple[int, list[int]] | None = None
+        self._missing_parents: tuple[int, set[str | None], list[int]] = (0, set(), [])
 
     def add(self, entry: m.Entry) -> None:
         """Append one entry (in file order) to `entries` and register it."""
@@ -138,14 +138,16 @@ class SessionTree:
         """Entries whose (non-empty) `parentId` names no entry, in file order (column passes at C speed; kept until
         an entry is added)."""
         parent_ids = self.entries.parent_ids
-        known = self._missing_parents
-        if known is not None and known[0] == len(parent_ids):
-            return known[1]
-        missing = set(parent_ids).difference(self.by_id)
+        by_id = self.by_id
+        rows, missing, found = self._missing_parents
+        if rows == len(parent_ids):
+            return found
+        # Kept and extended: the parent ids missing before that no new entry names, and the new ones' missing parents.
+        missing = {pid for pid in missing if pid not in by_id} | set(parent_ids[rows:]).difference(by_id)
         missing.discard(None)
         missing.discard("")
         found = list(compress(range(len(parent_ids)), map(missing.__contains__, parent_ids))) if missing else []
-        self._missing_parents = (len(parent_ids), found)
+        self._missing_parents = (len(parent_ids), missing, found)
         return found
 
     def path_to(self, leaf_index: int) -> tuple[list[int], list[m.Diagnostic]]:
@@ -201,7 +203,9 @@ class SessionTree:
     def branch_points(self) -> list[int]:
         """Entries with more than one child, in file order (counted on the column: the children are not indexed)."""
         by_id = self.by_id
-        return sorted(by_id[pid] for pid, n in Counter(self.entries.parent_ids).items() if n > 1 and pid and pid in by_id)
+        counts = Counter(self.entries.parent_ids)
+        repeated = compress(counts.keys(), map((1).__lt__, counts.values()))  # parent ids named more than once
+        return sorted(by_id[pid] for pid in repeated if pid and pid in by_id)
 
     def child_indices(self, entry: m.Entry) -> list[int]:
         if entry.id is None:

@@ -5,7 +5,8 @@
 - a session read in pieces keeps a cached leaf context (extended entry by entry, rebuilt from the known path at a
   compaction) equal in every field to one built from scratch, also when an appended entry repeats an id or is the
   missing parent of the path's root;
-- usage totals kept and extended (`EntryTable.usage_total`, `Session.path_usage`) equal one pass over everything.
+- usage totals, shape counts and missing parents kept and extended (`EntryTable.usage_total`, `count_shapes`,
+  `Session.path_usage`, `SessionTree.roots`/`orphans`) equal one pass over everything.
 """
 
 from __future__ import annotations
@@ -177,6 +178,12 @@ def test_a_session_read_in_pieces_keeps_the_context_a_fresh_build_gives(lines: l
             assert context_key(ctx) == context_key(fresh)
             assert live.path_usage(ctx) == m.UsageSum().plus(live.entries.usages(fresh.path))
             assert live.entries.usage_total() == m.UsageSum().plus(e.usage_packed for e in live.entries)
+            fresh_session = open_session(path)  # the figures kept and extended piece by piece equal a cold read's
+            assert (live.tree.roots(), live.tree.orphans(), live.tree.branch_points()) == (
+                fresh_session.tree.roots(), fresh_session.tree.orphans(), fresh_session.tree.branch_points()
+            )
+            assert live.entries.count_shapes() == fresh_session.entries.count_shapes()
+            assert list(live.entries.count_shapes()) == list(fresh_session.entries.count_shapes()), "first-seen order"
         once = open_session(path)
         assert context_key(live.context()) == context_key(once.context())
         assert usage_totals(live.entries.usage_total()) == usage_totals(e.usage_packed for e in once.entries)
@@ -215,3 +222,15 @@ def test_the_missing_parent_of_the_root_arriving_changes_the_path(tmp_path: Path
     live.refresh()
     assert context_key(live.context()) == context_key(build_context(live.tree, None))
     assert [d.kind for d in live.context().diagnostics] == ["parent_cycle"]
+
+
+def test_an_orphan_whose_parent_arrives_is_no_longer_one(tmp_path: Path) -> None:
+    path = tmp_path / "late.jsonl"
+    first = [HEADER, {"type": "message", "id": "b", "parentId": "a", "timestamp": "t", "message": user("child first")}]
+    path.write_text("".join(jline(o) + "\n" for o in first))
+    live = Session(path).load()
+    assert (live.tree.orphans(), live.tree.roots()) == ([0], [0])
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(jline({"type": "message", "id": "a", "parentId": None, "timestamp": "t", "message": user("parent later")}) + "\n")
+    live.refresh()
+    assert (live.tree.orphans(), live.tree.roots()) == ([], [1])
