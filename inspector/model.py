@@ -3,7 +3,8 @@
 Entries keep *metadata* (offsets, ids, role, tool name, estimates, recorded usage) and, for the small
 non-message entry types, their parsed dict. The content of `message` and `custom_message` entries is not
 kept: it is re-read from disk on demand (`Session.load_message`), so a 1 GB file fits in a small fraction
-of its size in memory.
+of its size in memory. A session holds its entries packed in columns (`inspector.entry_table.EntryTable`), which
+builds an `Entry` when one is asked for.
 """
 
 from __future__ import annotations
@@ -14,10 +15,7 @@ import struct
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import reduce
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .formats.records import MessageRecord
+from typing import Any
 
 USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
 COST_KEYS = ("input", "output", "cacheRead", "cacheWrite", "total")
@@ -332,20 +330,6 @@ class Entry(_PackedEstimates):
         doc="The recorded usage is truthy but not an object (only this flag is kept).",
     )
     usage = property(lambda self: unpack_usage(self.usage_packed), doc="Recorded provider usage (assistant messages).")
-
-    @classmethod
-    def from_message_record(
-        cls, index: int, nums: bytes, id: str | None, parent_id: str | None, role: str | None, rec: MessageRecord
-    ) -> Entry:
-        """A `message` entry from its record: the reader's hot path (once per message of a 1 GB file).
-
-        Fields are passed positionally, named by the record's fields: a call with 14 keyword arguments costs
-        about 1 µs more per entry (0.3 s on the 1 GB benchmark). `tests/test_reader.py` checks every field.
-        """
-        return cls(
-            index, nums, MESSAGE, id, parent_id, None, None, role, rec.tool_name, rec.tool_call_id, rec.tool_call_ids,
-            rec.provider, rec.model, rec.stop_reason, rec.usage_packed, rec.block_kinds,
-        )  # fmt: skip
 
     @property
     def is_message(self) -> bool:

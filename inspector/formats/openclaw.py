@@ -184,8 +184,8 @@ class EntryReader:
         return self._message_entry(record, line, offset, length, ordinal)
 
     def accept_run(self, run: ColumnRun, lines_before: int) -> range:
-        """A worker's run of plain message lines (`column_runs.ColumnRun`), whose line numbers count after
-        `lines_before`; the indices of the entries it added. A record was accepted before (the header or its absence)."""
+        """A worker's run of packed lines (`column_runs.ColumnRun`), whose line numbers count after `lines_before`;
+        the indices of the entries it added. A record was accepted before it (the header, or its absence)."""
         if not self.parsed_count:
             raise ValueError("a column run before the first record")
         table = self.entries

@@ -329,7 +329,8 @@ def test_tail_session_is_the_end_of_the_full_index(tmp_path):
 
 
 def test_message_entry_fields_come_from_the_record_by_name():
-    """`Entry.from_message_record` passes the record's fields positionally: each must land in its namesake."""
+    """A message's row in the entry table is built from its record's fields by position (`EntryReader._message_entry`,
+    `EntryTable.add_row`): each must come back in its namesake of the `Entry`."""
     from dataclasses import fields
 
     from inspector.formats.openclaw import EntryReader
