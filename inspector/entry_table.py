@@ -40,6 +40,10 @@ Shape = tuple[str, str | None, str | None, str | None, str | None, str | None, t
 """`(type, role, tool_name, provider, model, stop_reason, block_kinds)` of an entry."""
 
 
+_USAGE_ROWS_AT_ONCE = 16384
+"""Usage rows summed per piece by `usage_total` (1.3 MB copied at a time)."""
+
+
 class _BothCalls(tuple):
     """A `calls` cell holding both a `tool_call_id` and `tool_call_ids` (never produced by the reader)."""
 
@@ -300,8 +304,11 @@ class EntryTable(Sequence[m.Entry]):
         append only the new rows are summed."""
         rows, total = self._usage_total
         now = len(self.usage_buffer) // USAGE_SIZE
+        for start in range(rows, now, _USAGE_ROWS_AT_ONCE):  # a piece at a time: no copy of the whole buffer
+            with memoryview(self.usage_buffer) as buf:
+                piece = buf[start * USAGE_SIZE : min(now, start + _USAGE_ROWS_AT_ONCE) * USAGE_SIZE].tobytes()
+            total = total.plus_rows(piece)
         if rows < now:
-            total = total.plus_rows(bytes(self.usage_buffer[rows * USAGE_SIZE : now * USAGE_SIZE]))
             self._usage_total = (now, total)  # one assignment: a reader in another thread sees the old or the new pair
         return total
 

@@ -269,7 +269,10 @@ class Session:
     def path_usage(self, ctx: m.SessionContext) -> m.UsageSum:
         """Σ of the recorded usage of the entries on `ctx`'s path (computed once per context, extended with it)."""
         if ctx.path_usage is None:
-            ctx.path_usage = m.PathUsage().plus(self.tree.entries.usage_column(ctx.path))
+            usage, column, path = m.PathUsage(), self.tree.entries.usage_column, ctx.path
+            for start in range(0, len(path), m.PATH_USAGE_STEP):  # a step at a time: no list as long as the path
+                usage = usage.plus(column(path[start : start + m.PATH_USAGE_STEP]))
+            ctx.path_usage = usage
         return ctx.path_usage.total
 
     def all_diagnostics(self, ctx: m.SessionContext | None = None) -> list[m.Diagnostic]:

@@ -8,8 +8,7 @@ leaf. A `parentId` cycle would make pi loop forever; here the walk stops and rep
 from __future__ import annotations
 
 import operator
-from collections import Counter
-from itertools import compress
+from itertools import compress, filterfalse
 from typing import Any
 
 from . import model as m
@@ -143,7 +142,8 @@ class SessionTree:
         if rows == len(parent_ids):
             return found
         # Kept and extended: the parent ids missing before that no new entry names, and the new ones' missing parents.
-        missing = {pid for pid in missing if pid not in by_id} | set(parent_ids[rows:]).difference(by_id)
+        missing = {pid for pid in missing if pid not in by_id}
+        missing.update(filterfalse(by_id.__contains__, parent_ids[rows:]))  # only the missing ones are kept
         missing.discard(None)
         missing.discard("")
         found = list(compress(range(len(parent_ids)), map(missing.__contains__, parent_ids))) if missing else []
@@ -203,9 +203,17 @@ class SessionTree:
     def branch_points(self) -> list[int]:
         """Entries with more than one child, in file order (counted on the column: the children are not indexed)."""
         by_id = self.by_id
-        counts = Counter(self.entries.parent_ids)
-        repeated = compress(counts.keys(), map((1).__lt__, counts.values()))  # parent ids named more than once
-        return sorted(by_id[pid] for pid in repeated if pid and pid in by_id)
+        seen = bytearray(len(self.entries))  # one byte per entry, not a count per parent id (memory)
+        branch: set[int] = set()
+        for pid in self.entries.parent_ids:
+            parent = by_id.get(pid) if pid else None
+            if parent is None:
+                continue
+            if seen[parent]:
+                branch.add(parent)
+            else:
+                seen[parent] = 1
+        return sorted(branch)
 
     def child_indices(self, entry: m.Entry) -> list[int]:
         if entry.id is None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import tempfile
+from collections import Counter
 from pathlib import Path
 from unittest.mock import patch
 
@@ -153,6 +154,16 @@ def growing_sessions(draw: st.DrawFn) -> list[str]:
     return lines
 
 
+def reference_tree_figures(session: Session) -> tuple[list[int], list[int], list[int]]:
+    """Roots, orphans and branch points by their definitions, one entry at a time (what the column passes replace)."""
+    by_id, entries = session.tree.by_id, list(session.entries)
+    roots = [e.index for e in entries if not e.parent_id or e.parent_id == e.id or e.parent_id not in by_id]
+    orphans = [e.index for e in entries if e.parent_id and e.parent_id != e.id and e.parent_id not in by_id]
+    children = Counter(e.parent_id for e in entries if e.parent_id)
+    branch_points = sorted(by_id[pid] for pid, n in children.items() if n > 1 and pid in by_id)
+    return roots, orphans, branch_points
+
+
 def context_key(ctx: m.SessionContext) -> tuple:
     rows = [(r.index, r.entry_index, r.entry_id, r.line, r.role, r.tool_name, r.nums, r.usage_packed, r.excluded_from_llm) for r in ctx.messages]
     diags = [d.to_json() for d in ctx.diagnostics]
@@ -182,6 +193,7 @@ def test_a_session_read_in_pieces_keeps_the_context_a_fresh_build_gives(lines: l
             assert (live.tree.roots(), live.tree.orphans(), live.tree.branch_points()) == (
                 fresh_session.tree.roots(), fresh_session.tree.orphans(), fresh_session.tree.branch_points()
             )
+            assert (live.tree.roots(), live.tree.orphans(), live.tree.branch_points()) == reference_tree_figures(live)
             assert live.entries.count_shapes() == fresh_session.entries.count_shapes()
             assert list(live.entries.count_shapes()) == list(fresh_session.entries.count_shapes()), "first-seen order"
         once = open_session(path)
