@@ -91,6 +91,7 @@ class EntryTable(Sequence[m.Entry]):
         self.shape = array("I")
         self.shapes: list[Shape] = []
         self.shape_codes: dict[Shape, int] = {}
+        self.type_codes: dict[str, list[int]] = {}
         self.calls: list[str | tuple[str, ...] | None] = []
         self.usage_slot = array("i")
         self.usage_buffer = bytearray()
@@ -106,6 +107,7 @@ class EntryTable(Sequence[m.Entry]):
         if code is None:
             code = self.shape_codes[shape] = len(self.shapes)
             self.shapes.append(shape)
+            self.type_codes.setdefault(shape[0], []).append(code)
         return code
 
     def append(self, entry: m.Entry) -> int:
@@ -275,9 +277,12 @@ class EntryTable(Sequence[m.Entry]):
             return calls
         return calls[0] if type(calls) is _BothCalls else None
 
-    def codes_where(self, test: Any) -> set[int]:
-        """The shape codes whose shape passes `test(shape)`."""
-        return {code for code, shape in enumerate(self.shapes) if test(shape)}
+    def codes_of_type(self, *types: str) -> set[int]:
+        """The shape codes of entries of these types (kept as shapes are added: no pass over the shapes)."""
+        codes: set[int] = set()
+        for t in types:
+            codes.update(self.type_codes.get(t, ()))
+        return codes
 
     def indices_with(self, codes: set[int]) -> list[int]:
         """Indices (in order) of the entries whose shape code is in `codes`."""

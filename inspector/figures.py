@@ -319,7 +319,7 @@ def session_stats(
             models[(shape[3], shape[4])] += n
     on_path = set(ctx.path)
     compactions = []
-    for e in map(entries.__getitem__, entries.indices_with(entries.codes_where(lambda s: s[0] == m.COMPACTION))):
+    for e in map(entries.__getitem__, entries.indices_with(entries.codes_of_type(m.COMPACTION))):
         data = e.data or {}
         compactions.append(
             {

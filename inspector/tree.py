@@ -62,7 +62,7 @@ class SessionTree:
                 self.link(index)
             return
         by_id.update(zip(ids, indices))  # type: ignore[arg-type]
-        settings = entries.codes_where(lambda shape: shape[0] in (m.LABEL, m.SESSION_INFO))
+        settings = entries.codes_of_type(m.LABEL, m.SESSION_INFO)
         if settings:  # labels and session names, in file order
             for index in compress(indices, map(settings.__contains__, entries.shape[indices.start : indices.stop])):
                 self._setting(entries.type_of(index), entries.data_of(index))
