@@ -8,11 +8,24 @@ leaf. A `parentId` cycle would make pi loop forever; here the walk stops and rep
 from __future__ import annotations
 
 import operator
+from dataclasses import dataclass
 from itertools import compress, filterfalse
 from typing import Any
 
 from . import model as m
 from .entry_table import EntryTable
+
+
+@dataclass(slots=True, frozen=True)
+class _BranchCount:
+    """`SessionTree.branch_points`' state: after `rows` entries (with `duplicates` repeated ids and the parent ids in
+    `missing` naming no entry), which entries have a child (`seen`) and which have more (`branch`)."""
+
+    rows: int
+    duplicates: int
+    missing: set[str | None]
+    seen: bytearray
+    branch: set[int]
 
 
 class SessionTree:
@@ -31,6 +44,7 @@ class SessionTree:
         self.labels: dict[str, str] = {}
         self.session_name: str | None = None
         self._missing_parents: tuple[int, set[str | None], list[int]] = (0, set(), [])
+        self._branch_state: _BranchCount | None = None
 
     def add(self, entry: m.Entry) -> None:
         """Append one entry (in file order) to `entries` and register it."""
@@ -201,11 +215,22 @@ class SessionTree:
         return [first, *self._more_children.get(parent_id, ())]
 
     def branch_points(self) -> list[int]:
-        """Entries with more than one child, in file order (counted on the column: the children are not indexed)."""
-        by_id = self.by_id
-        seen = bytearray(len(self.entries))  # one byte per entry, not a count per parent id (memory)
-        branch: set[int] = set()
-        for pid in self.entries.parent_ids:
+        """Entries with more than one child, in file order (counted on the column: the children are not indexed).
+
+        Kept, and extended by the entries added since, unless one of them changed what an earlier parent id names
+        (it repeats an id, or it is a parent that was missing): then counted again from the start.
+        """
+        parent_ids, by_id = self.entries.parent_ids, self.by_id
+        self._missing_parent_indices()  # brings `_missing_parents` up to date
+        missing_now = self._missing_parents[1]
+        state = self._branch_state
+        if state is not None and state.rows == len(parent_ids):
+            return sorted(state.branch)
+        if state is None or state.duplicates != len(self.duplicates) or any(pid in by_id for pid in state.missing):
+            state = _BranchCount(0, len(self.duplicates), set(), bytearray(), set())
+        seen = state.seen + bytearray(len(parent_ids) - len(state.seen))  # a byte per entry: has a child
+        branch = set(state.branch)  # copies: a count handed out is never changed
+        for pid in parent_ids[state.rows :]:
             parent = by_id.get(pid) if pid else None
             if parent is None:
                 continue
@@ -213,6 +238,7 @@ class SessionTree:
                 branch.add(parent)
             else:
                 seen[parent] = 1
+        self._branch_state = _BranchCount(len(parent_ids), len(self.duplicates), set(missing_now), seen, branch)
         return sorted(branch)
 
     def child_indices(self, entry: m.Entry) -> list[int]:

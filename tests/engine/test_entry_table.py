@@ -241,8 +241,10 @@ def test_an_orphan_whose_parent_arrives_is_no_longer_one(tmp_path: Path) -> None
     first = [HEADER, {"type": "message", "id": "b", "parentId": "a", "timestamp": "t", "message": user("child first")}]
     path.write_text("".join(jline(o) + "\n" for o in first))
     live = Session(path).load()
-    assert (live.tree.orphans(), live.tree.roots()) == ([0], [0])
+    assert (live.tree.orphans(), live.tree.roots(), live.tree.branch_points()) == ([0], [0], [])
     with open(path, "a", encoding="utf-8") as f:
         f.write(jline({"type": "message", "id": "a", "parentId": None, "timestamp": "t", "message": user("parent later")}) + "\n")
+        f.write(jline({"type": "message", "id": "c", "parentId": "a", "timestamp": "t", "message": user("second child")}) + "\n")
     live.refresh()
     assert (live.tree.orphans(), live.tree.roots()) == ([], [1])
+    assert live.tree.branch_points() == [1], "the late parent has the early orphan and the new entry as children"
