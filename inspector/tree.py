@@ -31,8 +31,9 @@ class _BranchCount:
 class SessionTree:
     """Index of the tree formed by the entries' `id` / `parent_id`, updated as entries are appended.
 
-    `entries` is the session's `EntryTable`; the children of each id are indexed on first use (`children_of`,
-    `branch_points`), then kept up to date.
+    `entries` is the session's `EntryTable`; the children of each id are indexed on first use (`children_of`), then
+    kept up to date. Figures over every entry (roots and orphans, branch points) keep their state with the number of
+    entries it covers, and are extended by the entries added since.
     """
 
     def __init__(self, entries: EntryTable | None = None) -> None:
