@@ -310,9 +310,8 @@ class EntryTable(Sequence[m.Entry]):
         rows, total = self._usage_total
         now = len(self.usage_buffer) // USAGE_SIZE
         for start in range(rows, now, _USAGE_ROWS_AT_ONCE):  # a piece at a time: no copy of the whole buffer
-            with memoryview(self.usage_buffer) as buf:
-                piece = buf[start * USAGE_SIZE : min(now, start + _USAGE_ROWS_AT_ONCE) * USAGE_SIZE].tobytes()
-            total = total.plus_rows(piece)
+            # A slice, not a memoryview: an exported buffer would make another thread's append fail.
+            total = total.plus_rows(bytes(self.usage_buffer[start * USAGE_SIZE : min(now, start + _USAGE_ROWS_AT_ONCE) * USAGE_SIZE]))
         if rows < now:
             self._usage_total = (now, total)  # one assignment: a reader in another thread sees the old or the new pair
         return total
