@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["ErrorRecord", "MessageRecord", "OtherRecord", "Record"]
+__all__ = ["ErrorRecord", "MessageRecord", "OtherRecord", "Record", "block_kinds", "interned"]
 
 
 class ErrorRecord(NamedTuple):
@@ -48,3 +48,26 @@ class MessageRecord(NamedTuple):
 
 
 Record = ErrorRecord | OtherRecord | MessageRecord
+
+
+_INTERNED: dict[str, str] = {}
+"""One shared object per distinct short string (roles, providers, models, stop reasons, tool names)."""
+_KINDS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+"""One shared tuple per distinct content shape (a few shapes serve every entry)."""
+
+
+def interned(value: Any) -> str | None:
+    """A short string as its shared object (memory per entry), a long one as itself, anything else None."""
+    if type(value) is not str:
+        return None
+    return _INTERNED.setdefault(value, value) if len(value) < 200 else value
+
+
+def block_kinds(content: list[Any]) -> tuple[Any, ...]:
+    """The `type` of each block of a content list ("?" for a block that is not an object, or has no type), as a
+    shared tuple; a `type` that is not hashable becomes "?"."""
+    key = tuple([b.get("type", "?") if type(b) is dict else "?" for b in content])
+    try:
+        return _KINDS.setdefault(key, key)
+    except TypeError:
+        return tuple(k if type(k) is str else "?" for k in key)

@@ -114,7 +114,7 @@ def stringify_len_or_throw(value: Any) -> int:
         return -1
 
 
-def _text_and_image_blocks(content: list[Any], pi_image_chars: int) -> tuple[int, int, int]:
+def text_and_image_chars(content: list[Any], pi_image_chars: int) -> tuple[int, int, int]:
     """`(pi chars, prune chars, guard chars)` of a user or tool-result content list: text blocks measured once,
     images at each estimator's constant (`pi_image_chars` for pi), anything else at the guard's unknown size."""
     pi = prune = guard = 0
@@ -138,6 +138,77 @@ def _text_and_image_blocks(content: list[Any], pi_image_chars: int) -> tuple[int
     return pi, prune, guard
 
 
+def tool_result_guard(content_guard: int, msg: dict[str, Any]) -> int:
+    """The tool-result guard's chars of a tool result whose content measured `content_guard`: plus its `details`,
+    and at least what the guard's chars-per-token weighting gives."""
+    if "details" in msg:
+        details = msg["details"]
+        if type(details) is dict:
+            n = stringify_len_or_throw(details)
+            content_guard += n if n >= 0 else UNKNOWN_THROW_CHARS
+        else:
+            content_guard += unknown_chars(details)
+    return max(content_guard, -(-content_guard * CHARS_PER_TOKEN_ESTIMATE // TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE))
+
+
+def assistant_chars(content: Any) -> tuple[int, int, int]:
+    """`(pi chars, prune chars, guard chars)` of an assistant message's content: text and thinking measured once,
+    tool calls by their name and `JSON.stringify`d arguments, anything else at the guard's unknown size."""
+    pi = prune = guard = 0
+    if type(content) is list:
+        for block in content:
+            if type(block) is not dict:
+                continue
+            btype = block.get("type")
+            if btype == "text":
+                text = block.get("text")
+                if type(text) is str:
+                    raw, weighted = string_lens(text)
+                    pi += raw
+                    guard += raw
+                    prune += weighted
+                else:
+                    guard += unknown_chars(block)
+            elif btype == "thinking":
+                thinking = block.get("thinking")
+                if type(thinking) is str:
+                    raw, weighted = string_lens(thinking)
+                    pi += raw
+                    guard += raw
+                    prune += weighted
+                else:
+                    guard += unknown_chars(block)
+                signature = block.get("thinkingSignature")
+                if type(signature) is str:
+                    prune += len(signature) if signature.isascii() else estimate_string_chars(signature)
+            elif btype == "toolCall":
+                name = block.get("name")
+                if type(name) is str:
+                    pi += len(name) if name.isascii() else js_len(name)
+                args = block.get("arguments")
+                if args is None:
+                    args_len = 2  # `arguments ?? {}`
+                    if "arguments" in block:
+                        pi += 4  # JSON.stringify(null)
+                else:
+                    args_len = stringify_len_or_throw(args)
+                    if args_len < 0:
+                        args_len = TOOL_CALL_ARGS_THROW_CHARS
+                    else:
+                        pi += args_len
+                prune += args_len
+                guard += args_len
+            else:
+                guard += unknown_chars(block)
+                if btype == "redacted_thinking":
+                    prune += (
+                        estimate_string_chars(block.get("thinking"))
+                        + estimate_string_chars(block.get("data"))
+                        + estimate_string_chars(block.get("thinkingSignature"))
+                    )
+    return pi, prune, guard
+
+
 def estimate_all(msg: dict[str, Any]) -> tuple[int, int, int, int]:
     """`(pi_tokens, openclaw_prune_chars, openclaw_compaction_tokens, tool_guard_chars)` in one pass.
 
@@ -148,59 +219,7 @@ def estimate_all(msg: dict[str, Any]) -> tuple[int, int, int, int]:
         return 0, openclaw_prune_chars(msg), 0, tool_guard_chars(msg)
     role = msg.get("role")
     if role == "assistant":
-        content = msg.get("content")
-        pi = prune = guard = 0
-        if type(content) is list:
-            for block in content:
-                if type(block) is not dict:
-                    continue
-                btype = block.get("type")
-                if btype == "text":
-                    text = block.get("text")
-                    if type(text) is str:
-                        raw, weighted = string_lens(text)
-                        pi += raw
-                        guard += raw
-                        prune += weighted
-                    else:
-                        guard += unknown_chars(block)
-                elif btype == "thinking":
-                    thinking = block.get("thinking")
-                    if type(thinking) is str:
-                        raw, weighted = string_lens(thinking)
-                        pi += raw
-                        guard += raw
-                        prune += weighted
-                    else:
-                        guard += unknown_chars(block)
-                    signature = block.get("thinkingSignature")
-                    if type(signature) is str:
-                        prune += len(signature) if signature.isascii() else estimate_string_chars(signature)
-                elif btype == "toolCall":
-                    name = block.get("name")
-                    if type(name) is str:
-                        pi += len(name) if name.isascii() else js_len(name)
-                    args = block.get("arguments")
-                    if args is None:
-                        args_len = 2  # `arguments ?? {}`
-                        if "arguments" in block:
-                            pi += 4  # JSON.stringify(null)
-                    else:
-                        args_len = stringify_len_or_throw(args)
-                        if args_len < 0:
-                            args_len = TOOL_CALL_ARGS_THROW_CHARS
-                        else:
-                            pi += args_len
-                    prune += args_len
-                    guard += args_len
-                else:
-                    guard += unknown_chars(block)
-                    if btype == "redacted_thinking":
-                        prune += (
-                            estimate_string_chars(block.get("thinking"))
-                            + estimate_string_chars(block.get("data"))
-                            + estimate_string_chars(block.get("thinkingSignature"))
-                        )
+        pi, prune, guard = assistant_chars(msg.get("content"))
         pi_tokens = ceil_div4(pi)
         return pi_tokens, prune, pi_tokens, guard
     if role == "toolResult":
@@ -210,17 +229,10 @@ def estimate_all(msg: dict[str, Any]) -> tuple[int, int, int, int]:
             prune = 0
             guard = pi
         elif type(content) is list:
-            pi, prune, guard = _text_and_image_blocks(content, PI_IMAGE_CHARS)
+            pi, prune, guard = text_and_image_chars(content, PI_IMAGE_CHARS)
         else:
             pi = prune = guard = 0
-        if "details" in msg:
-            details = msg["details"]
-            if type(details) is dict:
-                n = stringify_len_or_throw(details)
-                guard += n if n >= 0 else UNKNOWN_THROW_CHARS
-            else:
-                guard += unknown_chars(details)
-        guard = max(guard, -(-guard * CHARS_PER_TOKEN_ESTIMATE // TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE))
+        guard = tool_result_guard(guard, msg)
         pi_tokens = ceil_div4(pi)
         return pi_tokens, prune, pi_tokens, guard
     if role == "user":
@@ -231,7 +243,7 @@ def estimate_all(msg: dict[str, Any]) -> tuple[int, int, int, int]:
             return tokens, weighted, tokens, raw
         if type(content) is not list:
             return 0, 0, 0, 0
-        pi, prune, guard = _text_and_image_blocks(content, 0)  # pi counts no image in a user message
+        pi, prune, guard = text_and_image_chars(content, 0)  # pi counts no image in a user message
         pi_tokens = ceil_div4(pi)
         return pi_tokens, prune, pi_tokens, guard
     pi_tokens = pi_estimate_tokens(msg)
