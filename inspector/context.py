@@ -17,16 +17,12 @@ from .tree import SessionTree
 SIBLING_SCAN_LIMIT = 2000
 
 
-def _maps_to_message(entry: m.Entry) -> bool:
-    """pi's `appendMessage` mapping: message, custom_message, branch_summary with a non-empty summary."""
-    t = entry.type
-    if t == m.MESSAGE:
-        return entry.role is not None
-    if t == m.CUSTOM_MESSAGE:
-        return True
-    if t == m.BRANCH_SUMMARY:
-        return entry.role is not None  # set only when the summary is non-empty
-    return False
+def maps_to_message(etype: str, role: str | None) -> bool:
+    """pi's `appendMessage` mapping, for an entry of type `etype` whose message has `role`: message,
+    custom_message, branch_summary with a non-empty summary (the reader gives it a role only then)."""
+    if etype == m.MESSAGE or etype == m.BRANCH_SUMMARY:
+        return role is not None
+    return etype == m.CUSTOM_MESSAGE
 
 
 _SETTING_TYPES = frozenset({m.THINKING_LEVEL_CHANGE, m.MODEL_CHANGE, m.MESSAGE})
@@ -72,15 +68,20 @@ def usage_rows_from_end(entries: Sequence[m.Entry], ctx: m.SessionContext) -> It
     Lazy: recorded usage is unpacked only for the assistant messages actually reached.
     """
     for row in reversed(ctx.messages):
-        e = entries[row.entry_index]
-        usage: object = None
-        if e.role == "assistant":
-            if e.usage_packed is not None:
-                usage = e.usage
-            elif e.non_object_usage:
-                usage = NON_OBJECT_USAGE
-        est = row.est_packed
-        yield UsageRow(e.role, e.stop_reason, usage, est[0] if est is not None else 0)
+        yield usage_row(entries[row.entry_index])
+
+
+def usage_row(entry: m.Entry) -> UsageRow:
+    """The entry as pi's `estimateContextTokens` sees it: role, stop reason, recorded usage (unpacked only for an
+    assistant message) and pi tokens."""
+    usage: object = None
+    if entry.role == "assistant":
+        if entry.usage_packed is not None:
+            usage = entry.usage
+        elif entry.non_object_usage:
+            usage = NON_OBJECT_USAGE
+    est = entry.est_packed
+    return UsageRow(entry.role, entry.stop_reason, usage, est[0] if est is not None else 0)
 
 
 def build_context(
@@ -192,7 +193,7 @@ def _path_kinds(entries: EntryTable) -> list[int]:
             kind |= _MODEL_SETTER
         if t == m.THINKING_LEVEL_CHANGE:
             kind |= _LEVEL_SETTER
-        if (t == m.MESSAGE and role is not None) or t == m.CUSTOM_MESSAGE or (t == m.BRANCH_SUMMARY and role is not None):
+        if maps_to_message(t, role):
             kind |= _MESSAGE
         out.append(kind)
     return out
@@ -239,7 +240,7 @@ def extend_context(tree: SessionTree, ctx: m.SessionContext, entry: m.Entry) -> 
         ctx.path_usage = ctx.path_usage.plus([entry.usage_packed])
     if entry.type in _SETTING_TYPES:
         ctx.model, ctx.thinking_level = _settings_after(entry, ctx.model, ctx.thinking_level)
-    if _maps_to_message(entry):
+    if maps_to_message(entry.type, entry.role):
         ctx.messages.append(_row(entry, len(ctx.messages)))
     return True
 

@@ -14,29 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from .. import model as m
+from ..context import maps_to_message, usage_row
 from ..formats.openclaw import EntryReader
 from ..formats.records import ErrorRecord, extract_record
-from ..tokens.usage import NON_OBJECT_USAGE, UsageRow, context_tokens_from_end, is_valid_assistant_usage
-
-
-def _maps_to_message(entry: m.Entry) -> bool:
-    """pi's `appendMessage` mapping (as `inspector.context` applies it): message, custom_message, non-empty
-    branch_summary."""
-    if entry.type in (m.MESSAGE, m.BRANCH_SUMMARY):
-        return entry.role is not None
-    return entry.type == m.CUSTOM_MESSAGE
-
-
-def _usage_row(entry: m.Entry) -> UsageRow:
-    """The entry as `estimateContextTokens` sees it (as `inspector.context.usage_rows_from_end` builds it)."""
-    usage: object = None
-    if entry.role == "assistant":
-        if entry.usage_packed is not None:
-            usage = entry.usage
-        elif entry.non_object_usage:
-            usage = NON_OBJECT_USAGE
-    est = entry.estimates
-    return UsageRow(entry.role, entry.stop_reason, usage, est.pi_tokens if est is not None else 0)
+from ..tokens.usage import UsageRow, context_tokens_from_end, is_valid_assistant_usage
 
 
 def name_decision(data: dict[str, Any]) -> tuple[bool, str | None]:
@@ -130,8 +111,8 @@ class Walk:
         if self.tokens_known or self.tokens_blocked:
             return
         if self.summary_row is not None:  # before the last compaction: the kept messages, up to firstKeptEntryId
-            if _maps_to_message(entry):
-                self.kept_rows.append(_usage_row(entry))
+            if maps_to_message(entry.type, entry.role):
+                self.kept_rows.append(usage_row(entry))
             if entry.id is not None and entry.id == self.kept_from:
                 self._context_is(self.rows + self.kept_rows + [self.summary_row])
         elif entry.type == m.COMPACTION and self.linear:
@@ -140,12 +121,12 @@ class Walk:
             # pi's context after it: its summary, the kept messages (from firstKeptEntryId up to it), then the later
             # ones (already met, none with usage); the kept ones come next on the way back
             first = (entry.data or {}).get("firstKeptEntryId")
-            self.summary_row = _usage_row(entry)
+            self.summary_row = usage_row(entry)
             self.kept_from = first if isinstance(first, str) and first != entry.id else None
             if self.kept_from is None:
                 self._context_is(self.rows + [self.summary_row])
-        elif _maps_to_message(entry):
-            row = _usage_row(entry)
+        elif maps_to_message(entry.type, entry.role):
+            row = usage_row(entry)
             self.rows.append(row)
             if is_valid_assistant_usage(row.role, row.stop_reason, row.usage):
                 self._context_is(self.rows)
