@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -22,6 +26,26 @@ def _own_index_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
     path = tmp_path_factory.mktemp("index-cache")
     monkeypatch.setenv("SESSION_INSPECTOR_CACHE_DIR", str(path))
     monkeypatch.delenv("SESSION_INSPECTOR_CACHE_MAX_BYTES", raising=False)
+    return path
+
+
+@functools.cache
+def bench_generator() -> ModuleType:
+    """`bench/generate.py` loaded as a module (once): the benchmark's session generator, a source of realistic
+    sessions for tests."""
+    spec = importlib.util.spec_from_file_location("bench_generate", ROOT / "bench" / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def bench_session(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 2,500-entry session from the benchmark's generator (seed 11), written once per test process."""
+    path = tmp_path_factory.mktemp("gen") / "generated.jsonl"
+    bench_generator().generate(path, entries=2500, seed=11)
     return path
 
 

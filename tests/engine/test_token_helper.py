@@ -3,7 +3,6 @@ of a context, with the same counts as this process would, while this process nev
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
@@ -20,21 +19,6 @@ from inspector.session import open_session
 from inspector.tokens import bulk, get_token_counter, helper
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the helper needs fork")
-
-
-def _bench_generator():
-    spec = importlib.util.spec_from_file_location("bench_generate_helper", ROOT / "bench" / "generate.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.fixture(scope="module")
-def generated(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("gen") / "generated.jsonl"
-    _bench_generator().generate(path, entries=2500, seed=11)
-    return path
 
 
 def _one_at_a_time(session, ctx) -> list[int | None]:
@@ -54,8 +38,8 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def test_helper_counts_equal_counting_here_summaries_included(generated: Path) -> None:
-    session = open_session(generated)
+def test_helper_counts_equal_counting_here_summaries_included(bench_session: Path) -> None:
+    session = open_session(bench_session)
     ctx = session.context()
     kinds = {session.entries[row.entry_index].type for row in ctx.messages}
     assert m.COMPACTION in kinds  # the summary is counted from the index: `precount_summaries`
@@ -72,9 +56,9 @@ def test_helper_counts_equal_counting_here_summaries_included(generated: Path) -
     assert not helper.running()
 
 
-def test_the_parent_never_loads_the_tokenizer(generated: Path) -> None:
+def test_the_parent_never_loads_the_tokenizer(bench_session: Path) -> None:
     """In a fresh process: with the helper, stats' counts come back and no tokenizer module was ever imported."""
-    session = open_session(generated)
+    session = open_session(bench_session)
     ctx = session.context()
     expected = _one_at_a_time(session, ctx)
     script = f"""
@@ -83,7 +67,7 @@ from inspector import figures
 from inspector.session import open_session
 from inspector.tokens import bulk, helper
 assert helper.start("cl100k_base")
-session = open_session({str(generated)!r})
+session = open_session({str(bench_session)!r})
 ctx = session.context()
 bulk.precount_summaries(session, ctx, "cl100k_base")
 counts, _ = figures.tiktoken_counts_for(session, ctx, "cl100k_base")
@@ -96,8 +80,8 @@ print(json.dumps({{"counts": counts, "loaded": loaded}}))
     assert result == {"counts": expected, "loaded": []}
 
 
-def test_a_dead_helper_leaves_the_counting_here(generated: Path) -> None:
-    session = open_session(generated)
+def test_a_dead_helper_leaves_the_counting_here(bench_session: Path) -> None:
+    session = open_session(bench_session)
     ctx = session.context()
     expected = _one_at_a_time(session, ctx)
     assert helper.start("cl100k_base")

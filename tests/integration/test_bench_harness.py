@@ -7,25 +7,16 @@ tokenizer-alone figure as the counting step.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 
 import orjson
-from conftest import ROOT
-
-
-def _generator():
-    spec = importlib.util.spec_from_file_location("bench_generate_chat", ROOT / "bench" / "generate.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+from conftest import ROOT, bench_generator
 
 
 def test_chat_shape_is_deterministic_small_per_entry_and_cut_between_turns(tmp_path):
-    gen = _generator()
+    gen = bench_generator()
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     stats = gen.generate(a, size_bytes=3 << 19, seed=5, shape="chat", mark_at=1 << 20)
     gen.generate(b, size_bytes=3 << 19, seed=5, shape="chat", mark_at=1 << 20)
