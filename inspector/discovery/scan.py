@@ -89,19 +89,10 @@ def scan_openclaw_sessions_dir(sessions_dir: Path, warnings: list[str]) -> list[
     found: list[SessionFile] = []
     seen: set[str] = set()
     real_dir = os.path.realpath(sessions_dir)
-    for entry in _list_dir(sessions_dir, warnings):
-        if not _is_file(entry):
-            continue
-        name = classify_file_name(entry.name)
-        if name is None:
-            continue
-        session = _stat_session(Path(entry.path), name, "openclaw", warnings, entry)
-        if session is None:
-            continue
+    for entry, _name, session in _transcripts(sessions_dir, real_dir, "openclaw", warnings):
         session.agent_id = agent_id
         key = os.path.join(real_dir, entry.name)
         seen.add(key)
-        session.real_path = _real_path_of(entry, real_dir)
         indexed = by_path.get(key)
         if indexed is not None:
             apply_index(session, *indexed)
@@ -111,12 +102,12 @@ def scan_openclaw_sessions_dir(sessions_dir: Path, warnings: list[str]) -> list[
     for target, (key, item) in by_path.items():
         if target in seen or not os.path.isfile(target):
             continue
-        session = _stat_session(Path(target), FileName("live", None), "openclaw", warnings)
-        if session is None:
+        override = _stat_session(Path(target), FileName("live", None), "openclaw", warnings)
+        if override is None:
             continue
-        session.agent_id = agent_id
-        apply_index(session, key, item)
-        found.append(session)
+        override.agent_id = agent_id
+        apply_index(override, key, item)
+        found.append(override)
     return found
 
 
@@ -135,20 +126,28 @@ def _is_pi_slug(name: str) -> bool:
     return len(name) > 4 and name.startswith("--") and name.endswith("--")
 
 
-def _scan_plain_dir(directory: Path, warnings: list[str], source: SessionSource) -> list[SessionFile]:
-    found: list[SessionFile] = []
-    slug = directory.name if _is_pi_slug(directory.name) else None
-    real_dir = os.path.realpath(directory)
+def _transcripts(
+    directory: Path, real_dir: str, source: SessionSource, warnings: list[str]
+) -> Iterator[tuple[os.DirEntry[str], FileName, SessionFile]]:
+    """The transcript files of one directory (by name; unreadable ones warned and left out), each with its
+    classified name and its `SessionFile` (real path set)."""
     for entry in _list_dir(directory, warnings):
         if not _is_file(entry):
             continue
         name = classify_file_name(entry.name)
         if name is None:
             continue
-        session = _stat_session(Path(entry.path), name, "pi" if slug else source, warnings, entry)
+        session = _stat_session(Path(entry.path), name, source, warnings, entry)
         if session is None:
             continue
         session.real_path = _real_path_of(entry, real_dir)
+        yield entry, name, session
+
+
+def _scan_plain_dir(directory: Path, warnings: list[str], source: SessionSource) -> list[SessionFile]:
+    found: list[SessionFile] = []
+    slug = directory.name if _is_pi_slug(directory.name) else None
+    for entry, name, session in _transcripts(directory, os.path.realpath(directory), "pi" if slug else source, warnings):
         if slug:
             session.cwd_slug = slug
             if name.kind == "live":
