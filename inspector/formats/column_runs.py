@@ -28,8 +28,7 @@ from typing import Any
 
 from .. import model as m
 from ..entry_table import Extra, pack_extra
-from ..tokens import estimate_all
-from .agent_message import agent_message_for
+from .agent_message import other_entry_parts
 from .record_types import ErrorRecord, MessageRecord, OtherRecord
 from .records import extract_record
 
@@ -117,15 +116,9 @@ class _RunBuilder:
         if parent:
             parent = self.known_ids.get(parent, parent)
         self.known_ids[eid] = eid
-        ts = obj.get("timestamp")
-        data = {k: v for k, v in obj.items() if k != "content"} if etype == m.CUSTOM_MESSAGE else obj
-        msg = agent_message_for(etype, obj, version)
-        if msg is not None:
-            nums = m.pack_nums(line, offset, length, estimate_all(msg), msg.get("timestamp"))
-        else:
-            nums = m.pack_nums(line, offset, length, None, None)
-        run.extras[len(run.ids)] = pack_extra(ts if isinstance(ts, str) else None, data)
-        self._add(run, nums, eid, parent, (etype, None if msg is None else msg["role"], None, None, None, None, ()), None, None)
+        timestamp, data, role, nums = other_entry_parts(etype, obj, line, offset, length, version)
+        run.extras[len(run.ids)] = pack_extra(timestamp, data)
+        self._add(run, nums, eid, parent, (etype, role, None, None, None, None, ()), None, None)
 
     def _run(self) -> ColumnRun:
         run = self.run

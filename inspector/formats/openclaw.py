@@ -28,8 +28,7 @@ import orjson
 from .. import model as m
 from ..entry_table import EntryTable
 from ..jsjson import json_kind
-from ..tokens import estimate_all
-from .agent_message import agent_message_of
+from .agent_message import agent_message_of, other_entry_parts
 from .column_runs import HUGE_LINE_BYTES, ColumnRun
 from .records import (
     NESTED_TOO_DEEP,
@@ -292,25 +291,10 @@ class EntryReader:
         elif etype not in m.KNOWN_ENTRY_TYPES:
             self.report(m.Diagnostic("unknown_type", f"unknown entry type {etype!r}; kept as opaque", "info", line, offset))
         eid, parent = self._ids(obj.get("id"), obj.get("parentId"), line, offset, ordinal)
-        ts = obj.get("timestamp")
-        data = {k: v for k, v in obj.items() if k != "content"} if etype == m.CUSTOM_MESSAGE else obj
-        entry = m.Entry(
-            index=len(self.entries),
-            nums=b"",
-            type=etype,
-            id=eid,
-            parent_id=parent,
-            timestamp=ts if isinstance(ts, str) else None,
-            data=data,
-        )
+        timestamp, data, role, nums = other_entry_parts(etype, obj, line, offset, length, self.version)
+        entry = m.Entry(len(self.entries), nums, etype, eid, parent, timestamp, data, role)
         if etype == m.COMPACTION and self.version < 2:
             self._migrate_v1_compaction(entry, obj)
-        msg = agent_message_of(entry, obj, self.version)
-        if msg is not None:
-            entry.role = msg["role"]
-            entry.nums = m.pack_nums(line, offset, length, estimate_all(msg), msg.get("timestamp"))
-        else:
-            entry.nums = m.pack_nums(line, offset, length, None, None)
         return self.entries.append(entry)
 
     def _migrate_v1_compaction(self, entry: m.Entry, obj: dict[str, Any]) -> None:
