@@ -96,15 +96,9 @@ class _RunBuilder:
         if parent:
             parent = known.get(parent, parent)  # the parent's own id string (memory)
         known[eid] = eid
-        if call_ids:
-            for cid in call_ids:
-                self.open_calls[cid] = cid
-        elif tool_call_id is not None:
-            tool_call_id = self.open_calls.pop(tool_call_id, tool_call_id)
-        nums = _pack_nums(
-            line, offset, length, *(est if est is not None else _NO_ESTIMATES), _NAN if ts is None else float(ts), flags
-        )
-        self._add(run, nums, eid, parent, (m.MESSAGE, role, tool_name, provider, model, stop, kinds), call_ids or tool_call_id, usage)
+        calls = share_call_ids(self.open_calls, call_ids, tool_call_id)
+        nums = message_nums(line, offset, length, est, ts, flags)
+        self._add(run, nums, eid, parent, (m.MESSAGE, role, tool_name, provider, model, stop, kinds), calls, usage)
 
 
     def other(self, obj: dict[str, Any], line: int, offset: int, length: int, version: int) -> None:
@@ -143,6 +137,29 @@ class _RunBuilder:
         else:
             run.usage_slots.append(len(run.usage_buffer) // m.USAGE_SIZE)
             run.usage_buffer += usage
+
+
+def share_call_ids(
+    open_calls: dict[str, str], call_ids: tuple[str, ...], tool_call_id: str | None
+) -> str | tuple[str, ...] | None:
+    """A message's `calls` cell (its tool call ids, or the id of the call it answers), a result sharing its call's
+    id string (memory): `open_calls` holds the calls not answered yet, by id."""
+    if call_ids:
+        for cid in call_ids:
+            open_calls[cid] = cid
+        return call_ids
+    if tool_call_id is not None:
+        return open_calls.pop(tool_call_id, tool_call_id)
+    return None
+
+
+def message_nums(
+    line: int, offset: int, length: int, estimates: tuple[int, int, int, int] | None, timestamp: float | None, flags: int
+) -> bytes:
+    """A message entry's packed numbers (`model.NUMS`) from its record's fields."""
+    return _pack_nums(
+        line, offset, length, *(estimates if estimates is not None else _NO_ESTIMATES), _NAN if timestamp is None else float(timestamp), flags
+    )
 
 
 def plain_other(obj: Any, note: str | None, length: int) -> bool:

@@ -29,7 +29,7 @@ from .. import model as m
 from ..entry_table import EntryTable
 from ..jsjson import json_kind
 from .agent_message import agent_message_of, other_entry_parts
-from .column_runs import HUGE_LINE_BYTES, ColumnRun
+from .column_runs import HUGE_LINE_BYTES, ColumnRun, message_nums, share_call_ids
 from .records import (
     NESTED_TOO_DEEP,
     ErrorRecord,
@@ -54,11 +54,8 @@ __all__ = [
     "synthetic_v1_id",
 ]
 
-_pack_nums = m.NUMS.pack
 _MESSAGE = m.MESSAGE
-_NO_ESTIMATES = (-1, -1, -1, -1)
 _MESSAGE_FIELDS = len(MessageRecord._fields)
-_NAN = float("nan")
 BOM = b"\xef\xbb\xbf"
 
 
@@ -269,19 +266,13 @@ class EntryReader:
             else:
                 self.report(m.Diagnostic("bad_role", f"message has no string 'role' ({role!r})", "error", line, offset))
                 role = "<missing>"
-        if call_ids:
-            for cid in call_ids:
-                self._open_calls[cid] = cid
-        elif tool_call_id is not None:
-            tool_call_id = self._open_calls.pop(tool_call_id, tool_call_id)  # the call's own id string (memory)
-        nums = _pack_nums(
-            line, offset, length, *(est if est is not None else _NO_ESTIMATES), _NAN if ts is None else float(ts), flags
-        )
+        calls = share_call_ids(self._open_calls, call_ids, tool_call_id)
+        nums = message_nums(line, offset, length, est, ts, flags)
         shape = (_MESSAGE, role, tool_name, provider, model, stop, kinds)
         code = self._shape_codes.get(shape)
         if code is None:
             code = self.entries.shape_code(shape)
-        return self.entries.add_row(nums, eid, parent, code, call_ids or tool_call_id, usage)
+        return self.entries.add_row(nums, eid, parent, code, calls, usage)
 
     def _other_entry(self, obj: dict[str, Any], line: int, offset: int, length: int, ordinal: int) -> int:
         etype = obj.get("type")
