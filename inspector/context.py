@@ -48,15 +48,6 @@ _FLAGS_BYTE = m.NUMS.size - 8
 """Offset in `Entry.nums` of the low byte of the flags (little-endian; every flag fits in it)."""
 
 
-def _row(entry: m.Entry, index: int) -> m.ContextMessage:
-    nums = entry.nums
-    # ContextMessage's fields in order (positional: a call with nine keywords costs more, once per context row).
-    return _ContextMessage(
-        index, entry.index, entry.id, entry.line, entry.role or "?", entry.tool_name, nums,
-        entry.usage_packed, bool(nums[_FLAGS_BYTE] & _EXCLUDED),
-    )  # fmt: skip
-
-
 _ContextMessage = m.ContextMessage
 _EXCLUDED = m.FLAG_EXCLUDED_FROM_CONTEXT
 
@@ -241,7 +232,7 @@ def extend_context(tree: SessionTree, ctx: m.SessionContext, entry: m.Entry) -> 
     if entry.type in _SETTING_TYPES:
         ctx.model, ctx.thinking_level = _settings_after(entry, ctx.model, ctx.thinking_level)
     if maps_to_message(entry.type, entry.role):
-        ctx.messages.append(_row(entry, len(ctx.messages)))
+        ctx.messages.append(context_row(tree.entries, entry.index, len(ctx.messages)))
     return True
 
 
