@@ -252,9 +252,6 @@ class EntryTable(Sequence[m.Entry]):
         """The packed numbers of entry `i` (`model.NUMS`)."""
         return bytes(self.nums[i * NUMS_SIZE : (i + 1) * NUMS_SIZE])
 
-    def line_of(self, i: int) -> int:
-        return int.from_bytes(self.nums[i * NUMS_SIZE : i * NUMS_SIZE + 8], "little", signed=True)
-
     def data_of(self, i: int) -> dict[str, Any] | None:
         """The `data` of entry `i` (a fresh dict: see `Entry.data`)."""
         extra = self.extras.get(i)
@@ -290,18 +287,14 @@ class EntryTable(Sequence[m.Entry]):
             return []
         return list(compress(range(len(self.shape)), map(codes.__contains__, self.shape)))
 
-    def count_shapes(self, indices: Iterable[int] | None = None) -> dict[Shape, int]:
-        """How many entries (of `indices`, default all) have each shape, in the order each shape first appears.
-        The count over all entries is kept, and extended by the rows added since (like `usage_total`)."""
-        shape = self.shape
-        if indices is not None:
-            counts = Counter(map(shape.__getitem__, indices))
-        else:
-            rows, kept = self._shape_counts
-            counts = Counter(kept)
-            if rows < len(shape):
-                counts.update(shape[rows:])
-                self._shape_counts = (len(shape), counts)
+    def count_shapes(self) -> dict[Shape, int]:
+        """How many entries have each shape, in the order each shape first appears. Kept, and extended by the rows
+        added since (like `usage_total`)."""
+        rows, kept = self._shape_counts
+        counts = Counter(kept)
+        if rows < len(self.shape):
+            counts.update(self.shape[rows:])
+            self._shape_counts = (len(self.shape), counts)
         return {self.shapes[c]: n for c, n in counts.items()}
 
     def usage_total(self) -> m.UsageSum:
@@ -320,16 +313,3 @@ class EntryTable(Sequence[m.Entry]):
         """The packed usage of each entry of `indices`, in order (None: the entry has none)."""
         buf = self.usage_buffer
         return [None if s < 0 else bytes(buf[s * USAGE_SIZE : (s + 1) * USAGE_SIZE]) for s in map(self.usage_slot.__getitem__, indices)]
-
-    def usages(self, indices: Iterable[int] | None = None) -> Iterator[bytes]:
-        """The packed usages of the entries (of `indices`, default all, in that order) that have one."""
-        buf = self.usage_buffer
-        if indices is None:
-            for start in range(0, len(buf), USAGE_SIZE):
-                yield bytes(buf[start : start + USAGE_SIZE])
-            return
-        slots = self.usage_slot
-        for i in indices:
-            slot = slots[i]
-            if slot >= 0:
-                yield bytes(buf[slot * USAGE_SIZE : (slot + 1) * USAGE_SIZE])

@@ -124,15 +124,6 @@ class SessionTree:
         """pi's leaf on load: the last entry in file order."""
         return len(self.entries) - 1 if len(self.entries) else None
 
-    def parent_index(self, entry: m.Entry) -> int | None:
-        pid = entry.parent_id
-        if not pid:
-            return None
-        return self.by_id.get(pid)
-
-    def is_root(self, entry: m.Entry) -> bool:
-        return not entry.parent_id or entry.parent_id == entry.id or entry.parent_id not in self.by_id
-
     def roots(self) -> list[int]:
         """Entries with no parent (a null or self `parentId`, or one naming no entry), in file order."""
         entries = self.entries

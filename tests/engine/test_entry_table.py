@@ -100,8 +100,8 @@ def test_every_entry_comes_back_equal(items: list[m.Entry]) -> None:
     for e in items:
         assert table.role_of(e.index) == e.role and table.type_of(e.index) == e.type
         assert table.tool_call_id_of(e.index) == e.tool_call_id and table.tool_call_ids_of(e.index) == e.tool_call_ids
-        assert table.usage_packed(e.index) == e.usage_packed and table.line_of(e.index) == e.line
-    assert list(table.usages()) == [e.usage_packed for e in items if e.usage_packed is not None]
+        assert table.usage_packed(e.index) == e.usage_packed and table.nums_of(e.index) == e.nums
+    assert table.usage_column(range(len(items))) == [e.usage_packed for e in items]
 
 
 def test_an_index_out_of_order_is_refused() -> None:
@@ -187,7 +187,7 @@ def test_a_session_read_in_pieces_keeps_the_context_a_fresh_build_gives(lines: l
             live.path_usage(ctx)  # computed now: later pieces extend it
             fresh = build_context(live.tree, None)
             assert context_key(ctx) == context_key(fresh)
-            assert live.path_usage(ctx) == m.UsageSum().plus(live.entries.usages(fresh.path))
+            assert live.path_usage(ctx) == m.UsageSum().plus(live.entries.usage_column(fresh.path))
             assert live.entries.usage_total() == m.UsageSum().plus(e.usage_packed for e in live.entries)
             fresh_session = open_session(path)  # the figures kept and extended piece by piece equal a cold read's
             assert (live.tree.roots(), live.tree.orphans(), live.tree.branch_points()) == (
