@@ -31,6 +31,17 @@ def command_module_names() -> list[str]:
     return sorted(info.name for info in pkgutil.iter_modules(commands.__path__) if not info.name.startswith("_"))
 
 
+def is_command_name(name: str) -> bool:
+    """Whether `name` is the name of a module in `inspector.commands` (a file test first: `pkgutil` and the
+    `inspect` it imports cost a command ~15 ms; enumerated only when no source file is found, e.g. bytecode-only
+    installs)."""
+    if not name.isidentifier() or name.startswith("_"):
+        return False
+    if any(os.path.isfile(os.path.join(folder, name + ".py")) for folder in commands.__path__):
+        return True
+    return name in command_module_names()
+
+
 def command_module(name: str) -> ModuleType | None:
     """The command module `name`, imported now; None when it adds no subcommand."""
     import importlib
@@ -82,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     elif "inspector.cache.memo" in sys.modules:
         sys.modules["inspector.cache.memo"].begin(argv)  # nothing to record for this command line
     # Only the command being run is imported (each costs imports: the compaction runner, rich...); help lists all.
-    chosen = command_module(argv[0]) if argv and argv[0] in command_module_names() else None
+    chosen = command_module(argv[0]) if argv and is_command_name(argv[0]) else None
     if chosen is None and (not argv or argv[0] not in ("-h", "--help")):
         return run_app(argv)
     args = build_parser([chosen] if chosen is not None else None).parse_args(argv)

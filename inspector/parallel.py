@@ -9,16 +9,20 @@ the ones before them. The caller (`Session`) turns the records into entries in o
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import signal
 import threading
 from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from .formats.column_runs import RangeParts, extract_range_runs
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    from .formats.column_runs import RangeParts
+
+# `multiprocessing`, `concurrent.futures` and the workers' parser are imported by `parse_ranges` only: a session
+# restored from the cache and extended by a few appended lines never starts a pool (they cost ~30 ms to import).
 
 __all__ = [
     "CHUNKS_PER_WORKER",
@@ -36,7 +40,7 @@ PARALLEL_MIN_BYTES = 64 * 1024 * 1024
 CHUNKS_PER_WORKER = 16
 """Ranges per worker: small ranges keep the in-order assembly fed while the workers parse."""
 
-RangeResult = tuple[RangeParts, int, bytes]
+RangeResult = tuple["RangeParts", int, bytes]
 """`extract_range_runs`'s result: the range's lines as column runs and rows (line numbers within the range), lines
 seen, trailing bytes."""
 
@@ -116,6 +120,11 @@ def parse_ranges(path: str, bounds: list[int], version: int) -> Iterator[RangeRe
 
     Line numbers in each result count from 1 within its range; the caller adds the lines seen before it.
     """
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    from .formats.column_runs import extract_range_runs
+
     workers = worker_count()
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
     ranges = list(zip(bounds, bounds[1:]))

@@ -17,11 +17,9 @@ This module is imported by `inspector.figures`, not re-exported by `inspector.to
 from __future__ import annotations
 
 import gc
-import multiprocessing as mp
 import signal
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from .. import model as m
@@ -32,6 +30,8 @@ from . import helper
 from .counter import Implementation, get_token_counter
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from ..session import Session
 
 __all__ = [
@@ -197,6 +197,9 @@ def _worker_init() -> None:
 def _in_pool(workers: int, calls: list[tuple[str, list[LineJob], int, str, Implementation]]) -> list[list[tuple[int, int | None]]]:
     """`_count_share(*call)` for every call in a pool of `workers` processes (fork where available), like
     `inspector.parallel`: a SIGTERM in the main thread becomes SystemExit, which ends the workers."""
+    import multiprocessing as mp  # here: a few counts in this process never pay for a pool's imports
+    from concurrent.futures import ProcessPoolExecutor
+
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
     previous: Any = None
     if threading.current_thread() is threading.main_thread():

@@ -8,6 +8,7 @@ it throws. Nothing here knows about messages.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -32,28 +33,38 @@ UNKNOWN_THROW_CHARS = 256
 # cjk-chars.ts NON_LATIN_RE as pinned by [OC] (2026-04-13). OpenClaw PR #96442 (2026-06) later added the
 # fullwidth forms U+FF01-FF60 and U+FFE0-FFE6; they are deliberately NOT counted here (spec §3.3 step 1).
 _NON_LATIN_RANGES = "\u2e80-\u9fff\ua000-\ua4ff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f"
-# Matches weighted characters *or* surrogate code points; surrogates only occur in strings that did not come
-# from orjson and are sorted out on a slow path.
-_NON_LATIN_OR_SURROGATE_RE = re.compile("[" + _NON_LATIN_RANGES + "\ud800-\udfff]")
-_NON_LATIN_RE = re.compile("[" + _NON_LATIN_RANGES + "]")
-_SURROGATE_RE = re.compile("[\ud800-\udfff]")
-# CJK_SURROGATE_HIGH_RE /[\uD840-\uD87E][\uDC00-\uDFFF]/: astral code points U+20000..U+2FBFF.
-_HIGH_D840_D87E_RE = re.compile("[\U00020000-\U0002fbff]")
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The exact path's patterns, compiled on first use (their wide ranges cost a command ~8 ms to compile, and
+    most sessions never reach the exact path): weighted characters *or* surrogate code points (surrogates only
+    occur in strings that did not come from orjson and are sorted out on a slow path); weighted characters;
+    surrogates; and OpenClaw's CJK_SURROGATE_HIGH_RE (a high surrogate D840-D87E, then a low one): astral code
+    points U+20000..U+2FBFF."""
+    return (
+        re.compile("[" + _NON_LATIN_RANGES + "\ud800-\udfff]"),
+        re.compile("[" + _NON_LATIN_RANGES + "]"),
+        re.compile("[\ud800-\udfff]"),
+        re.compile("[\U00020000-\U0002fbff]"),
+    )
+
 
 def _weighted_from_regex(s: str, utf16_len: int) -> int:
     """estimateStringChars given the already known UTF-16 length (s non-empty, non-ASCII): the exact path."""
-    matches = _NON_LATIN_OR_SURROGATE_RE.findall(s)
+    non_latin_or_surrogate, non_latin, surrogate, high_d840_d87e = _patterns()
+    matches = non_latin_or_surrogate.findall(s)
     if not matches:
         return utf16_len
-    if _SURROGATE_RE.search(s) is not None:
+    if surrogate.search(s) is not None:
         # Join surrogate pairs the way a JS string holds them; lone surrogates never match.
         s = s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
-        n = len(_NON_LATIN_RE.findall(s))
+        n = len(non_latin.findall(s))
     else:
         n = len(matches)
     if n == 0:
         return utf16_len
-    pairs = len(_HIGH_D840_D87E_RE.findall(s)) if utf16_len != len(s) else 0
+    pairs = len(high_d840_d87e.findall(s)) if utf16_len != len(s) else 0
     return utf16_len - pairs + n * (CHARS_PER_TOKEN_ESTIMATE - 1)
 
 
