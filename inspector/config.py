@@ -23,9 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import json5
 import orjson
-import platformdirs
 
 from .config_check import check_config_numbers
 from .jsjson import json_kind
@@ -209,6 +207,8 @@ def load_openclaw_config(
         data = _JSON5_FALLBACK
     if data is _JSON5_FALLBACK:
         try:
+            import json5  # here: most runs find no config file to parse (it costs ~10 ms to import)
+
             data = json5.loads(text)
         except ValueError as exc:
             return LoadedConfig(path=target, exists=True, error=_describe_json5_error(target, exc))
@@ -230,4 +230,6 @@ _JSON5_FALLBACK = object()
 
 def inspector_state_dir() -> Path:
     """This tool's own state directory (``platformdirs`` user state dir); not created here."""
+    import platformdirs  # here: only the commands that keep state need it
+
     return Path(platformdirs.user_state_dir(INSPECTOR_APP_NAME, appauthor=False))
