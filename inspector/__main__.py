@@ -1,7 +1,5 @@
 """`python -m inspector` runs the `session-inspector` command."""
 
-import sys
+from .cli import run
 
-from .cli import main
-
-sys.exit(main())
+run()

@@ -185,13 +185,20 @@ def save(session: Session) -> bool:
     return written
 
 
-def save_opened() -> int:
+_retained: list[Session] = []
+"""Sessions `save_opened(retain=True)` forgot but keeps referenced until the process ends."""
+
+
+def save_opened(*, retain: bool = False) -> int:
     """Save every session opened through the cache and not saved yet whose state is new, then forget them all;
-    returns how many were written."""
+    returns how many were written. `retain`: keep them referenced (a process about to end without freeing anything:
+    dropping the last reference would free an index of a few hundred thousand entries, object by object)."""
     pending = [o.session for o in _opened.values()]
     try:
         return sum(save(s) for s in pending)
     finally:
+        if retain:
+            _retained.extend(pending)
         _opened.clear()
 
 

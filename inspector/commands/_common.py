@@ -67,13 +67,15 @@ def cache_enabled() -> bool:
     return _cache_enabled
 
 
-def save_cache() -> None:
-    """Save the snapshots of the sessions this command opened through the cache (never fails the command)."""
+def save_cache(*, retain: bool = False) -> None:
+    """Save the snapshots of the sessions this command opened through the cache (never fails the command).
+
+    `retain`: keep them referenced (the process is about to end without freeing anything: see `cli.exit_now`)."""
     index_cache = sys.modules.get("inspector.cache.index_cache")
     if index_cache is None or not _cache_enabled:
         return
     try:
-        index_cache.save_opened()
+        index_cache.save_opened(retain=retain)
     except Exception:  # the output is already printed: a cache that cannot be written is no error
         pass
 

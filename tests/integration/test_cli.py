@@ -180,3 +180,37 @@ def test_a_path_that_is_not_a_command_opens_the_app_not_a_usage_error(tmp_path):
     assert r.returncode == 0 and "--demo" in r.stdout
     r = cli("stats", "--help")
     assert r.returncode == 0 and "--context-window" in r.stdout and "--demo" not in r.stdout
+
+
+_RUN_WITH_EXIT_HOOKS = """
+import atexit, sys, threading, time
+from inspector import cli
+marker, late = sys.argv[1], sys.argv[2] == "thread"
+atexit.register(lambda: open(marker, "a").write("atexit "))
+if late:  # a non-daemon thread still running when the command ends: waited for, as by a normal exit
+    threading.Thread(target=lambda: (time.sleep(0.3), open(marker, "a").write("thread "))).start()
+sys.argv = ["session-inspector", *sys.argv[3:]]
+cli.run()
+"""
+
+
+def test_the_console_script_ends_a_command_at_once_with_its_output_whole_and_its_exit_hooks_run(tmp_path):
+    """`cli.run` skips the interpreter's teardown after a headless command (`exit_now`): the output is still complete
+    (flushed), atexit handlers still run, the exit code is the command's, and a running non-daemon thread is waited
+    for as a normal exit would."""
+    path = sample(tmp_path)
+    in_process = cli("timeline", "--json", "--no-cache", path)
+    assert in_process.returncode == 0
+    for late in ("none", "thread"):
+        marker = tmp_path / f"marker-{late}"
+        out = tmp_path / f"out-{late}.json"
+        with out.open("wb") as f:
+            proc = subprocess.run([sys.executable, "-c", _RUN_WITH_EXIT_HOOKS, str(marker), late, "timeline", "--json",
+                                   "--no-cache", str(path)], stdout=f, stderr=subprocess.PIPE, env=_env(), timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert out.read_text() == in_process.stdout
+        assert marker.read_text() == ("thread atexit " if late == "thread" else "atexit ")
+    missing = subprocess.run([sys.executable, "-c", _RUN_WITH_EXIT_HOOKS, str(tmp_path / "m"), "none", "stats", "--json",
+                              str(tmp_path / "absent.jsonl")], capture_output=True, text=True, env=_env(), timeout=120)
+    assert missing.returncode == 2 and "absent.jsonl" in missing.stderr
+    assert (tmp_path / "m").read_text() == "atexit "
