@@ -232,7 +232,23 @@ class ShapeBench:
             appended, reference = self._appended(name, cache)
             out["append"] = _median_cli(appended)
             out["append_output_identical"] = {r.stdout_sha256 for r in appended} == {reference.stdout_sha256}
+            out["append_alone"] = _median_cli(self._continuation_alone(name))
         return out
+
+    def _continuation_alone(self, name: str) -> list[CliRun]:
+        """`name`, cold, on a session of the header and the appended bytes alone: what the new bytes cost a process
+        by themselves (start-up, imports, the tokenizer's load, their own parse and counts)."""
+        b, runner = self.bench, self.runner
+        assert b.continuation is not None
+        alone = self.scratch / f"{b.shape}-continuation-alone.jsonl"
+        with b.path.open("rb") as f:
+            head = f.readline()
+        alone.write_bytes(head + b.continuation.read_bytes())
+        try:
+            return [runner.run(name, alone, cache_dir=self.scratch / f"{name}-unused-cache", use_cache=False)
+                    for _ in range(self.repeat)]
+        finally:
+            alone.unlink()
 
     def _appended(self, name: str, cache: Path) -> tuple[list[CliRun], CliRun]:
         """`name` after the continuation is appended, each time on the warm cache as it was, and a cold run on the
