@@ -100,10 +100,7 @@ def build_context(
         comp_data = entries.data_of(comp_index)
         first_kept = comp_data.get("firstKeptEntryId") if comp_data else None
         if first_kept is not None:
-            try:  # the first entry on the path (from the root) with that id
-                first_kept_pos = list(map(entries.ids.__getitem__, path[:compaction_pos])).index(first_kept)
-            except ValueError:
-                first_kept_pos = None
+            first_kept_pos = _first_on_path(tree, path, compaction_pos, first_kept)
         if first_kept_pos is not None:
             _add_rows(entries, rows, path, kinds, first_kept_pos, compaction_pos)
         else:
@@ -131,6 +128,26 @@ def build_context(
         diagnostics=diags,
     )
     return ctx
+
+
+def _first_on_path(tree: SessionTree, path: list[int], end: int, entry_id: object) -> int | None:
+    """The first position before `end` on `path` (from the root) of an entry whose id is `entry_id`, or None.
+
+    Every position of a path but its last (the leaf) is the entry `by_id` names for its id: a parent is found by id,
+    and of entries sharing an id the last one wins. So the entry to look for is `by_id[entry_id]`, and only its
+    position is searched (at C speed), even when ids repeat."""
+    if type(entry_id) is str:
+        index = tree.by_id.get(entry_id)
+        if index is None:
+            return None
+        try:
+            return path.index(index, 0, end)
+        except ValueError:
+            return None
+    try:  # an id that is not a string (no entry has one): compared as pi compares, entry by entry
+        return list(map(tree.entries.ids.__getitem__, path[:end])).index(entry_id)
+    except ValueError:
+        return None
 
 
 def _last(kinds: list[int], bit: int, end: int | None) -> int | None:

@@ -277,8 +277,10 @@ def context_report(
     }
 
 
-def compaction_kind(session: Session, e: m.Entry) -> str:
-    """How a compaction entry keeps history: split_turn, turn_boundary, manual (self-reference), boundary_only, not_on_path."""
+def compaction_kind(session: Session, e: m.Entry, first_index: int | None) -> str:
+    """How a compaction entry keeps history: split_turn, turn_boundary, manual (self-reference), boundary_only, not_on_path.
+
+    `first_index`: the index of the first entry that is not a session header (`first_entry_index`)."""
     data = e.data or {}
     fk = data.get("firstKeptEntryId")
     if fk is not None and fk == e.id:
@@ -286,14 +288,18 @@ def compaction_kind(session: Session, e: m.Entry) -> str:
     target = session.entry_by_id(fk) if isinstance(fk, str) else None
     if target is None:
         return "first_kept_missing"
-    first = next((x for x in session.entries if x.type != m.SESSION), None)
-    if first is not None and target.index == first.index:
+    if target.index == first_index:
         return "boundary_only"
     if target.role == "assistant":
         return "split_turn"
     if target.type != m.MESSAGE:
         return "non_message_start"
     return "turn_boundary"
+
+
+def first_entry_index(session: Session) -> int | None:
+    """The index of the first entry that is not a session header (None: there is none)."""
+    return next((x.index for x in session.entries if x.type != m.SESSION), None)
 
 
 def session_stats(
@@ -317,9 +323,11 @@ def session_stats(
             by_role[shape[1]] += n
         if shape[1] == "assistant":
             models[(shape[3], shape[4])] += n
-    on_path = set(ctx.path)
+    compaction_indices = entries.indices_with(entries.codes_of_type(m.COMPACTION))
+    on_path = set(compaction_indices).intersection(ctx.path)  # a pass over the path, not a set of it
+    first_index = first_entry_index(session) if compaction_indices else None
     compactions = []
-    for e in map(entries.__getitem__, entries.indices_with(entries.codes_of_type(m.COMPACTION))):
+    for e in map(entries.__getitem__, compaction_indices):
         data = e.data or {}
         compactions.append(
             {
@@ -330,7 +338,7 @@ def session_stats(
                 "first_kept_entry_id": data.get("firstKeptEntryId"),
                 "tokens_before": data.get("tokensBefore"),
                 "from_hook": data.get("fromHook"),
-                "kind": compaction_kind(session, e),
+                "kind": compaction_kind(session, e, first_index),
                 "summary_chars": len(data.get("summary") or "") if isinstance(data.get("summary"), str) else None,
             }
         )

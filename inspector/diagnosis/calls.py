@@ -205,7 +205,7 @@ class CallWalk:
 
 
 class _PathView:
-    """The entry tree as `build_context` reads it (`entries`, `path_to`), with the path handed over.
+    """The entry tree as `build_context` reads it (`entries`, `by_id`, `path_to`), with the path handed over.
 
     `build_context` would walk `parentId` from the leaf to the root again at every compaction (O(path) each). Given
     the slice of the active path that starts at the compaction's first kept entry (or at the compaction itself when
@@ -213,10 +213,11 @@ class _PathView:
     the slice's start, and nothing before it is kept.
     """
 
-    __slots__ = ("_path", "entries")
+    __slots__ = ("_path", "by_id", "entries")
 
-    def __init__(self, entries: EntryTable, path: list[int]) -> None:
-        self.entries = entries
+    def __init__(self, tree: SessionTree, path: list[int]) -> None:
+        self.entries: EntryTable = tree.entries
+        self.by_id = tree.by_id
         self._path = path
 
     def path_to(self, leaf_index: int) -> tuple[list[int], list[m.Diagnostic]]:
@@ -232,7 +233,7 @@ def _rebuild(tree: SessionTree, path: list[int], pos: int, first_pos: dict[str, 
         first_kept = (e.data or {}).get("firstKeptEntryId")
         found = first_pos.get(first_kept) if isinstance(first_kept, str) else None
         start = found if found is not None and found < pos else pos
-    return build_context(cast(SessionTree, _PathView(tree.entries, path[start : pos + 1])), path[pos])
+    return build_context(cast(SessionTree, _PathView(tree, path[start : pos + 1])), path[pos])
 
 
 def _sent(entries: EntryTable, row: m.ContextMessage) -> bool:

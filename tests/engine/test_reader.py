@@ -85,9 +85,10 @@ def test_only_latest_compaction_counts_and_earlier_is_not_emitted(tmp_path):
 def test_boundary_compaction_at_entry_one(tmp_path):
     extra = [entry("compaction", "k1", "a2", summary="## Decisions\nNo prior history.", firstKeptEntryId="m1", tokensBefore=0, fromHook=True)]
     s = open_session(basic(tmp_path, extra))
-    from inspector.figures import compaction_kind
+    from inspector.figures import compaction_kind, first_entry_index
 
-    assert compaction_kind(s, s.entry_by_id("k1")) == "boundary_only"
+    assert first_entry_index(s) == 0
+    assert compaction_kind(s, s.entry_by_id("k1"), first_entry_index(s)) == "boundary_only"
     assert len(rows(s)) == 5
 
 
@@ -352,3 +353,26 @@ def test_message_entry_fields_come_from_the_record_by_name():
     assert (e.type, e.index, e.line, e.offset, e.length, e.timestamp, e.data) == ("message", 0, 7, 100, len(line), None, None)
     assert (e.tool_name, e.tool_call_ids, e.stop_reason, e.block_kinds) == ("read, exec", ("c1", "c2"), "toolUse", ("text", "toolCall", "toolCall"))
     assert e.message_timestamp == a["timestamp"] and e.estimates is not None and e.usage["totalTokens"] == 120
+
+
+def test_a_compaction_keeps_from_the_entry_its_repeated_first_kept_id_names_on_the_path(tmp_path):
+    """`firstKeptEntryId` naming an id two entries share: the kept messages start at the one on the path (the later
+    one: a parent id names the last entry with that id), as pi's `buildSessionContext` finds it."""
+    from pi_reference import build_session_context, load_entries, migrate
+
+    lines = [
+        header(),
+        msg("u1", None, user("one")),
+        msg("x", "u1", user("the first x: shadowed, off the path")),
+        msg("a1", "u1", assistant("two")),
+        msg("x", "a1", user("the second x: on the path")),
+        msg("a2", "x", assistant("three")),
+        entry("compaction", "k1", "a2", summary="s", firstKeptEntryId="x", tokensBefore=5),
+        msg("u3", "k1", user("four")),
+    ]
+    path = write_lines(tmp_path / "s.jsonl", lines)
+    s = open_session(path)
+    ref = load_entries(path)
+    migrate(ref)
+    assert [(r.line, r.role) for r in s.context().messages] == [(n, m["role"]) for n, m in build_session_context(ref)]
+    assert [r.line for r in s.context().messages] == [7, 5, 6, 8]  # the summary, then from the second x
