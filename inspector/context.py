@@ -145,7 +145,7 @@ def _first_on_path(tree: SessionTree, path: list[int], end: int, entry_id: objec
         except ValueError:
             return None
     try:  # an id that is not a string (no entry has one): compared as pi compares, entry by entry
-        return list(map(tree.entries.ids.__getitem__, path[:end])).index(entry_id)
+        return list(map(tree.entries.ids.__getitem__, path[:end])).index(entry_id)  # type: ignore[arg-type]
     except ValueError:
         return None
 
