@@ -87,12 +87,13 @@ def run() -> None:
     """The `session-inspector` console script (and `python -m inspector`): `main()`, then the process ends.
 
     After a headless command the interpreter's own teardown is skipped (`exit_now`): freeing an index of a few
-    hundred thousand entries object by object costs a command 15-50 ms after its output is complete.
+    hundred thousand entries object by object costs a command 15-50 ms after its output is complete. Not under a
+    profiler or a tracer (`python -m cProfile -o ...` writes its file after this returns).
     """
     global _exits_now
     _exits_now = True
     code = main()
-    if _headless_ran:
+    if _headless_ran and sys.getprofile() is None and sys.gettrace() is None:  # a profiler writes its file on return
         exit_now(code)
     sys.exit(code)
 
