@@ -23,10 +23,11 @@ only once every column holds it.
 
 from __future__ import annotations
 
+import operator
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import compress
+from itertools import compress, repeat
 from typing import Any, cast, overload
 
 import orjson
@@ -308,6 +309,14 @@ class EntryTable(Sequence[m.Entry]):
         if rows < now:
             self._usage_total = (now, total)  # one assignment: a reader in another thread sees the old or the new pair
         return total
+
+    def usage_rows(self, indices: Iterable[int]) -> bytes:
+        """The packed usages of the entries of `indices` that have one, in order, laid end to end (C-level passes:
+        no object per entry)."""
+        slots = list(filter((0).__le__, map(self.usage_slot.__getitem__, indices)))
+        starts = list(map(operator.mul, slots, repeat(USAGE_SIZE)))
+        ends = map(operator.add, starts, repeat(USAGE_SIZE))
+        return b"".join(map(self.usage_buffer.__getitem__, map(slice, starts, ends)))
 
     def usage_column(self, indices: Iterable[int]) -> list[bytes | None]:
         """The packed usage of each entry of `indices`, in order (None: the entry has none)."""

@@ -15,6 +15,7 @@ import struct
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import reduce
+from itertools import filterfalse
 from typing import Any
 
 USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
@@ -64,8 +65,14 @@ _NO_USAGE = _USAGE.pack(*[_NAN] * 10)
 
 def _add_tokens(total: int | float, values: list[float]) -> int | float:
     """`total` plus `num(v)` of each value, in order, as a loop over the unpacked usage dicts adds them."""
-    if type(total) is int and all(map(float.is_integer, values)) and (not values or max(map(abs, values)) < 2**53):
-        return total + sum(map(int, values))  # only ints: exact, whatever the grouping
+    if type(total) is int and all(map(float.is_integer, values)):
+        if not values:
+            return total
+        bound = max(map(abs, values))
+        if bound * len(values) < 2**53:  # every partial sum of these integers is exact as a double: so is the sum
+            return total + int(sum(values))
+        if bound < 2**53:
+            return total + sum(map(int, values))  # only ints: exact, whatever the grouping
     for v in values:
         total += int(v) if v.is_integer() and abs(v) < 2**53 else v
     return total
@@ -100,7 +107,7 @@ class UsageSum:
         for j in range(width):
             for start in range(0, count, _SUM_BATCH):  # a column at a time, a batch at a time (memory stays small)
                 column: list[float] = doubles[(start * width) + j : (start + _SUM_BATCH) * width : width].tolist()  # type: ignore[assignment]
-                values = [v for v in column if v == v]  # NaN: an absent field
+                values = list(filterfalse(math.isnan, column))  # NaN: an absent field
                 if j < len(USAGE_KEYS):
                     tokens[j] = _add_tokens(tokens[j], values)
                 else:
@@ -138,6 +145,15 @@ class PathUsage:
             if length % PATH_USAGE_STEP == 0:
                 marks.append(total)
         return PathUsage(length, total, tuple(marks))
+
+    def plus_rows(self, rows: bytes, positions: int) -> PathUsage:
+        """This path's sum continued by `positions` more positions whose packed usages, laid end to end, are `rows`
+        (`EntryTable.usage_rows`); the positions must not pass the next mark."""
+        if positions > PATH_USAGE_STEP - self.length % PATH_USAGE_STEP:
+            raise ValueError("a piece of a path usage may not pass a mark")
+        total, length = self.total.plus_rows(rows), self.length + positions
+        marks = self.marks + (total,) if positions and length % PATH_USAGE_STEP == 0 else self.marks
+        return PathUsage(length, total, marks)
 
     def cut(self, length: int, usages_between: Callable[[int, int], list[bytes | None]]) -> PathUsage:
         """The sum of the path's first `length` positions; `usages_between(start, end)` gives the packed usages of

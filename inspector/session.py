@@ -269,9 +269,10 @@ class Session:
     def path_usage(self, ctx: m.SessionContext) -> m.UsageSum:
         """Σ of the recorded usage of the entries on `ctx`'s path (computed once per context, extended with it)."""
         if ctx.path_usage is None:
-            usage, column, path = m.PathUsage(), self.tree.entries.usage_column, ctx.path
+            usage, rows_of, path = m.PathUsage(), self.tree.entries.usage_rows, ctx.path
             for start in range(0, len(path), m.PATH_USAGE_STEP):  # a step at a time: no list as long as the path
-                usage = usage.plus(column(path[start : start + m.PATH_USAGE_STEP]))
+                piece = path[start : start + m.PATH_USAGE_STEP]
+                usage = usage.plus_rows(rows_of(piece), len(piece))
             ctx.path_usage = usage
         return ctx.path_usage.total
 

@@ -18,6 +18,7 @@ from collections import Counter
 from pathlib import Path
 from unittest.mock import patch
 
+import pytest
 from conftest import assistant, jline, tool_result, user
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -248,3 +249,24 @@ def test_an_orphan_whose_parent_arrives_is_no_longer_one(tmp_path: Path) -> None
     live.refresh()
     assert (live.tree.orphans(), live.tree.roots()) == ([], [1])
     assert live.tree.branch_points() == [1], "the late parent has the early orphan and the new entry as children"
+
+
+@pytest.mark.parametrize("step", [2, 3, 4096])
+def test_a_path_usage_summed_from_joined_rows_equals_one_summed_usage_by_usage(monkeypatch, step) -> None:
+    """`PathUsage.plus_rows` (the packed usages of a piece of the path, joined by `EntryTable.usage_rows`) keeps the
+    same total and the same marks as `PathUsage.plus` over the piece's usages one by one; a piece may not pass a mark."""
+    monkeypatch.setattr(m, "PATH_USAGE_STEP", step)
+    table = EntryTable()
+    for i in range(23):
+        usage = None if i % 4 == 1 else {"input": i, "output": 2**50 + i, "cost": {"total": 0.1 * i}}
+        table.append(m.Entry(i, m.pack_nums(i + 2, 0, 1, None, None), m.MESSAGE, f"e{i}", None, role="assistant",
+                             usage_packed=m.pack_usage(usage) if usage is not None else None))
+    path = [0, 2, 1, 5, 4, 3, *range(6, 23)]
+    by_usage = m.PathUsage().plus(table.usage_column(path))
+    by_rows = m.PathUsage()
+    for start in range(0, len(path), step):
+        piece = path[start : start + step]
+        by_rows = by_rows.plus_rows(table.usage_rows(piece), len(piece))
+    assert by_rows == by_usage and len(by_rows.marks) == 1 + len(path) // step
+    with pytest.raises(ValueError):
+        m.PathUsage().plus_rows(b"", step + 1)
