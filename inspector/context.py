@@ -86,9 +86,9 @@ def build_context(
         return m.SessionContext(leaf_id=None, messages=[], path=[], model=None, thinking_level="off")
     entries = tree.entries
     path, diags = tree.path_to(leaf_index) if known_path is None else known_path
-    kinds = list(map(_path_kinds(entries).__getitem__, map(entries.shape.__getitem__, path)))  # one per position
+    kinds = _PathKinds(entries, path)
     model, thinking_level = _settings_on(entries, path, kinds)
-    compaction_pos = _last(kinds, _COMPACTION, None)
+    compaction_pos = kinds.last(_COMPACTION)
 
     rows: list[m.ContextMessage] = []
     first_kept_pos: int | None = None
@@ -150,33 +150,73 @@ def _first_on_path(tree: SessionTree, path: list[int], end: int, entry_id: objec
         return None
 
 
-def _last(kinds: list[int], bit: int, end: int | None) -> int | None:
-    """The last position before `end` whose kind has `bit`."""
-    for pos in range(len(kinds) - 1 if end is None else end - 1, -1, -1):
-        if kinds[pos] & bit:
-            return pos
-    return None
+class _PathKinds:
+    """What each position of a path is to the context walk (`_path_kinds` bits, a byte each), computed from the end
+    backwards only as far as the walk asks: a walk that finds a compaction near the leaf never reads the rest."""
+
+    __slots__ = ("_kind_of", "_path", "_shape", "start", "values")
+
+    FIRST_PIECE = 4096
+    """Positions computed at first; each later piece doubles what is computed."""
+
+    def __init__(self, entries: EntryTable, path: list[int]) -> None:
+        self._kind_of = _path_kinds(entries)
+        self._shape = entries.shape
+        self._path = path
+        self.start = len(path)
+        """The first position computed: `values` holds the kinds of positions [start, len(path))."""
+        self.values = bytearray()
+
+    def _compute_from(self, pos: int) -> None:
+        """Compute back to `pos` at least (a piece at a time, doubling)."""
+        if pos >= self.start:
+            return
+        start = max(0, min(pos, self.start - max(self.FIRST_PIECE, len(self.values))))
+        piece = bytes(map(self._kind_of.__getitem__, map(self._shape.__getitem__, self._path[start : self.start])))
+        self.values[0:0] = piece
+        self.start = start
+
+    def last(self, bit: int, end: int | None = None) -> int | None:
+        """The last position before `end` (default: the path's end) whose kind has `bit`."""
+        end = len(self._path) if end is None else end
+        table = _HAS_BIT[bit]
+        while True:
+            lo = self.start
+            if end > lo:
+                found = self.values[: end - lo].translate(table).rfind(1)
+                if found >= 0:
+                    return lo + found
+                end = lo
+            if lo == 0:
+                return None
+            self._compute_from(lo - 1)
+
+    def messages(self, start: int, end: int) -> Iterator[int]:
+        """The positions in [start, end) that map to a message, in order."""
+        self._compute_from(start)
+        lo = self.start
+        return compress(range(start, end), self.values[start - lo : end - lo].translate(_HAS_BIT[_MESSAGE]))
 
 
-def _add_rows(entries: EntryTable, rows: list[m.ContextMessage], path: list[int], kinds: list[int], start: int, end: int) -> None:
+def _add_rows(entries: EntryTable, rows: list[m.ContextMessage], path: list[int], kinds: _PathKinds, start: int, end: int) -> None:
     """Append the context rows of the path positions [start, end) that map to a message."""
-    for pos in compress(range(start, end), map(_MESSAGE.__and__, kinds[start:end])):
+    for pos in kinds.messages(start, end):
         rows.append(context_row(entries, path[pos], len(rows)))
 
 
-def _settings_on(entries: EntryTable, path: list[int], kinds: list[int]) -> tuple[dict[str, Any] | None, str]:
+def _settings_on(entries: EntryTable, path: list[int], kinds: _PathKinds) -> tuple[dict[str, Any] | None, str]:
     """pi's settings walk over the whole path, from its end: the last model setter and the last thinking level
     setter decide (each one replaces what came before it whole)."""
     model: dict[str, Any] | None = None
     pos: int | None = len(path)
-    while (pos := _last(kinds, _MODEL_SETTER, pos)) is not None:
+    while (pos := kinds.last(_MODEL_SETTER, pos)) is not None:
         index = path[pos]
         if entries.type_of(index) != m.MODEL_CHANGE or entries.data_of(index) is not None:
             model = _settings_at(entries, index, None, "off")[0]
             break
     level = "off"
     pos = len(path)
-    while (pos := _last(kinds, _LEVEL_SETTER, pos)) is not None:
+    while (pos := kinds.last(_LEVEL_SETTER, pos)) is not None:
         data = entries.data_of(path[pos])
         if data is not None:
             value = data.get("thinkingLevel")
@@ -186,6 +226,8 @@ def _settings_on(entries: EntryTable, path: list[int], kinds: list[int]) -> tupl
 
 
 _COMPACTION, _MESSAGE, _MODEL_SETTER, _LEVEL_SETTER = 1, 4, 8, 16
+_HAS_BIT = {bit: bytes(int(bool(v & bit)) for v in range(256)) for bit in (_COMPACTION, _MESSAGE, _MODEL_SETTER, _LEVEL_SETTER)}
+"""For each bit, a `bytes.translate` table: a kind byte becomes 1 when it has the bit, else 0."""
 
 
 def _path_kinds(entries: EntryTable) -> list[int]:

@@ -8,6 +8,7 @@ import os
 import tempfile
 from pathlib import Path
 
+import pytest
 from conftest import assistant, jline, tool_result, user
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -31,7 +32,7 @@ def sessions(draw):
         parent = None
         if ids:
             parent = draw(st.sampled_from(ids[-3:] + [ids[-1]] * 3))
-        kind = draw(st.sampled_from(["user", "assistant", "toolResult", "model_change", "compaction", "branch_summary", "custom", "custom_message", "label", "session_info", "unknown"]))
+        kind = draw(st.sampled_from(["user", "assistant", "toolResult", "model_change", "compaction", "branch_summary", "custom", "custom_message", "label", "session_info", "thinking_level", "unknown"]))
         base = {"type": "message", "id": eid, "parentId": parent, "timestamp": "2026-01-01T00:00:01.000Z"}
         if kind == "user":
             base["message"] = user(draw(text))
@@ -53,6 +54,8 @@ def sessions(draw):
             base = {"type": "custom_message", "customType": "x", "content": draw(text), "display": True, "id": eid, "parentId": parent, "timestamp": base["timestamp"]}
         elif kind == "label":
             base = {"type": "label", "id": eid, "parentId": parent, "timestamp": base["timestamp"], "targetId": ids[0] if ids else eid, "label": draw(text)}
+        elif kind == "thinking_level":
+            base = {"type": "thinking_level_change", "id": eid, "parentId": parent, "timestamp": base["timestamp"], "thinkingLevel": draw(st.sampled_from(["low", "high"]))}
         elif kind == "session_info":
             base = {"type": "session_info", "id": eid, "parentId": parent, "timestamp": base["timestamp"], "name": draw(text)}
         else:
@@ -217,3 +220,64 @@ def test_records_cross_processes_as_plain_tuples_and_come_back_named():
         back = from_wire(wire)
         assert type(back) is type(rec) and back == rec
     assert recs[0].id == "a" and recs[0].role == "assistant" and recs[0].usage_packed is not None
+
+
+def _long_session(tmp: Path) -> Path:
+    """60 entries in a line: a compaction at 40 keeping from entry 5, a model change at 2, thinking levels at 1 and
+    50, a custom message at 45: the walk finds settings near the leaf but keeps messages far back."""
+    lines, parent = [HEADER], None
+    for i in range(60):
+        eid, ts = f"e{i:02d}", "2026-01-01T00:00:01.000Z"
+        if i == 40:
+            o = {"type": "compaction", "summary": "s", "firstKeptEntryId": "e05", "tokensBefore": 10}
+        elif i == 2:
+            o = {"type": "model_change", "provider": "p", "modelId": "m"}
+        elif i in (1, 50):
+            o = {"type": "thinking_level_change", "thinkingLevel": "high" if i == 50 else "low"}
+        elif i == 45:
+            o = {"type": "custom_message", "customType": "x", "content": "c", "display": True}
+        else:
+            o = {"type": "message", "message": user(f"u{i}") if i % 2 else assistant(f"a{i}")}
+        lines.append({**o, "id": eid, "parentId": parent, "timestamp": ts})
+        parent = eid
+    return write(tmp, "long.jsonl", ("\n".join(jline(x) for x in lines) + "\n").encode())
+
+
+@pytest.mark.parametrize("piece", [1, 2, 3, 7])
+def test_a_long_context_walk_in_small_pieces_keeps_messages_far_back(tmp_path, piece):
+    """The kept messages start far before the pieces the settings walk computed (entry 5 of 60)."""
+    from unittest.mock import patch
+
+    from inspector import context
+
+    s = open_session(_long_session(tmp_path))
+    with patch.object(context._PathKinds, "FIRST_PIECE", 10**9):
+        whole = {leaf: build_context(s.tree, leaf) for leaf in range(len(s.entries))}
+    with patch.object(context._PathKinds, "FIRST_PIECE", piece):
+        assert {leaf: build_context(s.tree, leaf) for leaf in range(len(s.entries))} == whole
+    ctx = whole[59]
+    assert ctx.thinking_level == "high" and ctx.model == {"provider": "anthropic", "modelId": "claude-sonnet-4-5"}
+    assert [r.entry_id for r in ctx.messages][:3] == ["e40", "e05", "e06"]
+
+
+@PROPS
+@given(sessions(), st.sampled_from([1, 2, 3, 5]))
+def test_the_context_walk_reads_the_path_from_its_end_in_pieces_with_the_same_result(lines, piece):
+    """`context._PathKinds` computes the path's kinds backwards a piece at a time (doubling), only as far as the walk
+    asks: with tiny pieces (many doublings, compactions and settings far back) the context is what one piece gives."""
+    from unittest.mock import patch
+
+    from inspector import context
+
+    with tempfile.TemporaryDirectory() as d:
+        p = write(Path(d), "s.jsonl", ("\n".join(lines) + "\n").encode())
+        s = open_session(p)
+        if not len(s.entries):
+            return
+        whole = build_context(s.tree)
+        with patch.object(context._PathKinds, "FIRST_PIECE", piece):
+            for leaf in range(len(s.entries)):
+                pieces = build_context(s.tree, leaf)
+                with patch.object(context._PathKinds, "FIRST_PIECE", 10**9):
+                    assert pieces == build_context(s.tree, leaf)
+            assert build_context(s.tree) == whole
