@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
-from itertools import compress, filterfalse
+from itertools import compress, filterfalse, islice
 from typing import Any
 
 from . import model as m
@@ -45,6 +45,8 @@ class SessionTree:
         self.labels: dict[str, str] = {}
         self.session_name: str | None = None
         self._missing_parents: tuple[int, set[str | None], list[int]] = (0, set(), [])
+        self._own_roots: tuple[int, list[int]] = (0, [])
+        """`roots`' state: after `rows` entries, those with a null or self `parentId`."""
         self._branch_state: _BranchCount | None = None
 
     def add(self, entry: m.Entry) -> None:
@@ -125,11 +127,20 @@ class SessionTree:
         return len(self.entries) - 1 if len(self.entries) else None
 
     def roots(self) -> list[int]:
-        """Entries with no parent (a null or self `parentId`, or one naming no entry), in file order."""
+        """Entries with no parent (a null or self `parentId`, or one naming no entry), in file order.
+
+        Those with a null or self `parentId` (a fact of each row alone) are kept and extended by the rows added since;
+        those whose parent is missing come from `_missing_parent_indices`, kept as well."""
         entries = self.entries
         n = len(entries)
-        found = set(compress(range(n), map(operator.not_, entries.parent_ids)))
-        found.update(compress(range(n), map(operator.eq, entries.parent_ids, entries.ids)))
+        rows, own = self._own_roots
+        if rows < n:
+            parent_ids, ids = entries.parent_ids, entries.ids
+            new = set(compress(range(rows, n), map(operator.not_, islice(parent_ids, rows, n))))
+            new.update(compress(range(rows, n), map(operator.eq, islice(parent_ids, rows, n), islice(ids, rows, n))))
+            own = [*own, *sorted(new)]
+            self._own_roots = (n, own)  # one assignment: a reader in another thread sees the old or the new pair
+        found = set(own)
         found.update(self._missing_parent_indices())
         return sorted(found)
 
