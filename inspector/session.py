@@ -89,9 +89,10 @@ class Session:
         """Point the reader at this session's diagnostics and tree (after a reset, or a restore by `inspector.cache`)."""
         self.reader.report = self.diagnostics.append
         by_id, ids = self.tree.by_id, self.tree.entries.ids
+        get = by_id.as_dict().get if not by_id.is_flat else by_id.get  # a dict stays one: its own `get` is faster
 
         def canonical_id(pid: str) -> str | None:
-            idx = by_id.get(pid)
+            idx = get(pid)
             return None if idx is None else ids[idx]
 
         self.reader.id_of = canonical_id

@@ -14,6 +14,7 @@ from typing import Any
 
 from . import model as m
 from .entry_table import EntryTable
+from .id_index import IdIndex
 
 
 @dataclass(slots=True, frozen=True)
@@ -38,7 +39,8 @@ class SessionTree:
 
     def __init__(self, entries: EntryTable | None = None) -> None:
         self.entries = EntryTable() if entries is None else entries
-        self.by_id: dict[str, int] = {}
+        self.by_id = IdIndex()
+        self.by_id.attach(self.entries.ids)
         self._first_child: dict[str, int] | None = None
         self._more_children: dict[str, list[int]] = {}
         self.duplicates: list[tuple[str, int, int]] = []
@@ -74,7 +76,7 @@ class SessionTree:
         entries = self.entries
         ids = entries.ids[indices.start : indices.stop]
         by_id = self.by_id
-        if None in ids or len(set(ids)) != len(ids) or not by_id.keys().isdisjoint(ids) or self._first_child is not None:
+        if None in ids or len(set(ids)) != len(ids) or not by_id.isdisjoint(ids) or self._first_child is not None:
             for index in indices:
                 self.link(index)
             return
@@ -154,10 +156,10 @@ class SessionTree:
         """Entries whose (non-empty) `parentId` names no entry, in file order (column passes at C speed; kept until
         an entry is added)."""
         parent_ids = self.entries.parent_ids
-        by_id = self.by_id
         rows, missing, found = self._missing_parents
         if rows == len(parent_ids):
             return found
+        by_id = self.by_id.mapping_for(len(parent_ids) - rows + len(missing))
         # Kept and extended: the parent ids missing before that no new entry names, and the new ones' missing parents.
         missing = {pid for pid in missing if pid not in by_id}
         missing.update(filterfalse(by_id.__contains__, parent_ids[rows:]))  # only the missing ones are kept
@@ -169,7 +171,8 @@ class SessionTree:
 
     def path_to(self, leaf_index: int) -> tuple[list[int], list[m.Diagnostic]]:
         """Indices root → leaf following `parentId`, stopping (with a diagnostic) at a cycle."""
-        parent_ids, by_id = self.entries.parent_ids, self.by_id
+        parent_ids = self.entries.parent_ids
+        by_id = self.by_id.mapping_for(len(parent_ids))  # the walk may pass every entry
         path: list[int] = []
         append = path.append
         current: int | None = leaf_index
@@ -189,7 +192,8 @@ class SessionTree:
         seen: set[int] = set()
         diags: list[m.Diagnostic] = []
         current: int | None = leaf_index
-        parent_ids, by_id = self.entries.parent_ids, self.by_id
+        parent_ids = self.entries.parent_ids
+        by_id = self.by_id.mapping_for(len(parent_ids))
         while current is not None:
             if current in seen:
                 e = self.entries[current]
@@ -223,14 +227,15 @@ class SessionTree:
         Kept, and extended by the entries added since, unless one of them changed what an earlier parent id names
         (it repeats an id, or it is a parent that was missing): then counted again from the start.
         """
-        parent_ids, by_id = self.entries.parent_ids, self.by_id
+        parent_ids = self.entries.parent_ids
         self._missing_parent_indices()  # brings `_missing_parents` up to date
         missing_now = self._missing_parents[1]
         state = self._branch_state
         if state is not None and state.rows == len(parent_ids):
             return sorted(state.branch)
-        if state is None or state.duplicates != len(self.duplicates) or any(pid in by_id for pid in state.missing):
+        if state is None or state.duplicates != len(self.duplicates) or any(pid in self.by_id for pid in state.missing):
             state = _BranchCount(0, len(self.duplicates), set(), bytearray(), set())
+        by_id = self.by_id.mapping_for(len(parent_ids) - state.rows)
         seen = state.seen + bytearray(len(parent_ids) - len(state.seen))  # a byte per entry: has a child
         branch = set(state.branch)  # copies: a count handed out is never changed
         for pid in parent_ids[state.rows :]:

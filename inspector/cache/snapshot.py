@@ -144,6 +144,7 @@ def load(data: bytes | memoryview, path: Path) -> Session:
     finally:
         if enabled:
             gc.enable()
+    session.tree.by_id.attach(session.tree.entries.ids)  # stored flat, without the ids (see `inspector.id_index`)
     session.path = Path(path)
     session.scanner.path = Path(path)
     session._context_cache = {} if ctx is None else {None: ctx}

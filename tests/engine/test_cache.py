@@ -124,6 +124,7 @@ def test_appended_lines_extend_the_snapshot(tmp_path: Path) -> None:
     append(path, "".join(jline(o) + "\n" for o in objs))
     grown = reopen(path)
     assert how_opened(grown) == EXTENDED
+    assert grown.tree.by_id.is_flat, "the appended lines were linked without building the id dict"
     assert_same(grown, path)
     assert save_opened() == 0, "a few appended lines are read again next time rather than rewriting the snapshot"
     again = open_cached(path)
