@@ -10,6 +10,7 @@ many point lookups, builds the dict once and uses it from then on.
 
 from __future__ import annotations
 
+import threading
 import zlib
 from array import array
 from bisect import bisect_left
@@ -43,7 +44,7 @@ class IdIndex:
     dict is built as well: many point lookups cost more than building it.
     """
 
-    __slots__ = ("_added", "_dict", "_hashes", "_ids", "_lookups", "_order", "_rows")
+    __slots__ = ("_added", "_dict", "_hashes", "_ids", "_lock", "_lookups", "_order", "_rows")
 
     BULK_ROWS = 4096
     """A pass over more ids than this builds the dict first (`mapping_for`)."""
@@ -58,6 +59,7 @@ class IdIndex:
         self._rows = 0
         self._added: dict[str, int] = {}
         self._lookups = 0
+        self._lock = threading.Lock()
 
     # -- the flat form ------------------------------------------------------------------------------
 
@@ -86,6 +88,7 @@ class IdIndex:
         index._ids = ids
         index._added = {}
         index._lookups = 0
+        index._lock = threading.Lock()
         return index
 
     @classmethod
@@ -100,6 +103,7 @@ class IdIndex:
         index._ids = None  # `attach` gives it the entry table's ids
         index._added = {}
         index._lookups = 0
+        index._lock = threading.Lock()
         return index
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -167,15 +171,18 @@ class IdIndex:
     def __setitem__(self, key: str, index: int) -> None:
         if self._dict is not None:
             self._dict[key] = index
-        else:
-            self._added[key] = index
+            return
+        with self._lock:  # the dict may be being built in another thread (`as_dict`): it gets this id or holds it
+            target = self._added if self._dict is None else self._dict
+            target[key] = index
 
     def update(self, pairs: Iterable[tuple[str, int]]) -> None:
         """Set every `(id, index)` pair, in order."""
         if self._dict is not None:
             self._dict.update(pairs)
-        else:
-            self._added.update(pairs)
+            return
+        with self._lock:
+            (self._added if self._dict is None else self._dict).update(pairs)
 
     def isdisjoint(self, keys: Iterable[str | None]) -> bool:
         """Whether none of `keys` is an id in the index."""
@@ -209,16 +216,18 @@ class IdIndex:
     def as_dict(self) -> dict[str, int]:
         """The index as a dict (built from the flat table and the ids added since, once)."""
         if self._dict is None:
-            ids = self._ids
-            assert ids is not None
-            rows = self._rows
-            with_none: dict[str | None, int] = dict(zip(ids[:rows], range(rows)))
-            with_none.pop(None, None)
-            built = cast(dict[str, int], with_none)
-            built.update(self._added)
-            self._dict = built
-            self._hashes, self._order, self._added = array("I"), array("i"), {}
-            return built
+            with self._lock:
+                if self._dict is None:
+                    ids = self._ids
+                    assert ids is not None
+                    rows = self._rows
+                    with_none: dict[str | None, int] = dict(zip(ids[:rows], range(rows)))
+                    with_none.pop(None, None)
+                    built = cast(dict[str, int], with_none)
+                    built.update(self._added)
+                    # Set last, the table and the added ids left as they are: a lookup in another thread that found
+                    # no dict yet reads them, whole, and every later one reads the dict.
+                    self._dict = built
         return self._dict
 
     def mapping_for(self, rows: int) -> dict[str, int] | IdIndex:

@@ -99,3 +99,50 @@ def test_a_restored_index_refuses_a_table_shorter_than_it_covers() -> None:
     index = pickle.loads(pickle.dumps(_restored(["a", "b", "c"])))
     with pytest.raises(ValueError):
         index.attach(["a"])
+
+
+def test_ids_added_after_the_dict_is_built_go_into_it() -> None:
+    ids: list[str | None] = ["a", "b"]
+    index = _restored(ids)
+    ids.append("c")
+    index["c"] = 2
+    assert index.as_dict() == {"a": 0, "b": 1, "c": 2}
+    ids.append("d")
+    index["d"] = 3
+    index.update([("e", 4)])
+    assert index.get("d") == 3 and index.get("e") == 4 and index.as_dict() == {"a": 0, "b": 1, "c": 2, "d": 3, "e": 4}
+
+
+def _link_all(index: IdIndex, ids: list[str | None], added: list[str], started, errors: list[str]) -> None:
+    for k, eid in enumerate(added):
+        ids.append(eid)
+        index[eid] = 2000 + k
+        if index.get(eid) != 2000 + k:
+            errors.append(eid)
+        if k == 50:
+            started.set()
+
+
+def test_ids_added_in_one_thread_while_another_builds_the_dict_are_all_kept() -> None:
+    """The UI links appended entries in a worker thread while the main thread may build the dict (a long pass): no id
+    added meanwhile is lost, and a lookup never misses an id added before it began."""
+    import sys
+    import threading
+
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter can
+    try:
+        for _ in range(20):
+            ids: list[str | None] = [f"e{i}" for i in range(2000)]
+            index = _restored(ids)
+            started, errors = threading.Event(), []
+            worker = threading.Thread(target=_link_all, args=(index, ids, [f"n{i}" for i in range(3000)], started, errors))
+            worker.start()
+            started.wait()
+            built = index.as_dict()  # while the worker goes on adding ids
+            worker.join()
+            assert not errors
+            assert built is index.as_dict() and len(built) == 5000
+            assert all(index.get(f"n{k}") == 2000 + k for k in range(3000))
+    finally:
+        sys.setswitchinterval(before)
