@@ -162,7 +162,7 @@ class SessionTree:
         by_id = self.by_id.mapping_for(len(parent_ids) - rows + len(missing))
         # Kept and extended: the parent ids missing before that no new entry names, and the new ones' missing parents.
         missing = {pid for pid in missing if pid not in by_id}
-        missing.update(filterfalse(by_id.__contains__, parent_ids[rows:]))  # only the missing ones are kept
+        missing.update(filterfalse(by_id.__contains__, islice(parent_ids, rows, None)))  # only the missing ones are kept
         missing.discard(None)
         missing.discard("")
         found = list(compress(range(len(parent_ids)), map(missing.__contains__, parent_ids))) if missing else []
@@ -235,10 +235,11 @@ class SessionTree:
             return sorted(state.branch)
         if state is None or state.duplicates != len(self.duplicates) or any(pid in self.by_id for pid in state.missing):
             state = _BranchCount(0, len(self.duplicates), set(), bytearray(), set())
-        by_id = self.by_id.mapping_for(len(parent_ids) - state.rows)
-        seen = state.seen + bytearray(len(parent_ids) - len(state.seen))  # a byte per entry: has a child
+        rows = len(parent_ids)
+        by_id = self.by_id.mapping_for(rows - state.rows)
+        seen = state.seen + bytearray(rows - len(state.seen))  # a byte per entry: has a child
         branch = set(state.branch)  # copies: a count handed out is never changed
-        for pid in parent_ids[state.rows :]:
+        for pid in islice(parent_ids, state.rows, rows):  # no copy of the column
             parent = by_id.get(pid) if pid else None
             if parent is None:
                 continue
@@ -246,7 +247,7 @@ class SessionTree:
                 branch.add(parent)
             else:
                 seen[parent] = 1
-        self._branch_state = _BranchCount(len(parent_ids), len(self.duplicates), set(missing_now), seen, branch)
+        self._branch_state = _BranchCount(rows, len(self.duplicates), set(missing_now), seen, branch)
         return sorted(branch)
 
     def child_indices(self, entry: m.Entry) -> list[int]:
