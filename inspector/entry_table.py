@@ -7,7 +7,8 @@ the context's path walk, the figures' counts and sums) read the columns directly
 
 Columns, one row per entry in file order:
 
-- `nums`: the packed numbers of `model.NUMS` (line, offset, length, the four estimates, message timestamp, flags);
+- `nums`: the packed numbers (line, offset, length, the four estimates, message timestamp, flags), 40 bytes a row
+  while they fit 32 bits, else `model.NUMS`' 72 (`inspector.nums_layout`: the buffer's type says which);
 - `ids`, `parent_ids`: the id strings (a parent id is the parent's own string object);
 - `shape`: a code into `shapes`, the distinct `(type, role, tool_name, provider, model, stop_reason,
   block_kinds)` tuples (a few hundred in a real session);
@@ -33,9 +34,9 @@ from typing import Any, cast, overload
 import orjson
 
 from . import model as m
+from . import nums_layout as nl
 
 USAGE_SIZE = m.USAGE_SIZE
-NUMS_SIZE = m.NUMS.size
 
 Shape = tuple[str, str | None, str | None, str | None, str | None, str | None, tuple[str, ...]]
 """`(type, role, tool_name, provider, model, stop_reason, block_kinds)` of an entry."""
@@ -86,7 +87,7 @@ class EntryTable(Sequence[m.Entry]):
     """The entries of one session in packed columns (see the module docstring); `table[i]` is an `Entry`."""
 
     def __init__(self) -> None:
-        self.nums = bytearray()
+        self.nums: bytearray = bytearray()  # narrow rows, or a `nums_layout.WideNums` of wide ones
         self.ids: list[str | None] = []
         self.parent_ids: list[str | None] = []
         self.shape = array("I")
@@ -121,7 +122,7 @@ class EntryTable(Sequence[m.Entry]):
         if entry.tool_call_ids and entry.tool_call_id is not None:
             calls = _BothCalls((entry.tool_call_id, entry.tool_call_ids))
         self.add_row(
-            entry.nums, entry.id, entry.parent_id, self.shape_code(shape), calls, entry.usage_packed, entry.timestamp, entry.data
+            nl.narrowed(entry.nums), entry.id, entry.parent_id, self.shape_code(shape), calls, entry.usage_packed, entry.timestamp, entry.data
         )
         return index
 
@@ -136,11 +137,15 @@ class EntryTable(Sequence[m.Entry]):
         timestamp: str | None = None,
         data: dict[str, Any] | None = None,
     ) -> int:
-        """Add one entry from its column values (`code` from `shape_code`); returns its index."""
+        """Add one entry from its column values (`nums` in either layout of `nums_layout`, `code` from `shape_code`);
+        returns its index."""
         index = len(self.ids)
-        if len(nums) != NUMS_SIZE:
+        if len(nums) == nl.NARROW_SIZE and type(self.nums) is bytearray:
+            self.nums += nums
+        elif len(nums) == nl.NARROW_SIZE or len(nums) == nl.WIDE_SIZE:
+            self.nums = nl.add_row(self.nums, nums)
+        else:
             raise ValueError("packed numbers of the wrong size")
-        self.nums += nums
         self.parent_ids.append(parent_id)
         self.shape.append(code)
         self.calls.append(None if calls == () else calls)  # an empty tool call id stays one
@@ -166,13 +171,14 @@ class EntryTable(Sequence[m.Entry]):
         usage_buffer: bytes | bytearray,
         extras: dict[int, Extra],
     ) -> None:
-        """Add entries given as whole columns (a worker's `ColumnRun`, its shape codes already this table's; its
-        usage slots numbered from 0 in `usage_buffer`; its `extras` by position in the columns)."""
+        """Add entries given as whole columns (a worker's `ColumnRun`, its `nums` rows in either layout of
+        `nums_layout`, its shape codes already this table's; its usage slots numbered from 0 in `usage_buffer`; its
+        `extras` by position in the columns)."""
         count = len(ids)
-        if len(nums) != count * NUMS_SIZE or not len(parent_ids) == len(codes) == len(calls) == len(usage_slots) == count:
+        if len(nums) != count * nl.row_size(nums) or not len(parent_ids) == len(codes) == len(calls) == len(usage_slots) == count:
             raise ValueError("columns of different lengths")
         base = len(self.usage_buffer) // USAGE_SIZE
-        self.nums += nums
+        self.nums = nl.join_rows(self.nums, nums)
         self.parent_ids.extend(parent_ids)
         self.shape.extend(codes)
         self.calls.extend(None if c == () else c for c in calls)
@@ -217,7 +223,7 @@ class EntryTable(Sequence[m.Entry]):
         extra = self.extras.get(i)
         timestamp, data = (None, None) if extra is None else unpack_extra(extra)
         return m.Entry(
-            i, bytes(self.nums[i * NUMS_SIZE : (i + 1) * NUMS_SIZE]), t, self.ids[i], self.parent_ids[i], timestamp, data,
+            i, nl.wide_row(self.nums, i), t, self.ids[i], self.parent_ids[i], timestamp, data,
             role, tool_name, tcid, tcids, provider, model, stop, self.usage_packed(i), kinds,
         )  # fmt: skip
 
@@ -250,8 +256,8 @@ class EntryTable(Sequence[m.Entry]):
         return self.shapes[self.shape[i]][1]
 
     def nums_of(self, i: int) -> bytes:
-        """The packed numbers of entry `i` (`model.NUMS`)."""
-        return bytes(self.nums[i * NUMS_SIZE : (i + 1) * NUMS_SIZE])
+        """The packed numbers of entry `i` (`model.NUMS`, wide, whatever the table's layout)."""
+        return nl.wide_row(self.nums, i)
 
     def data_of(self, i: int) -> dict[str, Any] | None:
         """The `data` of entry `i` (a fresh dict: see `Entry.data`)."""

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import model as m
+from .. import nums_layout as nl
 from ..entry_table import Extra, pack_extra
 from .agent_message import other_entry_parts
 from .record_types import ErrorRecord, MessageRecord, OtherRecord
@@ -37,7 +38,7 @@ HUGE_LINE_BYTES = 16 * 1024 * 1024
 _MESSAGE_FIELDS = len(MessageRecord._fields)
 _NO_ESTIMATES = (-1, -1, -1, -1)
 _NAN = float("nan")
-_pack_nums = m.NUMS.pack
+_pack_row = nl.pack_row
 
 Row = tuple[int, int, int, tuple[Any, ...]]
 """`(line within the range, offset, length, record in wire form)`: a line for `EntryReader.accept_index`."""
@@ -47,7 +48,7 @@ Row = tuple[int, int, int, tuple[Any, ...]]
 class ColumnRun:
     """Consecutive plain message lines of one range, as `EntryTable` columns (see the module docstring).
 
-    `nums` rows carry the line number within the range; `codes` index `shapes`, this run's own list of shapes;
+    `nums` rows (either layout of `inspector.nums_layout`) carry the line number within the range; `codes` index `shapes`, this run's own list of shapes;
     `usage_slots` index rows of `usage_buffer` (-1: no usage). Entries of the other known types (compaction,
     custom, model change...) are packed too, their `data` and `timestamp` as `extras` cells.
     """
@@ -112,7 +113,7 @@ class _RunBuilder:
         self.known_ids[eid] = eid
         timestamp, data, role, nums = other_entry_parts(etype, obj, line, offset, length, version)
         run.extras[len(run.ids)] = pack_extra(timestamp, data)
-        self._add(run, nums, eid, parent, (etype, role, None, None, None, None, ()), None, None)
+        self._add(run, nl.narrowed(nums), eid, parent, (etype, role, None, None, None, None, ()), None, None)
 
     def _run(self) -> ColumnRun:
         run = self.run
@@ -123,7 +124,10 @@ class _RunBuilder:
         return run
 
     def _add(self, run: ColumnRun, nums: bytes, eid: str, parent: str | None, shape: tuple[Any, ...], calls: Any, usage: bytes | None) -> None:
-        run.nums += nums
+        if len(nums) == nl.NARROW_SIZE and type(run.nums) is bytearray:
+            run.nums += nums
+        else:
+            run.nums = nl.add_row(run.nums, nums)
         run.ids.append(eid)
         run.parent_ids.append(parent)
         code = self.shape_codes.get(shape)
@@ -156,8 +160,8 @@ def share_call_ids(
 def message_nums(
     line: int, offset: int, length: int, estimates: tuple[int, int, int, int] | None, timestamp: float | None, flags: int
 ) -> bytes:
-    """A message entry's packed numbers (`model.NUMS`) from its record's fields."""
-    return _pack_nums(
+    """A message entry's packed numbers from its record's fields (narrow when they fit: `nums_layout.pack_row`)."""
+    return _pack_row(
         line, offset, length, *(estimates if estimates is not None else _NO_ESTIMATES), _NAN if timestamp is None else float(timestamp), flags
     )
 

@@ -26,6 +26,7 @@ from typing import Any, cast
 import orjson
 
 from .. import model as m
+from .. import nums_layout as nl
 from ..entry_table import EntryTable
 from ..jsjson import json_kind
 from .agent_message import agent_message_of, other_entry_parts
@@ -186,11 +187,7 @@ class EntryReader:
             raise ValueError("a column run before the first record")
         table = self.entries
         start = len(table)
-        nums = run.nums
-        if lines_before:
-            rows = memoryview(nums).cast("q")  # the line is each row's first field
-            rows[0 :: m.NUMS.size // 8] = array("q", [n + lines_before for n in rows[0 :: m.NUMS.size // 8].tolist()])
-            rows.release()
+        nums = nl.shift_lines(run.nums, lines_before)
         parents = run.parent_ids
         if parents and parents[0]:
             parents[0] = self.id_of(parents[0]) or parents[0]  # an earlier range's entry: share its id string
