@@ -12,8 +12,9 @@ Columns, one row per entry in file order:
 - `ids`, `parent_ids`: the id strings (a parent id is the parent's own string object);
 - `shape`: a code into `shapes`, the distinct `(type, role, tool_name, provider, model, stop_reason,
   block_kinds)` tuples (a few hundred in a real session);
-- `calls`: the `tool_call_id` (a string, toolResult messages), the `tool_call_ids` (a tuple, assistant messages)
-  or None;
+- `call_text`, `call_end`: the `tool_call_id` (toolResult messages) or the `tool_call_ids` (assistant messages) of
+  each entry, encoded (`call_cell`) and laid end to end in `call_text`; `call_end[i]` is where entry `i`'s ends
+  (an entry with neither takes no bytes); the rare cell that has no encoding is kept as it is in `call_odd`;
 - `usage_slot`: the row of the entry's packed usage in `usage_buffer` (-1: none);
 - `extras`: the `timestamp` and `data` of the entries that have them (the types other than `message`), kept as
   compact JSON when it gives them back exactly (so `entry.data` is a fresh dict every time).
@@ -50,6 +51,40 @@ class _BothCalls(tuple):
     """A `calls` cell holding both a `tool_call_id` and `tool_call_ids` (never produced by the reader)."""
 
     __slots__ = ()
+
+
+Calls = str | tuple[str, ...] | None
+"""A `calls` cell as the reader makes it: a result's `tool_call_id`, an assistant's `tool_call_ids`, or None."""
+
+_RESULT_ID, _CALL_IDS, _ODD = 1, 2, 3
+"""The first byte of an encoded `calls` cell: what the rest is."""
+ODD_CELL = bytes([_ODD])
+
+
+def call_cell(calls: Any) -> bytes:
+    """A `calls` cell encoded for `call_text`: empty for None or `()`; a kind byte, then the result's id, or the call
+    ids joined by NUL, in UTF-8 (lone surrogates kept); `_ODD` alone for a cell kept as it is (both kinds, an id
+    holding a NUL, anything else)."""
+    if calls is None or calls == ():
+        return b""
+    if type(calls) is str:
+        return b"\x01" + calls.encode("utf-8", "surrogatepass")
+    if type(calls) is tuple and all(type(c) is str for c in calls):
+        joined = "\x00".join(calls)
+        if joined.count("\x00") == len(calls) - 1:
+            return b"\x02" + joined.encode("utf-8", "surrogatepass")
+    return ODD_CELL
+
+
+def _ends(ends: array, more: Iterable[int]) -> array:
+    """`ends` extended with `more` (`call_end`): a 64-bit copy once an end passes 32 bits."""
+    values = list(more)
+    try:
+        ends.extend(array(ends.typecode, values))
+    except OverflowError:
+        ends = array("q", ends)
+        ends.extend(array("q", values))
+    return ends
 
 
 Extra = bytes | tuple[str | None, dict[str, Any] | None]
@@ -94,7 +129,9 @@ class EntryTable(Sequence[m.Entry]):
         self.shapes: list[Shape] = []
         self.shape_codes: dict[Shape, int] = {}
         self.type_codes: dict[str, list[int]] = {}
-        self.calls: list[str | tuple[str, ...] | None] = []
+        self.call_text = bytearray()
+        self.call_end = array("I")  # 32-bit ends while `call_text` is under 4 GiB, then 64-bit ("q")
+        self.call_odd: dict[int, Any] = {}
         self.usage_slot = array("i")
         self.usage_buffer = bytearray()
         self.extras: dict[int, Extra] = {}
@@ -132,7 +169,7 @@ class EntryTable(Sequence[m.Entry]):
         id: str | None,
         parent_id: str | None,
         code: int,
-        calls: str | tuple[str, ...] | None,
+        calls: Calls | _BothCalls,
         usage_packed: bytes | None,
         timestamp: str | None = None,
         data: dict[str, Any] | None = None,
@@ -148,7 +185,15 @@ class EntryTable(Sequence[m.Entry]):
             raise ValueError("packed numbers of the wrong size")
         self.parent_ids.append(parent_id)
         self.shape.append(code)
-        self.calls.append(None if calls == () else calls)  # an empty tool call id stays one
+        cell = call_cell(calls)  # an empty tool call id stays one, an empty tuple is none
+        if cell == ODD_CELL:
+            self.call_odd[index] = calls
+        self.call_text += cell
+        end = len(self.call_text)
+        if end < 2**32 or self.call_end.typecode == "q":
+            self.call_end.append(end)
+        else:
+            self.call_end = _ends(self.call_end, (end,))
         if usage_packed is None:
             self.usage_slot.append(-1)
         else:
@@ -162,26 +207,32 @@ class EntryTable(Sequence[m.Entry]):
 
     def extend_columns(
         self,
-        nums: bytes | bytearray,
+        nums: bytearray,
         ids: list[str],
         parent_ids: list[str | None],
         codes: array,
-        calls: list[str | tuple[str, ...] | None],
+        call_text: bytes | bytearray,
+        call_ends: array,
         usage_slots: array,
         usage_buffer: bytes | bytearray,
         extras: dict[int, Extra],
     ) -> None:
         """Add entries given as whole columns (a worker's `ColumnRun`, its `nums` rows in either layout of
-        `nums_layout`, its shape codes already this table's; its usage slots numbered from 0 in `usage_buffer`; its
-        `extras` by position in the columns)."""
+        `nums_layout`, its shape codes already this table's; its calls cells encoded by `call_cell` in `call_text`,
+        their ends counted from the start of it, never `_ODD`; its usage slots numbered from 0 in `usage_buffer`;
+        its `extras` by position in the columns)."""
         count = len(ids)
-        if len(nums) != count * nl.row_size(nums) or not len(parent_ids) == len(codes) == len(calls) == len(usage_slots) == count:
+        if len(nums) != count * nl.row_size(nums) or not len(parent_ids) == len(codes) == len(call_ends) == len(usage_slots) == count:
             raise ValueError("columns of different lengths")
+        if (call_ends[-1] if count else 0) != len(call_text):
+            raise ValueError("call ends that do not end the call text")
         base = len(self.usage_buffer) // USAGE_SIZE
         self.nums = nl.join_rows(self.nums, nums)
         self.parent_ids.extend(parent_ids)
         self.shape.extend(codes)
-        self.calls.extend(None if c == () else c for c in calls)
+        call_base = len(self.call_text)
+        self.call_text += call_text
+        self.call_end = _ends(self.call_end, [end + call_base for end in call_ends] if call_base else call_ends)
         self.usage_buffer += usage_buffer
         self.usage_slot.extend(array("i", [-1 if s < 0 else s + base for s in usage_slots]) if base else usage_slots)
         start = len(self.ids)
@@ -211,7 +262,7 @@ class EntryTable(Sequence[m.Entry]):
 
     def _entry(self, i: int) -> m.Entry:
         t, role, tool_name, provider, model, stop, kinds = self.shapes[self.shape[i]]
-        calls = self.calls[i]
+        calls = self.calls_of(i)
         tcid: str | None = None
         tcids: tuple[str, ...] = ()
         if type(calls) is str:
@@ -269,14 +320,28 @@ class EntryTable(Sequence[m.Entry]):
         slot = self.usage_slot[i]
         return None if slot < 0 else bytes(self.usage_buffer[slot * USAGE_SIZE : (slot + 1) * USAGE_SIZE])
 
+    def calls_of(self, i: int) -> Calls | _BothCalls:
+        """Entry `i`'s `calls` cell: its `tool_call_id` (a string), its `tool_call_ids` (a tuple), both, or None."""
+        end = self.call_end[i]
+        start = self.call_end[i - 1] if i else 0
+        if start == end:
+            return None
+        text = self.call_text
+        kind = text[start]
+        if kind == _RESULT_ID:
+            return text[start + 1 : end].decode("utf-8", "surrogatepass")
+        if kind == _CALL_IDS:
+            return tuple(text[start + 1 : end].decode("utf-8", "surrogatepass").split("\x00"))
+        return self.call_odd[i]  # type: ignore[no-any-return]
+
     def tool_call_ids_of(self, i: int) -> tuple[str, ...]:
-        calls = self.calls[i]
+        calls = self.calls_of(i)
         if type(calls) is tuple:
             return calls
-        return calls[1] if type(calls) is _BothCalls else ()
+        return calls[1] if type(calls) is _BothCalls else ()  # type: ignore[index]
 
     def tool_call_id_of(self, i: int) -> str | None:
-        calls = self.calls[i]
+        calls = self.calls_of(i)
         if type(calls) is str:
             return calls
         return calls[0] if type(calls) is _BothCalls else None

@@ -16,8 +16,8 @@ Entries of the other known types (compaction, custom, model change, label...) ar
 their `data` as the table's compact `extras` cells.
 
 A run's line numbers count from 1 within the range (the parent adds the lines of the ranges before it).
-The parent's reader shares id strings and tool call id strings between entries to save memory; a worker does the
-same within its range.
+The parent's reader shares id strings between entries (a parent id is its parent's id string) to save memory; a
+worker does the same within its range. Tool call ids travel encoded, as the table keeps them (`call_text`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any
 
 from .. import model as m
 from .. import nums_layout as nl
-from ..entry_table import Extra, pack_extra
+from ..entry_table import ODD_CELL, Extra, call_cell, pack_extra
 from .agent_message import other_entry_parts
 from .record_types import ErrorRecord, MessageRecord, OtherRecord
 from .records import extract_record
@@ -58,7 +58,10 @@ class ColumnRun:
     parent_ids: list[str | None] = field(default_factory=list)
     codes: array = field(default_factory=lambda: array("I"))
     shapes: list[tuple[Any, ...]] = field(default_factory=list)
-    calls: list[str | tuple[str, ...] | None] = field(default_factory=list)
+    call_text: bytearray = field(default_factory=bytearray)
+    call_ends: array = field(default_factory=lambda: array("I"))
+    """The run's `calls` cells, encoded (`entry_table.call_cell`, never its odd kind) end to end, and where each
+    ends in `call_text`."""
     usage_slots: array = field(default_factory=lambda: array("i"))
     usage_buffer: bytearray = field(default_factory=bytearray)
     extras: dict[int, Extra] = field(default_factory=dict)
@@ -80,7 +83,6 @@ class _RunBuilder:
         self.run: ColumnRun | None = None
         self.shape_codes: dict[tuple[Any, ...], int] = {}
         self.known_ids: dict[str, str] = {}
-        self.open_calls: dict[str, str] = {}
 
     def row(self, row: Row) -> None:
         self.run = None
@@ -90,17 +92,20 @@ class _RunBuilder:
         assert type(rows) is list
         rows.append(row)
 
-    def message(self, rec: tuple[Any, ...], line: int, offset: int, length: int) -> None:
+    def message(self, rec: tuple[Any, ...], line: int, offset: int, length: int) -> bool:
+        """Pack a plain message (`plain_message`); False when its calls cell has no encoding (send it as a row)."""
         (eid, parent, role, tool_name, tool_call_id, call_ids, provider, model, stop, usage, ts, kinds, est, flags, _) = rec
+        calls = call_cell(call_ids or tool_call_id)  # as the reader's `_message_entry` takes them
+        if calls == ODD_CELL:
+            return False
         run = self._run()
         known = self.known_ids
         if parent:
             parent = known.get(parent, parent)  # the parent's own id string (memory)
         known[eid] = eid
-        calls = share_call_ids(self.open_calls, call_ids, tool_call_id)
         nums = message_nums(line, offset, length, est, ts, flags)
         self._add(run, nums, eid, parent, (m.MESSAGE, role, tool_name, provider, model, stop, kinds), calls, usage)
-
+        return True
 
     def other(self, obj: dict[str, Any], line: int, offset: int, length: int, version: int) -> None:
         """An entry of another known type (see `plain_other`), as `EntryReader._other_entry` makes it."""
@@ -113,7 +118,7 @@ class _RunBuilder:
         self.known_ids[eid] = eid
         timestamp, data, role, nums = other_entry_parts(etype, obj, line, offset, length, version)
         run.extras[len(run.ids)] = pack_extra(timestamp, data)
-        self._add(run, nl.narrowed(nums), eid, parent, (etype, role, None, None, None, None, ()), None, None)
+        self._add(run, nl.narrowed(nums), eid, parent, (etype, role, None, None, None, None, ()), b"", None)
 
     def _run(self) -> ColumnRun:
         run = self.run
@@ -123,7 +128,7 @@ class _RunBuilder:
             self.shape_codes = {}
         return run
 
-    def _add(self, run: ColumnRun, nums: bytes, eid: str, parent: str | None, shape: tuple[Any, ...], calls: Any, usage: bytes | None) -> None:
+    def _add(self, run: ColumnRun, nums: bytes, eid: str, parent: str | None, shape: tuple[Any, ...], calls: bytes, usage: bytes | None) -> None:
         if len(nums) == nl.NARROW_SIZE and type(run.nums) is bytearray:
             run.nums += nums
         else:
@@ -135,26 +140,13 @@ class _RunBuilder:
             code = self.shape_codes[shape] = len(run.shapes)
             run.shapes.append(shape)
         run.codes.append(code)
-        run.calls.append(calls)
+        run.call_text += calls
+        run.call_ends.append(len(run.call_text))
         if usage is None:
             run.usage_slots.append(-1)
         else:
             run.usage_slots.append(len(run.usage_buffer) // m.USAGE_SIZE)
             run.usage_buffer += usage
-
-
-def share_call_ids(
-    open_calls: dict[str, str], call_ids: tuple[str, ...], tool_call_id: str | None
-) -> str | tuple[str, ...] | None:
-    """A message's `calls` cell (its tool call ids, or the id of the call it answers), a result sharing its call's
-    id string (memory): `open_calls` holds the calls not answered yet, by id."""
-    if call_ids:
-        for cid in call_ids:
-            open_calls[cid] = cid
-        return call_ids
-    if tool_call_id is not None:
-        return open_calls.pop(tool_call_id, tool_call_id)
-    return None
 
 
 def message_nums(
@@ -208,8 +200,8 @@ def extract_range_runs(path: str, start: int, end: int, first_line: int, version
         if rec is None:
             continue
         wire = tuple(rec)
-        if counted and packable and plain_message(wire, len(raw)):
-            builder.message(wire, line, offset, len(raw))
+        if counted and packable and plain_message(wire, len(raw)) and builder.message(wire, line, offset, len(raw)):
+            pass
         elif counted and packable and type(rec) is OtherRecord and plain_other(rec.obj, rec.note, len(raw)):
             builder.other(rec.obj, line, offset, len(raw), version)
         else:

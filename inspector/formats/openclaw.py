@@ -30,7 +30,7 @@ from .. import nums_layout as nl
 from ..entry_table import EntryTable
 from ..jsjson import json_kind
 from .agent_message import agent_message_of, other_entry_parts
-from .column_runs import HUGE_LINE_BYTES, ColumnRun, message_nums, share_call_ids
+from .column_runs import HUGE_LINE_BYTES, ColumnRun, message_nums
 from .records import (
     NESTED_TOO_DEEP,
     ErrorRecord,
@@ -102,7 +102,6 @@ class EntryReader:
         self._v1_ids_by_ordinal: dict[int, str] = {}
         self._v1_prev_id: str | None = None
         self.saw_crlf = False
-        self._open_calls: dict[str, str] = {}  # toolCall ids not answered yet: a result shares the call's id string
         self.id_of: Callable[[str], str | None] = lambda pid: None
 
     def start_after_header(self, header: dict[str, Any] | None = None) -> None:
@@ -195,7 +194,7 @@ class EntryReader:
         if run.shapes:
             local = [table.shape_code(shape) for shape in run.shapes]  # type: ignore[arg-type]
             codes = array("I", map(local.__getitem__, codes))
-        table.extend_columns(nums, run.ids, parents, codes, run.calls, run.usage_slots, run.usage_buffer, run.extras)
+        table.extend_columns(nums, run.ids, parents, codes, run.call_text, run.call_ends, run.usage_slots, run.usage_buffer, run.extras)
         self.parsed_count += len(run)
         return range(start, len(table))
 
@@ -263,7 +262,7 @@ class EntryReader:
             else:
                 self.report(m.Diagnostic("bad_role", f"message has no string 'role' ({role!r})", "error", line, offset))
                 role = "<missing>"
-        calls = share_call_ids(self._open_calls, call_ids, tool_call_id)
+        calls = call_ids or tool_call_id  # the tool call ids, else the id of the call it answers (None: neither)
         nums = message_nums(line, offset, length, est, ts, flags)
         shape = (_MESSAGE, role, tool_name, provider, model, stop, kinds)
         code = self._shape_codes.get(shape)

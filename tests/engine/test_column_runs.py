@@ -35,13 +35,16 @@ ODD_LINES = [
     b'{"type":"custom","id":"cu","parentId":null,"customType":"openclaw.cache-ttl","data":{"n":1e400}}',
     b'{"type":"future_kind","id":"fk","parentId":null}',
     b'{"type":"custom","id":5,"parentId":null}',
+    b'{"type":"message","id":"nul","parentId":null,"message":{"role":"assistant","content":[{"type":"toolCall","id":"a\\u0000b",'
+    b'"name":"t","arguments":{}},{"type":"toolCall","id":"c","name":"t","arguments":{}}]}}',
 ]
 
 
 def table_key(session: Session) -> tuple:
     t = session.entries
     shapes = [t.shape_of(i) for i in range(len(t))]
-    return (bytes(t.nums), t.ids, t.parent_ids, shapes, t.calls, list(t.usage_slot), bytes(t.usage_buffer), t.extras)
+    calls = (bytes(t.call_text), list(t.call_end), t.call_odd, [t.calls_of(i) for i in range(len(t))])
+    return (bytes(t.nums), t.ids, t.parent_ids, shapes, calls, list(t.usage_slot), bytes(t.usage_buffer), t.extras)
 
 
 def both_ways(path: Path, chunks: int) -> tuple[Session, Session]:

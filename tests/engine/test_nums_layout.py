@@ -82,7 +82,7 @@ def test_a_table_turns_wide_at_the_first_row_that_does_not_fit(items: list[tuple
         for w in part:
             buf = nl.add_row(buf, nl.narrowed(w))
         n = len(part)
-        joined.extend_columns(buf, [f"x{len(joined) + k}" for k in range(n)], [None] * n, array("I", [0] * n), [None] * n, array("i", [-1] * n), b"", {})
+        joined.extend_columns(buf, [f"x{len(joined) + k}" for k in range(n)], [None] * n, array("I", [0] * n), b"", array("I", [0] * n), array("i", [-1] * n), b"", {})
     assert all(same_row(joined.nums_of(i), w) for i, w in enumerate(wides))
 
 
