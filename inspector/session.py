@@ -21,6 +21,7 @@ from .entry_table import EntryTable
 from .formats.column_runs import ColumnRun
 from .formats.openclaw import BOM, EntryReader, agent_message_of, peek_version
 from .formats.records import decode_line
+from .heap import keep_big_allocations_mapped
 from .index import FileIdentity, FileReplaced, LineScanner, read_range
 from .safeio import NotRegularFileError, open_regular
 from .tree import SessionTree
@@ -196,6 +197,9 @@ class Session:
         base = 0
         tail = b""
         for parts, lines_seen, tail in parallel.parse_ranges(str(self.path), bounds, version):  # noqa: B007 (the last range's tail is used after the loop)
+            # The columns grow while worker results come and go: no holes left in the heap. Set once the workers
+            # are forked (they read the file in big blocks: a mapping per block would cost them page faults).
+            keep_big_allocations_mapped()
             for part in parts:
                 if type(part) is list:
                     for line, offset, length, wire in part:
