@@ -38,13 +38,16 @@ from . import model as m
 from . import nums_layout as nl
 
 USAGE_SIZE = m.USAGE_SIZE
+_NARROW_SIZE = nl.NARROW_SIZE
+_narrow_unpack_from = nl.NARROW.unpack_from
+_wide_pack = nl.WIDE.pack
 
 Shape = tuple[str, str | None, str | None, str | None, str | None, str | None, tuple[str, ...]]
 """`(type, role, tool_name, provider, model, stop_reason, block_kinds)` of an entry."""
 
 
-_USAGE_ROWS_AT_ONCE = 16384
-"""Usage rows summed per piece by `usage_total` (1.3 MB copied at a time)."""
+_USAGE_ROWS_AT_ONCE = 2048
+"""Usage rows summed per piece by `usage_total` (160 KB copied at a time)."""
 
 
 class _BothCalls(tuple):
@@ -59,6 +62,8 @@ Calls = str | tuple[str, ...] | None
 _RESULT_ID, _CALL_IDS, _ODD = 1, 2, 3
 """The first byte of an encoded `calls` cell: what the rest is."""
 ODD_CELL = bytes([_ODD])
+RESULT_ID, CALL_IDS = bytes([_RESULT_ID]), bytes([_CALL_IDS])
+"""The first byte of a result's encoded `tool_call_id`, of an assistant's encoded `tool_call_ids`."""
 
 
 def call_cell(calls: Any) -> bytes:
@@ -68,11 +73,18 @@ def call_cell(calls: Any) -> bytes:
     if calls is None or calls == ():
         return b""
     if type(calls) is str:
-        return b"\x01" + calls.encode("utf-8", "surrogatepass")
-    if type(calls) is tuple and all(type(c) is str for c in calls):
-        joined = "\x00".join(calls)
+        return RESULT_ID + calls.encode("utf-8", "surrogatepass")
+    if type(calls) is tuple:
+        if len(calls) == 1:  # the usual assistant: one call
+            one = calls[0]
+            if type(one) is str and "\x00" not in one:
+                return CALL_IDS + one.encode("utf-8", "surrogatepass")
+        try:
+            joined = "\x00".join(calls)
+        except TypeError:  # an id that is not a string
+            return ODD_CELL
         if joined.count("\x00") == len(calls) - 1:
-            return b"\x02" + joined.encode("utf-8", "surrogatepass")
+            return CALL_IDS + joined.encode("utf-8", "surrogatepass")
     return ODD_CELL
 
 
@@ -262,20 +274,35 @@ class EntryTable(Sequence[m.Entry]):
 
     def _entry(self, i: int) -> m.Entry:
         t, role, tool_name, provider, model, stop, kinds = self.shapes[self.shape[i]]
-        calls = self.calls_of(i)
         tcid: str | None = None
         tcids: tuple[str, ...] = ()
-        if type(calls) is str:
-            tcid = calls
-        elif type(calls) is tuple:
-            tcids = calls
-        elif type(calls) is _BothCalls:
-            tcid, tcids = calls
+        ends = self.call_end
+        end = ends[i]
+        start = ends[i - 1] if i else 0
+        if start != end:  # the entry has a calls cell (decoded here as `calls_of` does: once per entry built)
+            text = self.call_text
+            kind = text[start]
+            if kind == _RESULT_ID:
+                tcid = text[start + 1 : end].decode("utf-8", "surrogatepass")
+            elif kind == _CALL_IDS:
+                tcids = tuple(text[start + 1 : end].decode("utf-8", "surrogatepass").split("\x00"))
+            else:
+                calls = self.call_odd[i]
+                if type(calls) is str:
+                    tcid = calls
+                elif type(calls) is tuple:
+                    tcids = calls
+                elif type(calls) is _BothCalls:
+                    tcid, tcids = calls
         extra = self.extras.get(i)
         timestamp, data = (None, None) if extra is None else unpack_extra(extra)
+        nums = self.nums
+        row = _wide_pack(*_narrow_unpack_from(nums, i * _NARROW_SIZE)) if type(nums) is bytearray else nl.wide_row(nums, i)
+        slot = self.usage_slot[i]
+        usage = None if slot < 0 else bytes(self.usage_buffer[slot * USAGE_SIZE : (slot + 1) * USAGE_SIZE])
         return m.Entry(
-            i, nl.wide_row(self.nums, i), t, self.ids[i], self.parent_ids[i], timestamp, data,
-            role, tool_name, tcid, tcids, provider, model, stop, self.usage_packed(i), kinds,
+            i, row, t, self.ids[i], self.parent_ids[i], timestamp, data,
+            role, tool_name, tcid, tcids, provider, model, stop, usage, kinds,
         )  # fmt: skip
 
     def __iter__(self) -> Iterator[m.Entry]:
@@ -335,16 +362,28 @@ class EntryTable(Sequence[m.Entry]):
         return self.call_odd[i]  # type: ignore[no-any-return]
 
     def tool_call_ids_of(self, i: int) -> tuple[str, ...]:
+        """Entry `i`'s `tool_call_ids` (an assistant's; `()` for the others)."""
+        ends = self.call_end
+        end = ends[i]
+        start = ends[i - 1] if i else 0
+        if start == end or self.call_text[start] == _RESULT_ID:
+            return ()
         calls = self.calls_of(i)
         if type(calls) is tuple:
             return calls
         return calls[1] if type(calls) is _BothCalls else ()  # type: ignore[index]
 
     def tool_call_id_of(self, i: int) -> str | None:
+        """Entry `i`'s `tool_call_id` (a result's; None for the others)."""
+        ends = self.call_end
+        end = ends[i]
+        start = ends[i - 1] if i else 0
+        if start == end or self.call_text[start] == _CALL_IDS:
+            return None
         calls = self.calls_of(i)
         if type(calls) is str:
             return calls
-        return calls[0] if type(calls) is _BothCalls else None
+        return calls[0] if type(calls) is _BothCalls else None  # type: ignore[index]
 
     def codes_of_type(self, *types: str) -> set[int]:
         """The shape codes of entries of these types (kept as shapes are added: no pass over the shapes)."""

@@ -22,13 +22,14 @@ worker does the same within its range. Tool call ids travel encoded, as the tabl
 
 from __future__ import annotations
 
+import struct
 from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import model as m
 from .. import nums_layout as nl
-from ..entry_table import ODD_CELL, Extra, call_cell, pack_extra
+from ..entry_table import ODD_CELL, RESULT_ID, Extra, call_cell, pack_extra
 from .agent_message import other_entry_parts
 from .record_types import ErrorRecord, MessageRecord, OtherRecord
 from .records import extract_record
@@ -38,7 +39,9 @@ HUGE_LINE_BYTES = 16 * 1024 * 1024
 _MESSAGE_FIELDS = len(MessageRecord._fields)
 _NO_ESTIMATES = (-1, -1, -1, -1)
 _NAN = float("nan")
-_pack_row = nl.pack_row
+_narrow_pack = nl.NARROW.pack
+_wide_pack = nl.WIDE.pack
+_NARROW_SIZE = nl.NARROW_SIZE
 
 Row = tuple[int, int, int, tuple[Any, ...]]
 """`(line within the range, offset, length, record in wire form)`: a line for `EntryReader.accept_index`."""
@@ -95,9 +98,14 @@ class _RunBuilder:
     def message(self, rec: tuple[Any, ...], line: int, offset: int, length: int) -> bool:
         """Pack a plain message (`plain_message`); False when its calls cell has no encoding (send it as a row)."""
         (eid, parent, role, tool_name, tool_call_id, call_ids, provider, model, stop, usage, ts, kinds, est, flags, _) = rec
-        calls = call_cell(call_ids or tool_call_id)  # as the reader's `_message_entry` takes them
-        if calls == ODD_CELL:
-            return False
+        if call_ids:  # as the reader's `_message_entry` takes them: the call ids, else the id of the call answered
+            calls = call_cell(call_ids)
+            if calls == ODD_CELL:
+                return False
+        elif tool_call_id is not None:
+            calls = RESULT_ID + tool_call_id.encode("utf-8", "surrogatepass")  # `call_cell` of a string, inline
+        else:
+            calls = b""
         run = self._run()
         known = self.known_ids
         if parent:
@@ -129,10 +137,11 @@ class _RunBuilder:
         return run
 
     def _add(self, run: ColumnRun, nums: bytes, eid: str, parent: str | None, shape: tuple[Any, ...], calls: bytes, usage: bytes | None) -> None:
-        if len(nums) == nl.NARROW_SIZE and type(run.nums) is bytearray:
-            run.nums += nums
+        rows = run.nums
+        if len(nums) == _NARROW_SIZE and type(rows) is bytearray:
+            rows += nums
         else:
-            run.nums = nl.add_row(run.nums, nums)
+            run.nums = nl.add_row(rows, nums)
         run.ids.append(eid)
         run.parent_ids.append(parent)
         code = self.shape_codes.get(shape)
@@ -140,8 +149,9 @@ class _RunBuilder:
             code = self.shape_codes[shape] = len(run.shapes)
             run.shapes.append(shape)
         run.codes.append(code)
-        run.call_text += calls
-        run.call_ends.append(len(run.call_text))
+        text = run.call_text
+        text += calls
+        run.call_ends.append(len(text))
         if usage is None:
             run.usage_slots.append(-1)
         else:
@@ -153,9 +163,12 @@ def message_nums(
     line: int, offset: int, length: int, estimates: tuple[int, int, int, int] | None, timestamp: float | None, flags: int
 ) -> bytes:
     """A message entry's packed numbers from its record's fields (narrow when they fit: `nums_layout.pack_row`)."""
-    return _pack_row(
-        line, offset, length, *(estimates if estimates is not None else _NO_ESTIMATES), _NAN if timestamp is None else float(timestamp), flags
-    )
+    est = estimates if estimates is not None else _NO_ESTIMATES
+    ts = _NAN if timestamp is None else float(timestamp)
+    try:
+        return _narrow_pack(line, offset, length, *est, ts, flags)
+    except struct.error:
+        return _wide_pack(line, offset, length, *est, ts, flags)
 
 
 def plain_other(obj: Any, note: str | None, length: int) -> bool:
