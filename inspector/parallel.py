@@ -2,9 +2,10 @@
 in file order.
 
 `split_points` cuts a file into ranges with one bounded scan per cut (a huge line costs one scan, not one per
-cut); `parse_ranges` runs `inspector.formats.column_runs.extract_range_runs` on them in a process pool, at most
-`worker_count() + 1` ranges in flight, so finished results wait in memory only until the caller has assembled
-the ones before them. The caller (`Session`) turns the records into entries in order.
+cut); `parse_ranges` runs `inspector.formats.column_runs.extract_range_runs` on them in forked workers
+(`inspector.forkpool`), two ranges per worker at most, a result staying in its worker until the caller has
+assembled the ones before it. The caller (`Session`) turns the records into entries in order. `end_workers`
+ends the `concurrent.futures` pools of the tool's other process pools (token counting).
 """
 
 from __future__ import annotations
@@ -12,17 +13,16 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from collections import deque
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future, ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor
 
     from .formats.column_runs import RangeParts
 
-# `multiprocessing`, `concurrent.futures` and the workers' parser are imported by `parse_ranges` only: a session
-# restored from the cache and extended by a few appended lines never starts a pool (they cost ~30 ms to import).
+# The workers' parser is imported by `parse_ranges` only: a session restored from the cache and extended by a few
+# appended lines never starts a pool.
 
 __all__ = [
     "CHUNKS_PER_WORKER",
@@ -57,12 +57,6 @@ def worker_count() -> int:
 def sigterm_to_exit(signum: int, frame: object) -> None:
     """A SIGTERM handler: the signal becomes `SystemExit`, so `finally` blocks end worker pools."""
     raise SystemExit(128 + signum)
-
-
-def _worker_init() -> None:
-    """In a worker: SIGTERM ends the process at once (the parent's handler is inherited through fork)."""
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it ends us
 
 
 def end_workers(pool: ProcessPoolExecutor) -> None:
@@ -118,39 +112,35 @@ def next_line_start(f: BinaryIO, start: int, limit: int, block: int = 1 << 20) -
 def parse_ranges(path: str, bounds: list[int], version: int) -> Iterator[RangeResult]:
     """`extract_range_runs` of each range `[bounds[i], bounds[i + 1])` in worker processes, yielded in file order.
 
-    Line numbers in each result count from 1 within its range; the caller adds the lines seen before it.
+    Line numbers in each result count from 1 within its range; the caller adds the lines seen before it. Range `k`
+    goes to worker `k % workers`, each worker holding two calls at most: it parses its next range while its
+    previous result waits in its pipe for the caller (no result is taken into this process before it is used).
+    Without `fork`, the ranges are parsed here, one after the other.
     """
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor
-
+    from .forkpool import ForkPool
     from .formats.column_runs import extract_range_runs
 
-    workers = worker_count()
-    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
     ranges = list(zip(bounds, bounds[1:]))
+    if not hasattr(os, "fork"):
+        for a, b in ranges:
+            yield extract_range_runs(path, a, b, 1, version)
+        return
     previous: Any = None
     if threading.current_thread() is threading.main_thread():
-        # SIGTERM becomes SystemExit so the pool below is ended rather than orphaned.
+        # SIGTERM becomes SystemExit so the workers below are ended rather than orphaned.
         previous = signal.signal(signal.SIGTERM, sigterm_to_exit)
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
     try:
-        inflight: deque[Future[RangeResult]] = deque()
-        for a, b in ranges[: workers + 1]:
-            inflight.append(pool.submit(extract_range_runs, path, a, b, 1, version))
-        submitted = len(inflight)
-        while inflight:
-            result = inflight.popleft().result()
-            if submitted < len(ranges):
-                a, b = ranges[submitted]
-                inflight.append(pool.submit(extract_range_runs, path, a, b, 1, version))
-                submitted += 1
-            yield result
-            del result  # do not keep a range's records alive while waiting for the next one
-    except BaseException:
-        end_workers(pool)
-        raise
-    else:
-        pool.shutdown(wait=True)
+        with ForkPool(min(worker_count(), len(ranges)), extract_range_runs) as pool:
+            workers = len(pool)
+            for k, (a, b) in enumerate(ranges[: 2 * workers]):
+                pool.send(k % workers, path, a, b, 1, version)
+            for k in range(len(ranges)):
+                result: RangeResult = pool.result(k % workers)
+                if k + 2 * workers < len(ranges):
+                    a, b = ranges[k + 2 * workers]
+                    pool.send(k % workers, path, a, b, 1, version)
+                yield result
+                del result  # do not keep a range's records alive while waiting for the next one
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

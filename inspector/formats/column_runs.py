@@ -29,7 +29,7 @@ from typing import Any
 
 from .. import model as m
 from .. import nums_layout as nl
-from ..entry_table import ODD_CELL, RESULT_ID, Extra, call_cell, pack_extra
+from ..entry_table import CALL_IDS, ODD_CELL, RESULT_ID, Extra, call_cell, pack_extra
 from .agent_message import other_entry_parts
 from .record_types import ErrorRecord, MessageRecord, OtherRecord
 from .records import extract_record
@@ -99,9 +99,12 @@ class _RunBuilder:
         """Pack a plain message (`plain_message`); False when its calls cell has no encoding (send it as a row)."""
         (eid, parent, role, tool_name, tool_call_id, call_ids, provider, model, stop, usage, ts, kinds, est, flags, _) = rec
         if call_ids:  # as the reader's `_message_entry` takes them: the call ids, else the id of the call answered
-            calls = call_cell(call_ids)
-            if calls == ODD_CELL:
-                return False
+            if len(call_ids) == 1 and "\x00" not in call_ids[0]:  # `call_cell` of the usual one call, inline
+                calls = CALL_IDS + call_ids[0].encode("utf-8", "surrogatepass")
+            else:
+                calls = call_cell(call_ids)
+                if calls == ODD_CELL:
+                    return False
         elif tool_call_id is not None:
             calls = RESULT_ID + tool_call_id.encode("utf-8", "surrogatepass")  # `call_cell` of a string, inline
         else:
