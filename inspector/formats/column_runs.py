@@ -25,6 +25,7 @@ from __future__ import annotations
 import struct
 from array import array
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 from .. import model as m
@@ -86,9 +87,10 @@ class _RunBuilder:
         self.run: ColumnRun | None = None
         self.shape_codes: dict[tuple[Any, ...], int] = {}
         self.known_ids: dict[str, str] = {}
+        self.cells: list[bytes] = []  # the open run's calls cells, laid end to end when it closes (`close_run`)
 
     def row(self, row: Row) -> None:
-        self.run = None
+        self.close_run()
         if not self.parts or type(self.parts[-1]) is not list:
             self.parts.append([])
         rows = self.parts[-1]
@@ -139,6 +141,16 @@ class _RunBuilder:
             self.shape_codes = {}
         return run
 
+    def close_run(self) -> None:
+        """End the open run, if any: its calls cells laid end to end (`call_text`, `call_ends`, in C passes)."""
+        run, cells = self.run, self.cells
+        if run is None:
+            return
+        run.call_text = bytearray(b"".join(cells))
+        ends = accumulate(map(len, cells))
+        run.call_ends = array("I", ends) if len(run.call_text) < 2**32 else array("q", ends)
+        self.run, self.cells = None, []
+
     def _add(self, run: ColumnRun, nums: bytes, eid: str, parent: str | None, shape: tuple[Any, ...], calls: bytes, usage: bytes | None) -> None:
         rows = run.nums
         if len(nums) == _NARROW_SIZE and type(rows) is bytearray:
@@ -152,9 +164,7 @@ class _RunBuilder:
             code = self.shape_codes[shape] = len(run.shapes)
             run.shapes.append(shape)
         run.codes.append(code)
-        text = run.call_text
-        text += calls
-        run.call_ends.append(len(text))
+        self.cells.append(calls)
         if usage is None:
             run.usage_slots.append(-1)
         else:
@@ -223,4 +233,5 @@ def extract_range_runs(path: str, start: int, end: int, first_line: int, version
         else:
             builder.row((line, offset, len(raw), wire))
             counted = counted or type(rec) is not ErrorRecord
+    builder.close_run()
     return builder.parts, scanner.next_line - first_line, scanner.pending
