@@ -13,15 +13,13 @@ it), dies on SIGTERM, never runs its parent's exit handlers, and ends when its r
 from __future__ import annotations
 
 import os
-import pickle
 import signal
-import struct
-import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
-_FRAME = struct.Struct("<Q")
+from .pipes import Channel, flush_standard_streams, reap
+
 RESULT_PIPE_BYTES = 1 << 20
 """The size asked for a worker's answer pipe (Linux's default limit for a process): a worker that has finished a
 call goes on with the next one while its answer waits there (kernel memory, not this process's)."""
@@ -31,75 +29,16 @@ class WorkerGone(Exception):
     """A worker ended without answering (killed, crashed)."""
 
 
-class _Channel:
-    """One end of a worker's link: pickled messages, each after its length, over a pair of pipes."""
-
-    __slots__ = ("_read", "_write")
-
-    def __init__(self, read_fd: int, write_fd: int) -> None:
-        self._read, self._write = read_fd, write_fd
-
-    @staticmethod
-    def pair() -> tuple[_Channel, _Channel]:
-        """Two connected ends: what one sends, the other receives; the second end's messages to the first get a
-        pipe of `RESULT_PIPE_BYTES` where the system allows (a worker's answer then waits in the pipe, not in it)."""
-        a_read, b_write = os.pipe()
-        b_read, a_write = os.pipe()
-        try:
-            import fcntl
-
-            fcntl.fcntl(b_write, fcntl.F_SETPIPE_SZ, RESULT_PIPE_BYTES)
-        except (ImportError, AttributeError, OSError):  # not Linux, or a smaller limit: the default pipe
-            pass
-        return _Channel(a_read, a_write), _Channel(b_read, b_write)
-
-    def send(self, message: Any) -> None:
-        """Send one message (raises `OSError` when the other end is closed)."""
-        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-        os.write(self._write, _FRAME.pack(len(data)))
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self._write, view) :]
-
-    def _exactly(self, size: int) -> bytes:
-        parts, left = [], size
-        while left:
-            chunk = os.read(self._read, min(left, 1 << 20))
-            if not chunk:
-                raise EOFError("worker link closed")
-            parts.append(chunk)
-            left -= len(chunk)
-        return b"".join(parts)
-
-    def recv(self) -> Any:
-        """The next message (raises `EOFError` when the other end is closed)."""
-        (size,) = _FRAME.unpack(self._exactly(_FRAME.size))
-        return pickle.loads(self._exactly(size))
-
-    def close(self) -> None:
-        """Close both pipe ends (the other end then reads end-of-file)."""
-        for fd in (self._read, self._write):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-
-
 class ForkPool:
     """`count` worker processes forked now, each running `serve` on the calls `send` gives it (see the module
     docstring). Use it as a context manager: leaving it ends the workers (at once when leaving on an exception)."""
 
     def __init__(self, count: int, serve: Callable[..., Any]) -> None:
-        self._workers: list[tuple[int, _Channel]] = []
-        for stream in (sys.stdout, sys.stderr):  # a child must not inherit (and print again) buffered output
-            try:
-                if stream is not None:
-                    stream.flush()
-            except (OSError, ValueError):
-                pass
+        self._workers: list[tuple[int, Channel]] = []
+        flush_standard_streams()
         try:
             for _ in range(count):
-                ours, theirs = _Channel.pair()
+                ours, theirs = Channel.pair(RESULT_PIPE_BYTES)
                 pid = os.fork()
                 if pid == 0:  # pragma: no cover (the child; ends in os._exit)
                     code = 0
@@ -153,7 +92,7 @@ class ForkPool:
             channel.close()
         deadline = time.monotonic() + 1.0
         for pid, _ in workers:
-            _reap(pid, deadline)
+            reap(pid, deadline)
 
     def __enter__(self) -> ForkPool:
         return self
@@ -162,26 +101,7 @@ class ForkPool:
         self.close(kill=kind is not None)
 
 
-def _reap(pid: int, deadline: float) -> None:
-    """Wait for `pid` to end until `deadline`, then kill it."""
-    while True:
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if done != 0:
-            return
-        if time.monotonic() > deadline:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
-            return
-        time.sleep(0.002)
-
-
-def _serve(channel: _Channel, serve: Callable[..., Any]) -> None:  # pragma: no cover (runs in the child)
+def _serve(channel: Channel, serve: Callable[..., Any]) -> None:  # pragma: no cover (runs in the child)
     """A worker's loop: answer each call until the link closes."""
     while True:
         try:

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import atexit
 import os
-import pickle
 import signal
-import struct
 import sys
 import time
 from collections.abc import Sequence
 from typing import Any
 
+from ..pipes import Channel, flush_standard_streams, reap
 from .counter import Implementation, get_token_counter
 
 __all__ = ["HelperFailed", "active", "count_lines", "count_messages", "running", "start", "stop"]
@@ -32,71 +31,13 @@ class HelperFailed(Exception):
     """The helper could not answer (gone, or its count raised): the caller counts in its own process."""
 
 
-_FRAME = struct.Struct("<Q")
-
-
-class _Channel:
-    """One end of the helper's link: pickled messages, each after its length, over a pair of pipes.
-
-    `multiprocessing.Pipe` does the same, but importing `multiprocessing.connection` costs a command ~15 ms
-    (sockets, tempfile, subprocess), and a restored session extended by a few lines needs nothing else from it.
-    """
-
-    __slots__ = ("_read", "_write")
-
-    def __init__(self, read_fd: int, write_fd: int) -> None:
-        self._read, self._write = read_fd, write_fd
-
-    @staticmethod
-    def pair() -> tuple[_Channel, _Channel]:
-        """Two connected ends: what one sends, the other receives."""
-        a_read, b_write = os.pipe()
-        b_read, a_write = os.pipe()
-        return _Channel(a_read, a_write), _Channel(b_read, b_write)
-
-    def send(self, message: Any) -> None:
-        """Send one message (raises `OSError` when the other end is closed)."""
-        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-        view = memoryview(_FRAME.pack(len(data)) + data)
-        while view:
-            view = view[os.write(self._write, view) :]
-
-    def _exactly(self, size: int) -> bytes:
-        parts, left = [], size
-        while left:
-            chunk = os.read(self._read, min(left, 1 << 20))
-            if not chunk:
-                raise EOFError("counting helper link closed")
-            parts.append(chunk)
-            left -= len(chunk)
-        return b"".join(parts)
-
-    def recv(self) -> Any:
-        """The next message (raises `EOFError` when the other end is closed)."""
-        (size,) = _FRAME.unpack(self._exactly(_FRAME.size))
-        return pickle.loads(self._exactly(size))
-
-    def close(self) -> None:
-        """Close both pipe ends (the other end then reads end-of-file)."""
-        for fd in (self._read, self._write):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-
-
 class _Helper:
     """The parent's handle on a helper process: its pipe, its process, what it counts with."""
 
     def __init__(self, encoding: str, implementation: Implementation) -> None:
         self.encoding, self.implementation = encoding, implementation
-        self.conn, child_end = _Channel.pair()
-        for stream in (sys.stdout, sys.stderr):  # the child must not inherit (and print again) buffered output
-            try:
-                if stream is not None:
-                    stream.flush()
-            except (OSError, ValueError):
-                pass
+        self.conn, child_end = Channel.pair()
+        flush_standard_streams()
         # A bare fork, not `multiprocessing.Process`: the helper may start a pool of its own (a daemonic
         # process may not), and it must never run this process's exit handlers.
         pid = os.fork()
@@ -129,22 +70,7 @@ class _Helper:
             self.conn.close()
         except OSError:
             pass
-        deadline = time.monotonic() + 1.0
-        while True:
-            try:
-                pid, _ = os.waitpid(self.pid, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid != 0:
-                return
-            if time.monotonic() > deadline:
-                try:
-                    os.kill(self.pid, signal.SIGKILL)
-                    os.waitpid(self.pid, 0)
-                except (ProcessLookupError, ChildProcessError):
-                    pass
-                return
-            time.sleep(0.002)
+        reap(self.pid, time.monotonic() + 1.0)
 
 
 _helper: _Helper | None = None
@@ -206,7 +132,7 @@ def count_messages(messages: Sequence[dict[str, Any]]) -> list[int]:
     return result
 
 
-def _serve(conn: _Channel, encoding: str, implementation: Implementation) -> None:
+def _serve(conn: Channel, encoding: str, implementation: Implementation) -> None:
     """The helper's loop: load the tokenizer, then answer requests until the parent closes the pipe."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it ends us
