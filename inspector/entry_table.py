@@ -29,7 +29,7 @@ import operator
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import compress, repeat
+from itertools import compress, islice, repeat
 from typing import Any, cast, overload
 
 import orjson
@@ -149,6 +149,7 @@ class EntryTable(Sequence[m.Entry]):
         self.extras: dict[int, Extra] = {}
         self._usage_total: tuple[int, m.UsageSum] = (0, m.UsageSum())
         self._shape_counts: tuple[int, Counter[int]] = (0, Counter())
+        self._type_indices: dict[str, tuple[int, list[int]]] = {}
 
     # -- adding -------------------------------------------------------------------------------------------
 
@@ -391,6 +392,24 @@ class EntryTable(Sequence[m.Entry]):
         for t in types:
             codes.update(self.type_codes.get(t, ()))
         return codes
+
+    def indices_of_type(self, etype: str) -> list[int]:
+        """Indices (in order) of the entries of type `etype`. Kept per type, and extended by the rows added since (a
+        type only gains shape codes with rows that come after): after a restore and an append only the new rows are
+        read."""
+        rows, found = self._type_indices.get(etype, (0, []))
+        n = len(self.ids)  # the rows every column holds (ids are appended last)
+        if rows < n:
+            codes = set(self.type_codes.get(etype, ()))
+            if codes:
+                found = found + list(compress(range(rows, n), map(codes.__contains__, islice(self.shape, rows, n))))
+            self._type_indices[etype] = (n, found)  # one assignment: a reader in another thread sees the old or new pair
+        return list(found)
+
+    def line_of(self, i: int) -> int:
+        """The line number of entry `i`."""
+        line: int = m.NUMS.unpack(self.nums_of(i))[0]
+        return line
 
     def indices_with(self, codes: set[int]) -> list[int]:
         """Indices (in order) of the entries whose shape code is in `codes`."""

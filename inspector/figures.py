@@ -277,29 +277,31 @@ def context_report(
     }
 
 
-def compaction_kind(session: Session, e: m.Entry, first_index: int | None) -> str:
-    """How a compaction entry keeps history: split_turn, turn_boundary, manual (self-reference), boundary_only, not_on_path.
+def compaction_kind(session: Session, entry_id: str | None, data: dict[str, Any], first_index: int | None) -> str:
+    """How a compaction entry (`entry_id`, its `data`) keeps history: split_turn, turn_boundary, manual
+    (self-reference), boundary_only, non_message_start, first_kept_missing. Read from the columns (no `Entry` built).
 
     `first_index`: the index of the first entry that is not a session header (`first_entry_index`)."""
-    data = e.data or {}
     fk = data.get("firstKeptEntryId")
-    if fk is not None and fk == e.id:
+    if fk is not None and fk == entry_id:
         return "manual"
-    target = session.entry_by_id(fk) if isinstance(fk, str) else None
+    target = session.tree.by_id.get(fk) if isinstance(fk, str) else None
     if target is None:
         return "first_kept_missing"
-    if target.index == first_index:
+    if target == first_index:
         return "boundary_only"
-    if target.role == "assistant":
+    etype, role = session.entries.shape_of(target)[:2]
+    if role == "assistant":
         return "split_turn"
-    if target.type != m.MESSAGE:
+    if etype != m.MESSAGE:
         return "non_message_start"
     return "turn_boundary"
 
 
 def first_entry_index(session: Session) -> int | None:
     """The index of the first entry that is not a session header (None: there is none)."""
-    return next((x.index for x in session.entries if x.type != m.SESSION), None)
+    type_of = session.entries.type_of
+    return next((i for i in range(len(session.entries)) if type_of(i) != m.SESSION), None)
 
 
 def session_stats(
@@ -323,23 +325,25 @@ def session_stats(
             by_role[shape[1]] += n
         if shape[1] == "assistant":
             models[(shape[3], shape[4])] += n
-    compaction_indices = entries.indices_with(entries.codes_of_type(m.COMPACTION))
+    compaction_indices = entries.indices_of_type(m.COMPACTION)
     on_path = set(compaction_indices).intersection(ctx.path)  # a pass over the path, not a set of it
     first_index = first_entry_index(session) if compaction_indices else None
     compactions = []
-    for e in map(entries.__getitem__, compaction_indices):
-        data = e.data or {}
+    for i in compaction_indices:  # from the columns: a session may hold thousands
+        data = entries.data_of(i) or {}
+        entry_id = entries.ids[i]
+        summary = data.get("summary")
         compactions.append(
             {
-                "entry_id": e.id,
-                "line": e.line,
-                "on_path": e.index in on_path,
-                "in_force": e.index == ctx.compaction_index,
+                "entry_id": entry_id,
+                "line": entries.line_of(i),
+                "on_path": i in on_path,
+                "in_force": i == ctx.compaction_index,
                 "first_kept_entry_id": data.get("firstKeptEntryId"),
                 "tokens_before": data.get("tokensBefore"),
                 "from_hook": data.get("fromHook"),
-                "kind": compaction_kind(session, e, first_index),
-                "summary_chars": len(data.get("summary") or "") if isinstance(data.get("summary"), str) else None,
+                "kind": compaction_kind(session, entry_id, data, first_index),
+                "summary_chars": len(summary or "") if isinstance(summary, str) else None,
             }
         )
     counts, tik_info = tiktoken_counts_for(session, ctx, encoding)

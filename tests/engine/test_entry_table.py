@@ -197,6 +197,8 @@ def test_a_session_read_in_pieces_keeps_the_context_a_fresh_build_gives(lines: l
             assert (live.tree.roots(), live.tree.orphans(), live.tree.branch_points()) == reference_tree_figures(live)
             assert live.entries.count_shapes() == fresh_session.entries.count_shapes()
             assert list(live.entries.count_shapes()) == list(fresh_session.entries.count_shapes()), "first-seen order"
+            for etype in (m.COMPACTION, m.MESSAGE, m.LABEL, "future"):
+                assert live.entries.indices_of_type(etype) == [e.index for e in live.entries if e.type == etype]
         once = open_session(path)
         assert context_key(live.context()) == context_key(once.context())
         assert usage_totals(live.entries.usage_total()) == usage_totals(e.usage_packed for e in once.entries)

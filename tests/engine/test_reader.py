@@ -88,7 +88,8 @@ def test_boundary_compaction_at_entry_one(tmp_path):
     from inspector.figures import compaction_kind, first_entry_index
 
     assert first_entry_index(s) == 0
-    assert compaction_kind(s, s.entry_by_id("k1"), first_entry_index(s)) == "boundary_only"
+    k1 = s.entry_by_id("k1")
+    assert compaction_kind(s, k1.id, k1.data or {}, first_entry_index(s)) == "boundary_only"
     assert len(rows(s)) == 5
 
 
