@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import os
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -47,6 +48,15 @@ def bench_session(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("gen") / "generated.jsonl"
     bench_generator().generate(path, entries=2500, seed=11)
     return path
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists (a zombie not reaped yet counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def corpus_file(*parts: str) -> Path:

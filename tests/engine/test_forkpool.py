@@ -12,6 +12,7 @@ import os
 import signal
 
 import pytest
+from conftest import pid_alive
 
 from inspector.forkpool import ForkPool, WorkerGone
 
@@ -26,14 +27,6 @@ def echo(kind: str, value: int) -> object:
     if kind == "pid":
         return os.getpid()
     return (kind, value * 2)
-
-
-def gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
 
 
 def test_each_worker_answers_in_order() -> None:
@@ -72,7 +65,7 @@ def test_leaving_ends_every_worker() -> None:
         for w in range(2):
             pool.send(w, "pid", 0)
             pids.append(pool.result(w))
-    assert all(map(gone, pids)), "a worker outlived its pool"
+    assert not any(map(pid_alive, pids)), "a worker outlived its pool"
     with pytest.raises(RuntimeError), ForkPool(2, echo) as pool:
         pids = []
         for w in range(2):
@@ -80,4 +73,4 @@ def test_leaving_ends_every_worker() -> None:
             pids.append(pool.result(w))
         pool.send(0, "big", 1)  # still working (or its answer unread) when the pool is left on an error
         raise RuntimeError("the caller failed")
-    assert all(map(gone, pids)), "a worker outlived its pool"
+    assert not any(map(pid_alive, pids)), "a worker outlived its pool"

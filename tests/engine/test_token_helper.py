@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, pid_alive
 
 from inspector import figures
 from inspector import model as m
@@ -28,14 +28,6 @@ def _one_at_a_time(session, ctx) -> list[int | None]:
         msg = session.load_message(session.entries[row.entry_index])
         out.append(counter.count_message(msg) if msg is not None else None)
     return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def test_helper_counts_equal_counting_here_summaries_included(bench_session: Path) -> None:
@@ -99,8 +91,8 @@ def test_a_dead_helper_leaves_the_counting_here(bench_session: Path) -> None:
 def test_stop_ends_the_helper_process() -> None:
     assert helper.start("cl100k_base")
     pid = helper._helper.pid
-    assert _alive(pid)
+    assert pid_alive(pid)
     helper.stop()
-    assert not _alive(pid) and not helper.running()
+    assert not pid_alive(pid) and not helper.running()
     helper.stop()  # a second stop is harmless
 
