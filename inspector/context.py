@@ -276,22 +276,25 @@ def _line(nums: bytes) -> int:
     return int.from_bytes(nums[:8], "little", signed=True)
 
 
-def extend_context(tree: SessionTree, ctx: m.SessionContext, entry: m.Entry) -> bool:
-    """Append `entry` to the context of the previous leaf (in place), if it simply continues that path.
+def extend_context(tree: SessionTree, ctx: m.SessionContext, index: int) -> bool:
+    """Append entry `index` to the context of the previous leaf (in place), if it simply continues that path. Read
+    from the columns (no `Entry` built).
 
     Returns False when the context must be rebuilt instead (a new branch, a compaction, an unknown leaf):
     this is what keeps one appended line cheap on a 300k-entry session.
     """
-    if entry.type == m.COMPACTION or not _continues_path(tree, ctx, entry):
+    entries = tree.entries
+    etype, role = entries.shape_of(index)[:2]
+    if etype == m.COMPACTION or not _continues_path(tree, ctx, index):
         return False
-    ctx.path.append(entry.index)
-    ctx.leaf_id = entry.id
+    ctx.path.append(index)
+    ctx.leaf_id = entries.ids[index]
     if ctx.path_usage is not None:
-        ctx.path_usage = ctx.path_usage.plus([entry.usage_packed])
-    if entry.type in _SETTING_TYPES:
-        ctx.model, ctx.thinking_level = _settings_after(entry, ctx.model, ctx.thinking_level)
-    if maps_to_message(entry.type, entry.role):
-        ctx.messages.append(context_row(tree.entries, entry.index, len(ctx.messages)))
+        ctx.path_usage = ctx.path_usage.plus([entries.usage_packed(index)])
+    if etype in _SETTING_TYPES:
+        ctx.model, ctx.thinking_level = _settings_at(entries, index, ctx.model, ctx.thinking_level)
+    if maps_to_message(etype, role):
+        ctx.messages.append(context_row(entries, index, len(ctx.messages)))
     return True
 
 
@@ -340,11 +343,12 @@ def _position_from_end(path: list[int], index: int) -> int | None:
         return None
 
 
-def _continues_path(tree: SessionTree, ctx: m.SessionContext, entry: m.Entry) -> bool:
-    """`entry` is a child of the context's leaf, and its id names it (no later duplicate)."""
-    if entry.id is None or ctx.leaf_id is None:
+def _continues_path(tree: SessionTree, ctx: m.SessionContext, index: int) -> bool:
+    """Entry `index` is a child of the context's leaf, and its id names it (no later duplicate)."""
+    entry_id = tree.entries.ids[index]
+    if entry_id is None or ctx.leaf_id is None:
         return False
-    return entry.parent_id == ctx.leaf_id and tree.by_id.get(entry.id) == entry.index
+    return tree.entries.parent_ids[index] == ctx.leaf_id and tree.by_id.get(entry_id) == index
 
 
 def tool_pairing_diagnostics(tree: SessionTree, ctx: m.SessionContext) -> list[m.Diagnostic]:

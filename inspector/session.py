@@ -148,7 +148,7 @@ class Session:
                 return
         ctx = dataclasses.replace(old, messages=list(old.messages), path=list(old.path), diagnostics=list(old.diagnostics))
         continued: m.SessionContext | None = ctx
-        if not all(extend_context(self.tree, ctx, entries[i]) for i in new):
+        if not all(extend_context(self.tree, ctx, i) for i in new):
             continued = follow_leaf(self.tree, old, new.start)  # a branch or a compaction: rebuilt on the known path
         if continued is not None:
             self._context_cache[None] = continued

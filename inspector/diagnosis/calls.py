@@ -271,12 +271,17 @@ def walk_calls(session: Session, ctx: m.SessionContext, prices: PriceTable | Non
         return AddedMessage(row.entry_id, row.line, row.role, row.tool_name, tokens, _sent(entries, row))
 
     first_pos: dict[str, int] = {}  # entry id -> its first position on the path (build_context's first-kept scan)
+    ids, shape_of = entries.ids, entries.shape_of
     for pos, idx in enumerate(ctx.path):
-        e = entries[idx]
-        if e.id is not None:
-            first_pos.setdefault(e.id, pos)
-        usage = e.usage if e.role == "assistant" and e.type == m.MESSAGE else None
-        if usage is not None:
+        entry_id = ids[idx]
+        if entry_id is not None:
+            first_pos.setdefault(entry_id, pos)
+        etype, role = shape_of(idx)[:2]
+        is_marker = etype in (m.COMPACTION, m.BRANCH_SUMMARY) or idx in branch_points
+        # An `Entry` is built only for a call or a marker (building one per path position cost a tenth of a timeline).
+        e = entries[idx] if is_marker or (role == "assistant" and etype == m.MESSAGE) else None
+        usage = e.usage if e is not None and e.role == "assistant" and e.type == m.MESSAGE else None
+        if e is not None and usage is not None:
             if e.provider == SYNTHETIC_PROVIDER:
                 synthetic.append(e)
             elif _is_zero(usage):
@@ -307,12 +312,13 @@ def walk_calls(session: Session, ctx: m.SessionContext, prices: PriceTable | Non
                 added = []
                 if request_ms is not None:
                     prev_request_ms = request_ms
-        if e.type in (m.COMPACTION, m.BRANCH_SUMMARY) or idx in branch_points:
+        if is_marker:
+            assert e is not None
             markers.append((_marker_kind(e, idx in branch_points), e, _marker_detail(tree, e, ctx.path, pos)))
             marker_before.append(len(calls))
         # Advance the context past this entry: extend it, or rebuild it with the engine's rules.
         before = len(running.messages) if running is not None else 0
-        if running is not None and e.type != m.COMPACTION and extend_context(tree, running, e):
+        if running is not None and etype != m.COMPACTION and extend_context(tree, running, idx):
             for row in running.messages[before:]:
                 a = describe(row)
                 added.append(a)
@@ -326,10 +332,10 @@ def walk_calls(session: Session, ctx: m.SessionContext, prices: PriceTable | Non
         estimate = sum(a.pi_tokens for a in rows if a.sent)
         sent_count = sum(1 for a in rows if a.sent)
         present = {r.entry_id for r in running.messages}
-        if e.type == m.COMPACTION:
+        if etype == m.COMPACTION:
             # After a compaction the summary is new; of the messages added since the last call, those in the
             # kept tail stay candidates.
-            compaction_id = e.id
+            compaction_id = entry_id
             added = [a for a in added if a.entry_id in present] + rows[:1]
         else:
             added = [a for a in added if a.entry_id in present] + [
