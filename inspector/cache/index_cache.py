@@ -15,13 +15,13 @@ from pathlib import Path
 
 from ..parallel import PARALLEL_MIN_BYTES
 from ..session import Session, open_session
-from . import snapshot
-from ._hash import blake2b
-from .filekey import GROWN, STALE, FileKey, FileStat, compare, make_key, resolved
-from .store import CacheUnavailable, checked_dir, discard, entry_name, read_entry, touch, write_entry
+from . import prefetch, snapshot
+from .filekey import GROWN, STALE, FileKey, FileStat, compare, make_key
+from .prefetch import INDEX_KIND, index_entry_name
+from .store import CacheUnavailable, checked_dir, discard, read_entry, touch, write_entry
 from .version import code_version
 
-KIND = "index"
+KIND = INDEX_KIND
 RESAVE_MIN_BYTES = 1 << 20
 RESAVE_FRACTION = 64
 """After an extension the snapshot is written again only when more than max(1 MiB, 1/64 of what it held) was
@@ -41,11 +41,6 @@ class _Opened:
 
 _opened: dict[int, _Opened] = {}
 """Sessions opened through the cache and not saved yet, by `id()` (held until `save_opened`)."""
-
-
-def index_entry_name(path: str | os.PathLike[str]) -> str:
-    """The snapshot's file name for a session path (one per resolved path)."""
-    return entry_name(KIND, blake2b(resolved(path).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest())
 
 
 def _stat(path: Path) -> FileStat | None:
@@ -82,7 +77,9 @@ def _restore(path: Path) -> tuple[Session, bool | None] | None:
     except CacheUnavailable:
         return None
     name = index_entry_name(path)
-    got = read_entry(directory, name)
+    got = prefetch.take(directory, name)  # read while the command was importing, when it was started
+    if got is prefetch.NOT_PREFETCHED:
+        got = read_entry(directory, name)
     if got is None:
         return None
     header, payload = got
