@@ -160,27 +160,19 @@ def assistant_chars(content: Any) -> tuple[int, int, int]:
             if type(block) is not dict:
                 continue
             btype = block.get("type")
-            if btype == "text":
-                text = block.get("text")
-                if type(text) is str:
-                    raw, weighted = string_lens(text)
+            if btype == "text" or btype == "thinking":  # the block's string is under its own type's name
+                value = block.get(btype)
+                if type(value) is str:
+                    raw, weighted = string_lens(value)
                     pi += raw
                     guard += raw
                     prune += weighted
                 else:
                     guard += unknown_chars(block)
-            elif btype == "thinking":
-                thinking = block.get("thinking")
-                if type(thinking) is str:
-                    raw, weighted = string_lens(thinking)
-                    pi += raw
-                    guard += raw
-                    prune += weighted
-                else:
-                    guard += unknown_chars(block)
-                signature = block.get("thinkingSignature")
-                if type(signature) is str:
-                    prune += len(signature) if signature.isascii() else estimate_string_chars(signature)
+                if btype == "thinking":
+                    signature = block.get("thinkingSignature")
+                    if type(signature) is str:
+                        prune += len(signature) if signature.isascii() else estimate_string_chars(signature)
             elif btype == "toolCall":
                 name = block.get("name")
                 if type(name) is str:
