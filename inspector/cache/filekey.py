@@ -29,12 +29,27 @@ GROWN = "grown"
 STALE = "stale"
 
 
-class FileStat:
-    """The stat fields that tell a file unchanged (a value: equal and hashed by its fields).
+class _Value:
+    """A value equal to another of its class, and hashed, by its `_fields()`.
 
     Plain classes, not dataclasses, here: `dataclasses` imports `inspect` (ast, dis, tokenize), which alone
     costs a replayed memo more than everything else it does.
     """
+
+    __slots__ = ()
+
+    def _fields(self) -> tuple[Any, ...]:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, type(self)) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+
+class FileStat(_Value):
+    """The stat fields that tell a file unchanged (a value: equal and hashed by its fields)."""
 
     __slots__ = ("ctime_ns", "dev", "ino", "mtime_ns", "size")
 
@@ -43,12 +58,6 @@ class FileStat:
 
     def _fields(self) -> tuple[int, int, int, int, int]:
         return (self.dev, self.ino, self.size, self.mtime_ns, self.ctime_ns)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, FileStat) and self._fields() == other._fields()
-
-    def __hash__(self) -> int:
-        return hash(self._fields())
 
     def __repr__(self) -> str:
         return "FileStat(dev={}, ino={}, size={}, mtime_ns={}, ctime_ns={})".format(*self._fields())
@@ -61,7 +70,7 @@ class FileStat:
         return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-class FileKey:
+class FileKey(_Value):
     """A session file as a cache entry saw it (see the module docstring); a value like `FileStat`."""
 
     __slots__ = ("dev", "end", "exact", "head_hash", "ino", "path", "tail_hash")
@@ -72,12 +81,6 @@ class FileKey:
 
     def _fields(self) -> tuple[str, int, int, int, str, str, FileStat | None]:
         return (self.path, self.dev, self.ino, self.end, self.head_hash, self.tail_hash, self.exact)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, FileKey) and self._fields() == other._fields()
-
-    def __hash__(self) -> int:
-        return hash(self._fields())
 
     def __repr__(self) -> str:
         return "FileKey(path={!r}, dev={}, ino={}, end={}, head_hash={!r}, tail_hash={!r}, exact={!r})".format(*self._fields())
