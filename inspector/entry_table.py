@@ -400,7 +400,7 @@ class EntryTable(Sequence[m.Entry]):
         rows, found = self._type_indices.get(etype, (0, []))
         n = len(self.ids)  # the rows every column holds (ids are appended last)
         if rows < n:
-            codes = set(self.type_codes.get(etype, ()))
+            codes = self.codes_of_type(etype)
             if codes:
                 found = found + list(compress(range(rows, n), map(codes.__contains__, islice(self.shape, rows, n))))
             self._type_indices[etype] = (n, found)  # one assignment: a reader in another thread sees the old or new pair
@@ -410,12 +410,6 @@ class EntryTable(Sequence[m.Entry]):
         """The line number of entry `i`."""
         line: int = m.NUMS.unpack(self.nums_of(i))[0]
         return line
-
-    def indices_with(self, codes: set[int]) -> list[int]:
-        """Indices (in order) of the entries whose shape code is in `codes`."""
-        if not codes:
-            return []
-        return list(compress(range(len(self.shape)), map(codes.__contains__, self.shape)))
 
     def count_shapes(self) -> dict[Shape, int]:
         """How many entries have each shape, in the order each shape first appears. Kept, and extended by the rows
