@@ -190,9 +190,6 @@ class IdIndex:
             return self._dict.keys().isdisjoint(keys)
         return not any(k is not None and k in self for k in keys)
 
-    def __len__(self) -> int:
-        return len(self.as_dict())
-
     def __eq__(self, other: object) -> bool:
         if isinstance(other, IdIndex):
             return self.as_dict() == other.as_dict()
