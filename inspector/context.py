@@ -118,7 +118,7 @@ def build_context(
         _add_rows(entries, rows, path, kinds, compaction_pos + 1, len(path))
 
     ctx = m.SessionContext(
-        leaf_id=entries.ids[leaf_index],
+        leaf_id=entries.id_of(leaf_index),
         messages=rows,
         path=path,
         model=model,
@@ -267,7 +267,7 @@ def context_row(entries: EntryTable, index: int, position: int) -> m.ContextMess
     shape = entries.shapes[entries.shape[index]]
     # ContextMessage's fields in order (positional: a call with nine keywords costs more, once per context row).
     return _ContextMessage(
-        position, index, entries.ids[index], _line(nums), shape[1] or "?", shape[2], nums,
+        position, index, entries.id_of(index), _line(nums), shape[1] or "?", shape[2], nums,
         entries.usage_packed(index), bool(nums[_FLAGS_BYTE] & _EXCLUDED),
     )  # fmt: skip
 
@@ -288,7 +288,7 @@ def extend_context(tree: SessionTree, ctx: m.SessionContext, index: int) -> bool
     if etype == m.COMPACTION or not _continues_path(tree, ctx, index):
         return False
     ctx.path.append(index)
-    ctx.leaf_id = entries.ids[index]
+    ctx.leaf_id = entries.id_of(index)
     if ctx.path_usage is not None:
         ctx.path_usage = ctx.path_usage.plus([entries.usage_packed(index)])
     if etype in _SETTING_TYPES:
@@ -309,14 +309,14 @@ def follow_leaf(tree: SessionTree, old: m.SessionContext, first_new: int) -> m.S
     leaf = len(entries) - 1
     if leaf < first_new or any(d.kind == "parent_cycle" for d in old.diagnostics):
         return None
-    parent_ids, by_id = entries.parent_ids, tree.by_id
+    parent_id_of, by_id = entries.parent_id_of, tree.by_id
     walked: list[int] = []
     current: int | None = leaf
     while current is not None and current >= first_new:
         walked.append(current)
         if len(walked) > leaf - first_new + 1:
             return None  # a cycle among the new entries: the full walk reports it
-        pid = parent_ids[current]
+        pid = parent_id_of(current)
         current = by_id.get(pid) if pid else None
     kept = 0
     if current is not None:
@@ -345,10 +345,10 @@ def _position_from_end(path: list[int], index: int) -> int | None:
 
 def _continues_path(tree: SessionTree, ctx: m.SessionContext, index: int) -> bool:
     """Entry `index` is a child of the context's leaf, and its id names it (no later duplicate)."""
-    entry_id = tree.entries.ids[index]
+    entry_id = tree.entries.id_of(index)
     if entry_id is None or ctx.leaf_id is None:
         return False
-    return tree.entries.parent_ids[index] == ctx.leaf_id and tree.by_id.get(entry_id) == index
+    return tree.entries.parent_id_of(index) == ctx.leaf_id and tree.by_id.get(entry_id) == index
 
 
 def tool_pairing_diagnostics(tree: SessionTree, ctx: m.SessionContext) -> list[m.Diagnostic]:

@@ -9,7 +9,9 @@ Columns, one row per entry in file order:
 
 - `nums`: the packed numbers (line, offset, length, the four estimates, message timestamp, flags), 40 bytes a row
   while they fit 32 bits, else `model.NUMS`' 72 (`inspector.nums_layout`: the buffer's type says which);
-- `ids`, `parent_ids`: the id strings (a parent id is the parent's own string object);
+- `ids`, `parent_ids`: the id strings (a parent id is the parent's own string object). A table restored from a
+  snapshot holds them packed (`inspector.packed_ids`) and builds the lists on first use of `ids` or `parent_ids`:
+  `id_of(i)` and `parent_id_of(i)` read one without building them (the point reads of an appended run);
 - `shape`: a code into `shapes`, the distinct `(type, role, tool_name, provider, model, stop_reason,
   block_kinds)` tuples (a few hundred in a real session);
 - `call_text`, `call_end`: the `tool_call_id` (toolResult messages) or the `tool_call_ids` (assistant messages) of
@@ -20,12 +22,13 @@ Columns, one row per entry in file order:
   compact JSON when it gives them back exactly (so `entry.data` is a fresh dict every time).
 
 Entries are only ever appended, `ids` last: a thread reading while another appends sees an entry (`len(table)`)
-only once every column holds it.
+only once every column holds it. While the ids are packed, adding to them and building the lists take one lock.
 """
 
 from __future__ import annotations
 
 import operator
+import threading
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -36,6 +39,7 @@ import orjson
 
 from . import model as m
 from . import nums_layout as nl
+from .packed_ids import PackedIds
 
 USAGE_SIZE = m.USAGE_SIZE
 _NARROW_SIZE = nl.NARROW_SIZE
@@ -45,6 +49,16 @@ _wide_pack = nl.WIDE.pack
 Shape = tuple[str, str | None, str | None, str | None, str | None, str | None, tuple[str, ...]]
 """`(type, role, tool_name, provider, model, stop_reason, block_kinds)` of an entry."""
 
+
+_unpacking = threading.Lock()
+"""Taken to add ids to a table whose ids are packed, and to build its lists (rare: one lock for every table)."""
+
+_PACKED_READS = 4096
+"""`ids_in` reads more packed rows than this from the lists (built first)."""
+
+IdColumns = tuple[int, PackedIds | None, list[Any], list[Any]]
+"""`EntryTable._id_cols`: `(rows, packed, ids, parent_ids)`: the first `rows` rows packed (0 and None: none is),
+the others in the lists. One tuple, replaced whole: a reader in another thread sees one state or the next."""
 
 _USAGE_ROWS_AT_ONCE = 2048
 """Usage rows summed per piece by `usage_total` (160 KB copied at a time)."""
@@ -135,8 +149,7 @@ class EntryTable(Sequence[m.Entry]):
 
     def __init__(self) -> None:
         self.nums: bytearray = bytearray()  # narrow rows, or a `nums_layout.WideNums` of wide ones
-        self.ids: list[str | None] = []
-        self.parent_ids: list[str | None] = []
+        self._id_cols: IdColumns = (0, None, [], [])
         self.shape = array("I")
         self.shapes: list[Shape] = []
         self.shape_codes: dict[Shape, int] = {}
@@ -164,7 +177,7 @@ class EntryTable(Sequence[m.Entry]):
 
     def append(self, entry: m.Entry) -> int:
         """Add an `Entry` at the end (its `index` must be `len(self)`); returns its index."""
-        index = len(self.ids)
+        index = len(self)
         if entry.index != index:
             raise ValueError(f"entry index {entry.index} appended at {index}")
         shape = (entry.type, entry.role, entry.tool_name, entry.provider, entry.model, entry.stop_reason, entry.block_kinds)
@@ -189,14 +202,13 @@ class EntryTable(Sequence[m.Entry]):
     ) -> int:
         """Add one entry from its column values (`nums` in either layout of `nums_layout`, `code` from `shape_code`);
         returns its index."""
-        index = len(self.ids)
+        index = len(self)
         if len(nums) == nl.NARROW_SIZE and type(self.nums) is bytearray:
             self.nums += nums
         elif len(nums) == nl.NARROW_SIZE or len(nums) == nl.WIDE_SIZE:
             self.nums = nl.add_row(self.nums, nums)
         else:
             raise ValueError("packed numbers of the wrong size")
-        self.parent_ids.append(parent_id)
         self.shape.append(code)
         cell = call_cell(calls)  # an empty tool call id stays one, an empty tuple is none
         if cell == ODD_CELL:
@@ -215,7 +227,12 @@ class EntryTable(Sequence[m.Entry]):
             self.usage_slot.append(slot)
         if timestamp is not None or data is not None:
             self.extras[index] = pack_extra(timestamp, data)
-        self.ids.append(id)  # last: `len(self)` counts the entry once every column holds it (a reader in another thread)
+        cols = self._id_cols  # last: `len(self)` counts the entry once every column holds it (a reader in another thread)
+        if cols[1] is None:
+            cols[3].append(parent_id)
+            cols[2].append(id)
+        else:
+            self._add_ids([id], [parent_id])
         return index
 
     def extend_columns(
@@ -241,21 +258,108 @@ class EntryTable(Sequence[m.Entry]):
             raise ValueError("call ends that do not end the call text")
         base = len(self.usage_buffer) // USAGE_SIZE
         self.nums = nl.join_rows(self.nums, nums)
-        self.parent_ids.extend(parent_ids)
         self.shape.extend(codes)
         call_base = len(self.call_text)
         self.call_text += call_text
         self.call_end = _ends(self.call_end, [end + call_base for end in call_ends] if call_base else call_ends)
         self.usage_buffer += usage_buffer
         self.usage_slot.extend(array("i", [-1 if s < 0 else s + base for s in usage_slots]) if base else usage_slots)
-        start = len(self.ids)
+        start = len(self)
         self.extras.update({start + k: extra for k, extra in extras.items()})
-        self.ids.extend(ids)  # last, as in `add_row`
+        self._add_ids(ids, parent_ids)  # last, as in `add_row`
+
+    def _add_ids(self, ids: Sequence[str | None], parent_ids: Sequence[str | None]) -> None:
+        """Add the ids and parent ids of rows whose other columns are added (parent ids first: `len` counts ids)."""
+        cols = self._id_cols
+        if cols[1] is None:
+            cols[3].extend(parent_ids)
+            cols[2].extend(ids)
+            return
+        with _unpacking:  # the lists may be being built (`_unpack`): added to them, or to the ones it extends
+            cols = self._id_cols
+            cols[3].extend(parent_ids)
+            cols[2].extend(ids)
+
+    # -- ids ----------------------------------------------------------------------------------------------
+
+    @property
+    def ids(self) -> list[str | None]:
+        """The id of every entry (a list: built first, once, when the table's ids are packed)."""
+        cols = self._id_cols
+        return cols[2] if cols[1] is None else self._unpack()[2]
+
+    @property
+    def parent_ids(self) -> list[str | None]:
+        """The parent id of every entry (as `ids`)."""
+        cols = self._id_cols
+        return cols[3] if cols[1] is None else self._unpack()[3]
+
+    @property
+    def ids_packed(self) -> bool:
+        """Whether the ids are still packed as a snapshot stored them (nothing has read them all since the restore)."""
+        return self._id_cols[1] is not None
+
+    def _unpack(self) -> IdColumns:
+        with _unpacking:
+            _, packed, ids, parent_ids = self._id_cols
+            if packed is not None:
+                all_ids, all_parents = packed.lists()
+                all_ids += ids
+                all_parents += parent_ids
+                self._id_cols = (0, None, all_ids, all_parents)
+            return self._id_cols
+
+    def id_of(self, i: int) -> str | None:
+        """The id of entry `i` (without building the list of them: see `ids`)."""
+        rows, packed, ids, _ = self._id_cols
+        if i < 0:
+            i += rows + len(ids)
+        if i >= rows or packed is None:
+            return ids[i - rows]
+        return packed.id_of(i)  # type: ignore[no-any-return]
+
+    def parent_id_of(self, i: int) -> str | None:
+        """The parent id of entry `i` (as `id_of`)."""
+        rows, packed, _, parent_ids = self._id_cols
+        if i < 0:
+            i += rows + len(parent_ids)
+        if i >= rows or packed is None:
+            return parent_ids[i - rows]
+        return packed.parent_id_of(i)  # type: ignore[no-any-return]
+
+    def ids_in(self, start: int, stop: int) -> list[str | None]:
+        """`ids[start:stop]` (0 <= start <= stop), without building the list of every id unless the range reaches far
+        into the packed rows."""
+        return self._column_in(start, stop, parents=False)
+
+    def parent_ids_in(self, start: int, stop: int) -> list[str | None]:
+        """`parent_ids[start:stop]` (as `ids_in`)."""
+        return self._column_in(start, stop, parents=True)
+
+    def _column_in(self, start: int, stop: int, *, parents: bool) -> list[str | None]:
+        rows, packed, ids, parent_ids = self._id_cols
+        if packed is not None and start < rows and min(stop, rows) - start > _PACKED_READS:
+            rows, packed, ids, parent_ids = self._unpack()
+        column = parent_ids if parents else ids
+        if packed is None or start >= rows:
+            return column[start - rows : stop - rows]
+        read = packed.parent_id_of if parents else packed.id_of
+        return list(map(read, range(start, min(stop, rows)))) + column[: max(0, stop - rows)]
+
+    def snapshot_attrs(self) -> dict[str, Any]:
+        """The attributes a snapshot stores (`inspector.cache.snapshot`): the ids packed."""
+        attrs = dict(vars(self))
+        ids, parent_ids = self.ids, self.parent_ids
+        packed = PackedIds.pack(ids, parent_ids)
+        if packed is not None:
+            attrs["_id_cols"] = (packed.count, packed, [], [])
+        return attrs
 
     # -- one entry ----------------------------------------------------------------------------------------
 
     def __len__(self) -> int:
-        return len(self.ids)
+        cols = self._id_cols
+        return cols[0] + len(cols[2])
 
     @overload
     def __getitem__(self, i: int) -> m.Entry: ...
@@ -265,8 +369,8 @@ class EntryTable(Sequence[m.Entry]):
 
     def __getitem__(self, i: int | slice) -> m.Entry | list[m.Entry]:
         if isinstance(i, slice):
-            return [self._entry(k) for k in range(*i.indices(len(self.ids)))]
-        n = len(self.ids)
+            return [self._entry(k) for k in range(*i.indices(len(self)))]
+        n = len(self)
         if i < 0:
             i += n
         if not 0 <= i < n:
@@ -302,12 +406,12 @@ class EntryTable(Sequence[m.Entry]):
         slot = self.usage_slot[i]
         usage = None if slot < 0 else bytes(self.usage_buffer[slot * USAGE_SIZE : (slot + 1) * USAGE_SIZE])
         return m.Entry(
-            i, row, t, self.ids[i], self.parent_ids[i], timestamp, data,
+            i, row, t, self.id_of(i), self.parent_id_of(i), timestamp, data,
             role, tool_name, tcid, tcids, provider, model, stop, usage, kinds,
         )  # fmt: skip
 
     def __iter__(self) -> Iterator[m.Entry]:
-        for i in range(len(self.ids)):
+        for i in range(len(self)):
             yield self._entry(i)
 
     def __eq__(self, other: object) -> bool:
@@ -319,7 +423,7 @@ class EntryTable(Sequence[m.Entry]):
     __hash__ = None  # type: ignore[assignment]
 
     def __reversed__(self) -> Iterator[m.Entry]:
-        for i in range(len(self.ids) - 1, -1, -1):
+        for i in range(len(self) - 1, -1, -1):
             yield self._entry(i)
 
     # -- columns ------------------------------------------------------------------------------------------
@@ -398,7 +502,7 @@ class EntryTable(Sequence[m.Entry]):
         type only gains shape codes with rows that come after): after a restore and an append only the new rows are
         read."""
         rows, found = self._type_indices.get(etype, (0, []))
-        n = len(self.ids)  # the rows every column holds (ids are appended last)
+        n = len(self)  # the rows every column holds (ids are appended last)
         if rows < n:
             codes = self.codes_of_type(etype)
             if codes:

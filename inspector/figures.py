@@ -331,7 +331,7 @@ def session_stats(
     compactions = []
     for i in compaction_indices:  # from the columns: a session may hold thousands
         data = entries.data_of(i) or {}
-        entry_id = entries.ids[i]
+        entry_id = entries.id_of(i)
         summary = data.get("summary")
         compactions.append(
             {

@@ -17,7 +17,7 @@ from bisect import bisect_left
 from collections.abc import Iterable
 from itertools import compress, repeat
 from operator import is_not, itemgetter, methodcaller
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 _utf8 = methodcaller("encode", "utf-8", "surrogatepass")  # lone surrogates (JSON allows them) encode too
 
@@ -25,6 +25,33 @@ _utf8 = methodcaller("encode", "utf-8", "surrogatepass")  # lone surrogates (JSO
 def id_hash(entry_id: str) -> int:
     """The stable hash of an id in the flat table (the same in every process, unlike `hash`)."""
     return zlib.crc32(_utf8(entry_id))
+
+
+class IdSource(Protocol):
+    """What the index reads ids from: the entry table (`id_of` reads one without building the list of all: see
+    `inspector.entry_table`)."""
+
+    @property
+    def ids(self) -> list[str | None]: ...
+
+    def id_of(self, i: int) -> str | None: ...
+
+    def __len__(self) -> int: ...
+
+
+class _ListSource:
+    """A plain list of ids as an `IdSource`."""
+
+    __slots__ = ("ids",)
+
+    def __init__(self, ids: list[str | None]) -> None:
+        self.ids = ids
+
+    def id_of(self, i: int) -> str | None:
+        return self.ids[i]
+
+    def __len__(self) -> int:
+        return len(self.ids)
 
 
 def _pick(values: list[int], positions: list[int]) -> list[int] | tuple[int, ...]:
@@ -53,7 +80,7 @@ class IdIndex:
 
     def __init__(self) -> None:
         self._dict: dict[str, int] | None = {}
-        self._ids: list[str | None] | None = None
+        self._ids: IdSource | None = None
         self._hashes = array("I")
         self._order = array("i")
         self._rows = 0
@@ -85,7 +112,7 @@ class IdIndex:
         index._hashes = array("I", _pick(hashes, ranked))
         index._order = array("i", ranked if type(present) is range else _pick(present, ranked))
         index._rows = len(ids)
-        index._ids = ids
+        index._ids = _ListSource(ids)
         index._added = {}
         index._lookups = 0
         index._lock = threading.Lock()
@@ -111,7 +138,7 @@ class IdIndex:
         if self._dict is not None or self._added:
             if self._ids is None:
                 raise ValueError("an id index with no entry ids cannot be stored flat")
-            flat = IdIndex.flat_over(self._ids)
+            flat = IdIndex.flat_over(self._ids.ids)
             if flat is None:
                 return (IdIndex._from_dict, (self.as_dict(),))
             return flat.__reduce__()
@@ -123,11 +150,12 @@ class IdIndex:
         index._dict = mapping
         return index
 
-    def attach(self, ids: list[str | None]) -> None:
-        """The entry table's ids (a restored flat table compares the ids it finds with them, and stores them flat)."""
+    def attach(self, ids: IdSource | list[str | None]) -> None:
+        """The entry table (or a list of ids): a restored flat table compares the ids it finds with its ids, and
+        stores them flat."""
         if self._rows > len(ids):
             raise ValueError("the id index covers more entries than the table holds")
-        self._ids = ids
+        self._ids = _ListSource(ids) if isinstance(ids, list) else ids
 
     # -- lookups --------------------------------------------------------------------------------------
 
@@ -142,7 +170,7 @@ class IdIndex:
         pos = bisect_left(hashes, h)
         found = None
         while pos < len(hashes) and hashes[pos] == h:
-            if ids[order[pos]] == key:
+            if ids.id_of(order[pos]) == key:
                 found = order[pos]  # equal hashes are in file order: the last equal id wins
             pos += 1
         return found
@@ -218,7 +246,7 @@ class IdIndex:
                     ids = self._ids
                     assert ids is not None
                     rows = self._rows
-                    with_none: dict[str | None, int] = dict(zip(ids[:rows], range(rows)))
+                    with_none: dict[str | None, int] = dict(zip(ids.ids[:rows], range(rows)))
                     with_none.pop(None, None)
                     built = cast(dict[str, int], with_none)
                     built.update(self._added)

@@ -89,12 +89,12 @@ class Session:
     def _link_reader(self) -> None:
         """Point the reader at this session's diagnostics and tree (after a reset, or a restore by `inspector.cache`)."""
         self.reader.report = self.diagnostics.append
-        by_id, ids = self.tree.by_id, self.tree.entries.ids
+        by_id, id_of = self.tree.by_id, self.tree.entries.id_of
         get = by_id.as_dict().get if not by_id.is_flat else by_id.get  # a dict stays one: its own `get` is faster
 
         def canonical_id(pid: str) -> str | None:
             idx = get(pid)
-            return None if idx is None else ids[idx]
+            return None if idx is None else id_of(idx)
 
         self.reader.id_of = canonical_id
 
@@ -143,8 +143,8 @@ class Session:
         entries = self.tree.entries
         if old.path:
             root = old.path[0]
-            root_parent = entries.parent_ids[root]
-            if root_parent and root_parent != entries.ids[root] and root_parent in entries.ids[new.start : new.stop]:
+            root_parent = entries.parent_id_of(root)
+            if root_parent and root_parent != entries.id_of(root) and root_parent in entries.ids_in(new.start, new.stop):
                 return
         ctx = dataclasses.replace(old, messages=list(old.messages), path=list(old.path), diagnostics=list(old.diagnostics))
         continued: m.SessionContext | None = ctx

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
-from itertools import compress, filterfalse, islice
+from itertools import compress, filterfalse
 from typing import Any
 
 from . import model as m
@@ -40,7 +40,7 @@ class SessionTree:
     def __init__(self, entries: EntryTable | None = None) -> None:
         self.entries = EntryTable() if entries is None else entries
         self.by_id = IdIndex()
-        self.by_id.attach(self.entries.ids)
+        self.by_id.attach(self.entries)
         self._first_child: dict[str, int] | None = None
         self._more_children: dict[str, list[int]] = {}
         self.duplicates: list[tuple[str, int, int]] = []
@@ -58,14 +58,14 @@ class SessionTree:
     def link(self, index: int) -> None:
         """Register the entry already appended to `entries` at `index`."""
         entries = self.entries
-        eid = entries.ids[index]
+        eid = entries.id_of(index)
         if eid is not None:
             previous = self.by_id.get(eid)
             if previous is not None:
                 self.duplicates.append((eid, previous, index))
             self.by_id[eid] = index  # later wins, like pi's Map.set
         if self._first_child is not None:
-            self._link_child(entries.parent_ids[index], index)
+            self._link_child(entries.parent_id_of(index), index)
         etype = entries.type_of(index)
         if etype == m.LABEL or etype == m.SESSION_INFO:
             self._setting(etype, entries.data_of(index))
@@ -74,7 +74,7 @@ class SessionTree:
         """Register the entries already appended at `indices` (a worker's column run): the ids go into `by_id` in one
         update when none repeats, else one by one."""
         entries = self.entries
-        ids = entries.ids[indices.start : indices.stop]
+        ids = entries.ids_in(indices.start, indices.stop)
         by_id = self.by_id
         if None in ids or len(set(ids)) != len(ids) or not by_id.isdisjoint(ids) or self._first_child is not None:
             for index in indices:
@@ -137,9 +137,9 @@ class SessionTree:
         n = len(entries)
         rows, own = self._own_roots
         if rows < n:
-            parent_ids, ids = entries.parent_ids, entries.ids
-            new = set(compress(range(rows, n), map(operator.not_, islice(parent_ids, rows, n))))
-            new.update(compress(range(rows, n), map(operator.eq, islice(parent_ids, rows, n), islice(ids, rows, n))))
+            parent_ids, ids = entries.parent_ids_in(rows, n), entries.ids_in(rows, n)
+            new = set(compress(range(rows, n), map(operator.not_, parent_ids)))
+            new.update(compress(range(rows, n), map(operator.eq, parent_ids, ids)))
             own = [*own, *sorted(new)]
             self._own_roots = (n, own)  # one assignment: a reader in another thread sees the old or the new pair
         found = set(own)
@@ -148,25 +148,31 @@ class SessionTree:
 
     def orphans(self) -> list[int]:
         """Entries whose parent id names no entry (pi shows them as extra roots)."""
-        ids = self.entries.ids
-        parent_ids = self.entries.parent_ids
-        return [i for i in self._missing_parent_indices() if parent_ids[i] != ids[i]]
+        entries = self.entries
+        return [i for i in self._missing_parent_indices() if entries.parent_id_of(i) != entries.id_of(i)]
 
     def _missing_parent_indices(self) -> list[int]:
         """Entries whose (non-empty) `parentId` names no entry, in file order (column passes at C speed; kept until
         an entry is added)."""
-        parent_ids = self.entries.parent_ids
+        entries = self.entries
+        n = len(entries)
         rows, missing, found = self._missing_parents
-        if rows == len(parent_ids):
+        if rows == n:
             return found
-        by_id = self.by_id.mapping_for(len(parent_ids) - rows + len(missing))
+        new_parents = entries.parent_ids_in(rows, n)
+        by_id = self.by_id.mapping_for(n - rows + len(missing))
         # Kept and extended: the parent ids missing before that no new entry names, and the new ones' missing parents.
         missing = {pid for pid in missing if pid not in by_id}
-        missing.update(filterfalse(by_id.__contains__, islice(parent_ids, rows, None)))  # only the missing ones are kept
+        missing.update(filterfalse(by_id.__contains__, new_parents))  # only the missing ones are kept
         missing.discard(None)
         missing.discard("")
-        found = list(compress(range(len(parent_ids)), map(missing.__contains__, parent_ids))) if missing else []
-        self._missing_parents = (len(parent_ids), missing, found)
+        if missing:
+            # An older entry's parent missing now was missing before (ids are never removed): only `found` is read again.
+            kept = [i for i in found if entries.parent_id_of(i) in missing]
+            found = kept + list(compress(range(rows, n), map(missing.__contains__, new_parents)))
+        else:
+            found = []
+        self._missing_parents = (n, missing, found)
         return found
 
     def path_to(self, leaf_index: int) -> tuple[list[int], list[m.Diagnostic]]:
@@ -227,19 +233,19 @@ class SessionTree:
         Kept, and extended by the entries added since, unless one of them changed what an earlier parent id names
         (it repeats an id, or it is a parent that was missing): then counted again from the start.
         """
-        parent_ids = self.entries.parent_ids
+        entries = self.entries
         self._missing_parent_indices()  # brings `_missing_parents` up to date
         missing_now = self._missing_parents[1]
         state = self._branch_state
-        if state is not None and state.rows == len(parent_ids):
+        if state is not None and state.rows == len(entries):
             return sorted(state.branch)
         if state is None or state.duplicates != len(self.duplicates) or any(pid in self.by_id for pid in state.missing):
             state = _BranchCount(0, len(self.duplicates), set(), bytearray(), set())
-        rows = len(parent_ids)
+        rows = len(entries)
         by_id = self.by_id.mapping_for(rows - state.rows)
         seen = state.seen + bytearray(rows - len(state.seen))  # a byte per entry: has a child
         branch = set(state.branch)  # copies: a count handed out is never changed
-        for pid in islice(parent_ids, state.rows, rows):  # no copy of the column
+        for pid in entries.parent_ids_in(state.rows, rows):
             parent = by_id.get(pid) if pid else None
             if parent is None:
                 continue

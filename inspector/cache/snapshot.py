@@ -1,16 +1,18 @@
 """A `Session`'s in-memory state as bytes, and a `Session` back from them, without reading the file.
 
 The state is taken generically (the attributes of the session and of its reader, tree and scanner, whatever
-they hold), so it follows the loading internals as they change. Two things make it fast: a long list of
+they hold, or what an object's `snapshot_attrs()` gives: the entry table packs its ids), so it follows the loading
+internals as they change. Two things make it fast: a long list of
 instances of one slotted dataclass (the entries, the context rows, diagnostics) travels as one column per
 field and is rebuilt with one constructor call per item (pickling 100k dataclass instances one by one is
 several times slower), and the garbage collector is paused while the objects are rebuilt. Callables (the
 reader's links to the session) are not stored: `Session._link_reader` makes them again. A restored session
 that lacks an attribute a fresh one has (state from other code) is refused.
 
-One pickle holds everything, so a string shared by an entry and the tree's dicts (every id) is stored and
-restored once: marshalling the columns apart was faster per column but duplicated those strings (a larger
-file, slower overall, and more memory once restored).
+One pickle holds everything, so a string shared by several objects is stored and restored once: marshalling the
+columns apart was faster per column but duplicated those strings (a larger file, slower overall, and more memory
+once restored). The entry ids are the exception: packed in one string (`inspector.packed_ids`), they are not
+rebuilt as 100k+ strings unless something reads them all.
 """
 
 from __future__ import annotations
@@ -99,7 +101,8 @@ def freeze(value: Any, depth: int = 0, memo: dict[int, ObjectState] | None = Non
     cls = type(value)
     if depth < 2 and cls.__module__.startswith("inspector.") and hasattr(value, "__dict__") and not isinstance(value, type):
         state = memo[id(value)] = ObjectState(cls, {})
-        state.attrs.update({k: freeze(v, depth + 1, memo) for k, v in vars(value).items() if not callable(v) or isinstance(v, type)})
+        attrs = value.snapshot_attrs() if hasattr(value, "snapshot_attrs") else vars(value)  # its own form (`EntryTable`)
+        state.attrs.update({k: freeze(v, depth + 1, memo) for k, v in attrs.items() if not callable(v) or isinstance(v, type)})
         return state
     if dataclasses.is_dataclass(value) and not isinstance(value, type) and hasattr(cls, "__slots__") and cls.__module__.startswith("inspector."):
         state = memo[id(value)] = ObjectState(cls, {})
@@ -144,7 +147,7 @@ def load(data: bytes | memoryview, path: Path) -> Session:
     finally:
         if enabled:
             gc.enable()
-    session.tree.by_id.attach(session.tree.entries.ids)  # stored flat, without the ids (see `inspector.id_index`)
+    session.tree.by_id.attach(session.tree.entries)  # stored flat, without the ids (see `inspector.id_index`)
     session.path = Path(path)
     session.scanner.path = Path(path)
     session._context_cache = {} if ctx is None else {None: ctx}

@@ -125,7 +125,12 @@ def test_appended_lines_extend_the_snapshot(tmp_path: Path) -> None:
     grown = reopen(path)
     assert how_opened(grown) == EXTENDED
     assert grown.tree.by_id.is_flat, "the appended lines were linked without building the id dict"
+    opts = WindowOptions()
+    session_stats(grown, opts, None)
+    context_report(grown, grown.context(), opts, None)
+    assert grown.entries.ids_packed, "stats and context read a few ids, never the list of them all"
     assert_same(grown, path)
+    assert not grown.entries.ids_packed, "a comparison of every id built the lists"
     assert save_opened() == 0, "a few appended lines are read again next time rather than rewriting the snapshot"
     again = open_cached(path)
     assert how_opened(again) == EXTENDED
