@@ -229,7 +229,7 @@ def run_command(args: argparse.Namespace) -> int:
                 prefetch.forget()  # a snapshot read early and not taken (the command failed first) goes
             helper = sys.modules.get("inspector.tokens.helper")
             if helper is not None:
-                helper.stop()  # the command's token counts are made: its counting helper ends
+                helper.stop(wait=not _exits_now)  # the counts are made: the helper ends (and is not waited for at exit)
         sys.stdout.flush()
         save_cache(retain=_exits_now)
         return code

@@ -70,11 +70,14 @@ def _weighted_from_regex(s: str, utf16_len: int) -> int:
 
 # Fast path on the UTF-16 code units' high bytes (bytes.translate runs at memory speed; the regex at ~5-50 ns
 # a character). High byte < 0x2E: never weighted. 0x2F-0x9F, 0xA0-0xA4, 0xAC-0xD6, 0xF9-0xFA: every unit in
-# them is a weighted BMP character. 0x2E, 0xD7 (ranges that start/end mid-block) and 0xD8-0xDF (surrogates)
-# need the exact path.
+# them is a weighted BMP character. 0x2E, 0xD7 (ranges that start/end mid-block) need the exact path, and so do
+# 0xD8-0xDF (surrogates) unless they are all halves of astral characters outside plane 2 (`_plain_astral`).
 _HIGH_NEVER = bytes(range(0x2E))
 _HIGH_WEIGHTED = bytes([*range(0x2F, 0xA5), *range(0xAC, 0xD7), 0xF9, 0xFA])
 _HIGH_EDGE = bytes([0x2E, 0xD7, *range(0xD8, 0xE0)])
+
+
+_HIGH_EDGE_BMP = bytes([0x2E, 0xD7])
 
 
 def _weighted_from_units(s: str, units: bytes) -> int:
@@ -83,10 +86,21 @@ def _weighted_from_units(s: str, units: bytes) -> int:
     high = units[1::2].translate(None, _HIGH_NEVER)
     if not high:
         return utf16_len
-    if len(high.translate(None, _HIGH_EDGE)) != len(high):
+    edges = len(high) - len(high.translate(None, _HIGH_EDGE))
+    if edges and (len(high.translate(None, _HIGH_EDGE_BMP)) != len(high) or not _plain_astral(s, edges)):
         return _weighted_from_regex(s, utf16_len)
     n = len(high) - len(high.translate(None, _HIGH_WEIGHTED))
     return utf16_len + n * (CHARS_PER_TOKEN_ESTIMATE - 1)
+
+
+def _plain_astral(s: str, surrogate_units: int) -> bool:
+    """Whether the surrogate units of `s` (`surrogate_units` of them in its UTF-16 form) all come from astral code
+    points outside plane 2: no surrogate code point of its own (two of them could make a pair in JavaScript) and
+    nothing in U+20000..U+2FFFF (weighted, or a CJK_SURROGATE_HIGH_RE pair). Then only its BMP characters are
+    weighted, and the high-byte count holds (the emoji of a chat need no regex: compiling its ranges costs ~8 ms)."""
+    planes = s.encode("utf-32-le", "surrogatepass")[2::4]  # the plane of every code point
+    astral = len(planes) - planes.count(0)
+    return surrogate_units == 2 * astral and 2 not in planes
 
 
 def _weighted_from(s: str, utf16_len: int) -> int:

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -96,3 +97,26 @@ def test_stop_ends_the_helper_process() -> None:
     assert not pid_alive(pid) and not helper.running()
     helper.stop()  # a second stop is harmless
 
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="needs /proc")
+def test_a_helper_not_waited_for_ends_by_itself_and_holds_no_output_pipe() -> None:
+    """`stop(wait=False)` (a command about to exit): the helper ends on its own, and never held this process's
+    stdout, stderr or stdin (a reader of a command's output would otherwise wait for the helper to end)."""
+    assert helper.start("cl100k_base")
+    pid = helper._helper.pid
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # the child points its streams at /dev/null first thing
+            targets = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in (0, 1, 2)]
+            if targets == [os.devnull] * 3:
+                break
+            time.sleep(0.01)
+        assert targets == [os.devnull] * 3
+    finally:
+        helper.stop(wait=False)
+    assert not helper.running()
+    deadline = time.monotonic() + 10
+    while os.waitpid(pid, os.WNOHANG) == (0, 0):  # this test is its parent: it reaps it here
+        assert time.monotonic() < deadline, "the helper did not end after its pipe was closed"
+        time.sleep(0.01)

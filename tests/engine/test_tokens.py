@@ -581,7 +581,7 @@ from inspector.tokens import measure as _measure
 _interesting = _st.sampled_from(
     [0x41, 0xE9, 0x2DFF, 0x2E7F, 0x2E80, 0x2EFF, 0x2F00, 0x9FFF, 0xA000, 0xA4FF, 0xA500, 0xABFF, 0xAC00, 0xD6FF,
      0xD700, 0xD7AF, 0xD7B0, 0xD7FF, 0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xE000, 0xF8FF, 0xF900, 0xFAFF, 0xFB00, 0xFFFF,
-     0x1F600, 0x20000, 0x2FA1F, 0x2FA20, 0x2FBFF, 0x30000, 0x10FFFF]
+     0x1F600, 0x20000, 0x2FA1F, 0x2FA20, 0x2FBFF, 0x30000, 0x10FFFF, 0xD83D, 0xDE00, 0xD840, 0xD87E, 0xD87F, 0x1F3FB]
 )
 
 
@@ -591,3 +591,13 @@ def test_fast_cjk_weighting_equals_exact_path(codepoints):
     s = "".join(map(chr, codepoints))
     units = s.encode("utf-16-le", "surrogatepass")
     assert _measure._weighted_from_units(s, units) == _measure._weighted_from_regex(s, len(units) >> 1)
+
+
+def test_emoji_and_cjk_text_is_weighted_without_the_regex():
+    _measure._patterns.cache_clear()
+    text = "ok 😀 你好 🎉🎉 done ✅ 한국어"
+    units = text.encode("utf-16-le", "surrogatepass")
+    assert _measure.estimate_string_chars(text) == len(units) // 2 + 3 * 5  # 你好 and 한국어: weighted; emoji not
+    assert _measure._patterns.cache_info().currsize == 0, "astral characters outside plane 2 take the fast path"
+    assert _measure.estimate_string_chars("\U00020000") == _measure._weighted_from_regex("\U00020000", 2)
+    assert _measure._patterns.cache_info().currsize == 1, "plane 2 (CJK extension B) takes the exact path"
