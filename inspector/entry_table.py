@@ -39,6 +39,7 @@ import orjson
 
 from . import model as m
 from . import nums_layout as nl
+from .packed_extras import PackedExtras
 from .packed_ids import PackedIds
 
 USAGE_SIZE = m.USAGE_SIZE
@@ -159,7 +160,7 @@ class EntryTable(Sequence[m.Entry]):
         self.call_odd: dict[int, Any] = {}
         self.usage_slot = array("i")
         self.usage_buffer = bytearray()
-        self.extras: dict[int, Extra] = {}
+        self.extras: dict[int, Extra] | PackedExtras = {}  # packed in a snapshot (`inspector.packed_extras`)
         self._usage_total: tuple[int, m.UsageSum] = (0, m.UsageSum())
         self._shape_counts: tuple[int, Counter[int]] = (0, Counter())
         self._type_indices: dict[str, tuple[int, list[int]]] = {}
@@ -347,12 +348,13 @@ class EntryTable(Sequence[m.Entry]):
         return list(map(read, range(start, min(stop, rows)))) + column[: max(0, stop - rows)]
 
     def snapshot_attrs(self) -> dict[str, Any]:
-        """The attributes a snapshot stores (`inspector.cache.snapshot`): the ids packed."""
+        """The attributes a snapshot stores (`inspector.cache.snapshot`): the ids and the extras packed."""
         attrs = dict(vars(self))
         ids, parent_ids = self.ids, self.parent_ids
         packed = PackedIds.pack(ids, parent_ids)
         if packed is not None:
             attrs["_id_cols"] = (packed.count, packed, [], [])
+        attrs["extras"] = PackedExtras.pack(self.extras)
         return attrs
 
     # -- one entry ----------------------------------------------------------------------------------------

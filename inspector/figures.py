@@ -8,6 +8,7 @@ fields freely, never rename.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -298,6 +299,56 @@ def compaction_kind(session: Session, entry_id: str | None, data: dict[str, Any]
     return "turn_boundary"
 
 
+CompactionFacts = tuple[str | None, int, Any, Any, Any, str, int | None]
+"""What `stats` shows of a compaction entry apart from where the context is: `(entry_id, line, first_kept_entry_id,
+tokens_before, from_hook, kind, summary_chars)`."""
+
+
+def _compaction_facts(session: Session, compaction_indices: list[int]) -> list[tuple[int, CompactionFacts]]:
+    """`(index, facts)` of every compaction entry (`compaction_indices`, in order). Kept in `session.figure_state` and
+    extended by the compactions added since (a session may hold thousands: their JSON read again on every command
+    was a tenth of an appended run). A kind can change only when an id repeats (every kind is worked out again), or
+    when a missing first kept entry arrives (those are)."""
+    entries = session.entries
+    rows, duplicates = len(entries), len(session.tree.duplicates)
+    first_index = first_entry_index(session) if compaction_indices else None
+    kept = session.figure_state.get("compactions")
+    facts: list[tuple[int, CompactionFacts]] = []
+    start = 0
+    if kept is not None and kept[1:3] == (duplicates, first_index) and kept[0] <= rows:
+        start, facts = kept[0], list(kept[3])
+        if start < rows:
+            facts = [
+                (i, f if f[5] != "first_kept_missing" else (*f[:5], _kind(session, f[0], f[2], first_index), f[6]))
+                for i, f in facts
+            ]
+    for i in compaction_indices[bisect_left(compaction_indices, start) :]:
+        data = entries.data_of(i) or {}
+        entry_id = entries.id_of(i)
+        summary = data.get("summary")
+        first_kept = data.get("firstKeptEntryId")
+        facts.append(
+            (
+                i,
+                (
+                    entry_id,
+                    entries.line_of(i),
+                    first_kept,
+                    data.get("tokensBefore"),
+                    data.get("fromHook"),
+                    _kind(session, entry_id, first_kept, first_index),
+                    len(summary or "") if isinstance(summary, str) else None,
+                ),
+            )
+        )
+    session.figure_state["compactions"] = (rows, duplicates, first_index, facts)  # one assignment (other threads)
+    return facts
+
+
+def _kind(session: Session, entry_id: str | None, first_kept: Any, first_index: int | None) -> str:
+    return compaction_kind(session, entry_id, {"firstKeptEntryId": first_kept}, first_index)
+
+
 def first_entry_index(session: Session) -> int | None:
     """The index of the first entry that is not a session header (None: there is none)."""
     type_of = session.entries.type_of
@@ -327,25 +378,22 @@ def session_stats(
             models[(shape[3], shape[4])] += n
     compaction_indices = entries.indices_of_type(m.COMPACTION)
     on_path = set(compaction_indices).intersection(ctx.path)  # a pass over the path, not a set of it
-    first_index = first_entry_index(session) if compaction_indices else None
-    compactions = []
-    for i in compaction_indices:  # from the columns: a session may hold thousands
-        data = entries.data_of(i) or {}
-        entry_id = entries.id_of(i)
-        summary = data.get("summary")
-        compactions.append(
-            {
-                "entry_id": entry_id,
-                "line": entries.line_of(i),
-                "on_path": i in on_path,
-                "in_force": i == ctx.compaction_index,
-                "first_kept_entry_id": data.get("firstKeptEntryId"),
-                "tokens_before": data.get("tokensBefore"),
-                "from_hook": data.get("fromHook"),
-                "kind": compaction_kind(session, entry_id, data, first_index),
-                "summary_chars": len(summary or "") if isinstance(summary, str) else None,
-            }
+    compactions = [
+        {
+            "entry_id": entry_id,
+            "line": line,
+            "on_path": i in on_path,
+            "in_force": i == ctx.compaction_index,
+            "first_kept_entry_id": first_kept,
+            "tokens_before": tokens_before,
+            "from_hook": from_hook,
+            "kind": kind,
+            "summary_chars": summary_chars,
+        }
+        for i, (entry_id, line, first_kept, tokens_before, from_hook, kind, summary_chars) in _compaction_facts(
+            session, compaction_indices
         )
+    ]
     counts, tik_info = tiktoken_counts_for(session, ctx, encoding)
     ctx_totals = {k: sum(getattr(r.estimates, k) for r in ctx.messages if r.estimates) for k in ESTIMATORS}
     ctx_totals["tiktoken"] = sum(c for c in counts if c is not None) if counts is not None else None

@@ -85,6 +85,9 @@ class Session:
         self.pending_bytes = 0
         self._context_cache: dict[str | None, m.SessionContext] = {}
         self.token_counts: dict[str, dict[int, int]] = {}
+        self.figure_state: dict[str, Any] = {}
+        """Figures over every entry kept between calls (and in a snapshot), each extended by the entries added since
+        (`inspector.figures`); emptied with the rest when the file is read again from the start."""
 
     def _link_reader(self) -> None:
         """Point the reader at this session's diagnostics and tree (after a reset, or a restore by `inspector.cache`)."""

@@ -589,3 +589,29 @@ def test_damaged_entry_header_is_ignored_and_removed(tmp_path: Path, header_byte
 def test_the_cache_dir_is_named_as_pathlib_would(raw: str, monkeypatch) -> None:
     monkeypatch.setenv(store.ENV_DIR, raw)
     assert store.cache_dir() == str(Path(os.path.expanduser(raw)))
+
+
+def test_compaction_facts_are_kept_and_follow_what_arrives(tmp_path: Path) -> None:
+    """`stats`' compaction rows are kept between calls and extended: a missing first kept entry that arrives later, and
+    an id repeated later (a first kept entry that now names another entry), change the kinds as a cold read does."""
+    path = tmp_path / "s.jsonl"
+    objs, leaf = turns(0, 3, "m1")
+    comp = [
+        entry("compaction", "k1", leaf, summary="s1", firstKeptEntryId="u1", tokensBefore=900),
+        entry("compaction", "k2", "k1", summary="s2", firstKeptEntryId="later", tokensBefore=950, fromHook=True),
+        entry("compaction", "k3", "k2", summary="s3", firstKeptEntryId="k3", tokensBefore=990),
+    ]
+    write_lines(path, [header(), entry("model_change", "m1", None, provider="anthropic", modelId="claude-sonnet-4-5"), *objs, *comp])
+    session = open_session(path)
+    kinds = [c["kind"] for c in session_stats(session, WindowOptions(), None)["compactions"]]
+    assert kinds == ["turn_boundary", "first_kept_missing", "manual"]
+    assert "compactions" in session.figure_state
+    more, _ = turns(10, 1, "k3")
+    later = msg("later", "k3", assistant("here at last"))
+    repeat = msg("u1", "later", assistant("an id used again"))  # the first kept entry of k1 is now an assistant message
+    for step in ([*more], [later], [repeat]):
+        append(path, "".join(jline(o) + "\n" for o in step))
+        session.refresh()
+        got = session_stats(session, WindowOptions(), None)
+        assert got == session_stats(open_session(path), WindowOptions(), None)
+    assert [c["kind"] for c in got["compactions"]] == ["split_turn", "split_turn", "manual"]

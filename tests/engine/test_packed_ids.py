@@ -114,3 +114,32 @@ def test_rows_added_while_another_thread_builds_the_lists_are_all_kept() -> None
         assert len(seen) <= 50_000
         assert back.ids == ids and back.parent_ids == [None, *ids[:-1]]
         assert len(back) == 50_000
+
+
+_cell = st.one_of(
+    st.dictionaries(st.sampled_from(["summary", "timestamp", "n"]), st.one_of(st.text(max_size=4), st.integers()), max_size=3),
+    st.none(),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_cell, st.booleans()), max_size=25), st.lists(_cell, max_size=5))
+def test_packed_extras_read_back_as_they_were(cells: list, more: list) -> None:
+    """Entries with `data` (JSON cells, or kept as they are when JSON would not give them back) restored from a
+    snapshot, then more added: every entry's `data` and `timestamp` as the table held them, and stored again whole."""
+    table = EntryTable()
+    for data, elsewhere in cells:
+        own = (data or {}).get("timestamp")
+        timestamp = "elsewhere" if elsewhere else (own if isinstance(own, str) else None)  # "elsewhere": a tuple cell
+        table.append(m.Entry(len(table), _NUMS, m.CUSTOM, f"e{len(table)}", None, timestamp, data))
+    expected = [(e.timestamp, e.data) for e in table]
+    back = _restored(table)
+    assert type(back.extras).__name__ == "PackedExtras"
+    assert [(e.timestamp, e.data) for e in back] == expected
+    for data in more:
+        back.append(m.Entry(len(back), _NUMS, m.CUSTOM, f"e{len(back)}", None, None, data))
+        expected.append((None, data))
+    assert [(e.timestamp, e.data) for e in back] == expected
+    again = _restored(back)
+    assert [(e.timestamp, e.data) for e in again] == expected and not again.extras.added
+    assert dict(again.extras.items()) == dict(back.extras.items())
