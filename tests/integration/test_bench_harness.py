@@ -62,7 +62,7 @@ def test_bench_run_measures_every_figure_on_a_tiny_file(tmp_path):
         assert cli["warm_output_identical"] and cli["append_output_identical"]  # cached output == cold output
         assert cli["warm"]["seconds"] > 0 and cli["append"]["stdout_bytes"] > 0
         assert cli["append_alone"]["stdout_bytes"] > 0  # the continuation alone, as a session of its own
-        assert "; alone ≤ " in proc.stdout
+        assert "0.1× bound + share ≤ " in proc.stdout and "warm run + share ≤ " in proc.stdout and "+ alone ≤ " in proc.stdout
     assert "| `stats --json --no-tiktoken`, cold (`--no-cache`) |" in proc.stdout
     assert proc.stdout.startswith("| figure | target | chat: 2 MiB")
 
