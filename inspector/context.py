@@ -140,14 +140,25 @@ def _first_on_path(tree: SessionTree, path: list[int], end: int, entry_id: objec
         index = tree.by_id.get(entry_id)
         if index is None:
             return None
-        try:
-            return path.index(index, 0, end)
-        except ValueError:
-            return None
+        # An entry is on a path once at most: looked for back from `end` in growing windows (the first kept entry is
+        # usually a few turns before the compaction; a search from the root would pass the whole path).
+        window = _FIRST_WINDOW
+        while True:
+            start = max(0, end - window)
+            try:
+                return path.index(index, start, end)
+            except ValueError:
+                if start == 0:
+                    return None
+            end, window = start, window * 8
     try:  # an id that is not a string (no entry has one): compared as pi compares, entry by entry
         return list(map(tree.entries.ids.__getitem__, path[:end])).index(entry_id)  # type: ignore[arg-type]
     except ValueError:
         return None
+
+
+_FIRST_WINDOW = 512
+"""Path positions `_first_on_path` searches first, back from its end (each next window is 8 times larger)."""
 
 
 class _PathKinds:

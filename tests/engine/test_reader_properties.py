@@ -253,7 +253,8 @@ def test_a_long_context_walk_in_small_pieces_keeps_messages_far_back(tmp_path, p
     s = open_session(_long_session(tmp_path))
     with patch.object(context._PathKinds, "FIRST_PIECE", 10**9):
         whole = {leaf: build_context(s.tree, leaf) for leaf in range(len(s.entries))}
-    with patch.object(context._PathKinds, "FIRST_PIECE", piece):
+    with patch.object(context._PathKinds, "FIRST_PIECE", piece), patch.object(context, "_FIRST_WINDOW", piece):
+        # and the first kept entry looked for back from the compaction in small windows (1, 8, 64...)
         assert {leaf: build_context(s.tree, leaf) for leaf in range(len(s.entries))} == whole
     ctx = whole[59]
     assert ctx.thinking_level == "high" and ctx.model == {"provider": "anthropic", "modelId": "claude-sonnet-4-5"}
@@ -275,9 +276,9 @@ def test_the_context_walk_reads_the_path_from_its_end_in_pieces_with_the_same_re
         if not len(s.entries):
             return
         whole = build_context(s.tree)
-        with patch.object(context._PathKinds, "FIRST_PIECE", piece):
+        with patch.object(context._PathKinds, "FIRST_PIECE", piece), patch.object(context, "_FIRST_WINDOW", piece):
             for leaf in range(len(s.entries)):
                 pieces = build_context(s.tree, leaf)
-                with patch.object(context._PathKinds, "FIRST_PIECE", 10**9):
+                with patch.object(context._PathKinds, "FIRST_PIECE", 10**9), patch.object(context, "_FIRST_WINDOW", 10**9):
                     assert pieces == build_context(s.tree, leaf)
             assert build_context(s.tree) == whole
