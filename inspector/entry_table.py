@@ -328,24 +328,24 @@ class EntryTable(Sequence[m.Entry]):
             return parent_ids[i - rows]
         return packed.parent_id_of(i)  # type: ignore[no-any-return]
 
-    def ids_in(self, start: int, stop: int) -> list[str | None]:
-        """`ids[start:stop]` (0 <= start <= stop), without building the list of every id unless the range reaches far
-        into the packed rows."""
+    def ids_in(self, start: int, stop: int) -> Iterable[str | None]:
+        """The ids of rows [start, stop) (0 <= start <= stop), in order, to read once: without a copy of the list, and
+        without building it unless the range reaches far into the packed rows."""
         return self._column_in(start, stop, parents=False)
 
-    def parent_ids_in(self, start: int, stop: int) -> list[str | None]:
-        """`parent_ids[start:stop]` (as `ids_in`)."""
+    def parent_ids_in(self, start: int, stop: int) -> Iterable[str | None]:
+        """The parent ids of rows [start, stop) (as `ids_in`)."""
         return self._column_in(start, stop, parents=True)
 
-    def _column_in(self, start: int, stop: int, *, parents: bool) -> list[str | None]:
+    def _column_in(self, start: int, stop: int, *, parents: bool) -> Iterable[str | None]:
         rows, packed, ids, parent_ids = self._id_cols
         if packed is not None and start < rows and min(stop, rows) - start > _PACKED_READS:
             rows, packed, ids, parent_ids = self._unpack()
         column = parent_ids if parents else ids
         if packed is None or start >= rows:
-            return column[start - rows : stop - rows]
+            return islice(column, start - rows, stop - rows)
         read = packed.parent_id_of if parents else packed.id_of
-        return list(map(read, range(start, min(stop, rows)))) + column[: max(0, stop - rows)]
+        return [*map(read, range(start, min(stop, rows))), *islice(column, 0, max(0, stop - rows))]
 
     def snapshot_attrs(self) -> dict[str, Any]:
         """The attributes a snapshot stores (`inspector.cache.snapshot`): the ids and the extras packed."""

@@ -74,7 +74,7 @@ class SessionTree:
         """Register the entries already appended at `indices` (a worker's column run): the ids go into `by_id` in one
         update when none repeats, else one by one."""
         entries = self.entries
-        ids = entries.ids_in(indices.start, indices.stop)
+        ids = list(entries.ids_in(indices.start, indices.stop))
         by_id = self.by_id
         if None in ids or len(set(ids)) != len(ids) or not by_id.isdisjoint(ids) or self._first_child is not None:
             for index in indices:
@@ -137,9 +137,8 @@ class SessionTree:
         n = len(entries)
         rows, own = self._own_roots
         if rows < n:
-            parent_ids, ids = entries.parent_ids_in(rows, n), entries.ids_in(rows, n)
-            new = set(compress(range(rows, n), map(operator.not_, parent_ids)))
-            new.update(compress(range(rows, n), map(operator.eq, parent_ids, ids)))
+            new = set(compress(range(rows, n), map(operator.not_, entries.parent_ids_in(rows, n))))
+            new.update(compress(range(rows, n), map(operator.eq, entries.parent_ids_in(rows, n), entries.ids_in(rows, n))))
             own = [*own, *sorted(new)]
             self._own_roots = (n, own)  # one assignment: a reader in another thread sees the old or the new pair
         found = set(own)
@@ -159,17 +158,16 @@ class SessionTree:
         rows, missing, found = self._missing_parents
         if rows == n:
             return found
-        new_parents = entries.parent_ids_in(rows, n)
         by_id = self.by_id.mapping_for(n - rows + len(missing))
         # Kept and extended: the parent ids missing before that no new entry names, and the new ones' missing parents.
         missing = {pid for pid in missing if pid not in by_id}
-        missing.update(filterfalse(by_id.__contains__, new_parents))  # only the missing ones are kept
+        missing.update(filterfalse(by_id.__contains__, entries.parent_ids_in(rows, n)))  # only the missing ones are kept
         missing.discard(None)
         missing.discard("")
         if missing:
             # An older entry's parent missing now was missing before (ids are never removed): only `found` is read again.
             kept = [i for i in found if entries.parent_id_of(i) in missing]
-            found = kept + list(compress(range(rows, n), map(missing.__contains__, new_parents)))
+            found = kept + list(compress(range(rows, n), map(missing.__contains__, entries.parent_ids_in(rows, n))))
         else:
             found = []
         self._missing_parents = (n, missing, found)
