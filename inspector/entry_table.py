@@ -21,6 +21,11 @@ Columns, one row per entry in file order:
 - `extras`: the `timestamp` and `data` of the entries that have them (the types other than `message`), kept as
   compact JSON when it gives them back exactly (so `entry.data` is a fresh dict every time).
 
+A table restored from a snapshot reads the rows it was restored with from where the snapshot's bytes lie
+(`FrozenColumns`: `nums`, `call_text` and `usage_buffer` of those rows, read-only), and keeps the columns of the rows
+added since as a fresh table does: copying tens of megabytes out of the snapshot cost most of a restore (the
+kernel's page faults on the copies).
+
 Entries are only ever appended, `ids` last: a thread reading while another appends sees an entry (`len(table)`)
 only once every column holds it. While the ids are packed, adding to them and building the lists take one lock.
 """
@@ -33,6 +38,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import compress, islice, repeat
+from pickle import PickleBuffer
 from typing import Any, cast, overload
 
 import orjson
@@ -60,6 +66,26 @@ _PACKED_READS = 4096
 IdColumns = tuple[int, PackedIds | None, list[Any], list[Any]]
 """`EntryTable._id_cols`: `(rows, packed, ids, parent_ids)`: the first `rows` rows packed (0 and None: none is),
 the others in the lists. One tuple, replaced whole: a reader in another thread sees one state or the next."""
+
+class FrozenColumns:
+    """The first `rows` rows of a restored table's packed numbers (`nums`: wide rows when `wide`, else narrow), and the
+    call text and usage slots those rows use (the first `len(call_text)` bytes of the call text, the first
+    `len(usage) // USAGE_SIZE` slots): read-only buffers, stored out of band in a snapshot (`inspector.cache.snapshot`),
+    so a restore uses them where they lie instead of copying them."""
+
+    __slots__ = ("call_text", "nums", "rows", "usage", "usage_slots", "wide")
+
+    def __init__(self, rows: int, wide: bool, nums: Any, call_text: Any, usage: Any) -> None:
+        if len(nums) != rows * (nl.WIDE_SIZE if wide else nl.NARROW_SIZE) or len(usage) % USAGE_SIZE:
+            raise ValueError("frozen columns of the wrong size")
+        self.rows, self.wide, self.nums, self.call_text, self.usage = rows, wide, nums, call_text, usage
+        self.usage_slots = len(usage) // USAGE_SIZE
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        """Out of band from protocol 5 (`pickle.PickleBuffer`), as bytes before it."""
+        wrap: Any = PickleBuffer if isinstance(protocol, int) and protocol >= 5 else bytes
+        return (FrozenColumns, (self.rows, self.wide, wrap(self.nums), wrap(self.call_text), wrap(self.usage)))
+
 
 _USAGE_ROWS_AT_ONCE = 2048
 """Usage rows summed per piece by `usage_total` (160 KB copied at a time)."""
@@ -150,6 +176,7 @@ class EntryTable(Sequence[m.Entry]):
 
     def __init__(self) -> None:
         self.nums: bytearray = bytearray()  # narrow rows, or a `nums_layout.WideNums` of wide ones
+        self._frozen: FrozenColumns | None = None  # a restored table's first rows (see the module docstring)
         self._id_cols: IdColumns = (0, None, [], [])
         self.shape = array("I")
         self.shapes: list[Shape] = []
@@ -215,7 +242,8 @@ class EntryTable(Sequence[m.Entry]):
         if cell == ODD_CELL:
             self.call_odd[index] = calls
         self.call_text += cell
-        end = len(self.call_text)
+        frozen = self._frozen
+        end = len(self.call_text) if frozen is None else len(frozen.call_text) + len(self.call_text)
         if end < 2**32 or self.call_end.typecode == "q":
             self.call_end.append(end)
         else:
@@ -223,7 +251,7 @@ class EntryTable(Sequence[m.Entry]):
         if usage_packed is None:
             self.usage_slot.append(-1)
         else:
-            slot = len(self.usage_buffer) // USAGE_SIZE
+            slot = len(self.usage_buffer) // USAGE_SIZE + (0 if frozen is None else frozen.usage_slots)
             self.usage_buffer += usage_packed
             self.usage_slot.append(slot)
         if timestamp is not None or data is not None:
@@ -257,10 +285,11 @@ class EntryTable(Sequence[m.Entry]):
             raise ValueError("columns of different lengths")
         if (call_ends[-1] if count else 0) != len(call_text):
             raise ValueError("call ends that do not end the call text")
-        base = len(self.usage_buffer) // USAGE_SIZE
+        frozen = self._frozen
+        base = len(self.usage_buffer) // USAGE_SIZE + (0 if frozen is None else frozen.usage_slots)
         self.nums = nl.join_rows(self.nums, nums)
         self.shape.extend(codes)
-        call_base = len(self.call_text)
+        call_base = len(self.call_text) + (0 if frozen is None else len(frozen.call_text))
         self.call_text += call_text
         self.call_end = _ends(self.call_end, [end + call_base for end in call_ends] if call_base else call_ends)
         self.usage_buffer += usage_buffer
@@ -348,13 +377,24 @@ class EntryTable(Sequence[m.Entry]):
         return [*map(read, range(start, min(stop, rows))), *islice(column, 0, max(0, stop - rows))]
 
     def snapshot_attrs(self) -> dict[str, Any]:
-        """The attributes a snapshot stores (`inspector.cache.snapshot`): the ids and the extras packed."""
+        """The attributes a snapshot stores (`inspector.cache.snapshot`): the ids and the extras packed, the packed
+        numbers, call text and usage as `FrozenColumns` (out of band)."""
         attrs = dict(vars(self))
         ids, parent_ids = self.ids, self.parent_ids
         packed = PackedIds.pack(ids, parent_ids)
         if packed is not None:
             attrs["_id_cols"] = (packed.count, packed, [], [])
         attrs["extras"] = PackedExtras.pack(self.extras)
+        frozen = self._frozen
+        nums: bytes | bytearray = self.nums
+        call_text, usage = bytes(self.call_text), bytes(self.usage_buffer)
+        if frozen is not None:
+            nums = nl.join_rows(nl.WideNums(frozen.nums) if frozen.wide else bytearray(frozen.nums), self.nums)
+            call_text, usage = bytes(frozen.call_text) + call_text, bytes(frozen.usage) + usage
+        wide = type(nums) is nl.WideNums
+        rows = len(nums) // (nl.WIDE_SIZE if wide else nl.NARROW_SIZE)
+        attrs["_frozen"] = FrozenColumns(rows, wide, bytes(nums), call_text, usage)
+        attrs["nums"], attrs["call_text"], attrs["usage_buffer"] = bytearray(), bytearray(), bytearray()
         return attrs
 
     # -- one entry ----------------------------------------------------------------------------------------
@@ -387,12 +427,12 @@ class EntryTable(Sequence[m.Entry]):
         end = ends[i]
         start = ends[i - 1] if i else 0
         if start != end:  # the entry has a calls cell (decoded here as `calls_of` does: once per entry built)
-            text = self.call_text
+            text, start, end = self._call_text_at(start, end)
             kind = text[start]
             if kind == _RESULT_ID:
-                tcid = text[start + 1 : end].decode("utf-8", "surrogatepass")
+                tcid = str(text[start + 1 : end], "utf-8", "surrogatepass")
             elif kind == _CALL_IDS:
-                tcids = tuple(text[start + 1 : end].decode("utf-8", "surrogatepass").split("\x00"))
+                tcids = tuple(str(text[start + 1 : end], "utf-8", "surrogatepass").split("\x00"))
             else:
                 calls = self.call_odd[i]
                 if type(calls) is str:
@@ -403,14 +443,59 @@ class EntryTable(Sequence[m.Entry]):
                     tcid, tcids = calls
         extra = self.extras.get(i)
         timestamp, data = (None, None) if extra is None else unpack_extra(extra)
-        nums = self.nums
-        row = _wide_pack(*_narrow_unpack_from(nums, i * _NARROW_SIZE)) if type(nums) is bytearray else nl.wide_row(nums, i)
+        row = self._wide_row(i)
         slot = self.usage_slot[i]
-        usage = None if slot < 0 else bytes(self.usage_buffer[slot * USAGE_SIZE : (slot + 1) * USAGE_SIZE])
+        usage = None if slot < 0 else self._usage_at(slot)
         return m.Entry(
             i, row, t, self.id_of(i), self.parent_id_of(i), timestamp, data,
             role, tool_name, tcid, tcids, provider, model, stop, usage, kinds,
         )  # fmt: skip
+
+    def _wide_row(self, i: int) -> bytes:
+        """Row `i` of the packed numbers, wide."""
+        frozen = self._frozen
+        if frozen is not None:
+            if i < frozen.rows:
+                if frozen.wide:
+                    return bytes(frozen.nums[i * nl.WIDE_SIZE : (i + 1) * nl.WIDE_SIZE])
+                return _wide_pack(*_narrow_unpack_from(frozen.nums, i * _NARROW_SIZE))
+            i -= frozen.rows
+        nums = self.nums
+        return _wide_pack(*_narrow_unpack_from(nums, i * _NARROW_SIZE)) if type(nums) is bytearray else nl.wide_row(nums, i)
+
+    def _call_text_at(self, start: int, end: int) -> tuple[Any, int, int]:
+        """The buffer holding the call text cell [start, end) and the cell's bounds in it."""
+        frozen = self._frozen
+        if frozen is None:
+            return self.call_text, start, end
+        n = len(frozen.call_text)
+        if end <= n:
+            return frozen.call_text, start, end
+        return self.call_text, start - n, end - n
+
+    def _usage_at(self, slot: int) -> bytes:
+        """The packed usage in slot `slot`."""
+        frozen = self._frozen
+        if frozen is not None:
+            if slot < frozen.usage_slots:
+                return bytes(frozen.usage[slot * USAGE_SIZE : (slot + 1) * USAGE_SIZE])
+            slot -= frozen.usage_slots
+        return bytes(self.usage_buffer[slot * USAGE_SIZE : (slot + 1) * USAGE_SIZE])
+
+    def _usage_slots(self) -> int:
+        """How many usage slots the table holds."""
+        frozen = self._frozen
+        return len(self.usage_buffer) // USAGE_SIZE + (0 if frozen is None else frozen.usage_slots)
+
+    def _usage_range(self, start: int, end: int) -> bytes:
+        """The packed usages of slots [start, end), laid end to end."""
+        frozen = self._frozen
+        if frozen is None:
+            return bytes(self.usage_buffer[start * USAGE_SIZE : end * USAGE_SIZE])
+        n = frozen.usage_slots
+        head = bytes(frozen.usage[start * USAGE_SIZE : min(end, n) * USAGE_SIZE]) if start < n else b""
+        tail = bytes(self.usage_buffer[max(0, start - n) * USAGE_SIZE : (end - n) * USAGE_SIZE]) if end > n else b""
+        return head + tail
 
     def __iter__(self) -> Iterator[m.Entry]:
         for i in range(len(self)):
@@ -442,7 +527,7 @@ class EntryTable(Sequence[m.Entry]):
 
     def nums_of(self, i: int) -> bytes:
         """The packed numbers of entry `i` (`model.NUMS`, wide, whatever the table's layout)."""
-        return nl.wide_row(self.nums, i)
+        return self._wide_row(i)
 
     def data_of(self, i: int) -> dict[str, Any] | None:
         """The `data` of entry `i` (a fresh dict: see `Entry.data`)."""
@@ -452,7 +537,7 @@ class EntryTable(Sequence[m.Entry]):
     def usage_packed(self, i: int) -> bytes | None:
         """The packed usage of entry `i` (`model.pack_usage`), None without one."""
         slot = self.usage_slot[i]
-        return None if slot < 0 else bytes(self.usage_buffer[slot * USAGE_SIZE : (slot + 1) * USAGE_SIZE])
+        return None if slot < 0 else self._usage_at(slot)
 
     def calls_of(self, i: int) -> Calls | _BothCalls:
         """Entry `i`'s `calls` cell: its `tool_call_id` (a string), its `tool_call_ids` (a tuple), both, or None."""
@@ -460,12 +545,12 @@ class EntryTable(Sequence[m.Entry]):
         start = self.call_end[i - 1] if i else 0
         if start == end:
             return None
-        text = self.call_text
+        text, start, end = self._call_text_at(start, end)
         kind = text[start]
         if kind == _RESULT_ID:
-            return text[start + 1 : end].decode("utf-8", "surrogatepass")
+            return str(text[start + 1 : end], "utf-8", "surrogatepass")
         if kind == _CALL_IDS:
-            return tuple(text[start + 1 : end].decode("utf-8", "surrogatepass").split("\x00"))
+            return tuple(str(text[start + 1 : end], "utf-8", "surrogatepass").split("\x00"))
         return self.call_odd[i]  # type: ignore[no-any-return]
 
     def tool_call_ids_of(self, i: int) -> tuple[str, ...]:
@@ -473,7 +558,7 @@ class EntryTable(Sequence[m.Entry]):
         ends = self.call_end
         end = ends[i]
         start = ends[i - 1] if i else 0
-        if start == end or self.call_text[start] == _RESULT_ID:
+        if start == end or self._call_kind(start, end) == _RESULT_ID:
             return ()
         calls = self.calls_of(i)
         if type(calls) is tuple:
@@ -485,12 +570,17 @@ class EntryTable(Sequence[m.Entry]):
         ends = self.call_end
         end = ends[i]
         start = ends[i - 1] if i else 0
-        if start == end or self.call_text[start] == _CALL_IDS:
+        if start == end or self._call_kind(start, end) == _CALL_IDS:
             return None
         calls = self.calls_of(i)
         if type(calls) is str:
             return calls
         return calls[0] if type(calls) is _BothCalls else None  # type: ignore[index]
+
+    def _call_kind(self, start: int, end: int) -> int:
+        text, start, _ = self._call_text_at(start, end)
+        kind: int = text[start]
+        return kind
 
     def codes_of_type(self, *types: str) -> set[int]:
         """The shape codes of entries of these types (kept as shapes are added: no pass over the shapes)."""
@@ -531,10 +621,10 @@ class EntryTable(Sequence[m.Entry]):
         """Σ of every entry's packed usage. Kept, and extended by the rows added since: after a restore and an
         append only the new rows are summed."""
         rows, total = self._usage_total
-        now = len(self.usage_buffer) // USAGE_SIZE
+        now = self._usage_slots()
         for start in range(rows, now, _USAGE_ROWS_AT_ONCE):  # a piece at a time: no copy of the whole buffer
             # A slice, not a memoryview: an exported buffer would make another thread's append fail.
-            total = total.plus_rows(bytes(self.usage_buffer[start * USAGE_SIZE : min(now, start + _USAGE_ROWS_AT_ONCE) * USAGE_SIZE]))
+            total = total.plus_rows(self._usage_range(start, min(now, start + _USAGE_ROWS_AT_ONCE)))
         if rows < now:
             self._usage_total = (now, total)  # one assignment: a reader in another thread sees the old or the new pair
         return total
@@ -543,11 +633,15 @@ class EntryTable(Sequence[m.Entry]):
         """The packed usages of the entries of `indices` that have one, in order, laid end to end (C-level passes:
         no object per entry)."""
         slots = list(filter((0).__le__, map(self.usage_slot.__getitem__, indices)))
+        if self._frozen is not None:
+            return b"".join(map(self._usage_at, slots))
         starts = list(map(operator.mul, slots, repeat(USAGE_SIZE)))
         ends = map(operator.add, starts, repeat(USAGE_SIZE))
         return b"".join(map(self.usage_buffer.__getitem__, map(slice, starts, ends)))
 
     def usage_column(self, indices: Iterable[int]) -> list[bytes | None]:
         """The packed usage of each entry of `indices`, in order (None: the entry has none)."""
+        if self._frozen is not None:
+            return [None if s < 0 else self._usage_at(s) for s in map(self.usage_slot.__getitem__, indices)]
         buf = self.usage_buffer
         return [None if s < 0 else bytes(buf[s * USAGE_SIZE : (s + 1) * USAGE_SIZE]) for s in map(self.usage_slot.__getitem__, indices)]

@@ -13,16 +13,17 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterator, Mapping
 from itertools import accumulate
+from pickle import PickleBuffer
 from typing import Any
 
 
 class PackedExtras(Mapping[int, Any]):
-    """`extras` cells by row: the JSON ones in `text` (row `rows[k]` ends at `ends[k]`), the others in `odd`, the ones
+    """`extras` cells by row: the JSON ones in `text` (a bytes-like buffer; row `rows[k]` ends at `ends[k]`), the others in `odd`, the ones
     added since the snapshot in `added`. Read and extended like the dict it replaces (`get`, `[]=`, `update`)."""
 
     __slots__ = ("added", "ends", "odd", "rows", "text")
 
-    def __init__(self, rows: array, ends: array, text: bytes, odd: dict[int, Any]) -> None:
+    def __init__(self, rows: array, ends: array, text: Any, odd: dict[int, Any]) -> None:
         if len(rows) != len(ends) or (len(ends) and ends[-1] != len(text)):
             raise ValueError("extras rows, ends and text that do not match")
         self.rows, self.ends, self.text, self.odd = rows, ends, text, odd
@@ -41,9 +42,12 @@ class PackedExtras(Mapping[int, Any]):
             {row: cell for row, cell in cells if type(cell) is not bytes},
         )
 
-    def __reduce__(self) -> tuple[Any, ...]:
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        """Pickled with `text` out of band from protocol 5 (`inspector.cache.snapshot`: restored, it is read where it
+        lies), as bytes before it."""
         packed = PackedExtras.pack(self) if self.added else self
-        return (PackedExtras, (packed.rows, packed.ends, packed.text, packed.odd))
+        text = PickleBuffer(packed.text) if isinstance(protocol, int) and protocol >= 5 else bytes(packed.text)
+        return (PackedExtras, (packed.rows, packed.ends, text, packed.odd))
 
     def get(self, row: int, default: Any = None) -> Any:  # type: ignore[override]
         """The cell of `row`, else `default`."""
@@ -58,7 +62,7 @@ class PackedExtras(Mapping[int, Any]):
         k = bisect_left(rows, row)
         if k < len(rows) and rows[k] == row:
             ends = self.ends
-            return self.text[ends[k - 1] if k else 0 : ends[k]]
+            return bytes(self.text[ends[k - 1] if k else 0 : ends[k]])
         return default
 
     def __getitem__(self, row: int) -> Any:

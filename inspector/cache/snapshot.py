@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import pickle
+import struct
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -118,8 +119,14 @@ def thaw(value: Any) -> Any:
     return value
 
 
+_FRAME = struct.Struct("<QI")
+"""The payload's head: the pickle stream's length, how many out-of-band buffers follow it."""
+_BUFFER_LEN = struct.Struct("<Q")
+
+
 def dump(session: Session) -> bytes:
-    """The session's state (and its leaf context, when built) as pickle bytes."""
+    """The session's state (and its leaf context, when built): the pickle stream, then the buffers pickled out of band
+    (`pickle.PickleBuffer`: the big columns), each preceded by its length."""
     attrs = {k: v for k, v in vars(session).items() if k != "_context_cache"}
     leaf_ctx = session._context_cache.get(None)
     memo: dict[int, ObjectState] = {}
@@ -127,7 +134,33 @@ def dump(session: Session) -> bytes:
         "session": {k: freeze(v, 0, memo) for k, v in attrs.items() if not callable(v)},
         "context": None if leaf_ctx is None else freeze(leaf_ctx, 0, memo),
     }
-    return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+    buffers: list[pickle.PickleBuffer] = []
+    stream = pickle.dumps(state, protocol=5, buffer_callback=buffers.append)
+    raws = [b.raw() for b in buffers]
+    return b"".join([_FRAME.pack(len(stream), len(raws)), stream, *(_BUFFER_LEN.pack(r.nbytes) + r for r in raws)])
+
+
+def _unframe(data: bytes | memoryview) -> tuple[memoryview, list[memoryview]]:
+    """The pickle stream and the out-of-band buffers of `dump`'s bytes (views into `data`); ValueError when damaged."""
+    view = memoryview(data)
+    if len(view) < _FRAME.size:
+        raise ValueError("snapshot too short")
+    length, count = _FRAME.unpack_from(view)
+    at = _FRAME.size + length
+    stream = view[_FRAME.size : at]
+    buffers = []
+    for _ in range(count):
+        if at + _BUFFER_LEN.size > len(view):
+            raise ValueError("snapshot buffers cut short")
+        (size,) = _BUFFER_LEN.unpack_from(view, at)
+        at += _BUFFER_LEN.size
+        if at + size > len(view):
+            raise ValueError("snapshot buffers cut short")
+        buffers.append(view[at : at + size].toreadonly())
+        at += size
+    if at != len(view) or len(stream) != length:
+        raise ValueError("snapshot of the wrong length")
+    return stream, buffers
 
 
 def _missing_attrs(restored: object, fresh: object) -> set[str]:
@@ -135,11 +168,13 @@ def _missing_attrs(restored: object, fresh: object) -> set[str]:
 
 
 def load(data: bytes | memoryview, path: Path) -> Session:
-    """A session from `dump` bytes, as if `path` had been read; raises on anything unexpected."""
+    """A session from `dump` bytes, as if `path` had been read; raises on anything unexpected. The restored session
+    keeps views into `data` (the columns of `EntryTable`'s `FrozenColumns`, the packed extras)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        state = pickle.loads(data)
+        stream, buffers = _unframe(data)
+        state = pickle.loads(stream, buffers=buffers)  # the big columns stay where they lie, in `data`
         session = Session.__new__(Session)
         for name, value in state["session"].items():
             setattr(session, name, thaw(value))
