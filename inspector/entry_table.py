@@ -341,21 +341,20 @@ class EntryTable(Sequence[m.Entry]):
 
     def id_of(self, i: int) -> str | None:
         """The id of entry `i` (without building the list of them: see `ids`)."""
-        rows, packed, ids, _ = self._id_cols
-        if i < 0:
-            i += rows + len(ids)
-        if i >= rows or packed is None:
-            return ids[i - rows]
-        return packed.id_of(i)  # type: ignore[no-any-return]
+        return self._id_at(i, parents=False)
 
     def parent_id_of(self, i: int) -> str | None:
         """The parent id of entry `i` (as `id_of`)."""
-        rows, packed, _, parent_ids = self._id_cols
+        return self._id_at(i, parents=True)
+
+    def _id_at(self, i: int, *, parents: bool) -> str | None:
+        rows, packed, ids, parent_ids = self._id_cols
+        column = parent_ids if parents else ids
         if i < 0:
-            i += rows + len(parent_ids)
+            i += rows + len(column)
         if i >= rows or packed is None:
-            return parent_ids[i - rows]
-        return packed.parent_id_of(i)  # type: ignore[no-any-return]
+            return column[i - rows]
+        return packed.parent_id_of(i) if parents else packed.id_of(i)  # type: ignore[no-any-return]
 
     def ids_in(self, start: int, stop: int) -> Iterable[str | None]:
         """The ids of rows [start, stop) (0 <= start <= stop), in order, to read once: without a copy of the list, and
