@@ -160,13 +160,16 @@ class SessionTree:
             return found
         by_id = self.by_id.mapping_for(n - rows + len(missing))
         # Kept and extended: the parent ids missing before that no new entry names, and the new ones' missing parents.
-        missing = {pid for pid in missing if pid not in by_id}
+        still = {pid for pid in missing if pid not in by_id}
+        arrived = len(still) != len(missing)  # a parent missing before is among the new entries
+        missing = still
         missing.update(filterfalse(by_id.__contains__, entries.parent_ids_in(rows, n)))  # only the missing ones are kept
         missing.discard(None)
         missing.discard("")
         if missing:
-            # An older entry's parent missing now was missing before (ids are never removed): only `found` is read again.
-            kept = [i for i in found if entries.parent_id_of(i) in missing]
+            # An older entry's parent missing now was missing before (ids are never removed): only `found` is read
+            # again, and only when one of those parents arrived.
+            kept = [i for i in found if entries.parent_id_of(i) in missing] if arrived else found
             found = kept + list(compress(range(rows, n), map(missing.__contains__, entries.parent_ids_in(rows, n))))
         else:
             found = []

@@ -272,3 +272,26 @@ def test_a_path_usage_summed_from_joined_rows_equals_one_summed_usage_by_usage(m
     assert by_rows == by_usage and len(by_rows.marks) == 1 + len(path) // step
     with pytest.raises(ValueError):
         m.PathUsage().plus_rows(b"", step + 1)
+
+
+def test_missing_parents_kept_over_appends_equal_a_fresh_count(tmp_path: Path) -> None:
+    """Orphans, roots and branch points kept and extended over many appends (parents that arrive late, never, or twice
+    over) equal those of the file read at once after each append."""
+    import random
+
+    rng = random.Random(7)
+    path = tmp_path / "orphans.jsonl"
+    path.write_text(jline(HEADER) + "\n")
+    live = Session(path).load()
+    ids = [f"n{i}" for i in range(60)]
+    for step in range(12):
+        lines = []
+        for _ in range(rng.randint(0, 6)):
+            eid = rng.choice(ids)  # ids repeat: a later entry wins
+            parent = rng.choice([None, "", "never", *ids])
+            lines.append({"type": "message", "id": eid, "parentId": parent, "timestamp": "t", "message": user(f"s{step}")})
+        with open(path, "a", encoding="utf-8") as f:
+            f.write("".join(jline(o) + "\n" for o in lines))
+        live.refresh()
+        once = open_session(path).tree
+        assert (live.tree.orphans(), live.tree.roots(), live.tree.branch_points()) == (once.orphans(), once.roots(), once.branch_points())
