@@ -278,12 +278,12 @@ def context_report(
     }
 
 
-def compaction_kind(session: Session, entry_id: str | None, data: dict[str, Any], first_index: int | None) -> str:
-    """How a compaction entry (`entry_id`, its `data`) keeps history: split_turn, turn_boundary, manual
-    (self-reference), boundary_only, non_message_start, first_kept_missing. Read from the columns (no `Entry` built).
+def compaction_kind(session: Session, entry_id: str | None, fk: Any, first_index: int | None) -> str:
+    """How a compaction entry (`entry_id`, its `firstKeptEntryId` `fk`) keeps history: split_turn, turn_boundary,
+    manual (self-reference), boundary_only, non_message_start, first_kept_missing. Read from the columns (no `Entry`
+    built).
 
     `first_index`: the index of the first entry that is not a session header (`first_entry_index`)."""
-    fk = data.get("firstKeptEntryId")
     if fk is not None and fk == entry_id:
         return "manual"
     target = session.tree.by_id.get(fk) if isinstance(fk, str) else None
@@ -319,7 +319,7 @@ def _compaction_facts(session: Session, compaction_indices: list[int]) -> list[t
         start, facts = kept[0], list(kept[3])
         if start < rows:
             facts = [
-                (i, f if f[5] != "first_kept_missing" else (*f[:5], _kind(session, f[0], f[2], first_index), f[6]))
+                (i, f if f[5] != "first_kept_missing" else (*f[:5], compaction_kind(session, f[0], f[2], first_index), f[6]))
                 for i, f in facts
             ]
     for i in compaction_indices[bisect_left(compaction_indices, start) :]:
@@ -336,17 +336,13 @@ def _compaction_facts(session: Session, compaction_indices: list[int]) -> list[t
                     first_kept,
                     data.get("tokensBefore"),
                     data.get("fromHook"),
-                    _kind(session, entry_id, first_kept, first_index),
+                    compaction_kind(session, entry_id, first_kept, first_index),
                     len(summary or "") if isinstance(summary, str) else None,
                 ),
             )
         )
     session.figure_state["compactions"] = (rows, duplicates, first_index, facts)  # one assignment (other threads)
     return facts
-
-
-def _kind(session: Session, entry_id: str | None, first_kept: Any, first_index: int | None) -> str:
-    return compaction_kind(session, entry_id, {"firstKeptEntryId": first_kept}, first_index)
 
 
 def first_entry_index(session: Session) -> int | None:

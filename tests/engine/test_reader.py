@@ -89,7 +89,7 @@ def test_boundary_compaction_at_entry_one(tmp_path):
 
     assert first_entry_index(s) == 0
     k1 = s.entry_by_id("k1")
-    assert compaction_kind(s, k1.id, k1.data or {}, first_entry_index(s)) == "boundary_only"
+    assert compaction_kind(s, k1.id, (k1.data or {}).get("firstKeptEntryId"), first_entry_index(s)) == "boundary_only"
     assert len(rows(s)) == 5
 
 
