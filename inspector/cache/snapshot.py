@@ -136,8 +136,11 @@ def dump(session: Session) -> bytes:
     }
     buffers: list[pickle.PickleBuffer] = []
     stream = pickle.dumps(state, protocol=5, buffer_callback=buffers.append)
-    raws = [b.raw() for b in buffers]
-    return b"".join([_FRAME.pack(len(stream), len(raws)), stream, *(_BUFFER_LEN.pack(r.nbytes) + r for r in raws)])
+    parts: list[bytes | memoryview] = [_FRAME.pack(len(stream), len(buffers)), stream]
+    for buffer in buffers:  # each length, then the buffer: joined once (no copy of a column per buffer)
+        raw = buffer.raw()
+        parts += (_BUFFER_LEN.pack(raw.nbytes), raw)
+    return b"".join(parts)
 
 
 def _unframe(data: bytes | memoryview) -> tuple[memoryview, list[memoryview]]:
