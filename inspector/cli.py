@@ -135,10 +135,6 @@ def main(argv: list[str] | None = None) -> int:
             return replayed
     elif "inspector.cache.memo" in sys.modules:
         sys.modules["inspector.cache.memo"].begin(argv)  # nothing to record for this command line
-    if argv and argv[0] in SNAPSHOT_COMMANDS and not {"--no-cache", "-h", "--help"} & set(argv):
-        from .cache import prefetch
-
-        prefetch.start([arg for arg in argv[1:] if not arg.startswith("-")])  # read while the command imports
     # Only the command being run is imported (each costs imports: the compaction runner, rich...); help lists all.
     chosen = command_module(argv[0]) if argv and is_command_name(argv[0]) else None
     if chosen is None and (not argv or argv[0] not in ("-h", "--help")):
@@ -147,8 +143,6 @@ def main(argv: list[str] | None = None) -> int:
     return run_command(args)
 
 
-SNAPSHOT_COMMANDS = frozenset({"stats", "context", "timeline", "plan", "prune"})
-"""Commands that open their session through the index cache (`inspector.cache.prefetch` reads its snapshot early)."""
 MEMO_COMMANDS = frozenset({"stats", "context", "timeline"})
 """Commands whose `--json` output `inspector.cache.memo` may replay (the same set as there, kept light here)."""
 
@@ -224,9 +218,6 @@ def run_command(args: argparse.Namespace) -> int:
             memo = sys.modules.get("inspector.cache.memo")
             if memo is not None:
                 memo.end()
-            prefetch = sys.modules.get("inspector.cache.prefetch")
-            if prefetch is not None:
-                prefetch.forget()  # a snapshot read early and not taken (the command failed first) goes
             helper = sys.modules.get("inspector.tokens.helper")
             if helper is not None:
                 helper.stop(wait=not _exits_now)  # the counts are made: the helper ends (and is not waited for at exit)

@@ -191,6 +191,9 @@ class EntryTable(Sequence[m.Entry]):
         self._usage_total: tuple[int, m.UsageSum] = (0, m.UsageSum())
         self._shape_counts: tuple[int, Counter[int]] = (0, Counter())
         self._type_indices: dict[str, tuple[int, list[int]]] = {}
+        self.per_shape: dict[str, list[int]] = {}
+        """Values other modules derive from each shape, under their own key (`context`'s path kinds): kept with the
+        table (and its snapshot) and extended as shapes are added, each time as a new list (a reader keeps its own)."""
 
     # -- adding -------------------------------------------------------------------------------------------
 

@@ -18,12 +18,12 @@ from typing import Any
 from . import model as m
 from .breakdown import context_breakdown
 from .config import load_openclaw_config
-from .context import usage_rows_from_end
+from .context import compactions_on_path, usage_rows_from_end
 from .overview import ContextOverview, ContextUsage, SessionFigures, guard_to_json, window_to_json
 from .session import Session
 from .sizes import estimate_sizes, running_totals
 from .tokens import TokenCounter, context_tokens_from_end, get_token_counter
-from .tokens.bulk import UNREADABLE, LineJob, count_lines
+from .tokens.bulk import UNREADABLE, context_line_jobs, count_lines
 from .window import ContextWindow, Guard, evaluate_context_window_guard, resolve_context_window
 
 ESTIMATORS = ("pi_tokens", "openclaw_prune_chars", "openclaw_compaction_tokens", "tool_guard_chars")
@@ -153,17 +153,9 @@ def tiktoken_counts_for(session: Session, ctx: m.SessionContext, encoding: str |
         return [None] * len(ctx.messages), info
     known = session.token_counts.setdefault(counter.name, {})
     entries = session.entries
-    counts: list[int | None] = [None] * len(ctx.messages)
-    todo: list[LineJob] = []
-    for pos, row in enumerate(ctx.messages):
-        e = entries[row.entry_index]
-        count = known.get(e.offset)
-        if count is not None:
-            counts[pos] = count
-        elif e.type == m.COMPACTION and e.data is not None:
-            counts[pos] = _count_loaded(session, e, counter, known)
-        else:
-            todo.append(LineJob(pos, e.offset, e.length, e.type))
+    counts, summaries, todo = context_line_jobs(session, ctx, known)
+    for pos in summaries:
+        counts[pos] = _count_loaded(session, entries[ctx.messages[pos].entry_index], counter, known)
     if todo:
         found = count_lines(str(session.path), todo, session.version, encoding)
         for job in todo:
@@ -373,7 +365,7 @@ def session_stats(
         if shape[1] == "assistant":
             models[(shape[3], shape[4])] += n
     compaction_indices = entries.indices_of_type(m.COMPACTION)
-    on_path = set(compaction_indices).intersection(ctx.path)  # a pass over the path, not a set of it
+    on_path = compactions_on_path(entries, ctx)
     compactions = [
         {
             "entry_id": entry_id,
@@ -406,7 +398,7 @@ def session_stats(
         "tree": {
             "roots": len(session.tree.roots()),
             "orphans": len(session.tree.orphans()),
-            "branch_points": [entries[i].id for i in session.tree.branch_points()],
+            "branch_points": list(map(entries.id_of, session.tree.branch_points())),
             "path_length": len(ctx.path),
             "off_path_entries": len(entries) - len(ctx.path),
             "labels": dict(session.tree.labels),

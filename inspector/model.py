@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import operator
 import struct
+from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import reduce
@@ -377,13 +378,20 @@ class ContextMessage(_PackedEstimates):
     usage = property(lambda self: unpack_usage(self.usage_packed), doc="Recorded provider usage (assistant messages).")
 
 
+def path_indices(indices: Iterable[int] = ()) -> array[int]:
+    """A context path: entry indices as an `array` of 64-bit integers. Kept as a list, a 300k-entry path cost
+    ~11 ms to restore from a snapshot (an int object each), and ~3 ms to copy."""
+    return array("q", indices)
+
+
 @dataclass(slots=True)
 class SessionContext:
     """The context the model sees for one leaf: messages plus the model and thinking level in force."""
 
     leaf_id: str | None
     messages: list[ContextMessage]
-    path: list[int]
+    path: array[int]
+    """The entry indices root → leaf (`path_indices`): 8 bytes an entry, and stored in a snapshot as one block."""
     model: dict[str, Any] | None
     thinking_level: str
     compaction_index: int | None = None
@@ -391,6 +399,8 @@ class SessionContext:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     path_usage: PathUsage | None = field(default=None, compare=False, repr=False)
     """Σ of the recorded usage of the path's entries, once computed (`Session.path_usage`): a cache, not compared."""
+    compactions_on_path: frozenset[int] | None = field(default=None, compare=False, repr=False)
+    """The indices of the compactions on the path, once computed (`context.compactions_on_path`): a cache."""
 
     def continues(self, earlier: SessionContext) -> bool:
         """Whether this context is `earlier` with messages appended (same compaction, same first rows)."""

@@ -10,13 +10,15 @@ from __future__ import annotations
 import dataclasses
 import os
 import stat
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
 from . import model as m
 from . import parallel
 from .context import build_context, extend_context, follow_leaf, tool_pairing_diagnostics
+from .entry_range import EntryRange
 from .entry_table import EntryTable
 from .formats.column_runs import ColumnRun
 from .formats.openclaw import BOM, EntryReader, agent_message_of, peek_version
@@ -39,7 +41,8 @@ class SessionOpenError(Exception):
 class RefreshResult:
     """What `Session.refresh()` found: new entries, or a full re-index (`reset`) with a notice."""
 
-    new_entries: list[m.Entry] = field(default_factory=list)
+    new_entries: Sequence[m.Entry] = ()
+    """The entries read (`EntryRange`: each built when read)."""
     reset: bool = False
     notice: str | None = None
 
@@ -149,7 +152,7 @@ class Session:
             root_parent = entries.parent_id_of(root)
             if root_parent and root_parent != entries.id_of(root) and root_parent in entries.ids_in(new.start, new.stop):
                 return
-        ctx = dataclasses.replace(old, messages=list(old.messages), path=list(old.path), diagnostics=list(old.diagnostics))
+        ctx = dataclasses.replace(old, messages=list(old.messages), path=old.path[:], diagnostics=list(old.diagnostics))
         continued: m.SessionContext | None = ctx
         if not all(extend_context(self.tree, ctx, i) for i in new):
             continued = follow_leaf(self.tree, old, new.start)  # a branch or a compaction: rebuilt on the known path
@@ -222,11 +225,10 @@ class Session:
         except FileReplaced as exc:
             self._reset_state()
             self.load()
-            return RefreshResult(list(self.tree.entries), reset=True, notice=f"{exc}; re-indexed")
+            return RefreshResult(EntryRange(self.tree.entries), reset=True, notice=f"{exc}; re-indexed")
         except FileNotFoundError:
             return RefreshResult(notice=f"{self.path} disappeared")
-        entries = self.tree.entries
-        return RefreshResult([entries[i] for i in new])
+        return RefreshResult(EntryRange(self.tree.entries, new.start, new.stop))
 
     # -- queries --------------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ leaf. A `parentId` cycle would make pi loop forever; here the walk stops and rep
 from __future__ import annotations
 
 import operator
+from array import array
 from dataclasses import dataclass
 from itertools import compress, filterfalse
 from typing import Any
@@ -176,11 +177,11 @@ class SessionTree:
         self._missing_parents = (n, missing, found)
         return found
 
-    def path_to(self, leaf_index: int) -> tuple[list[int], list[m.Diagnostic]]:
-        """Indices root → leaf following `parentId`, stopping (with a diagnostic) at a cycle."""
+    def path_to(self, leaf_index: int) -> tuple[array[int], list[m.Diagnostic]]:
+        """Indices root → leaf following `parentId` (`model.path_indices`), stopping (with a diagnostic) at a cycle."""
         parent_ids = self.entries.parent_ids
         by_id = self.by_id.mapping_for(len(parent_ids))  # the walk may pass every entry
-        path: list[int] = []
+        path = m.path_indices()
         append = path.append
         current: int | None = leaf_index
         limit = len(parent_ids)
@@ -193,9 +194,9 @@ class SessionTree:
         path.reverse()
         return path, []
 
-    def _path_with_cycle(self, leaf_index: int) -> tuple[list[int], list[m.Diagnostic]]:
+    def _path_with_cycle(self, leaf_index: int) -> tuple[array[int], list[m.Diagnostic]]:
         """`path_to` when the walk meets an entry twice: the path up to it, and the diagnostic."""
-        path: list[int] = []
+        path = m.path_indices()
         seen: set[int] = set()
         diags: list[m.Diagnostic] = []
         current: int | None = leaf_index

@@ -15,13 +15,13 @@ from pathlib import Path
 
 from ..parallel import PARALLEL_MIN_BYTES
 from ..session import Session, open_session
-from . import prefetch, snapshot
-from .filekey import GROWN, STALE, FileKey, FileStat, compare, make_key
-from .prefetch import INDEX_KIND, index_entry_name
-from .store import CacheUnavailable, checked_dir, discard, read_entry, touch, write_entry
+from . import snapshot
+from ._hash import blake2b
+from .filekey import GROWN, STALE, FileKey, FileStat, compare, make_key, resolved
+from .store import CacheUnavailable, checked_dir, discard, entry_name, read_entry, touch, write_entry
 from .version import code_version
 
-KIND = INDEX_KIND
+KIND = "index"
 RESAVE_MIN_BYTES = 1 << 20
 RESAVE_FRACTION = 64
 """After an extension the snapshot is written again only when more than max(1 MiB, 1/64 of what it held) was
@@ -41,6 +41,11 @@ class _Opened:
 
 _opened: dict[int, _Opened] = {}
 """Sessions opened through the cache and not saved yet, by `id()` (held until `save_opened`)."""
+
+
+def index_entry_name(path: str | os.PathLike[str]) -> str:
+    """The snapshot's file name for a session path (one per resolved path)."""
+    return entry_name(KIND, blake2b(resolved(path).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest())
 
 
 def _stat(path: Path) -> FileStat | None:
@@ -69,17 +74,16 @@ def _extendable(session: Session, key: FileKey, size: int) -> bool:
     return True
 
 
-def _restore(path: Path) -> tuple[Session, bool | None] | None:
+def _restore(path: Path, *, mapped: bool) -> tuple[Session, bool | None] | None:
     """`(session, resave)` from the cache, or None (nothing usable: the caller indexes the file). `resave` is
-    None for an unchanged file, else whether enough was read since the snapshot to write it again."""
+    None for an unchanged file, else whether enough was read since the snapshot to write it again. `mapped`: the
+    snapshot may be a memory map (`store.read_entry`), for a process that ends soon after."""
     try:
         directory = checked_dir(create=False)
     except CacheUnavailable:
         return None
     name = index_entry_name(path)
-    got = prefetch.take(directory, name)  # read while the command was importing, when it was started
-    if got is prefetch.NOT_PREFETCHED:
-        got = read_entry(directory, name)
+    got = read_entry(directory, name, mapped=mapped)
     if got is None:
         return None
     header, payload = got
@@ -113,7 +117,9 @@ def _restore(path: Path) -> tuple[Session, bool | None] | None:
 
 
 def open_cached(path: Path | str, *, enabled: bool = True) -> Session:
-    """Open and index a session file, through the cache when `enabled`. Raises `SessionOpenError` as `open_session`."""
+    """Open and index a session file, through the cache when `enabled`. Raises `SessionOpenError` as `open_session`.
+
+    For a headless command: a restored session may read its snapshot through a memory map (`store.read_entry`)."""
     path = Path(path)
     if not enabled:
         return open_session(path)
@@ -121,7 +127,7 @@ def open_cached(path: Path | str, *, enabled: bool = True) -> Session:
     restored = None
     if before is not None:
         try:
-            restored = _restore(path)
+            restored = _restore(path, mapped=True)
         except Exception:  # the cache must never be why a file cannot be opened
             restored = None
     if restored is None:
@@ -139,7 +145,7 @@ def restore(path: Path | str) -> Session | None:
     For a long-lived opener (the UI): nothing is registered for `save_opened`.
     """
     try:
-        restored = _restore(Path(path))
+        restored = _restore(Path(path), mapped=False)
     except Exception:  # the cache must never be why a file cannot be opened
         return None
     return None if restored is None else restored[0]

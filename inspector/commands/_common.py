@@ -159,9 +159,10 @@ def open_context(args: argparse.Namespace, encoding: str | None = None):
         print(f"session-inspector: no entry with id {args.leaf!r} in {args.path}", file=sys.stderr)
         return None
     if encoding is not None:
-        from ..tokens.bulk import precount_summaries
+        from ..tokens.bulk import count_context_soon, precount_summaries
 
         precount_summaries(session, ctx, encoding)
+        count_context_soon(session, ctx, encoding)  # counted by the helper while the command works on the rest
     witness = None
     if _cache_enabled:
         from ..cache import memo

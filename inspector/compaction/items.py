@@ -10,6 +10,7 @@ settle (tool calls typed `toolUse`/`functionCall`, ids that are not plain string
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -138,7 +139,7 @@ def item_for_entry(session: Session, entry: m.Entry, position: int) -> SummaryIt
     return SummaryItem(position, entry.index, role, tokens, calls, result_id, entry.stop_reason if role == "assistant" else None)
 
 
-def items_for_positions(session: Session, path: list[int], positions: list[int]) -> list[SummaryItem]:
+def items_for_positions(session: Session, path: Sequence[int], positions: list[int]) -> list[SummaryItem]:
     """Items for the entries at these path positions, numbered 0.. in order (their `position` in the list)."""
     entries = session.entries
     return [item_for_entry(session, entries[path[p]], k) for k, p in enumerate(positions)]

@@ -230,7 +230,7 @@ class CompactionPlan:
         }
 
 
-def _refs(session: Session, path: list[int], positions: list[int], ctx_index: dict[int, int], items: list[SummaryItem]) -> list[MessageRef]:
+def _refs(session: Session, path: Sequence[int], positions: list[int], ctx_index: dict[int, int], items: list[SummaryItem]) -> list[MessageRef]:
     entries = session.entries
     out = []
     for pos, item in zip(positions, items):
@@ -239,7 +239,7 @@ def _refs(session: Session, path: list[int], positions: list[int], ctx_index: di
     return out
 
 
-def _is_boundary_only(session: Session, path: list[int], positions: list[int], items: list[SummaryItem]) -> bool:
+def _is_boundary_only(session: Session, path: Sequence[int], positions: list[int], items: list[SummaryItem]) -> bool:
     """No real conversation message in the list (OpenClaw's `isRealConversationMessage`)."""
     entries = session.entries
     roles = [it.role for it in items]

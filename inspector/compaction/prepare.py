@@ -134,7 +134,7 @@ def _message_tokens(entry: m.Entry) -> int:
     return int(est[0]) if est is not None else 0
 
 
-def find_turn_start_index(entries: Sequence[m.Entry], path: list[int], pos: int, start: int) -> int:
+def find_turn_start_index(entries: Sequence[m.Entry], path: Sequence[int], pos: int, start: int) -> int:
     """pi `findTurnStartIndex`: the user/bashExecution message, `branch_summary` or `custom_message` at or before `pos`."""
     for i in range(pos, start - 1, -1):
         e = entries[path[i]]
@@ -145,7 +145,7 @@ def find_turn_start_index(entries: Sequence[m.Entry], path: list[int], pos: int,
     return -1
 
 
-def find_cut_point(entries: Sequence[m.Entry], path: list[int], start: int, end: int, keep_recent_tokens: int) -> CutPoint:
+def find_cut_point(entries: Sequence[m.Entry], path: Sequence[int], start: int, end: int, keep_recent_tokens: int) -> CutPoint:
     """pi `findCutPoint(pathEntries, startIndex, endIndex, keepRecentTokens)` on path positions.
 
     Walk back from the newest entry summing `estimateTokens` of `message` entries; once the sum reaches
@@ -259,7 +259,7 @@ def _hashable_value(value: Any) -> Any:
     return js_stringify(value)
 
 
-def resolve_boundary(entries: Sequence[m.Entry], path: list[int]) -> tuple[int, int, Any]:
+def resolve_boundary(entries: Sequence[m.Entry], path: Sequence[int]) -> tuple[int, int, Any]:
     """`(prev_compaction_pos, boundary_start, previous_summary)` as pi's `prepareCompaction` finds them.
 
     The boundary is the previous compaction's `firstKeptEntryId` (that tail is summarized again, with the

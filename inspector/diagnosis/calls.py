@@ -15,6 +15,8 @@ pi's `convertToLlm` drops `bashExecution` messages flagged `excludeFromContext`,
 from __future__ import annotations
 
 import math
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -215,17 +217,17 @@ class _PathView:
 
     __slots__ = ("_path", "by_id", "entries")
 
-    def __init__(self, tree: SessionTree, path: list[int]) -> None:
+    def __init__(self, tree: SessionTree, path: array[int]) -> None:
         self.entries: EntryTable = tree.entries
         self.by_id = tree.by_id
         self._path = path
 
-    def path_to(self, leaf_index: int) -> tuple[list[int], list[m.Diagnostic]]:
+    def path_to(self, leaf_index: int) -> tuple[array[int], list[m.Diagnostic]]:
         """The handed-over path slice (no diagnostics: the walk already has them)."""
-        return list(self._path), []
+        return self._path[:], []
 
 
-def _rebuild(tree: SessionTree, path: list[int], pos: int, first_pos: dict[str, int]) -> m.SessionContext:
+def _rebuild(tree: SessionTree, path: array[int], pos: int, first_pos: dict[str, int]) -> m.SessionContext:
     """`build_context` at `path[pos]`, on the shortest slice of the path that gives the same messages."""
     e = tree.entries[path[pos]]
     start = 0
@@ -361,7 +363,7 @@ def _marker_kind(e: m.Entry, is_branch_point: bool) -> str:
     return "branch_point" if is_branch_point else e.type
 
 
-def _marker_detail(tree: Any, e: m.Entry, path: list[int], pos: int) -> dict[str, Any]:
+def _marker_detail(tree: Any, e: m.Entry, path: Sequence[int], pos: int) -> dict[str, Any]:
     if e.type == m.COMPACTION:
         data = e.data or {}
         return {"first_kept_entry_id": data.get("firstKeptEntryId"), "tokens_before": data.get("tokensBefore")}
@@ -372,7 +374,7 @@ def _marker_detail(tree: Any, e: m.Entry, path: list[int], pos: int) -> dict[str
     return {
         "children": len(children),
         "follows_entry_id": tree.entries[follows].id if follows is not None else None,
-        "other_children": [tree.entries[c].id for c in children if c != follows],
+        "other_children": [tree.entries.id_of(c) for c in children if c != follows],
     }
 
 

@@ -25,6 +25,7 @@ import hashlib
 import json
 import posixpath
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,7 +134,7 @@ def _result_text_and_hash(message: dict[str, Any]) -> tuple[str, str]:
     return "\n".join(texts), digest
 
 
-def tool_uses(session: Session, path: list[int]) -> list[ToolUse]:
+def tool_uses(session: Session, path: Sequence[int]) -> list[ToolUse]:
     """Every tool call on `path`, in order, with its result when that is on the path (content read from disk)."""
     entries = session.entries
     uses: list[ToolUse] = []
@@ -272,7 +273,7 @@ def _call_key(use: ToolUse) -> str:
     return f"{use.name}\x00{args}"
 
 
-def retries_after_failure(uses: list[ToolUse], path: list[int], entries: EntryTable) -> list[Repeat]:
+def retries_after_failure(uses: list[ToolUse], path: Sequence[int], entries: EntryTable) -> list[Repeat]:
     """A failed call re-issued unchanged by the next assistant message on the path (chains are one pattern)."""
     position = {idx: pos for pos, idx in enumerate(path)}
     assistants = [pos for pos, idx in enumerate(path) if entries.shape_of(idx)[:2] == (m.MESSAGE, "assistant")]
@@ -305,7 +306,7 @@ def retries_after_failure(uses: list[ToolUse], path: list[int], entries: EntryTa
     return out
 
 
-def find_repeats(session: Session, path: list[int]) -> list[Repeat]:
+def find_repeats(session: Session, path: Sequence[int]) -> list[Repeat]:
     """Every repeating pattern on `path`, ranked by tokens, then count, then where it starts."""
     uses = tool_uses(session, path)
     cwd = (session.header or {}).get("cwd")

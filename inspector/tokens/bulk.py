@@ -40,6 +40,8 @@ __all__ = [
     "PARALLEL_MIN_BYTES",
     "UNREADABLE",
     "LineJob",
+    "context_line_jobs",
+    "count_context_soon",
     "count_lines",
     "plan_shares",
     "precount_summaries",
@@ -217,6 +219,45 @@ def _in_pool(workers: int, calls: list[tuple[str, list[LineJob], int, str, Imple
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
     return results
+
+
+def context_line_jobs(session: Session, ctx: m.SessionContext, known: dict[int, int]) -> tuple[list[int | None], list[int], list[LineJob]]:
+    """What counting the messages of `ctx` takes: the count of each (None where not known yet), the positions of
+    the compaction summaries not known (counted from the index), and a `LineJob` for every other one not known.
+    `known`: the counts made already, by entry offset (`session.token_counts[encoding]`)."""
+    entries = session.entries
+    counts: list[int | None] = [None] * len(ctx.messages)
+    summaries: list[int] = []
+    todo: list[LineJob] = []
+    for pos, row in enumerate(ctx.messages):
+        e = entries[row.entry_index]
+        count = known.get(e.offset)
+        if count is not None:
+            counts[pos] = count
+        elif e.type == m.COMPACTION and e.data is not None:
+            summaries.append(pos)
+        else:
+            todo.append(LineJob(pos, e.offset, e.length, e.type))
+    return counts, summaries, todo
+
+
+def count_context_soon(session: Session, ctx: m.SessionContext, encoding: str) -> bool:
+    """Send the lines of `ctx` whose counts are not known to the counting helper now, when one runs for `encoding`:
+    `figures.tiktoken_counts_for` then reads the counts made meanwhile (its `count_lines` asks for the same jobs).
+    Call it after `precount_summaries`. False when nothing was sent."""
+    if not helper.active(encoding, "auto"):
+        return False
+    counter = get_token_counter(encoding)
+    if not counter.available:
+        return False
+    _, _, todo = context_line_jobs(session, ctx, session.token_counts.get(counter.name, {}))
+    if not todo:
+        return False
+    try:
+        helper.count_lines_soon(str(session.path), todo, session.version)
+    except helper.HelperFailed:
+        return False
+    return True
 
 
 def precount_summaries(session: Session, ctx: m.SessionContext, encoding: str) -> int:

@@ -24,7 +24,7 @@ from typing import Any
 from ..pipes import Channel, flush_standard_streams, reap
 from .counter import Implementation, get_token_counter
 
-__all__ = ["HelperFailed", "active", "count_lines", "count_messages", "running", "start", "stop"]
+__all__ = ["HelperFailed", "active", "count_lines", "count_lines_soon", "count_messages", "running", "start", "stop"]
 
 
 class HelperFailed(Exception):
@@ -36,6 +36,8 @@ class _Helper:
 
     def __init__(self, encoding: str, implementation: Implementation) -> None:
         self.encoding, self.implementation = encoding, implementation
+        self.early: tuple[Any, ...] | None = None
+        """A request sent ahead (`send_early`) whose answer is not read yet."""
         self.conn, child_end = Channel.pair()
         flush_standard_streams()
         # A bare fork, not `multiprocessing.Process`: the helper may start a pool of its own (a daemonic
@@ -55,9 +57,36 @@ class _Helper:
         child_end.close()
 
     def ask(self, request: tuple[Any, ...]) -> Any:
-        """Send one request and wait for its answer; `HelperFailed` when the helper is gone or failed."""
+        """The answer to `request` (the one to a request sent early, when it is this one), waited for; `HelperFailed`
+        when the helper is gone or failed."""
+        early, self.early = self.early, None
+        if early is not None:
+            try:
+                answer = self._receive()  # answers come in order: the early one first, even when not this one's
+            except HelperFailed:
+                if early == request:
+                    raise
+            else:
+                if early == request:
+                    return answer
         try:
             self.conn.send(request)
+        except (OSError, ValueError) as exc:
+            raise HelperFailed(f"counting helper gone: {exc}") from None
+        return self._receive()
+
+    def send_early(self, request: tuple[Any, ...]) -> None:
+        """Send `request` now, its answer read by the `ask` of the same request (the helper works meanwhile)."""
+        if self.early is not None:
+            self.ask(self.early)  # one early request at a time: its answer is dropped
+        try:
+            self.conn.send(request)
+        except (OSError, ValueError) as exc:
+            raise HelperFailed(f"counting helper gone: {exc}") from None
+        self.early = request
+
+    def _receive(self) -> Any:
+        try:
             status, value = self.conn.recv()
         except (OSError, EOFError, ValueError) as exc:
             raise HelperFailed(f"counting helper gone: {exc}") from None
@@ -122,11 +151,24 @@ def active(encoding: str, implementation: Implementation) -> bool:
 
 
 def count_lines(path: str, jobs: Sequence[Any], version: int) -> dict[int, int | None]:
-    """`inspector.tokens.bulk.count_lines(path, jobs, version, ...)` done by the helper; `HelperFailed` if it cannot."""
+    """`inspector.tokens.bulk.count_lines(path, jobs, version, ...)` done by the helper; `HelperFailed` if it cannot.
+    Counted already when the same request was sent by `count_lines_soon`."""
     if _helper is None:
         raise HelperFailed("no counting helper")
-    result: dict[int, int | None] = _helper.ask(("lines", path, [tuple(j) for j in jobs], version))
+    result: dict[int, int | None] = _helper.ask(_lines_request(path, jobs, version))
     return result
+
+
+def count_lines_soon(path: str, jobs: Sequence[Any], version: int) -> None:
+    """Have the helper start on `count_lines(path, jobs, version)` now, without waiting: the `count_lines` of the same
+    jobs then reads its answer, made while this process did other work. `HelperFailed` if it cannot be sent."""
+    if _helper is None:
+        raise HelperFailed("no counting helper")
+    _helper.send_early(_lines_request(path, jobs, version))
+
+
+def _lines_request(path: str, jobs: Sequence[Any], version: int) -> tuple[Any, ...]:
+    return ("lines", path, [tuple(j) for j in jobs], version)
 
 
 def count_messages(messages: Sequence[dict[str, Any]]) -> list[int]:

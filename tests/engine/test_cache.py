@@ -7,6 +7,7 @@ commands print (stats, context, timeline). Real files, a real cache dir (the aut
 from __future__ import annotations
 
 import marshal
+import mmap
 import os
 import stat
 from pathlib import Path
@@ -114,6 +115,26 @@ def test_restored_session_keeps_refreshing(tmp_path: Path) -> None:
     append(path, "".join(jline(o) + "\n" for o in objs))
     result = restored.refresh()
     assert [e.id for e in result.new_entries] == [o["id"] for o in objs]
+    assert_same(restored, path)
+
+
+def test_a_headless_restore_maps_the_snapshot_and_outlives_its_replacement_and_removal(tmp_path: Path, _own_index_cache: Path) -> None:
+    """`open_cached` (a headless command) reads the snapshot through a memory map, the UI's `restore` a copy. The
+    cache only ever renames a new entry over an old one or unlinks it, so a mapped session stays whole through both."""
+    path, leaf = session_file(tmp_path / "s.jsonl")
+    open_cached(path).context()
+    restored = reopen(path)
+    assert how_opened(restored) == RESTORED
+    assert isinstance(restored.entries._frozen.nums.obj, mmap.mmap)
+    assert restored.context().path.typecode == "q", "the path travels as one array"
+    ui_copy = index_cache.restore(path)
+    assert ui_copy is not None and isinstance(ui_copy.entries._frozen.nums.obj, bytes)
+    name = index_entry_name(path)
+    assert store.write_entry(_own_index_cache, name, {"kind": "other"}, b"x" * 4096)  # renamed over the mapped file
+    assert store.clear(_own_index_cache)[0] >= 1 and not entry_path(_own_index_cache, path).exists()
+    objs, _ = turns(100, 3, leaf)
+    append(path, "".join(jline(o) + "\n" for o in objs))
+    restored.refresh()
     assert_same(restored, path)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import tempfile
+from array import array
 from collections import Counter
 from pathlib import Path
 from unittest.mock import patch
@@ -24,7 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from inspector import model as m
-from inspector.context import build_context
+from inspector.context import build_context, compactions_on_path
+from inspector.entry_range import EntryRange
 from inspector.entry_table import EntryTable
 from inspector.figures import usage_totals
 from inspector.session import Session, open_session
@@ -186,8 +188,12 @@ def test_a_session_read_in_pieces_keeps_the_context_a_fresh_build_gives(lines: l
             assert not live.refresh().reset
             ctx = live.context()
             live.path_usage(ctx)  # computed now: later pieces extend it
+            on_path = compactions_on_path(live.entries, ctx)  # the same: carried over to the next piece's context
             fresh = build_context(live.tree, None)
             assert context_key(ctx) == context_key(fresh)
+            assert on_path == {i for i in fresh.path if live.entries.type_of(i) == m.COMPACTION}
+            assert fresh.compactions_on_path is None and compactions_on_path(live.entries, fresh) == on_path
+            assert type(ctx.path) is array and ctx.path.typecode == "q"
             assert live.path_usage(ctx) == m.UsageSum().plus(live.entries.usage_column(fresh.path))
             assert live.entries.usage_total() == m.UsageSum().plus(e.usage_packed for e in live.entries)
             fresh_session = open_session(path)  # the figures kept and extended piece by piece equal a cold read's
@@ -211,7 +217,7 @@ def test_a_repeated_id_makes_the_path_be_walked_again(tmp_path: Path) -> None:
     first = [HEADER, {"type": "message", "id": "x", "parentId": None, "timestamp": "t", "message": user("one")}]
     path.write_text("".join(jline(o) + "\n" for o in first))
     live = Session(path).load()
-    assert live.context().path == [0]
+    assert list(live.context().path) == [0]
     more = [
         {"type": "message", "id": "a", "parentId": "x", "timestamp": "t", "message": user("two")},
         {"type": "message", "id": "x", "parentId": "a", "timestamp": "t", "message": user("three")},
@@ -230,7 +236,7 @@ def test_the_missing_parent_of_the_root_arriving_changes_the_path(tmp_path: Path
     first = [HEADER, {"type": "message", "id": "b", "parentId": "a", "timestamp": "t", "message": user("child first")}]
     path.write_text("".join(jline(o) + "\n" for o in first))
     live = Session(path).load()
-    assert live.context().path == [0]
+    assert list(live.context().path) == [0]
     with open(path, "a", encoding="utf-8") as f:
         f.write(jline({"type": "message", "id": "c", "parentId": "b", "timestamp": "t", "message": user("grandchild")}) + "\n")
         f.write(jline({"type": "message", "id": "a", "parentId": "c", "timestamp": "t", "message": user("parent later")}) + "\n")
@@ -295,3 +301,23 @@ def test_missing_parents_kept_over_appends_equal_a_fresh_count(tmp_path: Path) -
         live.refresh()
         once = open_session(path).tree
         assert (live.tree.orphans(), live.tree.roots(), live.tree.branch_points()) == (once.orphans(), once.roots(), once.branch_points())
+
+
+def test_an_entry_range_reads_as_the_list_of_its_entries(tmp_path: Path) -> None:
+    """`Session.refresh()`'s new entries (`EntryRange`): built when read, the same as slicing the list of entries."""
+    path = tmp_path / "s.jsonl"
+    objs = [HEADER] + [{"type": "message", "id": f"e{i}", "parentId": f"e{i - 1}" if i else None, "timestamp": "t", "message": user(f"m{i}")} for i in range(7)]
+    path.write_text("".join(jline(o) + "\n" for o in objs))
+    session = open_session(path)
+    everything = list(session.entries)
+    n = len(everything)
+    for start, stop in [(0, n), (2, 5), (n, n), (n - 1, n)]:
+        view, expected = EntryRange(session.entries, start, stop), everything[start:stop]
+        assert len(view) == len(expected) and bool(view) == bool(expected)
+        assert list(view) == expected and list(reversed(view)) == expected[::-1]
+        assert [view[i] for i in range(-len(view), len(view))] == expected + expected
+        assert view[1:3] == expected[1:3] and view[::-2] == expected[::-2]
+        with pytest.raises(IndexError):
+            view[len(view)]
+    assert list(EntryRange(session.entries)) == everything
+

@@ -49,6 +49,55 @@ def test_helper_counts_equal_counting_here_summaries_included(bench_session: Pat
     assert not helper.running()
 
 
+class _RecordingChannel:
+    """The parent's end of the helper's pipe, noting the kind of every request sent."""
+
+    def __init__(self, conn, sent: list[str]) -> None:
+        self.conn, self.sent = conn, sent
+
+    def send(self, request) -> None:
+        self.sent.append(request[0])
+        self.conn.send(request)
+
+    def recv(self):
+        return self.conn.recv()
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def test_counts_sent_early_are_read_by_the_same_request_and_others_still_get_their_own(bench_session: Path) -> None:
+    """`count_context_soon` sends the context's lines before the command needs them; `tiktoken_counts_for` reads
+    that answer. A different request meanwhile (a summary, other lines) drops the early answer and gets its own."""
+    session = open_session(bench_session)
+    ctx = session.context()
+    expected = _one_at_a_time(session, ctx)
+    _, _, todo = bulk.context_line_jobs(session, ctx, {})
+    assert len(todo) > 2
+    assert helper.start("cl100k_base")
+    try:
+        assert helper._helper is not None
+        sent: list[str] = []
+        helper._helper.conn = _RecordingChannel(helper._helper.conn, sent)  # type: ignore[assignment]
+        assert bulk.count_context_soon(session, ctx, "cl100k_base")
+        assert helper._helper.early is not None
+        counts, _ = figures.tiktoken_counts_for(session, ctx, "cl100k_base")
+        assert helper._helper.early is None and sent == ["lines"], "the early answer was read, not asked again"
+        assert counts == expected
+        helper.count_lines_soon(str(session.path), todo, session.version)
+        other = helper.count_lines(str(session.path), todo[:2], session.version)  # not the early request
+        assert other == {job.pos: expected[job.pos] for job in todo[:2]}
+        helper.count_lines_soon(str(session.path), todo[:1], session.version)
+        msg = session.load_message(session.entries[ctx.messages[todo[1].pos].entry_index])
+        assert helper.count_messages([msg]) == [expected[todo[1].pos]]
+        helper.count_lines_soon(str(session.path), todo[:1], session.version)
+        helper.count_lines_soon(str(session.path), todo[1:2], session.version)  # replaces the one before
+        assert helper.count_lines(str(session.path), todo[1:2], session.version) == {todo[1].pos: expected[todo[1].pos]}
+    finally:
+        helper.stop()
+    assert not helper.running()
+
+
 def test_the_parent_never_loads_the_tokenizer(bench_session: Path) -> None:
     """In a fresh process: with the helper, stats' counts come back and no tokenizer module was ever imported."""
     session = open_session(bench_session)
