@@ -303,7 +303,7 @@ def extend_context(tree: SessionTree, ctx: m.SessionContext, index: int) -> bool
     """
     entries = tree.entries
     etype, role = entries.shape_of(index)[:2]
-    if etype == m.COMPACTION or not _continues_path(tree, ctx, index):
+    if etype == m.COMPACTION or not _continues_path(tree, ctx.leaf_id, index):
         return False
     ctx.path.append(index)
     ctx.leaf_id = entries.id_of(index)
@@ -378,12 +378,23 @@ def _position_from_end(path: Sequence[int], index: int) -> int | None:
         return None
 
 
-def _continues_path(tree: SessionTree, ctx: m.SessionContext, index: int) -> bool:
-    """Entry `index` is a child of the context's leaf, and its id names it (no later duplicate)."""
+def continues_leaf(tree: SessionTree, ctx: m.SessionContext, new: range) -> bool:
+    """Whether `extend_context` takes every entry of `new` in turn (each a child of the one before, none a
+    compaction), found without changing `ctx`: the caller copies the context only when it does."""
+    leaf_id, type_of = ctx.leaf_id, tree.entries.type_of
+    for index in new:
+        if type_of(index) == m.COMPACTION or not _continues_path(tree, leaf_id, index):
+            return False
+        leaf_id = tree.entries.id_of(index)
+    return True
+
+
+def _continues_path(tree: SessionTree, leaf_id: str | None, index: int) -> bool:
+    """Entry `index` is a child of the leaf `leaf_id`, and its id names it (no later duplicate)."""
     entry_id = tree.entries.id_of(index)
-    if entry_id is None or ctx.leaf_id is None:
+    if entry_id is None or leaf_id is None:
         return False
-    return tree.entries.parent_id_of(index) == ctx.leaf_id and tree.by_id.get(entry_id) == index
+    return tree.entries.parent_id_of(index) == leaf_id and tree.by_id.get(entry_id) == index
 
 
 def tool_pairing_diagnostics(tree: SessionTree, ctx: m.SessionContext) -> list[m.Diagnostic]:

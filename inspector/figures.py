@@ -343,6 +343,35 @@ def first_entry_index(session: Session) -> int | None:
     return next((i for i in range(len(session.entries)) if type_of(i) != m.SESSION), None)
 
 
+ShapeTotals = tuple[Counter[str], Counter[str], Counter[tuple[str | None, str | None]]]
+"""Entries by type, messages by role, assistant messages by `(provider, model)`."""
+
+
+def _shape_totals(session: Session) -> ShapeTotals:
+    """`ShapeTotals` of the session, each in the order its keys first appear (`most_common` keeps it for ties).
+    Kept in `session.figure_state` and extended by the rows added since: a pass over every shape (thousands in a
+    big session) cost ~3 ms of every appended run."""
+    entries = session.entries
+    rows = len(entries)
+    kept: tuple[Any, ...] = session.figure_state.get("shape_totals") or (0, Counter(), Counter(), Counter())
+    if kept[0] == rows:
+        return kept[1], kept[2], kept[3]
+    start = kept[0] if kept[0] < rows else 0
+    by_type: Counter[str] = Counter(kept[1] if start else ())  # copies: a count handed out never changes
+    by_role: Counter[str] = Counter(kept[2] if start else ())
+    models: Counter[tuple[str | None, str | None]] = Counter(kept[3] if start else ())
+    shapes = entries.shapes
+    for code, n in Counter(entries.shape[start:rows]).items():  # codes in the order they first appear
+        shape = shapes[code]
+        by_type[shape[0]] += n
+        if shape[0] == m.MESSAGE and shape[1]:
+            by_role[shape[1]] += n
+        if shape[1] == "assistant":
+            models[(shape[3], shape[4])] += n
+    session.figure_state["shape_totals"] = (rows, by_type, by_role, models)  # one assignment (other threads)
+    return by_type, by_role, models
+
+
 def session_stats(
     session: Session,
     window_options: WindowOptions,
@@ -354,16 +383,7 @@ def session_stats(
     entries = session.entries
     figures = session_figures(session, ctx, window_options, "pi_tokens", top=10)
     overview = figures.overview
-    shapes = entries.count_shapes()
-    by_type: Counter[str] = Counter()
-    by_role: Counter[str] = Counter()
-    models: Counter[tuple[str | None, str | None]] = Counter()
-    for shape, n in shapes.items():  # in the order each shape first appears (most_common keeps it for ties)
-        by_type[shape[0]] += n
-        if shape[0] == m.MESSAGE and shape[1]:
-            by_role[shape[1]] += n
-        if shape[1] == "assistant":
-            models[(shape[3], shape[4])] += n
+    by_type, by_role, models = _shape_totals(session)
     compaction_indices = entries.indices_of_type(m.COMPACTION)
     on_path = compactions_on_path(entries, ctx)
     compactions = [
@@ -383,7 +403,8 @@ def session_stats(
         )
     ]
     counts, tik_info = tiktoken_counts_for(session, ctx, encoding)
-    ctx_totals = {k: sum(getattr(r.estimates, k) for r in ctx.messages if r.estimates) for k in ESTIMATORS}
+    estimates = [e for e in (r.estimates for r in ctx.messages) if e]  # each unpacked once
+    ctx_totals = {k: sum(getattr(e, k) for e in estimates) for k in ESTIMATORS}
     ctx_totals["tiktoken"] = sum(c for c in counts if c is not None) if counts is not None else None
     return {
         "file": overview.file,

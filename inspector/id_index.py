@@ -19,6 +19,8 @@ from itertools import compress, repeat
 from operator import is_not, itemgetter, methodcaller
 from typing import Any, Protocol, cast
 
+from .buffers import Items, items_view, out_of_band
+
 _utf8 = methodcaller("encode", "utf-8", "surrogatepass")  # lone surrogates (JSON allows them) encode too
 
 
@@ -81,8 +83,8 @@ class IdIndex:
     def __init__(self) -> None:
         self._dict: dict[str, int] | None = {}
         self._ids: IdSource | None = None
-        self._hashes = array("I")
-        self._order = array("i")
+        self._hashes: Items = array("I")
+        self._order: Items = array("i")
         self._rows = 0
         self._added: dict[str, int] = {}
         self._lookups = 0
@@ -119,13 +121,12 @@ class IdIndex:
         return index
 
     @classmethod
-    def _restored(cls, hashes: bytes, order: bytes, rows: int) -> IdIndex:
+    def _restored(cls, hashes: Any, order: Any, rows: int) -> IdIndex:
+        """The flat table from its columns' bytes, read where they lie (`buffers.items_view`: never changed after)."""
         index = cls.__new__(cls)
         index._dict = None
-        index._hashes = array("I")
-        index._hashes.frombytes(hashes)
-        index._order = array("i")
-        index._order.frombytes(order)
+        index._hashes = items_view(hashes, "I")
+        index._order = items_view(order, "i")
         index._rows = rows
         index._ids = None  # `attach` gives it the entry table's ids
         index._added = {}
@@ -133,16 +134,17 @@ class IdIndex:
         index._lock = threading.Lock()
         return index
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled as the flat table (a dict is turned into one first: see the module docstring)."""
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        """Pickled as the flat table (a dict is turned into one first: see the module docstring), its columns out of
+        band from protocol 5."""
         if self._dict is not None or self._added:
             if self._ids is None:
                 raise ValueError("an id index with no entry ids cannot be stored flat")
             flat = IdIndex.flat_over(self._ids.ids)
             if flat is None:
                 return (IdIndex._from_dict, (self.as_dict(),))
-            return flat.__reduce__()
-        return (IdIndex._restored, (self._hashes.tobytes(), self._order.tobytes(), self._rows))
+            return flat.__reduce_ex__(protocol)
+        return (IdIndex._restored, (out_of_band(self._hashes, protocol), out_of_band(self._order, protocol), self._rows))
 
     @classmethod
     def _from_dict(cls, mapping: dict[str, int]) -> IdIndex:

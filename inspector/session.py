@@ -17,7 +17,7 @@ from typing import Any, cast
 
 from . import model as m
 from . import parallel
-from .context import build_context, extend_context, follow_leaf, tool_pairing_diagnostics
+from .context import build_context, continues_leaf, extend_context, follow_leaf, tool_pairing_diagnostics
 from .entry_range import EntryRange
 from .entry_table import EntryTable
 from .formats.column_runs import ColumnRun
@@ -152,9 +152,12 @@ class Session:
             root_parent = entries.parent_id_of(root)
             if root_parent and root_parent != entries.id_of(root) and root_parent in entries.ids_in(new.start, new.stop):
                 return
-        ctx = dataclasses.replace(old, messages=list(old.messages), path=old.path[:], diagnostics=list(old.diagnostics))
-        continued: m.SessionContext | None = ctx
-        if not all(extend_context(self.tree, ctx, i) for i in new):
+        continued: m.SessionContext | None = None
+        if continues_leaf(self.tree, old, new):
+            ctx = dataclasses.replace(old, messages=list(old.messages), path=old.path[:], diagnostics=list(old.diagnostics))
+            if all(extend_context(self.tree, ctx, i) for i in new):
+                continued = ctx
+        if continued is None:
             continued = follow_leaf(self.tree, old, new.start)  # a branch or a compaction: rebuilt on the known path
         if continued is not None:
             self._context_cache[None] = continued

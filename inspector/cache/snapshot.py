@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import io
 import pickle
 import struct
+from array import array
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -119,6 +121,28 @@ def thaw(value: Any) -> Any:
     return value
 
 
+ARRAY_OUT_OF_BAND = 1 << 16
+"""Arrays of at least this many bytes are pickled out of band (`_Pickler`)."""
+
+
+class _Pickler(pickle.Pickler):
+    """Pickles every big `array` out of band (the table's columns, the id index, the context path): restored with one
+    copy from where the snapshot lies (`_array_from`). In band, an array travels as a bytes object that is then
+    copied into the array: twice the fresh memory, ~5 ms of page faults on a 300k-entry session."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        if type(obj) is array and len(obj) * obj.itemsize >= ARRAY_OUT_OF_BAND:
+            return (_array_from, (obj.typecode, pickle.PickleBuffer(obj)))
+        return NotImplemented
+
+
+def _array_from(typecode: str, data: Any) -> array[Any]:
+    """An array of `typecode` holding a copy of `data` (a buffer of its items)."""
+    out = array(typecode)
+    out.frombytes(data)
+    return out
+
+
 _FRAME = struct.Struct("<QI")
 """The payload's head: the pickle stream's length, how many out-of-band buffers follow it."""
 _BUFFER_LEN = struct.Struct("<Q")
@@ -135,7 +159,9 @@ def dump(session: Session) -> bytes:
         "context": None if leaf_ctx is None else freeze(leaf_ctx, 0, memo),
     }
     buffers: list[pickle.PickleBuffer] = []
-    stream = pickle.dumps(state, protocol=5, buffer_callback=buffers.append)
+    out = io.BytesIO()
+    _Pickler(out, protocol=5, buffer_callback=buffers.append).dump(state)
+    stream = out.getbuffer()
     parts: list[bytes | memoryview] = [_FRAME.pack(len(stream), len(buffers)), stream]
     for buffer in buffers:  # each length, then the buffer: joined once (no copy of a column per buffer)
         raw = buffer.raw()

@@ -10,6 +10,7 @@ import marshal
 import mmap
 import os
 import stat
+from array import array
 from pathlib import Path
 
 import pytest
@@ -104,6 +105,26 @@ def test_unchanged_file_is_restored_and_equal(tmp_path: Path, _own_index_cache: 
     assert again is not first and again.path == path
     assert_same(again, path)
     assert save_opened() == 0, "an unchanged restore writes nothing"
+
+
+def test_arrays_pickled_out_of_band_restore_as_arrays_that_grow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every array out of band (the bound lowered to 0): restored as arrays (copies: they grow with the rows added
+    since), and the session is the one a cold read gives, before and after an append."""
+    monkeypatch.setattr(snapshot, "ARRAY_OUT_OF_BAND", 0)
+    path, leaf = session_file(tmp_path / "s.jsonl")
+    session = open_session(path)
+    session.context()
+    data = snapshot.dump(session)
+    _, buffers = snapshot._unframe(data)
+    restored = snapshot.load(data, path)
+    table = restored.entries
+    assert sum(b.nbytes for b in buffers) >= sum(len(a) * a.itemsize for a in (table.shape, table.call_end, table.usage_slot))
+    assert all(type(a) is array for a in (table.shape, table.call_end, table.usage_slot, restored.context().path))
+    assert_same(restored, path)
+    objs, _ = turns(100, 2, leaf)
+    append(path, "".join(jline(o) + "\n" for o in objs))
+    restored.refresh()
+    assert_same(restored, path)
 
 
 def test_restored_session_keeps_refreshing(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from inspector import model as m
 from inspector.entry_table import EntryTable
+from inspector.id_index import IdIndex
 from inspector.packed_ids import PackedIds
 
 _NUMS = m.pack_nums(1, 0, 1, None, None)
@@ -32,20 +33,45 @@ def _restored(table: EntryTable) -> EntryTable:
     return back
 
 
+def _round_trip(value: object, protocol: int) -> object:
+    """`value` pickled and back; from protocol 5 its buffers out of band, handed back as read-only views."""
+    buffers: list[pickle.PickleBuffer] = []
+    data = pickle.dumps(value, protocol=protocol, buffer_callback=buffers.append if protocol >= 5 else None)
+    return pickle.loads(data, buffers=[b.raw().toreadonly() for b in buffers])
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(_id, _id), max_size=30), st.data())
-def test_packed_ids_read_back_as_they_were(rows: list, data: st.DataObject) -> None:
+@given(st.lists(st.tuples(_id, _id), max_size=30), st.data(), st.sampled_from([4, 5]))
+def test_packed_ids_read_back_as_they_were(rows: list, data: st.DataObject, protocol: int) -> None:
     ids = [r[0] for r in rows]
     # Parent ids: most name an entry (the reader gives the parent's own string), others are missing or null.
     parents = [data.draw(st.one_of(st.sampled_from(ids), _id)) if ids else pid for _, pid in rows]
     packed = PackedIds.pack(ids, parents)
     assert packed is not None
-    packed = pickle.loads(pickle.dumps(packed))
+    packed = _round_trip(_round_trip(packed, protocol), protocol)  # twice: a restored one is stored again
     assert [packed.id_of(i) for i in range(len(ids))] == ids
     assert [packed.parent_id_of(i) for i in range(len(ids))] == parents
     got_ids, got_parents = packed.lists()
     assert got_ids == ids and got_parents == parents
     assert all(type(a) is type(b) for a, b in zip(got_parents, parents)), "1 and True, '' and None stay apart"
+
+
+def test_restored_columns_are_read_where_they_lie() -> None:
+    """From protocol 5 the packed ids' columns and the id index's travel out of band, and the restored objects read
+    them in place (views of the buffers handed to the unpickler, not copies)."""
+    ids = [f"id{i}" for i in range(500)] + [None, "id7"]
+    parents = [None, *ids[:-1]]
+    packed, index = PackedIds.pack(ids, parents), IdIndex.flat_over(ids)
+    assert packed is not None and index is not None
+    buffers: list[pickle.PickleBuffer] = []
+    data = pickle.dumps((packed, index), protocol=5, buffer_callback=buffers.append)
+    views = [b.raw().toreadonly() for b in buffers]
+    assert len(views) == 4
+    got_packed, got_index = pickle.loads(data, buffers=views)
+    assert {id(c.obj) for c in (got_packed.ends, got_packed.parents, got_index._hashes, got_index._order)} == {id(v.obj) for v in views}
+    got_index.attach(ids)
+    assert got_packed.lists() == (ids, parents)
+    assert [got_index.get(i) for i in ids[:500]] == [*range(7), 501, *range(8, 500)] and got_index.get("nope") is None
 
 
 def test_a_parent_id_is_its_parent_s_string_again() -> None:
