@@ -162,6 +162,8 @@ def replay(argv: list[str]) -> memoryview | None:
         header, payload = got
         if (header.get("kind"), header.get("code"), header.get("argv"), header.get("cwd")) != (KIND, code_version(), argv, cwd):
             return None
+        if header.get("output") != _digest(payload):
+            return None  # cut short or damaged (a memo is written without waiting for the disk: `record`)
         key = FileKey.from_json(header["file"])
         if key.exact is None or compare(key, header["path_arg"]) != UNCHANGED:
             return None
@@ -175,7 +177,7 @@ def replay(argv: list[str]) -> memoryview | None:
         if before is not None and before == config_witness(config_arg):
             # The config is as it was but the witness is new (the file was touched, or was too fresh to witness
             # when the memo was made): rewritten with it, the next replay skips resolving the config again.
-            write_entry(directory, name, dict(header, config_witness=before), payload)
+            write_entry(directory, name, dict(header, config_witness=before), payload, durable=False)
         else:
             touch(directory, name)
         return payload
@@ -252,4 +254,12 @@ def record(output: bytes) -> bool:
         directory = checked_dir(create=True)
     except CacheUnavailable:
         return False
-    return write_entry(directory, _name(rec.argv, rec.cwd), rec.header, output)
+    # Not fsynced: a memo is worth only a faster rerun, and the digest in its header turns one a crash left short or
+    # damaged into a miss (the fsync cost ~1.5 ms of every command, and at times tens of ms behind other writes).
+    header = dict(rec.header, output=_digest(output))
+    return write_entry(directory, _name(rec.argv, rec.cwd), header, output, durable=False)
+
+
+def _digest(output: bytes | memoryview) -> str:
+    """What a memo's header says of its output: its length and hash."""
+    return f"{len(output)}:{blake2b(output, digest_size=16).hexdigest()}"

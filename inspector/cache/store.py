@@ -192,8 +192,9 @@ def discard(directory: str | os.PathLike[str], name: str) -> None:
         pass
 
 
-def write_entry(directory: str | os.PathLike[str], name: str, header: dict[str, Any], payload: bytes | memoryview) -> bool:
-    """Write an entry atomically (temp + fsync + rename), then evict the least recently used entries.
+def write_entry(directory: str | os.PathLike[str], name: str, header: dict[str, Any], payload: bytes | memoryview, *, durable: bool = True) -> bool:
+    """Write an entry atomically (temp + fsync + rename), then evict the least recently used entries. `durable=False`:
+    no fsync, for an entry whose header lets a reader tell it whole (a crash may leave it short or zeroed).
 
     Returns False (and leaves no temporary file) when it could not be written or alone exceeds the bound.
     """
@@ -211,7 +212,8 @@ def write_entry(directory: str | os.PathLike[str], name: str, header: dict[str, 
             f.write(head)
             f.write(payload)
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         os.replace(tmp, os.path.join(directory, name))
     except OSError:
         try:

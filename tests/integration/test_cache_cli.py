@@ -109,6 +109,29 @@ def test_unchanged_then_appended(tmp_path: Path, home: Path, _own_index_cache: P
     assert_cached_equals_cold(path, env)
 
 
+@pytest.mark.parametrize("damage", ["cut short", "a byte changed", "zeroed"])
+def test_a_memo_a_crash_left_damaged_is_not_replayed(tmp_path: Path, home: Path, _own_index_cache: Path, damage: str) -> None:
+    """A memo is written without an fsync: what a crash can leave of one (short, a changed byte, zeroed blocks) is
+    told apart by the digest in its header and never printed; the next run writes it again."""
+    path = damaged_fixture(tmp_path / "s.jsonl")
+    env = env_for(home)
+    cold = out("stats", "--json", path, "--no-cache", env=env)
+    assert out("stats", "--json", path, env=env) == cold
+    (name,) = memo_files(_own_index_cache)
+    memo = _own_index_cache / name
+    data = bytearray(memo.read_bytes())
+    if damage == "cut short":
+        data = data[:-7]
+    elif damage == "a byte changed":
+        data[-20] ^= 0x01
+    else:
+        data[-len(cold) :] = bytes(len(cold))
+    memo.write_bytes(bytes(data))
+    assert out("stats", "--json", path, env=env) == cold
+    assert memo.read_bytes() != bytes(data), "written again"
+    assert out("stats", "--json", path, env=env) == cold
+
+
 def test_partial_line_then_completed(tmp_path: Path, home: Path) -> None:
     path = damaged_fixture(tmp_path / "s.jsonl")
     env = env_for(home)
