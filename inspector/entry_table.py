@@ -37,7 +37,7 @@ import threading
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import compress, islice, repeat
+from itertools import compress, repeat
 from pickle import PickleBuffer
 from typing import Any, cast, overload
 
@@ -360,8 +360,9 @@ class EntryTable(Sequence[m.Entry]):
         return packed.parent_id_of(i) if parents else packed.id_of(i)  # type: ignore[no-any-return]
 
     def ids_in(self, start: int, stop: int) -> Iterable[str | None]:
-        """The ids of rows [start, stop) (0 <= start <= stop), in order, to read once: without a copy of the list, and
-        without building it unless the range reaches far into the packed rows."""
+        """The ids of rows [start, stop) (0 <= start <= stop), in order: a slice of the list (not a copy of all of it,
+        nor `islice`, which passes every row before `start`), without building it unless the range reaches far into
+        the packed rows."""
         return self._column_in(start, stop, parents=False)
 
     def parent_ids_in(self, start: int, stop: int) -> Iterable[str | None]:
@@ -374,9 +375,9 @@ class EntryTable(Sequence[m.Entry]):
             rows, packed, ids, parent_ids = self._unpack()
         column = parent_ids if parents else ids
         if packed is None or start >= rows:
-            return islice(column, start - rows, stop - rows)
+            return column[start - rows : stop - rows]
         read = packed.parent_id_of if parents else packed.id_of
-        return [*map(read, range(start, min(stop, rows))), *islice(column, 0, max(0, stop - rows))]
+        return [*map(read, range(start, min(stop, rows))), *column[: max(0, stop - rows)]]
 
     def snapshot_attrs(self) -> dict[str, Any]:
         """The attributes a snapshot stores (`inspector.cache.snapshot`): the ids and the extras packed, the packed
@@ -600,7 +601,7 @@ class EntryTable(Sequence[m.Entry]):
         if rows < n:
             codes = self.codes_of_type(etype)
             if codes:
-                found = found + list(compress(range(rows, n), map(codes.__contains__, islice(self.shape, rows, n))))
+                found = found + list(compress(range(rows, n), map(codes.__contains__, self.shape[rows:n])))
             self._type_indices[etype] = (n, found)  # one assignment: a reader in another thread sees the old or new pair
         return list(found)
 
