@@ -37,7 +37,7 @@ import threading
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import compress, repeat
+from itertools import compress, islice, repeat
 from pickle import PickleBuffer
 from typing import Any, cast, overload
 
@@ -89,6 +89,13 @@ class FrozenColumns:
 
 _USAGE_ROWS_AT_ONCE = 2048
 """Usage rows summed per piece by `usage_total` (160 KB copied at a time)."""
+
+
+def _range_of(column: Sequence[Any], start: int, stop: int) -> Iterable[Any]:
+    """Items [start, stop) of a list or array, to read once: a slice (a copy of the range) when the range is shorter
+    than what comes before it, else `islice` (which passes every item before `start`, but copies nothing: a read of
+    the whole column must not add a copy of it to the peak)."""
+    return column[start:stop] if stop - start < start else islice(column, start, stop)
 
 
 class _BothCalls(tuple):
@@ -360,9 +367,8 @@ class EntryTable(Sequence[m.Entry]):
         return packed.parent_id_of(i) if parents else packed.id_of(i)  # type: ignore[no-any-return]
 
     def ids_in(self, start: int, stop: int) -> Iterable[str | None]:
-        """The ids of rows [start, stop) (0 <= start <= stop), in order: a slice of the list (not a copy of all of it,
-        nor `islice`, which passes every row before `start`), without building it unless the range reaches far into
-        the packed rows."""
+        """The ids of rows [start, stop) (0 <= start <= stop), in order, to read once (`_range_of`), without building
+        the list unless the range reaches far into the packed rows."""
         return self._column_in(start, stop, parents=False)
 
     def parent_ids_in(self, start: int, stop: int) -> Iterable[str | None]:
@@ -375,7 +381,7 @@ class EntryTable(Sequence[m.Entry]):
             rows, packed, ids, parent_ids = self._unpack()
         column = parent_ids if parents else ids
         if packed is None or start >= rows:
-            return column[start - rows : stop - rows]
+            return _range_of(column, start - rows, stop - rows)
         read = packed.parent_id_of if parents else packed.id_of
         return [*map(read, range(start, min(stop, rows))), *column[: max(0, stop - rows)]]
 
@@ -601,7 +607,7 @@ class EntryTable(Sequence[m.Entry]):
         if rows < n:
             codes = self.codes_of_type(etype)
             if codes:
-                found = found + list(compress(range(rows, n), map(codes.__contains__, self.shape[rows:n])))
+                found = found + list(compress(range(rows, n), map(codes.__contains__, _range_of(self.shape, rows, n))))
             self._type_indices[etype] = (n, found)  # one assignment: a reader in another thread sees the old or new pair
         return list(found)
 
