@@ -347,7 +347,7 @@ ShapeTotals = tuple[Counter[str], Counter[str], Counter[tuple[str | None, str | 
 """Entries by type, messages by role, assistant messages by `(provider, model)`."""
 
 
-def _shape_totals(session: Session) -> ShapeTotals:
+def shape_totals(session: Session) -> ShapeTotals:
     """`ShapeTotals` of the session, each in the order its keys first appear (`most_common` keeps it for ties).
     Kept in `session.figure_state` and extended by the rows added since: a pass over every shape (thousands in a
     big session) cost ~3 ms of every appended run."""
@@ -383,7 +383,7 @@ def session_stats(
     entries = session.entries
     figures = session_figures(session, ctx, window_options, "pi_tokens", top=10)
     overview = figures.overview
-    by_type, by_role, models = _shape_totals(session)
+    by_type, by_role, models = shape_totals(session)
     compaction_indices = entries.indices_of_type(m.COMPACTION)
     on_path = compactions_on_path(entries, ctx)
     compactions = [

@@ -28,7 +28,7 @@ from inspector import model as m
 from inspector.context import build_context, compactions_on_path
 from inspector.entry_range import EntryRange
 from inspector.entry_table import EntryTable
-from inspector.figures import _shape_totals, usage_totals
+from inspector.figures import shape_totals, usage_totals
 from inspector.session import Session, open_session
 
 PROPS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -203,7 +203,7 @@ def test_a_session_read_in_pieces_keeps_the_context_a_fresh_build_gives(lines: l
             assert (live.tree.roots(), live.tree.orphans(), live.tree.branch_points()) == reference_tree_figures(live)
             assert live.entries.count_shapes() == fresh_session.entries.count_shapes()
             assert list(live.entries.count_shapes()) == list(fresh_session.entries.count_shapes()), "first-seen order"
-            kept_totals, fresh_totals = _shape_totals(live), _shape_totals(fresh_session)  # kept across pieces
+            kept_totals, fresh_totals = shape_totals(live), shape_totals(fresh_session)  # kept across pieces
             assert [list(c.items()) for c in kept_totals] == [list(c.items()) for c in fresh_totals], "first-seen order"
             for etype in (m.COMPACTION, m.MESSAGE, m.LABEL, "future"):
                 assert live.entries.indices_of_type(etype) == [e.index for e in live.entries if e.type == etype]
