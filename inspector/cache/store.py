@@ -149,10 +149,13 @@ def read_entry(directory: str | os.PathLike[str], name: str, *, mapped: bool = F
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
             return None
-        data: bytes | mmap.mmap
+        data: bytes | mmap.mmap | None = None
         if mapped and st.st_size and os.name == "posix":  # elsewhere a mapped file could not be replaced
-            data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
-        else:
+            try:
+                data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+            except OSError:  # a file system that cannot map files: read it
+                data = None
+        if data is None:
             with os.fdopen(fd, "rb", closefd=False) as f:
                 data = f.read()
     except (OSError, ValueError):  # ValueError: emptied since `fstat`

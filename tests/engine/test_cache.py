@@ -107,6 +107,24 @@ def test_unchanged_file_is_restored_and_equal(tmp_path: Path, _own_index_cache: 
     assert save_opened() == 0, "an unchanged restore writes nothing"
 
 
+def test_a_file_system_that_cannot_map_files_gets_a_copy(tmp_path: Path, _own_index_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path, _ = session_file(tmp_path / "s.jsonl")
+    open_cached(path).context()
+    save_opened()
+    name = index_entry_name(path)
+    mapped = store.read_entry(_own_index_cache, name, mapped=True)
+    assert mapped is not None and isinstance(mapped[1].obj, mmap.mmap)
+
+    def no_mmap(*args: object, **kwargs: object) -> object:
+        raise OSError(19, "No such device")
+
+    monkeypatch.setattr(store.mmap, "mmap", no_mmap)
+    copied = store.read_entry(_own_index_cache, name, mapped=True)
+    assert copied is not None and isinstance(copied[1].obj, bytes)
+    assert copied[0] == mapped[0] and bytes(copied[1]) == bytes(mapped[1])
+    assert how_opened(open_cached(path)) == RESTORED
+
+
 def test_arrays_pickled_out_of_band_restore_as_arrays_that_grow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every array out of band (the bound lowered to 0): restored as arrays (copies: they grow with the rows added
     since), and the session is the one a cold read gives, before and after an append."""
