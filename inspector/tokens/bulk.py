@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gc
 import signal
+import struct
 import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
@@ -57,6 +58,8 @@ MAX_READ = 8 * 1024 * 1024
 """A coalesced read stops growing at this size (a single longer line is still read whole)."""
 UNREADABLE = -1
 """The count given to a row whose bytes no longer parse into the object that was indexed."""
+_LOCATION = struct.Struct("<qqq")
+"""The head of `model.NUMS`: line, offset, length."""
 
 
 class LineJob(NamedTuple):
@@ -224,20 +227,23 @@ def _in_pool(workers: int, calls: list[tuple[str, list[LineJob], int, str, Imple
 def context_line_jobs(session: Session, ctx: m.SessionContext, known: dict[int, int]) -> tuple[list[int | None], list[int], list[LineJob]]:
     """What counting the messages of `ctx` takes: the count of each (None where not known yet), the positions of
     the compaction summaries not known (counted from the index), and a `LineJob` for every other one not known.
-    `known`: the counts made already, by entry offset (`session.token_counts[encoding]`)."""
+    `known`: the counts made already, by entry offset (`session.token_counts[encoding]`). Read from the context rows'
+    packed numbers and the table's columns: no `Entry` is built."""
     entries = session.entries
     counts: list[int | None] = [None] * len(ctx.messages)
     summaries: list[int] = []
     todo: list[LineJob] = []
     for pos, row in enumerate(ctx.messages):
-        e = entries[row.entry_index]
-        count = known.get(e.offset)
+        _, offset, length = _LOCATION.unpack_from(row.nums)
+        count = known.get(offset)
         if count is not None:
             counts[pos] = count
-        elif e.type == m.COMPACTION and e.data is not None:
+            continue
+        etype = entries.type_of(row.entry_index)
+        if etype == m.COMPACTION and entries.data_of(row.entry_index) is not None:
             summaries.append(pos)
         else:
-            todo.append(LineJob(pos, e.offset, e.length, e.type))
+            todo.append(LineJob(pos, offset, length, etype))
     return counts, summaries, todo
 
 
@@ -273,12 +279,11 @@ def precount_summaries(session: Session, ctx: m.SessionContext, encoding: str) -
     known = session.token_counts.setdefault(counter.name, {})
     entries = session.entries
     todo: list[tuple[int, dict[str, Any]]] = []
-    for row in ctx.messages:
-        e = entries[row.entry_index]
-        if e.type == m.COMPACTION and e.data is not None and e.offset not in known:
-            msg = session.load_message(e)
-            if msg is not None:
-                todo.append((e.offset, msg))
+    for pos in context_line_jobs(session, ctx, known)[1]:
+        e = entries[ctx.messages[pos].entry_index]
+        msg = session.load_message(e)
+        if msg is not None:
+            todo.append((e.offset, msg))
     if not todo:
         return 0
     try:
