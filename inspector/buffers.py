@@ -15,9 +15,9 @@ Items = Union["array[Any]", memoryview]
 """A column of fixed-size integers: an `array`, or a read-only view of a snapshot's bytes cast to the same type."""
 
 
-def out_of_band(column: Items, protocol: Any) -> Any:
-    """What a `__reduce_ex__(protocol)` passes for `column`: a `PickleBuffer` (out of band) from protocol 5, bytes
-    before it."""
+def out_of_band(column: Any, protocol: Any) -> Any:
+    """What a `__reduce_ex__(protocol)` passes for `column` (any buffer): a `PickleBuffer` (out of band) from
+    protocol 5, bytes before it."""
     return PickleBuffer(column) if isinstance(protocol, int) and protocol >= 5 else bytes(column)
 
 

@@ -38,13 +38,13 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import compress, islice, repeat
-from pickle import PickleBuffer
 from typing import Any, cast, overload
 
 import orjson
 
 from . import model as m
 from . import nums_layout as nl
+from .buffers import out_of_band
 from .packed_extras import PackedExtras
 from .packed_ids import PackedIds
 
@@ -82,9 +82,9 @@ class FrozenColumns:
         self.usage_slots = len(usage) // USAGE_SIZE
 
     def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
-        """Out of band from protocol 5 (`pickle.PickleBuffer`), as bytes before it."""
-        wrap: Any = PickleBuffer if isinstance(protocol, int) and protocol >= 5 else bytes
-        return (FrozenColumns, (self.rows, self.wide, wrap(self.nums), wrap(self.call_text), wrap(self.usage)))
+        """Out of band from protocol 5 (`buffers.out_of_band`), as bytes before it."""
+        columns = (out_of_band(self.nums, protocol), out_of_band(self.call_text, protocol), out_of_band(self.usage, protocol))
+        return (FrozenColumns, (self.rows, self.wide, *columns))
 
 
 _USAGE_ROWS_AT_ONCE = 2048
@@ -253,7 +253,7 @@ class EntryTable(Sequence[m.Entry]):
             self.call_odd[index] = calls
         self.call_text += cell
         frozen = self._frozen
-        end = len(self.call_text) if frozen is None else len(frozen.call_text) + len(self.call_text)
+        end = len(self.call_text) if frozen is None else self._call_text_len()
         if end < 2**32 or self.call_end.typecode == "q":
             self.call_end.append(end)
         else:
@@ -261,7 +261,7 @@ class EntryTable(Sequence[m.Entry]):
         if usage_packed is None:
             self.usage_slot.append(-1)
         else:
-            slot = len(self.usage_buffer) // USAGE_SIZE + (0 if frozen is None else frozen.usage_slots)
+            slot = len(self.usage_buffer) // USAGE_SIZE if frozen is None else self._usage_slots()
             self.usage_buffer += usage_packed
             self.usage_slot.append(slot)
         if timestamp is not None or data is not None:
@@ -295,11 +295,10 @@ class EntryTable(Sequence[m.Entry]):
             raise ValueError("columns of different lengths")
         if (call_ends[-1] if count else 0) != len(call_text):
             raise ValueError("call ends that do not end the call text")
-        frozen = self._frozen
-        base = len(self.usage_buffer) // USAGE_SIZE + (0 if frozen is None else frozen.usage_slots)
+        base = self._usage_slots()
         self.nums = nl.join_rows(self.nums, nums)
         self.shape.extend(codes)
-        call_base = len(self.call_text) + (0 if frozen is None else len(frozen.call_text))
+        call_base = self._call_text_len()
         self.call_text += call_text
         self.call_end = _ends(self.call_end, [end + call_base for end in call_ends] if call_base else call_ends)
         self.usage_buffer += usage_buffer
@@ -490,6 +489,11 @@ class EntryTable(Sequence[m.Entry]):
                 return bytes(frozen.usage[slot * USAGE_SIZE : (slot + 1) * USAGE_SIZE])
             slot -= frozen.usage_slots
         return bytes(self.usage_buffer[slot * USAGE_SIZE : (slot + 1) * USAGE_SIZE])
+
+    def _call_text_len(self) -> int:
+        """How many bytes of call text the table holds."""
+        frozen = self._frozen
+        return len(self.call_text) + (0 if frozen is None else len(frozen.call_text))
 
     def _usage_slots(self) -> int:
         """How many usage slots the table holds."""
