@@ -196,7 +196,6 @@ class EntryTable(Sequence[m.Entry]):
         self.usage_buffer = bytearray()
         self.extras: dict[int, Extra] | PackedExtras = {}  # packed in a snapshot (`inspector.packed_extras`)
         self._usage_total: tuple[int, m.UsageSum] = (0, m.UsageSum())
-        self._shape_counts: tuple[int, Counter[int]] = (0, Counter())
         self._type_indices: dict[str, tuple[int, list[int]]] = {}
         self.per_shape: dict[str, list[int]] = {}
         """Values other modules derive from each shape, under their own key (`context`'s path kinds): kept with the
@@ -620,15 +619,10 @@ class EntryTable(Sequence[m.Entry]):
         line: int = m.NUMS.unpack(self.nums_of(i))[0]
         return line
 
-    def count_shapes(self) -> dict[Shape, int]:
-        """How many entries have each shape, in the order each shape first appears. Kept, and extended by the rows
-        added since (like `usage_total`)."""
-        rows, kept = self._shape_counts
-        counts = Counter(kept)
-        if rows < len(self.shape):
-            counts.update(self.shape[rows:])
-            self._shape_counts = (len(self.shape), counts)
-        return {self.shapes[c]: n for c, n in counts.items()}
+    def shape_counts_since(self, start: int, stop: int | None = None) -> Counter[int]:
+        """How many of the rows [start, stop) (default: to the end) have each shape code, in the order each code first
+        appears among them (`figures.shape_totals` keeps the totals and adds the rows added since)."""
+        return Counter(_range_of(self.shape, start, len(self) if stop is None else stop))
 
     def usage_total(self) -> m.UsageSum:
         """Σ of every entry's packed usage. Kept, and extended by the rows added since: after a restore and an

@@ -361,7 +361,7 @@ def shape_totals(session: Session) -> ShapeTotals:
     by_role: Counter[str] = Counter(kept[2] if start else ())
     models: Counter[tuple[str | None, str | None]] = Counter(kept[3] if start else ())
     shapes = entries.shapes
-    for code, n in Counter(entries.shape[start:rows]).items():  # codes in the order they first appear
+    for code, n in entries.shape_counts_since(start, rows).items():  # codes in the order they first appear
         shape = shapes[code]
         by_type[shape[0]] += n
         if shape[0] == m.MESSAGE and shape[1]:

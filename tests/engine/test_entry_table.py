@@ -5,7 +5,7 @@
 - a session read in pieces keeps a cached leaf context (extended entry by entry, rebuilt from the known path at a
   compaction) equal in every field to one built from scratch, also when an appended entry repeats an id or is the
   missing parent of the path's root;
-- usage totals, shape counts and missing parents kept and extended (`EntryTable.usage_total`, `count_shapes`,
+- usage totals, shape counts and missing parents kept and extended (`EntryTable.usage_total`, `figures.shape_totals`,
   `Session.path_usage`, `SessionTree.roots`/`orphans`) equal one pass over everything.
 """
 
@@ -201,8 +201,9 @@ def test_a_session_read_in_pieces_keeps_the_context_a_fresh_build_gives(lines: l
                 fresh_session.tree.roots(), fresh_session.tree.orphans(), fresh_session.tree.branch_points()
             )
             assert (live.tree.roots(), live.tree.orphans(), live.tree.branch_points()) == reference_tree_figures(live)
-            assert live.entries.count_shapes() == fresh_session.entries.count_shapes()
-            assert list(live.entries.count_shapes()) == list(fresh_session.entries.count_shapes()), "first-seen order"
+            by_shape = [(live.entries.shapes[c], n) for c, n in live.entries.shape_counts_since(0).items()]
+            fresh_by_shape = [(fresh_session.entries.shapes[c], n) for c, n in fresh_session.entries.shape_counts_since(0).items()]
+            assert by_shape == fresh_by_shape == list(Counter(map(live.entries.shape_of, range(len(live.entries)))).items()), "first-seen order"
             kept_totals, fresh_totals = shape_totals(live), shape_totals(fresh_session)  # kept across pieces
             assert [list(c.items()) for c in kept_totals] == [list(c.items()) for c in fresh_totals], "first-seen order"
             for etype in (m.COMPACTION, m.MESSAGE, m.LABEL, "future"):
