@@ -26,9 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from inspector import figures
-from inspector.session import open_session
-from inspector.tokens import get_token_counter, model_visible_texts
+from inspector.counting.counter import get_token_counter
+from inspector.figures import session_figures as figures
+from inspector.rules.openclaw_2026_4_12.tokens import model_visible_texts
+from inspector.session.session import open_session
 
 
 def _cpu() -> float:

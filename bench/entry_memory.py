@@ -35,7 +35,7 @@ def measure(kind: str, path: str) -> dict:
     """One figure, in this process."""
     os.environ["SESSION_INSPECTOR_WORKERS"] = "1"
     if kind == "memory":
-        from inspector.session import open_session
+        from inspector.session.session import open_session
 
         tracemalloc.start()
         session = open_session(path)
@@ -55,11 +55,11 @@ def measure(kind: str, path: str) -> dict:
             "entry_bytes_per_entry": shallow,
         }
     if kind == "records":
-        from inspector.formats.openclaw import extract_range
-        from inspector.session import open_session
+        from inspector.read.jsonl_reader import extract_range
+        from inspector.session.session import open_session
 
         try:
-            from inspector.formats.records import from_wire
+            from inspector.read.records import from_wire
         except ImportError:  # a checkout from before the wire form: records were sent as they are
             def from_wire(rec):  # type: ignore[no-untyped-def]
                 return rec

@@ -14,7 +14,7 @@ tool results whose sizes have a long tail, exec results carrying their `aggregat
 `openclaw.cache-ttl` after every run, compactions (also mid-run) whenever a request would cross the threshold
 (pi-native and safeguard), occasional model/thinking-level changes, delivery-mirror siblings and a few abandoned
 branches with a `branch_summary`. Lines are streamed to disk through `SessionBuilder`, which writes each entry with
-`inspector.jsjson.js_stringify` (JavaScript's `JSON.stringify`, so the output is byte-compatible with pi); memory stays
+`inspector.js.jsjson.js_stringify` (JavaScript's `JSON.stringify`, so the output is byte-compatible with pi); memory stays
 constant. Text comes from pools built once from the generators in `inspector.samples.demo_text` and sliced at random line
 boundaries. Deterministic for a given `--seed`.
 

@@ -25,9 +25,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.generate import generate, parse_size
+from inspector.js.timeutil import iso_from_ms
 from inspector.samples import demo_text
 from inspector.samples.fixtures import SessionBuilder
-from inspector.timeutil import iso_from_ms
 
 YEAR_START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 YEAR_MS = 365 * 86_400_000

@@ -49,7 +49,7 @@ def baseline(path: str) -> dict[str, Any]:
 
 def index(path: str) -> dict[str, Any]:
     """open_session + the leaf's context."""
-    from inspector.session import open_session
+    from inspector.session.session import open_session
 
     t0 = time.perf_counter()
     session = open_session(path)
@@ -60,7 +60,7 @@ def index(path: str) -> dict[str, Any]:
 
 def tail(path: str) -> dict[str, Any]:
     """The last 1000 entries with estimates, read from the end."""
-    from inspector.tail import read_tail
+    from inspector.session.tail import read_tail
 
     t0 = time.perf_counter()
     view = read_tail(path, 1000)
@@ -97,10 +97,10 @@ def _fullest_context(session: Any) -> tuple[Any, str]:
 
 def tokenizer(path: str) -> dict[str, Any]:
     """The tokenizer alone on the context's model-visible texts vs the full tiktoken counting step."""
-    from inspector import figures
-    from inspector.session import open_session
-    from inspector.tokens import get_token_counter
-    from inspector.tokens.text import model_visible_texts
+    from inspector.counting.counter import get_token_counter
+    from inspector.figures import session_figures as figures
+    from inspector.rules.openclaw_2026_4_12.tokens.text import model_visible_texts
+    from inspector.session.session import open_session
 
     session = open_session(path)
     ctx, which = _fullest_context(session)
@@ -137,8 +137,8 @@ def append_latency(path: str, appends: int = 50) -> dict[str, Any]:
     """p50/p95 of one appended line: refresh() + context(); the file is truncated back afterwards."""
     import orjson
 
-    from inspector.formats.encode import encode_entry
-    from inspector.session import open_session
+    from inspector.read.encode import encode_entry
+    from inspector.session.session import open_session
 
     session = open_session(path)
     session.context()

@@ -1,7 +1,7 @@
 """The engine of Session Inspector: reads OpenClaw/pi session transcripts and computes every figure.
 
 It never imports Textual or the UI (`widgets/`): an import-linter contract, run by the tests. The CLI
-(`inspector.cli`, `inspector.commands`) and the Textual UI only render what these modules compute.
+(`inspector.cli`, `inspector.cli.commands`) and the Textual UI only render what these modules compute.
 
 * reading: `index` (byte-level line scanner), `formats` (records -> entries, the entry encoder), `parallel`
   (big files in worker processes), `session` (open, refresh, content on demand), `tail` (the last entries at once);

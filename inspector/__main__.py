@@ -1,5 +1,5 @@
 """`python -m inspector` runs the `session-inspector` command."""
 
-from .cli import run
+from inspector.cli import run
 
 run()

@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from inspector.formats.encode import encode_entry_text
+from inspector.read.encode import encode_entry_text
 
 # The UI tests' shared pilot fixture (`ui`), for every test module; unused snapshots fail runs under xdist too.
 pytest_plugins = ["ui_support", "xdist_support"]

@@ -1,6 +1,6 @@
 """The Textual UI of Session Inspector. Everything shown comes from `inspector` (the engine): typed figures
-(`inspector.overview`, `inspector.breakdown`, `inspector.summary`), per-row sizes (`inspector.sizes`) and row
-marks (`inspector.marks`); modules here only arrange, format and wire them.
+(`inspector.figures.overview`, `inspector.figures.breakdown`, `inspector.figures.file_summary`), per-row sizes (`inspector.figures.sizes`) and row
+marks (`inspector.figures.marks`); modules here only arrange, format and wire them.
 
 Layout, by feature:
   app.py, launch.py, options.py   the app (wires screens, bindings, the command palette), its command line, options
@@ -14,7 +14,7 @@ Layout, by feature:
   diagnosis/                      the timeline screen (chart, call figures, repeats), its runner, the inspector's mixin
   gauge.py, breakdown.py, session_header.py, notice_bar.py   the inspector's side panels and bars
   heap.py, screenshots.py         GC freezing after a big index; the README's screenshots
-  inert.py                        the inert-text path for everything from a file (`inspector.textsafe` + lone surrogates)
+  inert.py                        the inert-text path for everything from a file (`inspector.base.textsafe` + lone surrogates)
 
 Engine work runs in thread workers that post Textual messages (`@on` handlers apply them on the UI thread).
 """

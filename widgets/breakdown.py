@@ -1,6 +1,6 @@
 """Where the context goes: totals by tool and by role, and the largest messages with jump-to.
 
-The figures are an `inspector.breakdown.Breakdown` (`context_breakdown(session, ctx, estimator, top)`, the object
+The figures are an `inspector.figures.breakdown.Breakdown` (`context_breakdown(session, ctx, estimator, top)`, the object
 `stats --json` prints as `context.breakdown`); this widget only lays it out. Choosing one of the largest messages
 asks the screen to move the transcript there. Above the tables, what the transcript does not show (derived, from
 the timeline: `widgets.diagnosis.overhead_panel`) is its own share.
@@ -19,8 +19,8 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from inspector.breakdown import Breakdown
-from inspector.diagnosis.timeline import Timeline
+from inspector.figures.breakdown import Breakdown
+from inspector.figures.diagnosis.timeline import Timeline
 
 from .diagnosis.overhead_panel import OverheadPanel
 from .inert import one_line

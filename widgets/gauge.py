@@ -1,14 +1,14 @@
 """The context gauge: how full the context is against the window, and OpenClaw's guard verdict on the window.
 
-The figures are the engine's `inspector.overview.ContextOverview` (`inspector.figures.context_overview`, the same
+The figures are the engine's `inspector.figures.overview.ContextOverview` (`inspector.figures.session_figures.context_overview`, the same
 object `stats --json` prints): `usage` is pi's `estimateContextTokens` (last recorded usage plus chars/4 of what
 follows), `window` OpenClaw's window resolution, `guard` its verdict (ok / warn / block) and `fill` the share of
 the window (`context_fill`). The gauge's colour follows the guard; the bar turns to the warning colour past 80 %
 and to the error colour past the window.
 
 The guard is about the window's size and says so; how full the window is comes from the engine's `FillState`
-(`inspector.diagnosis.fill`): past a threshold its message is shown, over the window as a warning. The part of the
-context that is not in the transcript (`inspector.diagnosis.overhead`, derived from the calls' recorded prompts)
+(`inspector.figures.diagnosis.fill`): past a threshold its message is shown, over the window as a warning. The part of the
+context that is not in the transcript (`inspector.figures.diagnosis.overhead`, derived from the calls' recorded prompts)
 is its own share of the bar (`▓`), with its trend.
 """
 
@@ -19,9 +19,9 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from inspector.diagnosis.fill import FillState
-from inspector.diagnosis.overhead import OverheadSummary
-from inspector.overview import ContextOverview
+from inspector.figures.diagnosis.fill import FillState
+from inspector.figures.diagnosis.overhead import OverheadSummary
+from inspector.figures.overview import ContextOverview
 
 from .diagnosis.texts import fill_warning, overhead_gauge_line
 from .inert import make_inert

@@ -1,8 +1,8 @@
-"""The UI's inert-text path: `inspector.textsafe` plus what a terminal cannot be handed at all.
+"""The UI's inert-text path: `inspector.base.textsafe` plus what a terminal cannot be handed at all.
 
 Every string that comes from a session file or the file system (roles, tool names, ids, models, file and session
 names, labels, previews, error texts) goes through `make_inert` or `one_line` here before it is drawn. They are
-`inspector.textsafe`'s functions (control characters, bidi overrides and separators become visible escapes), and
+`inspector.base.textsafe`'s functions (control characters, bidi overrides and separators become visible escapes), and
 in addition lone surrogates become `\\udcxx` escapes: a file name that is not UTF-8 reaches Python with
 surrogate escapes (PEP 383), and a lone surrogate cannot be encoded for the terminal at all.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from inspector import textsafe
+from inspector.base import textsafe
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

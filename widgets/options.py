@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from inspector.clock import Clock, FixedClock, SystemClock
+from inspector.base.clock import Clock, FixedClock, SystemClock
 
 from .browser.watch import DirectoryWatcher
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from inspector.marks import MarkKind
+from inspector.figures.marks import MarkKind
 from inspector.samples.demo import demo_session_path
 
 from .app import InspectorApp

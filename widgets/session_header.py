@@ -1,8 +1,8 @@
 """The header of an open session: file, format and version, model, context window and source, the window-size
 guard, how full the context is when it is past a threshold (over the window: a warning first), live state.
 
-Every figure is the engine's `inspector.overview.ContextOverview` (built by `inspector.figures.context_overview`,
-the same object `stats --json` prints) and its `inspector.diagnosis.fill.FillState`; only the live state
+Every figure is the engine's `inspector.figures.overview.ContextOverview` (built by `inspector.figures.session_figures.context_overview`,
+the same object `stats --json` prints) and its `inspector.figures.diagnosis.fill.FillState`; only the live state
 ("live · checked 12:00:00") is the screen's. The guard is about the window's size; the fill is how much of the
 window the session uses: each is shown for what it is, never one for the other.
 """
@@ -16,8 +16,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from inspector.diagnosis.fill import FILL_COMPACTION_DUE, FILL_OVER_WINDOW, FillState
-from inspector.overview import ContextOverview
+from inspector.figures.diagnosis.fill import FILL_COMPACTION_DUE, FILL_OVER_WINDOW, FillState
+from inspector.figures.overview import ContextOverview
 
 from .diagnosis.texts import fill_label, fill_role
 from .inert import one_line

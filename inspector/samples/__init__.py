@@ -2,7 +2,7 @@
 imports this package.
 
 * `fixtures`: `SessionBuilder`, the writer tests (and the two generators below) use to produce realistic
-  OpenClaw/pi v3 JSONL, every line through `inspector.formats.encode` (pi's `JSON.stringify(entry)`);
+  OpenClaw/pi v3 JSONL, every line through `inspector.read.encode` (pi's `JSON.stringify(entry)`);
 * `demo`: the bundled demo session's story (`build_demo_session`, `python -m inspector.samples.demo --write`
   regenerates `inspector/data/demo-session.jsonl`, a test checks it is byte-identical);
 * `demo_text`: the texts the demo puts in the session, and generators `bench/generate.py` reuses.

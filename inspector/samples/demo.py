@@ -22,7 +22,9 @@ import random
 from pathlib import Path
 from typing import Any
 
-from inspector.jsjson import js_stringify
+from inspector.js.jsjson import js_stringify
+from inspector.js.timeutil import iso_from_ms
+from inspector.rules.openclaw_2026_4_12.tokens import estimate_context_tokens, pi_estimate_tokens
 from inspector.samples.demo_text import (
     AGENTS_MD,
     BRANCH_SUMMARY,
@@ -55,8 +57,6 @@ from inspector.samples.demo_text import (
     zh_wiki_page,
 )
 from inspector.samples.fixtures import SessionBuilder
-from inspector.timeutil import iso_from_ms
-from inspector.tokens import estimate_context_tokens, pi_estimate_tokens
 
 __all__ = ["DEMO_FEATURES", "build_demo_session", "demo_session_path", "main"]
 

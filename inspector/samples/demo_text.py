@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from inspector.jsjson import js_len, js_stringify
+from inspector.js.jsjson import js_len, js_stringify
 from inspector.samples.fixtures import png_base64
 
 WORKSPACE = "/home/mara/.openclaw/workspace"

@@ -13,9 +13,9 @@
 
 Faithfulness (spec §1.2, §1.3, §2): entry keys in pi's order (`type, id, parentId, timestamp, <payload>`; `custom` and
 `custom_message` put their payload first and `id, parentId, timestamp` last), message keys in pi-ai's order, each
-line written by `inspector.formats.encode` (JavaScript's `JSON.stringify`, byte for byte), `\\n` endings.
+line written by `inspector.read.encode` (JavaScript's `JSON.stringify`, byte for byte), `\\n` endings.
 Absent optional fields are omitted, never written as `null`. Ids are 8 hex chars derived from the seed (unique within a
-builder); ISO timestamps (`2026-01-02T03:04:05.678Z`, `toISOString()` via `inspector.timeutil`) come from an injected
+builder); ISO timestamps (`2026-01-02T03:04:05.678Z`, `toISOString()` via `inspector.js.timeutil`) come from an injected
 clock; `message.timestamp` is epoch ms.
 
 Every append returns the new entry's id and makes it the leaf (like pi's `SessionManager`), except
@@ -33,10 +33,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ..formats.encode import encode_entry_text
-from ..jsjson import js_stringify
-from ..timeutil import iso_from_ms, ms_from_iso
-from ..tokens import branch_summary_text, compaction_summary_text
+from inspector.js.jsjson import js_stringify
+from inspector.js.timeutil import iso_from_ms, ms_from_iso
+from inspector.read.encode import encode_entry_text
+from inspector.rules.openclaw_2026_4_12.tokens import branch_summary_text, compaction_summary_text
 
 __all__ = [
     "DEFAULT_START",

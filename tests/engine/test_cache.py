@@ -1,4 +1,4 @@
-"""The index cache (`inspector.cache`): a restored or extended session is the session a cold read gives.
+"""The index cache (`inspector.storage.cache`): a restored or extended session is the session a cold read gives.
 
 Every test compares with `open_session` on the same bytes, field by field and through the figures the
 commands print (stats, context, timeline). Real files, a real cache dir (the autouse fixture's).
@@ -16,12 +16,13 @@ from pathlib import Path
 import pytest
 from conftest import assistant, corpus_file, entry, header, jline, msg, tool_result, user, write_lines
 
-from inspector.cache import index_cache, snapshot, store
-from inspector.cache.filekey import GROWN, STALE, UNCHANGED, compare, make_key
-from inspector.cache.index_cache import COLD, EXTENDED, RESTORED, how_opened, index_entry_name, open_cached, save_opened
-from inspector.diagnosis.timeline import TimelineOptions, build_timeline
-from inspector.figures import WindowOptions, context_report, session_stats
-from inspector.session import Session, open_session
+from inspector.figures.diagnosis.timeline import TimelineOptions, build_timeline
+from inspector.figures.session_figures import WindowOptions, context_report, session_stats
+from inspector.session import index_cache, snapshot
+from inspector.session.index_cache import COLD, EXTENDED, RESTORED, how_opened, index_entry_name, open_cached, save_opened
+from inspector.session.session import Session, open_session
+from inspector.storage.cache import cache_dir as store
+from inspector.storage.cache.filekey import GROWN, STALE, UNCHANGED, compare, make_key
 
 
 @pytest.fixture(autouse=True)
@@ -343,7 +344,7 @@ def test_fifo_put_in_place_of_the_file_is_stale_without_blocking(tmp_path: Path)
 
 
 def store_stat(path: Path):
-    from inspector.cache.filekey import FileStat
+    from inspector.storage.cache.filekey import FileStat
 
     return FileStat.of(os.stat(path))
 
@@ -563,7 +564,7 @@ def test_no_cache_reads_and_writes_nothing(tmp_path: Path, _own_index_cache: Pat
 def test_temporary_files_of_dead_writers_are_evicted(tmp_path: Path, _own_index_cache: Path) -> None:
     from datetime import UTC, datetime, timedelta
 
-    from inspector.clock import FixedClock
+    from inspector.base.clock import FixedClock
 
     path, _ = session_file(tmp_path / "s.jsonl", 3)
     name = index_entry_name(path)
@@ -579,7 +580,7 @@ def test_temporary_files_of_dead_writers_are_evicted(tmp_path: Path, _own_index_
 
 
 def test_memo_eligibility() -> None:
-    from inspector.cache.memo import eligible
+    from inspector.cli.output_memo import eligible
 
     assert eligible(["stats", "--json", "s.jsonl"])
     assert eligible(["timeline", "s.jsonl", "--json", "--encoding", "cl100k_base"])

@@ -19,10 +19,10 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector import model as m
-from inspector import nums_layout as nl
-from inspector.entry_table import ODD_CELL, EntryTable, _BothCalls, _ends, call_cell
-from inspector.formats.column_runs import ColumnRun, extract_range_runs
+from inspector.model import entries as m
+from inspector.read.column_runs import ColumnRun, extract_range_runs
+from inspector.storage import nums_layout as nl
+from inspector.storage.entry_table import ODD_CELL, EntryTable, _BothCalls, _ends, call_cell
 
 PROPS = settings(max_examples=150, deadline=None)
 

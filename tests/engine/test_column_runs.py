@@ -1,4 +1,4 @@
-"""The parallel index's column runs (`inspector.formats.column_runs`): workers pack plain message lines into entry
+"""The parallel index's column runs (`inspector.read.column_runs`): workers pack plain message lines into entry
 table columns, the parent adds them in bulk. The result must be the serial read's, column for column."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_entry_table import HEADER, context_key, growing_sessions
 
-import inspector.parallel as par
-from inspector.formats.column_runs import ColumnRun, extract_range_runs
-from inspector.session import Session, open_session
+import inspector.read.parallel as par
+from inspector.read.column_runs import ColumnRun, extract_range_runs
+from inspector.session.session import Session, open_session
 
 ODD_LINES = [
     b"{not json",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.compaction.boundary import (
+from inspector.rules.openclaw_2026_4_12.compaction.boundary import (
     any_real_conversation,
     build_structured_fallback_summary,
     has_meaningful_conversation_content,

@@ -1,13 +1,13 @@
-"""The forecast's row marks (`inspector.compaction.marks.plan_marks`) on the plan fixtures of issue 9."""
+"""The forecast's row marks (`inspector.figures.forecast.marks.plan_marks`) on the plan fixtures of issue 9."""
 
 from __future__ import annotations
 
 from oracle.cases import after_compaction_session, oversized_session, share_session, split_turn_session
 
-from inspector.compaction.marks import FORECAST_KINDS, ForecastMark, plan_marks
-from inspector.compaction.plan import PlanOptions, plan_compaction
-from inspector.marks import MarkKind, RowMarks
-from inspector.session import open_session
+from inspector.figures.forecast.marks import FORECAST_KINDS, ForecastMark, plan_marks
+from inspector.figures.forecast.plan import PlanOptions, plan_compaction
+from inspector.figures.marks import MarkKind, RowMarks
+from inspector.session.session import open_session
 
 
 def _marks(b, tmp_path, **kw):

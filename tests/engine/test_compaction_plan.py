@@ -18,10 +18,10 @@ from oracle.cases import (
     usage,
 )
 
-from inspector.compaction.boundary import build_structured_fallback_summary
-from inspector.compaction.plan import KEPT, PREVIOUS_SUMMARY, SUMMARIZED, TURN_PREFIX, PlanOptions, plan_compaction
+from inspector.figures.forecast.plan import KEPT, PREVIOUS_SUMMARY, SUMMARIZED, TURN_PREFIX, PlanOptions, plan_compaction
+from inspector.rules.openclaw_2026_4_12.compaction.boundary import build_structured_fallback_summary
 from inspector.samples.fixtures import SessionBuilder
-from inspector.session import open_session
+from inspector.session.session import open_session
 
 
 def _plan(b: SessionBuilder, tmp_path, **kw):

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector.compaction.items import SYNTHETIC_TOOL_RESULT_TOKENS, SummaryItem
-from inspector.compaction.safeguard import (
+from inspector.rules.openclaw_2026_4_12.compaction.items import SYNTHETIC_TOOL_RESULT_TOKENS, SummaryItem
+from inspector.rules.openclaw_2026_4_12.compaction.safeguard import (
     chunk_messages_by_max_tokens,
     compute_adaptive_chunk_ratio,
     is_oversized_for_summary,

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.compaction.settings import resolve_context_engine, resolve_mode, resolve_settings
-from inspector.compaction.toolresults import (
+from inspector.rules.openclaw_2026_4_12.compaction.settings import resolve_context_engine, resolve_mode, resolve_settings
+from inspector.rules.openclaw_2026_4_12.compaction.toolresults import (
     calculate_max_tool_result_chars,
     estimate_reduction_potential,
     tool_result_text,
     truncate_tool_result_text,
 )
-from inspector.compaction.triggers import (
+from inspector.rules.openclaw_2026_4_12.compaction.triggers import (
     early_warnings,
     is_context_overflow_error,
     overflow_trigger,
@@ -24,7 +24,7 @@ from inspector.compaction.triggers import (
     threshold_trigger,
 )
 from inspector.samples.fixtures import SessionBuilder, make_usage
-from inspector.session import open_session
+from inspector.session.session import open_session
 
 
 def _usage(total: int) -> dict:

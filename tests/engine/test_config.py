@@ -1,10 +1,10 @@
-"""OpenClaw state/config path rules and JSON5 config loading (inspector/config.py)."""
+"""OpenClaw state/config path rules and JSON5 config loading (inspector/host/openclaw_config.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from inspector.config import (
+from inspector.host.openclaw_config import (
     LoadedConfig,
     inspector_state_dir,
     load_openclaw_config,
@@ -156,7 +156,7 @@ def test_inspector_state_dir_is_this_tools_own() -> None:
 # --- numbers out of OpenClaw's schema ranges (issue 14) ------------------------------------------------------------
 
 def test_huge_numbers_are_reported_and_dropped(tmp_path: Path) -> None:
-    from inspector.config import load_openclaw_config
+    from inspector.host.openclaw_config import load_openclaw_config
 
     cfg = tmp_path / "openclaw.json"
     cfg.write_text(

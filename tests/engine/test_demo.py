@@ -10,9 +10,9 @@ import orjson
 import pytest
 from test_fixtures_builder import assert_documented_order
 
-from inspector.jsjson import js_len, js_stringify
+from inspector.js.jsjson import js_len, js_stringify
+from inspector.js.timeutil import ms_from_iso
 from inspector.samples.demo import build_demo_session, demo_session_path
-from inspector.timeutil import ms_from_iso
 
 CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af]")
 PREAMBLE = "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n"

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from inspector.diagnosis.cost import COST_PRICE_TABLE, COST_RECORDED, COST_UNKNOWN, cost_of_call, load_price_table
-from inspector.diagnosis.timeline import build_timeline
-from inspector.models_catalog import KNOWN_MODELS
+from inspector.figures.diagnosis.cost import COST_PRICE_TABLE, COST_RECORDED, COST_UNKNOWN, cost_of_call, load_price_table
+from inspector.figures.diagnosis.timeline import build_timeline
+from inspector.rules.openclaw_2026_4_12.model_catalog import KNOWN_MODELS
 from inspector.samples.fixtures import SessionBuilder, make_usage
-from inspector.session import open_session
+from inspector.session.session import open_session
 
 
 def test_price_table_is_dated_and_sourced():

@@ -36,7 +36,7 @@ import json
 from pathlib import Path
 
 from inspector.samples.fixtures import SessionBuilder, make_usage, zero_usage
-from inspector.session import open_session
+from inspector.session.session import open_session
 
 CWD = "/home/user/.openclaw/workspace"
 PROMPTS = [5000, 7107, 9114, 9129, 9144, 19152, 5150, 5165]

@@ -9,11 +9,11 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector.context import build_context
-from inspector.diagnosis.timeline import TimelineOptions, build_timeline
-from inspector.figures import WindowOptions, session_stats
+from inspector.figures.diagnosis.timeline import TimelineOptions, build_timeline
+from inspector.figures.session_figures import WindowOptions, session_stats
 from inspector.samples.fixtures import SessionBuilder, make_usage, zero_usage
-from inspector.session import open_session
+from inspector.session.context import build_context
+from inspector.session.session import open_session
 
 OPS = st.lists(
     st.tuples(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from test_diagnosis_fixtures import CWD, build_runaway
 
-from inspector.diagnosis.repeats import find_repeats, normalize_error
+from inspector.figures.diagnosis.repeats import find_repeats, normalize_error
 from inspector.samples.fixtures import SessionBuilder
-from inspector.session import open_session
+from inspector.session.session import open_session
 
 
 def repeats_of(path):

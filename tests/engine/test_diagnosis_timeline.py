@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from test_diagnosis_fixtures import ESTIMATES, PROMPTS, build_over_window, build_runaway, write_config
 
-from inspector.config import load_openclaw_config
-from inspector.context import build_context
-from inspector.diagnosis.calls import walk_calls
-from inspector.diagnosis.thresholds import compaction_reserve
-from inspector.diagnosis.timeline import TimelineOptions, build_timeline
-from inspector.figures import WindowOptions, session_stats
-from inspector.session import open_session
+from inspector.figures.diagnosis.calls import walk_calls
+from inspector.figures.diagnosis.thresholds import compaction_reserve
+from inspector.figures.diagnosis.timeline import TimelineOptions, build_timeline
+from inspector.figures.session_figures import WindowOptions, session_stats
+from inspector.host.openclaw_config import load_openclaw_config
+from inspector.session.context import build_context
+from inspector.session.session import open_session
 
 
 def timeline_of(path, window=None, config=None, **kw):

@@ -1,4 +1,4 @@
-"""The packed entry index (`inspector.entry_table.EntryTable`) and what is computed from its columns.
+"""The packed entry index (`inspector.storage.entry_table.EntryTable`) and what is computed from its columns.
 
 - every `Entry` appended comes back equal from the table (`table[i]`, slices, iteration), whatever its fields,
   including `data` that compact JSON cannot give back (inf, NaN, lone surrogates, ints beyond 64 bits);
@@ -24,12 +24,12 @@ from conftest import assistant, jline, tool_result, user
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector import model as m
-from inspector.context import build_context, compactions_on_path
-from inspector.entry_range import EntryRange
-from inspector.entry_table import EntryTable
-from inspector.figures import shape_totals, usage_totals
-from inspector.session import Session, open_session
+from inspector.figures.session_figures import shape_totals, usage_totals
+from inspector.model import entries as m
+from inspector.session.context import build_context, compactions_on_path
+from inspector.session.session import Session, open_session
+from inspector.storage.entry_range import EntryRange
+from inspector.storage.entry_table import EntryTable
 
 PROPS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 HEADER = {"type": "session", "version": 3, "id": "t", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/"}

@@ -1,5 +1,5 @@
-"""The typed figures (`inspector.overview`, `figures.session_figures`, `inspector.breakdown`, `inspector.sizes`,
-`inspector.summary`): one object per figure, and `stats --json` / `context --json` print exactly those objects."""
+"""The typed figures (`inspector.figures.overview`, `figures.session_figures`, `inspector.figures.breakdown`, `inspector.figures.sizes`,
+`inspector.figures.file_summary`): one object per figure, and `stats --json` / `context --json` print exactly those objects."""
 
 from __future__ import annotations
 
@@ -7,21 +7,21 @@ import json
 
 from conftest import assistant, entry, header, msg, tool_result, user, write_lines
 
-from inspector.breakdown import Breakdown, context_breakdown
-from inspector.figures import (
+from inspector.figures.breakdown import Breakdown, context_breakdown
+from inspector.figures.file_summary import UNSUPPORTED, SummaryCache, summarize_session
+from inspector.figures.overview import DAMAGE_KINDS, ContextUsage, damaged_lines, is_unsupported
+from inspector.figures.session_figures import (
     WindowOptions,
     context_overview,
     context_report,
-    last_context_usage,
     load_window_options,
     session_figures,
     session_stats,
 )
-from inspector.overview import DAMAGE_KINDS, ContextUsage, damaged_lines, is_unsupported
-from inspector.session import open_session
-from inspector.sizes import UNKNOWN, estimate_sizes, recorded_context_running, recorded_output_sizes, running_totals
-from inspector.summary import UNSUPPORTED, SummaryCache, summarize_session
-from inspector.tokens import calculate_context_tokens
+from inspector.figures.sizes import UNKNOWN, estimate_sizes, recorded_context_running, recorded_output_sizes, running_totals
+from inspector.rules.openclaw_2026_4_12.tokens import calculate_context_tokens
+from inspector.rules.openclaw_2026_4_12.tokens.context_usage import last_context_usage
+from inspector.session.session import open_session
 
 USAGE = {"input": 1000, "output": 50, "cacheRead": 200, "cacheWrite": 0, "totalTokens": 1250, "cost": {"total": 0.01}}
 

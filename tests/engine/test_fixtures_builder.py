@@ -12,9 +12,9 @@ import orjson
 import pytest
 from conftest import bench_generator
 
-from inspector.jsjson import js_stringify
+from inspector.js.jsjson import js_stringify
+from inspector.js.timeutil import ms_from_iso
 from inspector.samples.fixtures import SessionBuilder, make_usage, png_base64, zero_usage
-from inspector.timeutil import ms_from_iso
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 BASE = ["type", "id", "parentId", "timestamp"]

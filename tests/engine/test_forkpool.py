@@ -1,4 +1,4 @@
-"""`inspector.forkpool.ForkPool`, the forked workers a big file's ranges are parsed on.
+"""`inspector.storage.forkpool.ForkPool`, the forked workers a big file's ranges are parsed on.
 
 - each worker answers its calls in order, results that do not fit a pipe's default buffer included;
 - an exception in a worker is raised in the caller, with its type, and the worker goes on serving;
@@ -14,7 +14,7 @@ import signal
 import pytest
 from conftest import pid_alive
 
-from inspector.forkpool import ForkPool, WorkerGone
+from inspector.storage.forkpool import ForkPool, WorkerGone
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the pool forks")
 

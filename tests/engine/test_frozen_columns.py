@@ -9,8 +9,8 @@ import pickle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector import model as m
-from inspector.entry_table import EntryTable, FrozenColumns
+from inspector.model import entries as m
+from inspector.storage.entry_table import EntryTable, FrozenColumns
 
 
 def _restored(table: EntryTable) -> EntryTable:

@@ -17,10 +17,10 @@ from conftest import CORPUS, bench_generator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector.formats.fused_record import BY_ROLE
-from inspector.formats.records import MessageRecord, decode_line, extract_record, message_record_reference
-from inspector.jsjson import js_stringify
-from inspector.tokens.fused import stringify_len_or_throw, utf16_len_of_utf8
+from inspector.js.jsjson import js_stringify
+from inspector.read.fused_record import BY_ROLE
+from inspector.read.records import MessageRecord, decode_line, extract_record, message_record_reference
+from inspector.rules.openclaw_2026_4_12.tokens.fused import stringify_len_or_throw, utf16_len_of_utf8
 
 
 def _reference(line: bytes, version: int = 3) -> tuple:

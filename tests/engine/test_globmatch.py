@@ -8,8 +8,8 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector.globmatch import GlobMatcher
-from inspector.pruning.tools import compile_glob_pattern, make_tool_prunable_predicate
+from inspector.js.globmatch import GlobMatcher
+from inspector.rules.openclaw_2026_4_12.pruning.tools import compile_glob_pattern, make_tool_prunable_predicate
 
 _JS_DOT_STAR = "[^\\n\\r\\u2028\\u2029]*"
 

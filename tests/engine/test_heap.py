@@ -1,4 +1,4 @@
-"""`inspector.heap.keep_big_allocations_mapped`: on glibc the mapping threshold is fixed (mallopt answers 1), once per
+"""`inspector.storage.heap.keep_big_allocations_mapped`: on glibc the mapping threshold is fixed (mallopt answers 1), once per
 process; elsewhere it reports that nothing changed, and nothing fails."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ import sys
 
 import pytest
 
-from inspector import heap
+from inspector.storage import heap
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt's mapping threshold is glibc's")
 def test_the_threshold_is_fixed_once_on_glibc() -> None:
-    code = "from inspector import heap; print(heap._done, heap.keep_big_allocations_mapped(), heap._done, heap.keep_big_allocations_mapped())"
+    code = "from inspector.storage import heap; print(heap._done, heap.keep_big_allocations_mapped(), heap._done, heap.keep_big_allocations_mapped())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "True", "True", "True"]
 

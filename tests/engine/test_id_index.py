@@ -1,4 +1,4 @@
-"""The id index (`inspector.id_index.IdIndex`): its flat form, stored in a snapshot, answers every lookup as the dict
+"""The id index (`inspector.storage.id_index.IdIndex`): its flat form, stored in a snapshot, answers every lookup as the dict
 a session builds while it is read does (the last entry with an id wins), before and after ids are added, and turns
 into that dict for bulk passes or many lookups."""
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector.id_index import IdIndex, id_hash
+from inspector.storage.id_index import IdIndex, id_hash
 
 COLLIDING = ("ide8d", "id113c848")
 """Two ids with the same stable hash (found by a birthday search)."""

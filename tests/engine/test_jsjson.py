@@ -1,4 +1,4 @@
-"""inspector.jsjson: JavaScript JSON.stringify, byte for byte."""
+"""inspector.js.jsjson: JavaScript JSON.stringify, byte for byte."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector import jsjson
-from inspector.jsjson import JSStringifyError, js_len, js_number_to_string, js_stringify, js_stringify_len
+from inspector.js import jsjson
+from inspector.js.jsjson import JSStringifyError, js_len, js_number_to_string, js_stringify, js_stringify_len
 
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")

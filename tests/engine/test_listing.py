@@ -1,4 +1,4 @@
-"""`inspector.listing`: a file's glance (header and tail) gives what `stats --json` gives, for every figure it decides.
+"""`inspector.host.listing`: a file's glance (header and tail) gives what `stats --json` gives, for every figure it decides.
 
 Every figure a glance does not list in `unknown` must equal the full read's (`session_stats`, what `stats --json`
 prints); odd files (empty, no header, a line cut by a writer, a huge line, a FIFO, an unreadable file) never raise.
@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from conftest import corpus_file
 
-from inspector.figures import WindowOptions, session_stats
-from inspector.listing import glance_session
-from inspector.listing.glance import SCAN_BYTES
-from inspector.listing.memo import FileMemo
+from inspector.figures.session_figures import WindowOptions, session_stats
+from inspector.host.listing import glance_session
+from inspector.host.listing.file_memo import FileMemo
+from inspector.host.listing.glance import SCAN_BYTES
 from inspector.samples.fixtures import SessionBuilder
-from inspector.session import open_session
+from inspector.session.session import open_session
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bench.many_sessions import generate_dir

@@ -1,14 +1,14 @@
-"""Row marks (`inspector.marks`): the overlay's behaviour and the first filler, cache-TTL expiry."""
+"""Row marks (`inspector.figures.marks`): the overlay's behaviour and the first filler, cache-TTL expiry."""
 
 from __future__ import annotations
 
 import pytest
 
-from inspector.marks import MARK_KINDS, MarkKind, MarkShape, RowMark, RowMarks, cache_expiry_marks
-from inspector.pruning.expiry import expired_tool_results
-from inspector.pruning.settings import resolve_settings
+from inspector.figures.marks import MARK_KINDS, MarkKind, MarkShape, RowMark, RowMarks, cache_expiry_marks
+from inspector.figures.pruning.expiry import expired_tool_results
+from inspector.rules.openclaw_2026_4_12.pruning.settings import resolve_settings
 from inspector.samples.fixtures import SessionBuilder
-from inspector.session import open_session
+from inspector.session.session import open_session
 
 CONFIG = {"agents": {"defaults": {"contextPruning": {"mode": "cache-ttl", "ttl": "5m"}}}}
 TTL = 300_000

@@ -1,4 +1,4 @@
-"""The entry table's two layouts of packed numbers (`inspector.nums_layout`): narrow rows while every number fits,
+"""The entry table's two layouts of packed numbers (`inspector.storage.nums_layout`): narrow rows while every number fits,
 the wide `model.NUMS` once one does not.
 
 - a row comes back exactly (every field, NaN and the sign of the estimates included) from either layout, and is
@@ -19,9 +19,9 @@ from array import array
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector import model as m
-from inspector import nums_layout as nl
-from inspector.entry_table import EntryTable
+from inspector.model import entries as m
+from inspector.storage import nums_layout as nl
+from inspector.storage.entry_table import EntryTable
 
 PROPS = settings(max_examples=150, deadline=None)
 

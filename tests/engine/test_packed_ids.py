@@ -1,4 +1,4 @@
-"""Packed ids (`inspector.packed_ids`, `EntryTable` restored from a snapshot): every id and parent id read one at a
+"""Packed ids (`inspector.storage.packed_ids`, `EntryTable` restored from a snapshot): every id and parent id read one at a
 time, or in ranges, or as the lists, is the one the table held, before and after rows are added, and while another
 thread adds rows."""
 
@@ -10,10 +10,10 @@ import threading
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector import model as m
-from inspector.entry_table import EntryTable
-from inspector.id_index import IdIndex
-from inspector.packed_ids import PackedIds
+from inspector.model import entries as m
+from inspector.storage.entry_table import EntryTable
+from inspector.storage.id_index import IdIndex
+from inspector.storage.packed_ids import PackedIds
 
 _NUMS = m.pack_nums(1, 0, 1, None, None)
 _id = st.one_of(st.sampled_from(["a", "b", "", "é", "\ud800", "x" * 30, "a\x00b"]), st.text(max_size=5), st.none(), st.integers(-3, 3))

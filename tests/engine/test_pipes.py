@@ -1,4 +1,4 @@
-"""`inspector.pipes`: the link the indexing workers and the counting helper talk over, and the reaping of a child."""
+"""`inspector.storage.pipes`: the link the indexing workers and the counting helper talk over, and the reaping of a child."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from inspector.pipes import Channel, reap
+from inspector.storage.pipes import Channel, reap
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the links are used across a fork")
 

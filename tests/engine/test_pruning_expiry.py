@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC
 
-from inspector.pruning.expiry import cache_ttl_gate, expired_tool_results
-from inspector.pruning.preview import PreviewOptions, build_preview
-from inspector.pruning.settings import ContextPruningSettings, resolve_settings
+from inspector.figures.pruning.expiry import cache_ttl_gate, expired_tool_results
+from inspector.figures.pruning.preview import PreviewOptions, build_preview
+from inspector.rules.openclaw_2026_4_12.pruning.settings import ContextPruningSettings, resolve_settings
 from inspector.samples.fixtures import SessionBuilder
-from inspector.session import open_session
+from inspector.session.session import open_session
 
 START = "2026-03-01T10:00:00.000Z"
 CONFIG = {"agents": {"defaults": {"contextPruning": {"mode": "cache-ttl", "ttl": "5m"}}}}
@@ -122,7 +122,7 @@ def test_ttl_zero_marks_nothing_in_the_transcript_or_the_preview(tmp_path):
 def test_a_fixed_clock_gives_the_same_answer_as_now_ms(tmp_path):
     from datetime import datetime, timedelta
 
-    from inspector.clock import FixedClock
+    from inspector.base.clock import FixedClock
 
     session, touch_ms, _ = build(tmp_path)
     now = touch_ms + TTL + 7  # not a whole second: clock_ms must not round

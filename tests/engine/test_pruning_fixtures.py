@@ -12,10 +12,10 @@ import json
 import orjson
 
 from inspector.cli import main
-from inspector.pruning.preview import PreviewOptions, build_preview
+from inspector.figures.pruning.preview import PreviewOptions, build_preview
+from inspector.js.timeutil import iso_from_ms, ms_from_iso
 from inspector.samples.fixtures import SessionBuilder
-from inspector.session import open_session
-from inspector.timeutil import iso_from_ms, ms_from_iso
+from inspector.session.session import open_session
 
 START = "2026-03-01T10:00:00.000Z"
 ENABLED = {"agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}}}

@@ -9,11 +9,11 @@ import orjson
 import pytest
 
 from inspector.cli import main
-from inspector.pruning.preview import PreviewOptions, build_preview
-from inspector.pruning.settings import SettingsOverrides
-from inspector.pruning.ttl import iso_from_ms, ms_from_iso
+from inspector.figures.pruning.preview import PreviewOptions, build_preview
+from inspector.rules.openclaw_2026_4_12.pruning.settings import SettingsOverrides
+from inspector.rules.openclaw_2026_4_12.pruning.ttl import iso_from_ms, ms_from_iso
 from inspector.samples.fixtures import SessionBuilder
-from inspector.session import open_session
+from inspector.session.session import open_session
 
 START = "2026-03-01T10:00:00.000Z"
 CONFIG = {"agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}}}
@@ -269,10 +269,10 @@ def test_corpus_session_preview_is_consistent():
 
 def test_preview_cache_gives_the_same_preview_and_reads_each_message_once(tmp_path, monkeypatch):
     """The settings panel re-previews on every edit; with a cache, messages are read and tiktoken-counted once."""
-    from inspector.pruning.preview import PreviewCache, PreviewOptions, build_preview
-    from inspector.pruning.settings import SettingsOverrides
+    from inspector.figures.pruning.preview import PreviewCache, PreviewOptions, build_preview
+    from inspector.rules.openclaw_2026_4_12.pruning.settings import SettingsOverrides
     from inspector.samples.fixtures import SessionBuilder
-    from inspector.session import Session, open_session
+    from inspector.session.session import Session, open_session
 
     b = SessionBuilder(seed=3)
     b.header(cwd="/w")

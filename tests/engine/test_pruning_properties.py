@@ -12,13 +12,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector.pruning.preview import PreviewOptions, build_preview
-from inspector.pruning.pruner import prune_context_messages
-from inspector.pruning.settings import ContextPruningSettings, HardClearSettings, SettingsOverrides, SoftTrimSettings
-from inspector.pruning.utf16 import js_last_index_of, js_slice
+from inspector.figures.pruning.preview import PreviewOptions, build_preview
+from inspector.js.utf16 import js_last_index_of, js_slice
+from inspector.rules.openclaw_2026_4_12.pruning.pruner import prune_context_messages
+from inspector.rules.openclaw_2026_4_12.pruning.settings import (
+    ContextPruningSettings,
+    HardClearSettings,
+    SettingsOverrides,
+    SoftTrimSettings,
+)
+from inspector.rules.openclaw_2026_4_12.tokens import openclaw_prune_chars
 from inspector.samples.fixtures import SessionBuilder
-from inspector.session import open_session
-from inspector.tokens import openclaw_prune_chars
+from inspector.session.session import open_session
 
 ALPHABET = st.sampled_from(list("ab \n中文한😀\u2028") + ["\ud83d", "\udca9"])
 TEXT = st.text(ALPHABET, max_size=120)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 
-from inspector.pruning.pruner import (
+from inspector.rules.openclaw_2026_4_12.pruning.pruner import (
     PRUNED_CONTEXT_IMAGE_MARKER,
     STAGE_BELOW_HARD_CLEAR_RATIO,
     STAGE_BELOW_MIN_PRUNABLE_TOOL_CHARS,
@@ -22,8 +22,8 @@ from inspector.pruning.pruner import (
     take_head_from_joined_text,
     take_tail_from_joined_text,
 )
-from inspector.pruning.settings import ContextPruningSettings, HardClearSettings, SoftTrimSettings
-from inspector.tokens import openclaw_prune_chars
+from inspector.rules.openclaw_2026_4_12.pruning.settings import ContextPruningSettings, HardClearSettings, SoftTrimSettings
+from inspector.rules.openclaw_2026_4_12.tokens import openclaw_prune_chars
 
 WINDOW = 1000  # tokens -> char window 4000
 PLACEHOLDER = "[Old tool result content cleared]"  # 33 chars

@@ -6,14 +6,14 @@ import math
 
 import pytest
 
-from inspector.pruning.settings import (
+from inspector.rules.openclaw_2026_4_12.pruning.settings import (
     DurationError,
     SettingsOverrides,
     compute_effective_settings,
     parse_duration_ms,
     resolve_settings,
 )
-from inspector.pruning.tools import compile_glob_pattern, make_tool_prunable_predicate
+from inspector.rules.openclaw_2026_4_12.pruning.tools import compile_glob_pattern, make_tool_prunable_predicate
 
 
 def test_defaults_under_openclaw_names():

@@ -8,7 +8,8 @@ import json5
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector.pruning.settings import (
+from inspector.js.utf16 import js_trim
+from inspector.rules.openclaw_2026_4_12.pruning.settings import (
     DEFAULT_CONTEXT_PRUNING_SETTINGS,
     ContextPruningSettings,
     HardClearSettings,
@@ -16,8 +17,12 @@ from inspector.pruning.settings import (
     parse_duration_ms,
     resolve_settings,
 )
-from inspector.pruning.snippet import context_pruning_object, duration_setting, settings_snippet, with_context_pruning_edits
-from inspector.pruning.utf16 import js_trim
+from inspector.rules.openclaw_2026_4_12.pruning.snippet import (
+    context_pruning_object,
+    duration_setting,
+    settings_snippet,
+    with_context_pruning_edits,
+)
 
 ANTHROPIC_AUTH = {"auth": {"profiles": {"anthropic:default": {"provider": "anthropic", "mode": "api_key"}}}}
 

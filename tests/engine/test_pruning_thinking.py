@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.pruning.thinking import drop_thinking_blocks, resolve_drop_thinking_blocks, should_preserve_thinking_blocks
-from inspector.tokens import openclaw_prune_chars
+from inspector.rules.openclaw_2026_4_12.pruning.thinking import (
+    drop_thinking_blocks,
+    resolve_drop_thinking_blocks,
+    should_preserve_thinking_blocks,
+)
+from inspector.rules.openclaw_2026_4_12.tokens import openclaw_prune_chars
 
 THINK = {"type": "thinking", "thinking": "abc", "thinkingSignature": "sig"}
 REDACTED = {"type": "redacted_thinking", "data": "opaque"}

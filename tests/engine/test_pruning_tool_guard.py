@@ -6,14 +6,14 @@ maxContextChars = max(1024, floor(2000*4*0.9)) = 7200; a tool result estimates a
 
 from __future__ import annotations
 
-from inspector.pruning.tool_guard import (
+from inspector.rules.openclaw_2026_4_12.pruning.tool_guard import (
     PREEMPTIVE_CONTEXT_OVERFLOW_MESSAGE,
     evaluate_tool_result_context_guard,
     format_context_limit_truncation_notice,
     guard_limits,
     truncate_text_to_budget,
 )
-from inspector.tokens import tool_guard_chars
+from inspector.rules.openclaw_2026_4_12.tokens import tool_guard_chars
 
 
 def result(content, details=None, role="toolResult"):

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from inspector.pruning.ttl import (
+from inspector.rules.openclaw_2026_4_12.pruning.ttl import (
     SOURCE_CACHE_TTL_ENTRY,
     SOURCE_LAST_ASSISTANT,
     SOURCE_NONE,
@@ -21,7 +21,7 @@ from inspector.pruning.ttl import (
     ttl_expired,
 )
 from inspector.samples.fixtures import SessionBuilder
-from inspector.session import open_session
+from inspector.session.session import open_session
 
 T0 = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 TTL = 300_000

@@ -6,8 +6,8 @@ import os
 
 from conftest import assistant, entry, header, jline, msg, tool_result, user, write_lines
 
-from inspector.session import open_session
-from inspector.tokens import COMPACTION_SUMMARY_PREFIX
+from inspector.rules.openclaw_2026_4_12.tokens import COMPACTION_SUMMARY_PREFIX
+from inspector.session.session import open_session
 
 
 def rows(session, leaf=None):
@@ -85,7 +85,7 @@ def test_only_latest_compaction_counts_and_earlier_is_not_emitted(tmp_path):
 def test_boundary_compaction_at_entry_one(tmp_path):
     extra = [entry("compaction", "k1", "a2", summary="## Decisions\nNo prior history.", firstKeptEntryId="m1", tokensBefore=0, fromHook=True)]
     s = open_session(basic(tmp_path, extra))
-    from inspector.figures import compaction_kind, first_entry_index
+    from inspector.figures.session_figures import compaction_kind, first_entry_index
 
     assert first_entry_index(s) == 0
     k1 = s.entry_by_id("k1")
@@ -286,7 +286,7 @@ def test_excluded_flag_and_branch_summary_follow_javascript_truthiness(tmp_path)
     """pi tests `m.excludeFromContext` and `entry.summary` with JavaScript truthiness: `{}` and `[]` are true."""
     from pi_reference import build_session_context, load_entries, migrate
 
-    from inspector.tokens import model_visible_texts
+    from inspector.rules.openclaw_2026_4_12.tokens import model_visible_texts
 
     lines = [header()]
     prev = None
@@ -311,7 +311,7 @@ def test_excluded_flag_and_branch_summary_follow_javascript_truthiness(tmp_path)
 
 
 def test_tail_session_is_the_end_of_the_full_index(tmp_path):
-    from inspector.tail import read_tail, tail_session
+    from inspector.session.tail import read_tail, tail_session
 
     lines = [header(), msg("u0", None, user("start"))]
     prev = "u0"
@@ -335,9 +335,9 @@ def test_message_entry_fields_come_from_the_record_by_name():
     `EntryTable.add_row`): each must come back in its namesake of the `Entry`."""
     from dataclasses import fields
 
-    from inspector.formats.openclaw import EntryReader
-    from inspector.formats.records import MessageRecord, extract_record
-    from inspector.model import Entry
+    from inspector.model.entries import Entry
+    from inspector.read.jsonl_reader import EntryReader
+    from inspector.read.records import MessageRecord, extract_record
 
     a = assistant("hi", tool_calls=[("c1", "read", {"path": "a"}), ("c2", "exec", {"command": "ls"})], stop="toolUse")
     line = jline(msg("a1", "p0", a)).encode()

@@ -14,11 +14,17 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector import model as m
-from inspector.figures import sum_usage
-from inspector.jsjson import JSStringifyError, js_stringify, js_stringify_len
-from inspector.tokens import estimate_all, openclaw_compaction_tokens, openclaw_prune_chars, pi_estimate_tokens, tool_guard_chars
-from inspector.tokens.fused import stringify_len_or_throw
+from inspector.figures.session_figures import sum_usage
+from inspector.js.jsjson import JSStringifyError, js_stringify, js_stringify_len
+from inspector.model import entries as m
+from inspector.rules.openclaw_2026_4_12.tokens import (
+    estimate_all,
+    openclaw_compaction_tokens,
+    openclaw_prune_chars,
+    pi_estimate_tokens,
+    tool_guard_chars,
+)
+from inspector.rules.openclaw_2026_4_12.tokens.fused import stringify_len_or_throw
 
 # -- usage totals ------------------------------------------------------------------------------------------------
 
@@ -171,7 +177,7 @@ def test_ascii_fast_paths_equal_the_estimators(msg: dict) -> None:
 def test_scanner_chunks_split_lines_like_bytes_split(tmp_path_factory, lines: list[bytes], trailing: bool, chunk: int) -> None:
     """Whatever the chunk size, lines crossing chunk boundaries come out whole, with their offsets; what follows
     the last newline stays pending."""
-    from inspector.index import LineScanner
+    from inspector.read.lines import LineScanner
 
     data = b"\n".join(lines) + (b"\n" if trailing else b"")
     path = tmp_path_factory.mktemp("scan") / "s.jsonl"

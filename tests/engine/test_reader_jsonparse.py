@@ -14,8 +14,8 @@ import subprocess
 import pytest
 from conftest import assistant, header, msg, user, write_lines
 
-from inspector.formats.records import decode_line
-from inspector.session import open_session
+from inspector.read.records import decode_line
+from inspector.session.session import open_session
 
 ACCEPTED = [
     (rb'{"a":"\ud800"}', {"a": "\ud800"}),

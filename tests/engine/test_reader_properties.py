@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pi_reference import build_session_context, load_entries, migrate
 
-from inspector.context import build_context
-from inspector.session import Session, open_session
+from inspector.session.context import build_context
+from inspector.session.session import Session, open_session
 
 HEADER = {"type": "session", "version": 3, "id": "prop", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/"}
 text = st.text(st.characters(min_codepoint=1, max_codepoint=0x2FFFF, blacklist_categories=("Cs",)), max_size=40)
@@ -168,7 +168,7 @@ def test_parallel_index_equals_serial_index(tmp_path, monkeypatch):
     """Big files are parsed by worker processes in byte ranges; the result must equal the serial read."""
     from conftest import corpus_file
 
-    import inspector.parallel as par
+    import inspector.read.parallel as par
 
     src = corpus_file("pi", "before-compaction.v1.jsonl")
     data = src.read_bytes() + b'{"broken\n' + b"\n" + src.read_bytes().split(b"\n")[5] + b"\n" + b'{"partial":'
@@ -191,7 +191,7 @@ def test_parallel_index_equals_serial_index(tmp_path, monkeypatch):
 
 def test_split_points_skip_a_huge_line_and_end_after_newlines(tmp_path):
     """Range boundaries for worker processes: each just after a newline, none inside a line, one scan per range."""
-    from inspector.parallel import split_points
+    from inspector.read.parallel import split_points
 
     data = b"a\n" + b"x" * 5_000_000 + b"\n" + b"b\n" * 10 + b"y" * 3_000_000 + b"\n"
     p = tmp_path / "h.jsonl"
@@ -208,7 +208,7 @@ def test_split_points_skip_a_huge_line_and_end_after_newlines(tmp_path):
 def test_records_cross_processes_as_plain_tuples_and_come_back_named():
     import pickle
 
-    from inspector.formats.records import ErrorRecord, MessageRecord, OtherRecord, extract_record, from_wire, to_wire
+    from inspector.read.records import ErrorRecord, MessageRecord, OtherRecord, extract_record, from_wire, to_wire
 
     lines = [b'{"type":"message","id":"a","parentId":null,"message":{"role":"assistant","content":[],"usage":{}}}',
              b'{"type":"label","id":"l","parentId":"a","targetId":"a"}', b'{"broken']
@@ -248,7 +248,7 @@ def test_a_long_context_walk_in_small_pieces_keeps_messages_far_back(tmp_path, p
     """The kept messages start far before the pieces the settings walk computed (entry 5 of 60)."""
     from unittest.mock import patch
 
-    from inspector import context
+    from inspector.session import context
 
     s = open_session(_long_session(tmp_path))
     with patch.object(context._PathKinds, "FIRST_PIECE", 10**9):
@@ -268,7 +268,7 @@ def test_the_context_walk_reads_the_path_from_its_end_in_pieces_with_the_same_re
     asks: with tiny pieces (many doublings, compactions and settings far back) the context is what one piece gives."""
     from unittest.mock import patch
 
-    from inspector import context
+    from inspector.session import context
 
     with tempfile.TemporaryDirectory() as d:
         p = write(Path(d), "s.jsonl", ("\n".join(lines) + "\n").encode())

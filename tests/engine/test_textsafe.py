@@ -1,6 +1,6 @@
 """Untrusted text is made inert: control sequences become visible escapes, markup stays literal text."""
 
-from inspector.textsafe import make_inert, one_line
+from inspector.base.textsafe import make_inert, one_line
 
 
 def test_escape_sequences_become_visible():

@@ -1,4 +1,4 @@
-"""inspector.timeutil: ISO-8601 <-> epoch ms as JavaScript's `toISOString()` / `new Date(iso).getTime()`."""
+"""inspector.js.timeutil: ISO-8601 <-> epoch ms as JavaScript's `toISOString()` / `new Date(iso).getTime()`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from inspector.timeutil import iso_from_ms, iso_to_ms, ms_from_iso
+from inspector.js.timeutil import iso_from_ms, iso_to_ms, ms_from_iso
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 NODE = shutil.which("node")

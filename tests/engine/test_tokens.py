@@ -1,4 +1,4 @@
-"""inspector.tokens: every estimator, one test per rule (spec §2.2, §3.3, §4.2, §4.4, §5)."""
+"""inspector.rules.openclaw_2026_4_12.tokens: every estimator, one test per rule (spec §2.2, §3.3, §4.2, §4.4, §5)."""
 
 from __future__ import annotations
 
@@ -17,14 +17,13 @@ from conftest import corpus_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector.tokens import (
-    TokenCounter,
+from inspector.counting.counter import TokenCounter, get_token_counter
+from inspector.rules.openclaw_2026_4_12.tokens import (
     bash_execution_to_text,
     calculate_context_tokens,
     estimate_all,
     estimate_context_tokens,
     estimate_string_chars,
-    get_token_counter,
     js_len,
     model_visible_texts,
     openclaw_compaction_tokens,
@@ -427,8 +426,8 @@ def _usage_edge_session(tmp_path: Path, usage: object, stop: str = "stop") -> Pa
 @pytest.mark.parametrize("stop", ["stop", "aborted"])
 def test_context_now_from_metadata_equals_estimate_context_tokens_on_edge_usages(tmp_path, usage, stop) -> None:
     """One estimateContextTokens: from the index's metadata and from the loaded messages, the same result."""
-    from inspector.figures import last_context_usage
-    from inspector.session import open_session
+    from inspector.rules.openclaw_2026_4_12.tokens.context_usage import last_context_usage
+    from inspector.session.session import open_session
 
     session = open_session(_usage_edge_session(tmp_path, usage, stop))
     ctx = session.context()
@@ -441,7 +440,7 @@ def test_context_now_from_metadata_equals_estimate_context_tokens_on_edge_usages
 @pytest.mark.skipif(NODE is None or not PI_COMPACTION_JS.exists(), reason=f"node or the pi 0.66.1 oracle is absent ({PI_ORACLE})")
 def test_estimate_context_tokens_matches_pi_on_edge_usages(tmp_path) -> None:
     """pi 0.66.1's own estimateContextTokens (run with node) on the same messages picks the same usage."""
-    from inspector.session import open_session
+    from inspector.session.session import open_session
 
     cases = []
     for i, usage in enumerate(USAGE_EDGE_CASES):
@@ -528,7 +527,7 @@ _NO_NETWORK_PROBE = textwrap.dedent(
             events.append(event)
             raise RuntimeError("network attempted: " + event)
     sys.addaudithook(hook)
-    from inspector.tokens import TokenCounter
+    from inspector.counting.counter import TokenCounter
     start = time.monotonic()
     c = TokenCounter(sys.argv[1])
     print(json.dumps({"name": c.name, "available": c.available, "notice": c.notice, "events": events,
@@ -576,7 +575,7 @@ from hypothesis import given as _given
 from hypothesis import settings as _settings
 from hypothesis import strategies as _st
 
-from inspector.tokens import measure as _measure
+from inspector.rules.openclaw_2026_4_12.tokens import measure as _measure
 
 _interesting = _st.sampled_from(
     [0x41, 0xE9, 0x2DFF, 0x2E7F, 0x2E80, 0x2EFF, 0x2F00, 0x9FFF, 0xA000, 0xA4FF, 0xA500, 0xABFF, 0xAC00, 0xD6FF,

@@ -1,11 +1,11 @@
-"""Context-window resolution, cap and guard (inspector/window.py, spec §5) and the model catalog."""
+"""Context-window resolution, cap and guard (inspector/rules/openclaw_2026_4_12/window_guard.py, spec §5) and the model catalog."""
 
 from __future__ import annotations
 
 import pytest
 
-from inspector.models_catalog import KNOWN_MODELS, known_model
-from inspector.window import (
+from inspector.rules.openclaw_2026_4_12.model_catalog import KNOWN_MODELS, known_model
+from inspector.rules.openclaw_2026_4_12.window_guard import (
     CONTEXT_WINDOW_HARD_MIN_TOKENS,
     CONTEXT_WINDOW_WARN_BELOW_TOKENS,
     DEFAULT_CONTEXT_TOKENS,

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, assistant, entry, header, jline, msg, tool_result, user, write_lines
 
-from inspector.cache import store
+from inspector.storage.cache import cache_dir as store
 
 COMMANDS = (("stats", "--json"), ("context", "--json"), ("timeline", "--json"))
 
@@ -190,13 +190,13 @@ import sys
 from inspector.cli import main
 code = main(sys.argv[1:])
 sys.stdout.flush()
-sys.stderr.write("config imported" if "inspector.config" in sys.modules else "config not imported")
+sys.stderr.write("config imported" if "inspector.host.openclaw_config" in sys.modules else "config not imported")
 sys.exit(code)
 """
 
 
 def replay_probe(*args: object, env: dict[str, str]) -> tuple[bytes, str]:
-    """A run of the CLI that also says whether `inspector.config` was imported (a replayed memo whose config
+    """A run of the CLI that also says whether `inspector.host.openclaw_config` was imported (a replayed memo whose config
     witness holds never imports it)."""
     proc = subprocess.run([sys.executable, "-c", REPLAY_PROBE, *map(str, args)], capture_output=True, env=env, cwd=ROOT, timeout=300)
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")

@@ -115,8 +115,8 @@ def test_untrusted_text_is_inert_in_text_output(tmp_path):
 
 
 def test_ls_figures_are_the_browsers(tmp_path):
-    """`ls --figures` adds what the session browser shows (`inspector.summary`), in the table and in JSON."""
-    from inspector.summary import summarize_session
+    """`ls --figures` adds what the session browser shows (`inspector.figures.file_summary`), in the table and in JSON."""
+    from inspector.figures.file_summary import summarize_session
 
     good = sample(tmp_path)
     (tmp_path / "cc.jsonl").write_text('{"type":"user","uuid":"a"}\n', encoding="utf-8")
@@ -151,7 +151,7 @@ def test_context_window_arg_bounds():
 
     import pytest
 
-    from inspector.window import MAX_CONTEXT_WINDOW_OVERRIDE, context_window_arg
+    from inspector.rules.openclaw_2026_4_12.window_guard import MAX_CONTEXT_WINDOW_OVERRIDE, context_window_arg
 
     assert MAX_CONTEXT_WINDOW_OVERRIDE == 2**31 - 1
     assert context_window_arg("1") == 1 and context_window_arg(" 200000 ") == 200_000

@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT
 from inprocess import run_cli
 
-from inspector.compaction.breaker import CircuitBreaker
+from inspector.write.breaker import CircuitBreaker
 
 T0 = datetime(2026, 5, 1, 12, 0, 0, tzinfo=UTC)
 
@@ -157,7 +157,7 @@ def test_corrupt_state_counts_as_closed_is_reported_and_kept(state_dir: Path, se
 
 WORKER = """
 import sys
-from inspector.compaction.breaker import CircuitBreaker
+from inspector.write.breaker import CircuitBreaker
 b = CircuitBreaker(threshold=10**9)
 for i in range(int(sys.argv[2])):
     b.record_failure(sys.argv[1], "openai", f"failure {i}")
@@ -209,11 +209,11 @@ def test_retries_then_open_breaker_makes_zero_requests_until_the_trial(state_dir
 
     from llm_servers import OpenAIServer
 
-    from inspector.compaction.calls import BreakerOpen, RetryPolicy, call_summarizer
-    from inspector.compaction.events import BreakerChanged, RetryScheduled, TextStreamed
-    from inspector.compaction.summarizers import SummaryRequest, make_summarizer
-    from inspector.compaction.summarizers.base import ProviderError
-    from inspector.compaction.summarizers.prompts import history_prompt
+    from inspector.rules.openclaw_2026_4_12.compaction.prompts import history_prompt
+    from inspector.write.calls import BreakerOpen, RetryPolicy, call_summarizer
+    from inspector.write.events import BreakerChanged, RetryScheduled, TextStreamed
+    from inspector.write.summarizers import SummaryRequest, make_summarizer
+    from inspector.write.summarizers.base import ProviderError
 
     msgs = [{"role": "user", "content": "hello", "timestamp": 1}]
     req = SummaryRequest("history", tuple(msgs), history_prompt(msgs, 1000))
@@ -268,9 +268,9 @@ def test_cancel_during_the_retry_wait(state_dir: Path, session: Path) -> None:
 
     from llm_servers import AnthropicServer
 
-    from inspector.compaction.calls import RetryPolicy, call_summarizer
-    from inspector.compaction.summarizers import CancelToken, SummaryCancelled, SummaryRequest, make_summarizer
-    from inspector.compaction.summarizers.prompts import history_prompt
+    from inspector.rules.openclaw_2026_4_12.compaction.prompts import history_prompt
+    from inspector.write.calls import RetryPolicy, call_summarizer
+    from inspector.write.summarizers import CancelToken, SummaryCancelled, SummaryRequest, make_summarizer
 
     msgs = [{"role": "user", "content": "hello", "timestamp": 1}]
     req = SummaryRequest("history", tuple(msgs), history_prompt(msgs, 1000))

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from inspector.clock import FixedClock
-from inspector.compaction.lock import (
+from inspector.base.clock import FixedClock
+from inspector.write.lock import (
     LockHeld,
     acquire_session_write_lock,
     inspect_lock,
@@ -27,7 +27,7 @@ from inspector.compaction.lock import (
 
 HOLDER = """
 import sys, time
-from inspector.compaction.lock import acquire_session_write_lock
+from inspector.write.lock import acquire_session_write_lock
 lock = acquire_session_write_lock(sys.argv[1])
 print("locked", flush=True)
 mode = sys.argv[2]

@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle.pi_oracle import oracle_dist
 
-from inspector.compaction import safeguard as sg
-from inspector.compaction.items import item_for_message
-from inspector.compaction.toolresults import estimate_reduction_potential, tool_result_text
+from inspector.rules.openclaw_2026_4_12.compaction import safeguard as sg
+from inspector.rules.openclaw_2026_4_12.compaction.items import item_for_message
+from inspector.rules.openclaw_2026_4_12.compaction.toolresults import estimate_reduction_potential, tool_result_text
 
 SCRIPT = ROOT / "tests" / "oracle" / "openclaw_helpers.mjs"
 

@@ -20,8 +20,8 @@ from oracle.cases import write_all
 from oracle.pi_oracle import compare, pi_oracle  # noqa: F401  (pi_oracle is a fixture)
 from oracle.sessions import build_session, session_ops
 
-from inspector.compaction.plan import PlanOptions, plan_compaction
-from inspector.session import open_session
+from inspector.figures.forecast.plan import PlanOptions, plan_compaction
+from inspector.session.session import open_session
 
 KEEPS = (20000, 4000, 700, 50, 1)
 WINDOW = 200_000

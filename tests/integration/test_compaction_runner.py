@@ -18,12 +18,12 @@ from conftest import ROOT
 from llm_servers import OpenAIServer
 from test_compaction_writer import _messages_from, pi_oracle
 
-from inspector.compaction.assembly import SUMMARY_TRUNCATED_MARKER
-from inspector.compaction.events import RunEvent
-from inspector.compaction.plan import PlanOptions
-from inspector.compaction.runner import RunOptions, run_compaction
-from inspector.compaction.summarizers import CancelToken, make_summarizer
-from inspector.jsjson import js_len
+from inspector.figures.forecast.plan import PlanOptions
+from inspector.js.jsjson import js_len
+from inspector.rules.openclaw_2026_4_12.compaction.assembly import SUMMARY_TRUNCATED_MARKER
+from inspector.write.events import RunEvent
+from inspector.write.runner import RunOptions, run_compaction
+from inspector.write.summarizers import CancelToken, make_summarizer
 
 DEMO = ROOT / "inspector" / "data" / "demo-session.jsonl"
 
@@ -296,7 +296,7 @@ def test_lines_appended_by_another_process_during_the_run_survive_once(demo: Pat
 def test_boundary_case_writes_the_boundary_summary_with_no_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from oracle.cases import boundary_session
 
-    from inspector.compaction.boundary import build_structured_fallback_summary
+    from inspector.rules.openclaw_2026_4_12.compaction.boundary import build_structured_fallback_summary
 
     monkeypatch.setenv("SESSION_INSPECTOR_STATE_DIR", str(tmp_path / "s"))
     b, note = boundary_session()
@@ -315,7 +315,7 @@ def test_boundary_case_writes_the_boundary_summary_with_no_call(tmp_path: Path, 
 def test_tty_progress_display_renders_the_stages(demo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import io
 
-    from inspector.commands.compact import EventRenderer
+    from inspector.cli.commands.compact import EventRenderer
 
     monkeypatch.setenv("SESSION_INSPECTOR_STATE_DIR", str(tmp_path / "s"))
     buf = io.StringIO()

@@ -17,20 +17,7 @@ import pytest
 from conftest import ROOT
 from llm_servers import AnthropicServer, OpenAIServer
 
-from inspector.compaction.summarizers import (
-    CancelToken,
-    ProviderConfigError,
-    ProviderError,
-    RulesSummarizer,
-    SummaryCancelled,
-    SummaryRequest,
-    make_summarizer,
-    resolve_provider,
-    summarize,
-)
-from inspector.compaction.summarizers.anthropic_messages import AnthropicMessagesSummarizer
-from inspector.compaction.summarizers.openai_chat import OpenAIChatSummarizer
-from inspector.compaction.summarizers.prompts import (
+from inspector.rules.openclaw_2026_4_12.compaction.prompts import (
     DEFAULT_COMPACTION_INSTRUCTIONS,
     IDENTIFIER_PRESERVATION_INSTRUCTIONS,
     MERGE_SUMMARIES_INSTRUCTIONS,
@@ -50,7 +37,20 @@ from inspector.compaction.summarizers.prompts import (
     turn_prefix_prompt,
     wrap_untrusted_prompt_data_block,
 )
-from inspector.compaction.summarizers.rules import rules_summary
+from inspector.write.summarizers import (
+    CancelToken,
+    ProviderConfigError,
+    ProviderError,
+    RulesSummarizer,
+    SummaryCancelled,
+    SummaryRequest,
+    make_summarizer,
+    resolve_provider,
+    summarize,
+)
+from inspector.write.summarizers.anthropic_messages import AnthropicMessagesSummarizer
+from inspector.write.summarizers.openai_chat import OpenAIChatSummarizer
+from inspector.write.summarizers.rule_based import rules_summary
 
 KEY = "sk-test-Zq8v1RkEYdoNotLeak42"
 
@@ -378,7 +378,7 @@ def test_rules_summary_of_the_demo_session_passes_openclaws_identifier_audit() -
     10 messages present (hex compared case-insensitively). The rules summary must pass it on a real session."""
     import re
 
-    from inspector.compaction.sessionfile import SessionLines
+    from inspector.write.sessionfile import SessionLines
 
     demo = ROOT / "inspector" / "data" / "demo-session.jsonl"
     lines = SessionLines(demo.read_bytes())

@@ -17,14 +17,14 @@ from typing import Any
 import pytest
 from conftest import ROOT
 
-from inspector.clock import FixedClock
-from inspector.compaction.journal import Journal, JournalRecord, new_record_id, normalized_path
-from inspector.compaction.lock import LockHeld, lock_path_for
-from inspector.compaction.sessionfile import SessionLines, SessionWriteError
-from inspector.compaction.truncate import plan_truncation, render_truncation
-from inspector.compaction.undo import undo_last_compaction
-from inspector.compaction.writer import PlanSnapshot, WriterHooks, commit_compaction
-from inspector.formats.encode import encode_entry
+from inspector.base.clock import FixedClock
+from inspector.read.encode import encode_entry
+from inspector.write.journal import Journal, JournalRecord, new_record_id, normalized_path
+from inspector.write.lock import LockHeld, lock_path_for
+from inspector.write.sessionfile import SessionLines, SessionWriteError
+from inspector.write.truncate import plan_truncation, render_truncation
+from inspector.write.undo import undo_last_compaction
+from inspector.write.writer import PlanSnapshot, WriterHooks, commit_compaction
 
 CLOCK = FixedClock(datetime(2026, 6, 7, 8, 9, 10, 123000, tzinfo=UTC))
 SUMMARY = "## Decisions\nUse the cache.\n\n## Open TODOs\nNone.\n\n## Constraints/Rules\nNone.\n\n## Pending user asks\nNone.\n\n## Exact identifiers\n/src/app.py"
@@ -177,7 +177,7 @@ def test_refusals_change_nothing(tmp_path: Path, session: Path) -> None:
 def test_live_lock_holder_refuses(session: Path) -> None:
     before = session.read_bytes()
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys,time\nfrom inspector.compaction.lock import acquire_session_write_lock as a\n"
+        [sys.executable, "-c", "import sys,time\nfrom inspector.write.lock import acquire_session_write_lock as a\n"
          "l=a(sys.argv[1]); print('locked', flush=True); time.sleep(60)", str(session)],
         stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     try:
@@ -219,7 +219,7 @@ def test_replaced_file_since_the_plan_refuses(session: Path, tmp_path: Path) -> 
 
 
 def test_new_ids_never_collide_with_any_quoted_string_in_the_file(tmp_path: Path) -> None:
-    import inspector.compaction.sessionfile as sf
+    import inspector.write.sessionfile as sf
 
     data = b'{"x":"deadbeef"}'
     seq = iter(["deadbeef-0000-4000-8000-000000000000", "cafef00d-0000-4000-8000-000000000000"])
@@ -404,7 +404,7 @@ TRIALS = 30
 ZYGOTE = """
 import os, random, sys, time
 from pathlib import Path
-from inspector.compaction.writer import WriterHooks, commit_compaction
+from inspector.write.writer import WriterHooks, commit_compaction
 print("ready", flush=True)
 for cmd in sys.stdin:
     parts = cmd.split("\\t")

@@ -8,9 +8,9 @@ import pytest
 from conftest import corpus_file
 from pi_reference import build_session_context, load_entries, migrate
 
-from inspector.figures import WindowOptions, context_report, session_stats
-from inspector.session import open_session
-from inspector.tokens import estimate_all
+from inspector.figures.session_figures import WindowOptions, context_report, session_stats
+from inspector.rules.openclaw_2026_4_12.tokens import estimate_all
+from inspector.session.session import open_session
 
 PI_FILES = ["large-session.v1.jsonl", "before-compaction.v1.jsonl", "pi-session-info.v3.jsonl"]
 
@@ -64,8 +64,8 @@ def test_session_info_v3_stats():
 @pytest.mark.parametrize("name", PI_FILES)
 def test_context_now_equals_pi_estimate_context_tokens(name):
     """The metadata-only "context now" figure equals pi's estimateContextTokens on the loaded messages."""
-    from inspector.figures import last_context_usage
-    from inspector.tokens import estimate_context_tokens
+    from inspector.rules.openclaw_2026_4_12.tokens import estimate_context_tokens
+    from inspector.rules.openclaw_2026_4_12.tokens.context_usage import last_context_usage
 
     session = open_session(corpus_file("pi", name))
     ctx = session.context()

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from conftest import ROOT, corpus_file
 
-from inspector.diagnosis.timeline import build_timeline
-from inspector.figures import WindowOptions, session_stats
-from inspector.session import open_session
+from inspector.figures.diagnosis.timeline import build_timeline
+from inspector.figures.session_figures import WindowOptions, session_stats
+from inspector.session.session import open_session
 
 DEMO = ROOT / "inspector" / "data" / "demo-session.jsonl"
 USAGE_FIELDS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")

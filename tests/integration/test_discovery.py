@@ -1,4 +1,4 @@
-"""Session discovery (inspector/discovery.py) and the ``ls`` command (inspector/commands/ls.py)."""
+"""Session discovery (inspector/host/discovery/__init__.py) and the ``ls`` command (inspector/cli/commands/ls.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from inspector.commands import ls
-from inspector.discovery import classify_file_name, discover_sessions
+from inspector.cli.commands import ls
+from inspector.host.discovery import classify_file_name, discover_sessions
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 HEADER = '{"type":"session","version":3,"id":"x","timestamp":"2026-04-13T10:00:00.000Z","cwd":"/tmp"}\n'

@@ -19,7 +19,7 @@ import pytest
 from conftest import ROOT, assistant, corpus_file, entry, header, msg, tool_result, user, write_lines
 from inprocess import run_cli
 
-from inspector.formats.detect import CLAUDE_CODE, CODEX, OPENCLAW, UNKNOWN, classify_lines, detect_format
+from inspector.read.detect import CLAUDE_CODE, CODEX, OPENCLAW, UNKNOWN, classify_lines, detect_format
 
 
 def env_for(home: Path | None = None, **extra: str) -> dict[str, str]:
@@ -195,7 +195,7 @@ def test_session_path_fifo_and_device_are_clear_errors(tmp_path):
 
 
 def test_config_fifo_zero_and_huge_are_clear_errors(tmp_path):
-    from inspector.config import load_openclaw_config
+    from inspector.host.openclaw_config import load_openclaw_config
 
     fifo = tmp_path / "openclaw.json"
     os.mkfifo(fifo)

@@ -6,7 +6,7 @@ import os
 
 from conftest import assistant, header, jline, msg, user
 
-from inspector.session import open_session
+from inspector.session.session import open_session
 
 
 def test_in_place_rewrite_that_grows_is_reindexed(tmp_path):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, assistant, header, jline, msg, user
 
-from inspector.parallel import PARALLEL_MIN_BYTES, worker_count
+from inspector.read.parallel import PARALLEL_MIN_BYTES, worker_count
 
 
 def test_worker_count_is_capped_at_the_cores(monkeypatch):

@@ -9,8 +9,8 @@ import time
 
 from conftest import assistant, header, jline, msg, tool_result, user
 
-from inspector.context import build_context
-from inspector.session import open_session
+from inspector.session.context import build_context
+from inspector.session.session import open_session
 
 
 def _writer(path: str, lines: list[str], seed: int) -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from conftest import ROOT
 
-from inspector import index
-from inspector.cache import filekey
+from inspector.read import lines as index
+from inspector.storage.cache import filekey
 
 PROBE = """
 import sys
@@ -19,7 +19,7 @@ at_start = set(sys.modules)  # what the interpreter's start (site, an editable i
 from inspector.cli import main
 code = main(sys.argv[1:])
 sys.stdout.flush()
-heavy = ("dataclasses", "pathlib", "typing", "json", "orjson", "re", "inspector.config", "inspector.session")
+heavy = ("dataclasses", "pathlib", "typing", "json", "orjson", "re", "inspector.host.openclaw_config", "inspector.session.session")
 sys.stderr.write(" ".join(m for m in heavy if m in sys.modules and m not in at_start))
 sys.exit(code)
 """
@@ -44,5 +44,5 @@ def test_a_replayed_memo_imports_nothing_heavy(tmp_path: Path) -> None:
         time.sleep(0.01)
     (first, imported_cold), (second, imported_warm) = runs
     assert second == first
-    assert "inspector.session" in imported_cold  # the first run computed the figures
+    assert "inspector.session.session" in imported_cold  # the first run computed the figures
     assert imported_warm == ""

@@ -25,12 +25,16 @@ from typing import Any
 import pytest
 from conftest import ROOT
 
-from inspector.pruning.pruner import STAGE_ESTIMATE_THREW, prune_context_messages
-from inspector.pruning.settings import DurationError, compute_effective_settings, parse_duration_ms
-from inspector.pruning.thinking import drop_thinking_blocks, resolve_drop_thinking_blocks, should_preserve_thinking_blocks
-from inspector.pruning.tool_guard import evaluate_tool_result_context_guard
-from inspector.pruning.tools import make_tool_prunable_predicate
-from inspector.pruning.ttl import evaluate_ttl_gate, is_cache_ttl_eligible, read_last_cache_touch
+from inspector.rules.openclaw_2026_4_12.pruning.pruner import STAGE_ESTIMATE_THREW, prune_context_messages
+from inspector.rules.openclaw_2026_4_12.pruning.settings import DurationError, compute_effective_settings, parse_duration_ms
+from inspector.rules.openclaw_2026_4_12.pruning.thinking import (
+    drop_thinking_blocks,
+    resolve_drop_thinking_blocks,
+    should_preserve_thinking_blocks,
+)
+from inspector.rules.openclaw_2026_4_12.pruning.tool_guard import evaluate_tool_result_context_guard
+from inspector.rules.openclaw_2026_4_12.pruning.tools import make_tool_prunable_predicate
+from inspector.rules.openclaw_2026_4_12.pruning.ttl import evaluate_ttl_gate, is_cache_ttl_eligible, read_last_cache_touch
 
 HARNESS = ROOT / "tests" / "oracle" / "openclaw_pruning.mjs"
 DIST = Path(os.environ.get("OPENCLAW_DIST_DIR", Path.home() / ".cache" / "session-inspector" / "openclaw-dist"))
@@ -329,9 +333,9 @@ def test_build_preview_on_session_files_agrees(tmp_path):
     """Whole previews of generated session files (read back by the reader): OpenClaw's extension, given the same
     context messages, every entry of the file, the settings, window, model and time, prunes exactly as the
     preview's `gate`/`applied`/`messages_after` say."""
-    from inspector.pruning.preview import PreviewOptions, build_preview
+    from inspector.figures.pruning.preview import PreviewOptions, build_preview
     from inspector.samples.fixtures import SessionBuilder
-    from inspector.session import open_session
+    from inspector.session.session import open_session
 
     rng = random.Random(4242)
     cases, previews = [], []

@@ -15,9 +15,9 @@ import pytest
 from conftest import ROOT, assistant, header, jline, msg, tool_result, user
 from test_headless_signals import alive, assert_sigterm_ends_workers, children_of
 
-from inspector.commands._common import COUNTING_HELPER_MIN_BYTES
-from inspector.parallel import PARALLEL_MIN_BYTES as INDEX_PARALLEL_MIN_BYTES
-from inspector.tokens.bulk import PARALLEL_MIN_BYTES
+from inspector.cli.commands._common import COUNTING_HELPER_MIN_BYTES
+from inspector.counting.bulk import PARALLEL_MIN_BYTES
+from inspector.read.parallel import PARALLEL_MIN_BYTES as INDEX_PARALLEL_MIN_BYTES
 
 WORDS = ["session", "context", "トークン", "上下文", "🎉", "  ", "\n", "<|endoftext|>", "1234567", "def f(x):", "'ll", "\t"]
 
@@ -78,7 +78,7 @@ def test_sigterm_while_counting_leaves_no_worker(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists() or (os.cpu_count() or 1) < 2, reason="needs /proc and 2 cores")
 def test_sigterm_while_the_counting_helper_counts_leaves_no_process(tmp_path: Path) -> None:
-    """A big file is counted by a helper process (`inspector.tokens.helper`) and the pool it forks: a SIGTERM to the
+    """A big file is counted by a helper process (`inspector.counting.helper`) and the pool it forks: a SIGTERM to the
     command ends the helper and its workers too (they are the command's grandchildren)."""
     path = _session(tmp_path / "s.jsonl", COUNTING_HELPER_MIN_BYTES + (1 << 20))
     proc = subprocess.Popen([sys.executable, "-m", "inspector", "stats", str(path), "--json", "--no-cache"], cwd=ROOT,

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from inspector.compaction.plan import CompactionPlan
-from inspector.compaction.triggers import should_compact
-from inspector.session import Session
+from inspector.figures.forecast.plan import CompactionPlan
+from inspector.rules.openclaw_2026_4_12.compaction.triggers import should_compact
+from inspector.session.session import Session
 
 PI_VERSION = "0.66.1"
 SCRIPT = Path(__file__).with_name("pi_prepare.mjs")

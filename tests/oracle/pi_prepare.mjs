@@ -1,4 +1,4 @@
-// pi's own compaction preparation, as a test oracle for inspector.compaction.
+// pi's own compaction preparation, as a test oracle for inspector.rules.openclaw_2026_4_12.compaction.
 //
 // Usage: node pi_prepare.mjs PI_CODING_AGENT_DIST_DIR < jobs.json > results.json
 // jobs.json: [{"file": "<a COPY of a session file>", "keepRecentTokens": N, "reserveTokens": N, "contextWindow": N}, ...]

@@ -12,9 +12,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from inspector.jsjson import js_stringify
+from inspector.js.jsjson import js_stringify
+from inspector.js.timeutil import iso_from_ms
 from inspector.samples.fixtures import SessionBuilder, make_usage
-from inspector.timeutil import iso_from_ms
 
 _ALPHABET = "abcdefghij klmnopqrstuvwxyz\n.,{}()_-/ABCDEF0123456789中文字符😀é"
 FILES = ["src/a.ts", "src/b.ts", "README.md", "docs/ü.md", "x/🙂.txt", "x/Ａ.txt", "Zeta.md"]

@@ -13,9 +13,9 @@ from conftest import ROOT
 from rich.console import Console
 from test_ui_support import SIZE, make_app
 
-from inspector.clock import FixedClock
-from inspector.compaction.breaker import CircuitBreaker
-from inspector.compaction.events import (
+from inspector.base.clock import FixedClock
+from inspector.write.breaker import CircuitBreaker
+from inspector.write.events import (
     BreakerChanged,
     Committed,
     Failed,

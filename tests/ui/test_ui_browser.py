@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from test_ui_support import NOW, basic_builder, compaction_builder, settle, write_session
 
-from inspector.listing import glance_session
+from inspector.figures.file_summary import summarize_session
+from inspector.host.listing import glance_session
 from inspector.samples.demo import demo_session_path
-from inspector.summary import summarize_session
 from widgets.browser.fill import FillOrder
 from widgets.browser.screen import BrowserScreen
 from widgets.browser.table import PENDING, SessionTable

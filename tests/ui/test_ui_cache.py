@@ -8,9 +8,9 @@ import pytest
 from conftest import jline, msg, user
 from test_ui_support import basic_builder, write_session
 
-from inspector.cache import store
-from inspector.cache.index_cache import index_entry_name, open_cached, save_opened
-from inspector.session import open_session
+from inspector.session.index_cache import index_entry_name, open_cached, save_opened
+from inspector.session.session import open_session
+from inspector.storage.cache import cache_dir as store
 from widgets.screens.inspector import InspectorScreen
 
 

@@ -13,10 +13,10 @@ import pytest
 from oracle.cases import after_compaction_session, boundary_session, oversized_session, share_session, split_turn_session
 from test_ui_support import SIZE, make_app, settle
 
-from inspector.compaction.marks import FORECAST_KINDS
-from inspector.compaction.plan import PlanOptions, plan_compaction
-from inspector.marks import MarkKind
-from inspector.session import open_session
+from inspector.figures.forecast.marks import FORECAST_KINDS
+from inspector.figures.forecast.plan import PlanOptions, plan_compaction
+from inspector.figures.marks import MarkKind
+from inspector.session.session import open_session
 from widgets.compaction.plan_settings import PLAN_FIELDS, parse_plan_field
 from widgets.compaction.plan_text import gauge_text, stages_text, status_text, triggers_text
 from widgets.compaction.view import CompactionView

@@ -16,11 +16,11 @@ from inprocess import run_cli
 from test_diagnosis_fixtures import build_over_window, build_runaway
 from test_ui_support import settle
 
-from inspector.diagnosis.fill import context_fill
-from inspector.diagnosis.timeline import TimelineOptions, build_timeline
-from inspector.figures import WindowOptions, context_overview
+from inspector.figures.diagnosis.fill import context_fill
+from inspector.figures.diagnosis.timeline import TimelineOptions, build_timeline
+from inspector.figures.session_figures import WindowOptions, context_overview
 from inspector.samples.fixtures import SessionBuilder
-from inspector.session import open_session
+from inspector.session.session import open_session
 from widgets.breakdown import ContextBreakdown
 from widgets.diagnosis.call_panel import CallFigures
 from widgets.diagnosis.calls_table import CallsTable

@@ -12,8 +12,8 @@ from conftest import ROOT
 from inprocess import run_cli
 from test_ui_support import SIZE, basic_builder, compaction_builder, settle, write_session
 
-from inspector.marks import MarkKind, RowMark
-from inspector.session import Session, open_session
+from inspector.figures.marks import MarkKind, RowMark
+from inspector.session.session import Session, open_session
 from widgets.breakdown import ContextBreakdown
 from widgets.browser.screen import BrowserScreen, Summarized
 from widgets.gauge import ContextGauge

@@ -19,7 +19,7 @@ from test_ui_support import basic_builder, settle, write_session
 from textual.widgets import Static
 
 from inspector.samples.fixtures import SessionBuilder, make_usage
-from inspector.session import open_session
+from inspector.session.session import open_session
 from widgets.browser.screen import BrowserScreen
 from widgets.browser.table import SessionTable
 from widgets.pruning.gate import PruningGate

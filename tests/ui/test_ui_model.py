@@ -7,10 +7,10 @@ from datetime import timedelta
 from rich.console import Console
 from test_ui_support import HOSTILE, NOW, basic_builder, compaction_builder, write_session
 
-from inspector.figures import WindowOptions, context_report
+from inspector.figures.session_figures import WindowOptions, context_report
+from inspector.rules.openclaw_2026_4_12.tokens import calculate_context_tokens
 from inspector.samples.fixtures import SessionBuilder, png_base64
-from inspector.session import open_session
-from inspector.tokens import calculate_context_tokens
+from inspector.session.session import open_session
 from widgets.browser.table import relative_time
 from widgets.detail.render import DetailData, DetailStyles, image_summary, render_detail
 from widgets.transcript.layout import token_bar

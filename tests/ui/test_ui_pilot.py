@@ -9,8 +9,8 @@ import time
 import pytest
 from test_ui_support import HOSTILE, SIZE, basic_builder, compaction_builder, make_app, settle, write_session
 
-from inspector.marks import MarkKind
-from inspector.session import open_session
+from inspector.figures.marks import MarkKind
+from inspector.session.session import open_session
 from widgets.breakdown import ContextBreakdown
 from widgets.detail.detail import MessageDetail
 from widgets.gauge import ContextGauge
@@ -474,7 +474,7 @@ async def test_big_file_shows_its_tail_while_indexing(tmp_path, monkeypatch, ui)
     import threading
 
     import widgets.screens.opening as opening
-    from inspector.session import Session
+    from inspector.session.session import Session
 
     path = write_session(tmp_path, "s.jsonl", basic_builder())
     release = threading.Event()

@@ -21,12 +21,12 @@ from test_pruning_snippet import effective_settings
 from textual.app import App
 from textual.widgets import Checkbox, Input, Static, TextArea
 
-from inspector.pruning.preview import PreviewOptions, build_preview
-from inspector.pruning.pruner import ACTION_HARD_CLEAR, ACTION_KEEP, ACTION_SOFT_TRIM
-from inspector.pruning.settings import resolve_settings
-from inspector.pruning.snippet import settings_snippet, with_context_pruning_edits
+from inspector.figures.pruning.preview import PreviewOptions, build_preview
+from inspector.rules.openclaw_2026_4_12.pruning.pruner import ACTION_HARD_CLEAR, ACTION_KEEP, ACTION_SOFT_TRIM
+from inspector.rules.openclaw_2026_4_12.pruning.settings import resolve_settings
+from inspector.rules.openclaw_2026_4_12.pruning.snippet import settings_snippet, with_context_pruning_edits
 from inspector.samples.fixtures import SessionBuilder
-from inspector.session import open_session
+from inspector.session.session import open_session
 from widgets.pruning.diff import PruningDiff
 from widgets.pruning.gate import PruningGate
 from widgets.pruning.messages import PruningMessageList
@@ -520,7 +520,7 @@ async def test_a_touched_session_has_no_projection(fixture, ui):
 async def test_rows_take_their_expiry_from_the_engine(no_touch, ui):
     """Each row's "expired … ago" is the engine's `ExpiryInfo` (`expired_tool_results`), marked projected when counted
     from the last assistant message, as the transcript's `~`."""
-    from inspector.pruning.expiry import expired_tool_results
+    from inspector.figures.pruning.expiry import expired_tool_results
     from widgets.pruning.messages import expiry_label
 
     session, last = no_touch

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from inspector.samples.fixtures import SessionBuilder
-from inspector.session import open_session
+from inspector.session.session import open_session
 from widgets.app import InspectorApp
 from widgets.browser.watch import ManualWatcher
 from widgets.options import FixedClock, InspectorOptions

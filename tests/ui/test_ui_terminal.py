@@ -15,7 +15,7 @@ from rich.console import Console
 from test_ui_support import basic_builder, settle, write_session
 from textual.widgets import OptionList, TabbedContent
 
-from inspector.marks import MarkKind
+from inspector.figures.marks import MarkKind
 from widgets.breakdown import ContextBreakdown
 from widgets.detail.detail import MessageDetail
 from widgets.detail.render import DetailStyles, render_detail
@@ -194,7 +194,7 @@ async def test_expired_results_keep_the_mark_and_the_age_moves_to_the_detail(ui)
     shown = rendered_text(render_detail(detail.data, DetailStyles()), 100)  # what the pane draws, all of it
     assert "cache TTL" in shown and "~ expired" in shown and "result age" in shown
     assert "counted from" in shown and ("last assistant message" in shown or "cache-ttl touch" in shown)
-    from inspector.pruning.ttl import format_duration_ms
+    from inspector.rules.openclaw_2026_4_12.pruning.ttl import format_duration_ms
 
     assert format_duration_ms(info.expired_for_ms) in shown and format_duration_ms(info.age_ms) in shown
 

@@ -1,7 +1,7 @@
 """Reading the browser's per-file figures in the background, in two worker processes.
 
-`FigureFill.run` (called in the screen's thread worker) has one process glance at every file (`inspector.listing`:
-header and tail, a millisecond each, 16 files per task) while another summarizes them (`inspector.summary`: a full
+`FigureFill.run` (called in the screen's thread worker) has one process glance at every file (`inspector.host.listing`:
+header and tail, a millisecond each, 16 files per task) while another summarizes them (`inspector.figures.file_summary`: a full
 index each, seconds for a big file). Reading them in this process would hold the GIL most of the time: every key
 would wait behind it (seconds, measured with `bench/many_browser.py`). Without worker processes it falls back to
 reading here. Both go by `FillOrder`: the rows on
@@ -22,10 +22,10 @@ from pathlib import Path
 from textual.message import Message
 from textual.screen import Screen
 
-from inspector.listing import SessionGlance
-from inspector.listing.memo import FileMemo, Stamp, file_stamp
-from inspector.parallel import end_workers
-from inspector.summary import SessionSummary
+from inspector.figures.file_summary import SessionSummary
+from inspector.host.listing import SessionGlance
+from inspector.host.listing.file_memo import FileMemo, Stamp, file_stamp
+from inspector.read.parallel import end_workers
 
 BATCH_FILES = 256
 BATCH_SECONDS = 0.25
@@ -37,13 +37,13 @@ GLANCE_CHUNK = 16
 
 
 def _worker_init() -> None:
-    """In a worker: SIGTERM ends it at once; Ctrl-C is the app's to handle (as `inspector.parallel`'s workers)."""
+    """In a worker: SIGTERM ends it at once; Ctrl-C is the app's to handle (as `inspector.read.parallel`'s workers)."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def worker_pool() -> ProcessPoolExecutor:
-    """One worker process. Forked where the platform can, as `inspector.parallel` does: a spawned process (and the
+    """One worker process. Forked where the platform can, as `inspector.read.parallel` does: a spawned process (and the
     resource tracker it needs) cannot start while Textual holds stdout and stderr."""
     context = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
     return ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_worker_init)

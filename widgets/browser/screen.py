@@ -2,8 +2,8 @@
 
 Discovery runs in a thread worker and posts `Discovered`: the list is shown at once, figures `…`. Another thread
 worker then reads each file's figures, the rows on screen first (also after a scroll or a sort), in two passes: the
-glance (`inspector.listing`: header and tail, what `ls --json` prints; milliseconds per file), then the full
-summary (`inspector.summary`, the figures of `ls --json --figures`: an index of the file). Each pass posts its
+glance (`inspector.host.listing`: header and tail, what `ls --json` prints; milliseconds per file), then the full
+summary (`inspector.figures.file_summary`, the figures of `ls --json --figures`: an index of the file). Each pass posts its
 results in batches (`Glanced`, `Summarized`) and only those rows are redrawn. A directory watcher (watchfiles, or a test's
 `ManualWatcher`) triggers a new discovery whenever a file appears, changes or disappears. When the watcher fails
 (watchfiles cannot decode a file name that is not UTF-8, cannot watch an unreadable subdirectory, runs out of
@@ -27,11 +27,11 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Input, Static
 
-from inspector.config import openclaw_state_dir
-from inspector.discovery import Discovery, SessionFile, discover_sessions, pi_agent_dir
-from inspector.listing import GlanceReader, SessionGlance, glance_session
-from inspector.listing.memo import FileMemo
-from inspector.summary import SessionSummary, summarize_session
+from inspector.figures.file_summary import SessionSummary, summarize_session
+from inspector.host.discovery import Discovery, SessionFile, discover_sessions, pi_agent_dir
+from inspector.host.listing import GlanceReader, SessionGlance, glance_session
+from inspector.host.listing.file_memo import FileMemo
+from inspector.host.openclaw_config import openclaw_state_dir
 
 from ..commands import PaletteCommand, binding_commands, help_rows
 from ..inert import one_line

@@ -2,8 +2,8 @@
 
 A virtual table (Textual's line API): only the lines on screen are drawn, each from a row's cells built once and kept
 until its figures change, so 5,000 files list, scroll and sort at once (a `DataTable` measures every cell of every
-row when rows are added: seconds for 5,000 files). Figures come from the file's glance first (`inspector.listing`:
-header and tail) and its full summary later (`inspector.summary`); `…` marks a figure still being read.
+row when rows are added: seconds for 5,000 files). Figures come from the file's glance first (`inspector.host.listing`:
+header and tail) and its full summary later (`inspector.figures.file_summary`); `…` marks a figure still being read.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from inspector.discovery import SessionFile
-from inspector.listing import SessionGlance
-from inspector.summary import SessionSummary
+from inspector.figures.file_summary import SessionSummary
+from inspector.host.discovery import SessionFile
+from inspector.host.listing import SessionGlance
 
 from ..inert import one_line
 from ..transcript.previews import compact_number, human_bytes

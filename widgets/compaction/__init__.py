@@ -1,5 +1,5 @@
 """The place for the compaction view: the forecast overlay on the transcript (cut point, kept tail, split-turn
-prefix, chunk and part boundaries, oversized and dropped messages, drawn from `inspector.marks`), the runner's
+prefix, chunk and part boundaries, oversized and dropped messages, drawn from `inspector.figures.marks`), the runner's
 progress and the writer's confirmation panels. Empty until the compaction issues land.
 
 Pattern to follow: engine work runs in thread workers that post Textual `Message`s (progress messages replace

@@ -1,15 +1,15 @@
 """The compaction forecast's side panel as Rich text: status, gauge, triggers and stages of one `CompactionPlan`.
 
-Every figure is the plan's own (`inspector.compaction.plan`); these functions only format. Text that comes from
-the session (an overflow error message) goes through `inspector.textsafe.one_line` into a `Text`, never markup.
+Every figure is the plan's own (`inspector.figures.forecast.plan`); these functions only format. Text that comes from
+the session (an overflow error message) goes through `inspector.base.textsafe.one_line` into a `Text`, never markup.
 """
 
 from __future__ import annotations
 
 from rich.text import Text
 
-from inspector.compaction.plan import CompactionPlan
-from inspector.textsafe import one_line
+from inspector.base.textsafe import one_line
+from inspector.figures.forecast.plan import CompactionPlan
 
 GAUGE_MIN_WIDTH = 10
 

@@ -1,4 +1,4 @@
-"""What the run view shows, folded from the runner's events (`inspector.compaction.events`), and its rendering.
+"""What the run view shows, folded from the runner's events (`inspector.write.events`), and its rendering.
 
 `RunProgress.apply(event)` keeps one row per stage (status, calls, tokens in/out, elapsed, ETA, retries,
 fallbacks), the streamed summary text (its tail), and the outcome. `render_progress` and `render_breaker` turn it
@@ -16,9 +16,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from inspector.compaction.breaker import CircuitStatus
-from inspector.compaction.events import RunEvent
-from inspector.textsafe import make_inert
+from inspector.base.textsafe import make_inert
+from inspector.write.breaker import CircuitStatus
+from inspector.write.events import RunEvent
 
 STREAM_TAIL_CHARS = 1200
 

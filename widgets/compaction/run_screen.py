@@ -3,7 +3,7 @@
 `CompactRunScreen(path, options)` first shows exactly what will be written (summarizer, first kept entry,
 tokens before, append vs truncate, and the file: the bundled demo or a read-only file is copied to a temp
 dir first, and the screen says so). Enter starts the run: a thread worker calls
-`inspector.compaction.runner.run_compaction` and posts every event as a `RunEventPosted` message (progress
+`inspector.write.runner.run_compaction` and posts every event as a `RunEventPosted` message (progress
 ones replace each other through `can_replace`); Esc or ctrl+c cancels at any moment (nothing is written). The
 result shows tokens before/after (the new context, from the session re-opened after the write), and `u` undoes
 it with `undo_last_compaction`.
@@ -26,14 +26,14 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from inspector.compaction.breaker import CircuitBreaker
-from inspector.compaction.events import RunEvent
-from inspector.compaction.plan import PlanOptions, plan_compaction
-from inspector.compaction.runner import RunOptions, RunResult, run_compaction
-from inspector.compaction.summarizers import CancelToken, RulesSummarizer, Summarizer
-from inspector.compaction.undo import undo_last_compaction
-from inspector.session import open_session
-from inspector.textsafe import make_inert
+from inspector.base.textsafe import make_inert
+from inspector.figures.forecast.plan import PlanOptions, plan_compaction
+from inspector.session.session import open_session
+from inspector.write.breaker import CircuitBreaker
+from inspector.write.events import RunEvent
+from inspector.write.runner import RunOptions, RunResult, run_compaction
+from inspector.write.summarizers import CancelToken, RulesSummarizer, Summarizer
+from inspector.write.undo import undo_last_compaction
 
 from .progress_state import RunProgress, render_breaker, render_progress
 

@@ -3,9 +3,9 @@
     view = CompactionView(session, ctx, WindowOptions(config=config), debounce=0.25)
 
 The view is a side panel; the plan itself is drawn on the transcript through the row-marks overlay: the view
-posts `PlanReady` (the plan and its marks from `inspector.compaction.marks.plan_marks`), and the screen puts the
+posts `PlanReady` (the plan and its marks from `inspector.figures.forecast.marks.plan_marks`), and the screen puts the
 marks on its `TranscriptModel` with `apply_forecast_marks` (`clear_forecast_marks` when the view closes). Every
-plan runs in an exclusive thread worker (`inspector.compaction.plan.plan_compaction`, seconds on a 100 MB
+plan runs in an exclusive thread worker (`inspector.figures.forecast.plan.plan_compaction`, seconds on a 100 MB
 session), so the UI never waits; a newer request supersedes an older one. The settings panel re-plans as you
 type (debounced); an invalid field keeps the last plan. `follow(session, ctx)` re-plans on a new context (the
 screen calls it when the live file grows). Esc posts `Closed`. Nothing is ever written to the session.
@@ -26,15 +26,15 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from inspector import model as m
-from inspector.compaction.marks import FORECAST_KINDS, plan_marks
-from inspector.compaction.plan import CompactionPlan, PlanOptions, plan_compaction
-from inspector.compaction.settings import resolve_settings
-from inspector.compaction.triggers import DEFAULT_EARLY_THRESHOLDS
-from inspector.figures import WindowOptions, window_for
-from inspector.marks import MarkKind, RowMark
-from inspector.session import Session
-from inspector.textsafe import one_line
+from inspector.base.textsafe import one_line
+from inspector.figures.forecast.marks import FORECAST_KINDS, plan_marks
+from inspector.figures.forecast.plan import CompactionPlan, PlanOptions, plan_compaction
+from inspector.figures.marks import MarkKind, RowMark
+from inspector.figures.session_figures import WindowOptions, window_for
+from inspector.model import entries as m
+from inspector.rules.openclaw_2026_4_12.compaction.settings import resolve_settings
+from inspector.rules.openclaw_2026_4_12.compaction.triggers import DEFAULT_EARLY_THRESHOLDS
+from inspector.session.session import Session
 
 from .plan_settings import DEFAULT_DEBOUNCE, PlanSettingsPanel, format_fractions
 from .plan_text import gauge_text, stages_text, status_text, triggers_text

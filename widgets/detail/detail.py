@@ -13,8 +13,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from inspector.marks import MarkKind
-from inspector.tokens import get_token_counter
+from inspector.counting.counter import get_token_counter
+from inspector.figures.marks import MarkKind
 
 from ..transcript.model import TranscriptModel
 from .render import DetailData, DetailStyles, render_detail

@@ -19,10 +19,10 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-from inspector import model as m
-from inspector.pruning.expiry import ExpiryInfo
-from inspector.pruning.ttl import SOURCE_CACHE_TTL_ENTRY, format_duration_ms, iso_or_none
-from inspector.tokens import calculate_context_tokens
+from inspector.figures.pruning.expiry import ExpiryInfo
+from inspector.model import entries as m
+from inspector.rules.openclaw_2026_4_12.pruning.ttl import SOURCE_CACHE_TTL_ENTRY, format_duration_ms, iso_or_none
+from inspector.rules.openclaw_2026_4_12.tokens import calculate_context_tokens
 
 from ..inert import make_inert
 from ..transcript.previews import compact_number, human_bytes, role_icon

@@ -1,4 +1,4 @@
-"""Diagnosing runaway context in the app (issue 13): the views of `inspector.diagnosis`'s `Timeline`.
+"""Diagnosing runaway context in the app (issue 13): the views of `inspector.figures.diagnosis`'s `Timeline`.
 
   runner.py          `DiagnosisRunner`: fill state and timeline in thread workers, posted to the inspector screen
   screen.py          the timeline screen (`l`; `R` opens it on the repeats): summary, chart, call figures, repeats

@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import DataTable
 
-from inspector.diagnosis.timeline import Timeline
+from inspector.figures.diagnosis.timeline import Timeline
 
 from .texts import tokens, usd
 

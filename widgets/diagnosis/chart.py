@@ -23,7 +23,7 @@ from textual.reactive import reactive
 from textual_hires_canvas import Canvas
 from textual_plot import HiResMode, NumericAxisFormatter, PlotWidget
 
-from inspector.diagnosis.timeline import Timeline
+from inspector.figures.diagnosis.timeline import Timeline
 
 JUMP_DIGITS = 9
 CURSOR_MARK_AT = 0.985  # the ▼ over the selected call, just under the top of the plot

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from inspector.overview import SessionFigures
+from inspector.figures.overview import SessionFigures
 
 from ..breakdown import ContextBreakdown
 from ..gauge import ContextGauge
@@ -25,7 +25,7 @@ from .occurrences import DiagnosisJump, Occurrences, entry_index_at_line
 from .runner import DiagnosisRunner
 
 if TYPE_CHECKING:
-    from inspector.diagnosis.timeline import Timeline
+    from inspector.figures.diagnosis.timeline import Timeline
 
     from .screen import TimelineScreen
 

@@ -10,7 +10,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from inspector import model as m
+from inspector.model import entries as m
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """"Not in the transcript" as its own share of the breakdown: what the model saw that the session file does not hold
 (system prompt, tool schemas, injected context), derived per call as recorded prompt − pi's chars/4 estimate of the
 transcript sent, with its share of the last prompt, its trend (a sparkline over the calls) and the calls it comes
-from. The figures are the engine's `OverheadSummary` and `CallPoint.not_in_transcript` (`inspector.diagnosis`).
+from. The figures are the engine's `OverheadSummary` and `CallPoint.not_in_transcript` (`inspector.figures.diagnosis`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Sparkline, Static
 
-from inspector.diagnosis.timeline import Timeline
+from inspector.figures.diagnosis.timeline import Timeline
 
 from .texts import overhead_explanation, percent, tokens, trend_text
 

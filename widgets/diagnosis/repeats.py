@@ -1,5 +1,5 @@
 """The repeats panel: what keeps repeating on the active path, ranked by the tokens it cost (the engine's
-`inspector.diagnosis.repeats.find_repeats`, in `Timeline.repeats`). Enter on one asks to show its occurrences in
+`inspector.figures.diagnosis.repeats.find_repeats`, in `Timeline.repeats`). Enter on one asks to show its occurrences in
 the transcript (then `n` / `N` step through them there).
 """
 
@@ -11,8 +11,8 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from inspector.diagnosis.repeats import COMMAND_REPEAT, ERROR_REPEAT, FILE_REREAD, RETRY_AFTER_FAILURE, Repeat
-from inspector.textsafe import one_line
+from inspector.base.textsafe import one_line
+from inspector.figures.diagnosis.repeats import COMMAND_REPEAT, ERROR_REPEAT, FILE_REREAD, RETRY_AFTER_FAILURE, Repeat
 
 from .texts import tokens
 

@@ -1,8 +1,8 @@
 """The diagnosis of the open session, computed in thread workers that post messages to the inspector screen.
 
 `DiagnosisRunner.request(session, ctx, overview)` is called whenever the screen shows new figures. It posts
-`FillReady` at once (the fill state: cheap, `inspector.diagnosis.fill.context_fill`, so the header's over-the-window
-warning never waits) and `TimelineReady` when `inspector.diagnosis.timeline.build_timeline` is done (the chart, the
+`FillReady` at once (the fill state: cheap, `inspector.figures.diagnosis.fill.context_fill`, so the header's over-the-window
+warning never waits) and `TimelineReady` when `inspector.figures.diagnosis.timeline.build_timeline` is done (the chart, the
 repeats, the not-in-transcript share, cost and cache), or `TimelineFailed`. One timeline is computed at a time: a
 request made meanwhile is kept (the newest only) and runs when the current one ends, and no sooner than
 `MIN_INTERVAL` seconds, or `BUSY_FACTOR` times the last computation's duration, after the previous one started, so
@@ -21,12 +21,12 @@ from collections.abc import Callable
 from textual.message import Message
 from textual.screen import Screen
 
-from inspector import model as m
-from inspector.diagnosis.fill import FillState, context_fill
-from inspector.diagnosis.timeline import Timeline, TimelineOptions, build_timeline
-from inspector.figures import WindowOptions
-from inspector.overview import ContextOverview
-from inspector.session import Session, SessionOpenError
+from inspector.figures.diagnosis.fill import FillState, context_fill
+from inspector.figures.diagnosis.timeline import Timeline, TimelineOptions, build_timeline
+from inspector.figures.overview import ContextOverview
+from inspector.figures.session_figures import WindowOptions
+from inspector.model import entries as m
+from inspector.session.session import Session, SessionOpenError
 
 MIN_INTERVAL = 1.0
 BUSY_FACTOR = 5.0

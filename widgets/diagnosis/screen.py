@@ -23,8 +23,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from inspector.diagnosis.timeline import Timeline
-from inspector.textsafe import one_line
+from inspector.base.textsafe import one_line
+from inspector.figures.diagnosis.timeline import Timeline
 
 from ..commands import PaletteCommand, binding_commands, help_rows
 from .call_panel import CallFigures

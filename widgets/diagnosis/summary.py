@@ -1,6 +1,6 @@
 """The head of the timeline screen: calls, cost and cache-hit ratio, cache writes a TTL expiry caused, what the
 transcript does not show, how full the context is (apart from the window guard), the thresholds crossed and the
-largest jump. Every figure is the engine's `Timeline` (`inspector.diagnosis.timeline`).
+largest jump. Every figure is the engine's `Timeline` (`inspector.figures.diagnosis.timeline`).
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from inspector.diagnosis.timeline import Timeline
-from inspector.pruning.ttl import format_duration_ms
-from inspector.textsafe import one_line
+from inspector.base.textsafe import one_line
+from inspector.figures.diagnosis.timeline import Timeline
+from inspector.rules.openclaw_2026_4_12.pruning.ttl import format_duration_ms
 
 from .texts import GUARD_NOTE, fill_role, overhead_headline, overhead_source, percent, signed, tokens, trend_text, usd
 

@@ -1,8 +1,8 @@
 """How the diagnosis figures read, shared by the header, the gauge, the breakdown and the timeline screen.
 
-Every figure is the engine's (`inspector.diagnosis`: `FillState`, `OverheadSummary`, `CostSummary`, ...); the
+Every figure is the engine's (`inspector.figures.diagnosis`: `FillState`, `OverheadSummary`, `CostSummary`, ...); the
 functions here only format them into `rich.text.Text` with the caller's styles. Strings that come from a session
-file (entry ids, tool names, repeat subjects) go through `inspector.textsafe`.
+file (entry ids, tool names, repeat subjects) go through `inspector.base.textsafe`.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from collections.abc import Callable
 from rich.style import Style
 from rich.text import Text
 
-from inspector.diagnosis.fill import FILL_COMPACTION_DUE, FILL_EARLY_WARNING, FILL_OVER_WINDOW, FillState
-from inspector.diagnosis.overhead import OverheadSummary
-from inspector.textsafe import one_line
+from inspector.base.textsafe import one_line
+from inspector.figures.diagnosis.fill import FILL_COMPACTION_DUE, FILL_EARLY_WARNING, FILL_OVER_WINDOW, FillState
+from inspector.figures.diagnosis.overhead import OverheadSummary
 
 StyleOf = Callable[[str], Style]
 """A style getter: a role name (`ok`, `warn`, `error`, `muted`, `label`) to a Rich style."""

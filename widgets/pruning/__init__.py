@@ -4,5 +4,5 @@ of soft-trimmed / hard-cleared results (`messages`), the before/after text (`dif
 (`settings`), the `openclaw.json` snippet dialog (`snippet`), the NOW / IF ENABLED banner (`scenario`), what the
 overlay remembers per file (`state`) and the panel base class (`view`).
 
-Every figure is `inspector.pruning.preview.build_preview`'s; the panels only lay it out.
+Every figure is `inspector.figures.pruning.preview.build_preview`'s; the panels only lay it out.
 """

@@ -21,9 +21,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from inspector.jsjson import js_len
-from inspector.pruning.preview import PrunePreview
-from inspector.pruning.pruner import (
+from inspector.figures.pruning.preview import PrunePreview
+from inspector.js.jsjson import js_len
+from inspector.js.utf16 import js_slice
+from inspector.rules.openclaw_2026_4_12.pruning.pruner import (
     ACTION_HARD_CLEAR,
     ACTION_SOFT_TRIM,
     collect_prunable_tool_result_segments,
@@ -31,7 +32,6 @@ from inspector.pruning.pruner import (
     has_image_blocks,
     soft_trim_note,
 )
-from inspector.pruning.utf16 import js_slice
 
 from ..detail.render import image_summary
 from ..inert import make_inert

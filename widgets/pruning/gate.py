@@ -11,8 +11,8 @@ from __future__ import annotations
 from rich.console import Group
 from rich.text import Text
 
-from inspector.pruning.preview import PrunePreview
-from inspector.pruning.ttl import (
+from inspector.figures.pruning.preview import PrunePreview
+from inspector.rules.openclaw_2026_4_12.pruning.ttl import (
     SCENARIO_IF_ENABLED,
     SOURCE_CACHE_TTL_ENTRY,
     SOURCE_LAST_ASSISTANT,

@@ -13,7 +13,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from inspector.pruning.preview import PrunePreview
+from inspector.figures.pruning.preview import PrunePreview
 
 LABEL_WIDTH = 7
 PERCENT_WIDTH = 8

@@ -1,6 +1,6 @@
 """OpenClaw's tool-result context guard, shown with the pruning preview (both run before each request).
 
-Figures are `PrunePreview.guard` (`inspector.pruning.tool_guard`): the single-result and whole-context limits,
+Figures are `PrunePreview.guard` (`inspector.rules.openclaw_2026_4_12.pruning.tool_guard`): the single-result and whole-context limits,
 every tool result over the single limit with what it would be cut to (the exact suffix text), and the
 overflow error OpenClaw would throw. The guard sees the context after pruning when the preview prunes.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from rich.console import Group
 from rich.text import Text
 
-from inspector.pruning.preview import PrunePreview
+from inspector.figures.pruning.preview import PrunePreview
 
 from ..inert import make_inert
 from .view import PreviewPanel

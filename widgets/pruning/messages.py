@@ -17,9 +17,9 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from inspector.pruning.expiry import ExpiryInfo
-from inspector.pruning.preview import PrunePreview
-from inspector.pruning.pruner import (
+from inspector.figures.pruning.expiry import ExpiryInfo
+from inspector.figures.pruning.preview import PrunePreview
+from inspector.rules.openclaw_2026_4_12.pruning.pruner import (
     ACTION_HARD_CLEAR,
     ACTION_KEEP,
     ACTION_SOFT_TRIM,
@@ -32,7 +32,7 @@ from inspector.pruning.pruner import (
     STAGE_NO_CONTEXT_WINDOW,
     STAGE_TOO_FEW_ASSISTANTS,
 )
-from inspector.pruning.ttl import SCENARIO_IF_ENABLED, SOURCE_LAST_ASSISTANT, format_duration_ms
+from inspector.rules.openclaw_2026_4_12.pruning.ttl import SCENARIO_IF_ENABLED, SOURCE_LAST_ASSISTANT, format_duration_ms
 
 from ..inert import one_line
 

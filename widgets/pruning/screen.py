@@ -5,7 +5,7 @@
 It shows the cache-TTL gate (with a `force` toggle that previews as if the TTL had expired), totals and a gauge
 before/after, every soft-trimmed or hard-cleared tool result with its before/after side by side, the tool-result
 context guard, and a settings panel that edits every `contextPruning` setting. Every figure is
-`inspector.pruning.preview.build_preview`, run in an exclusive thread worker whenever the settings or `force`
+`inspector.figures.pruning.preview.build_preview`, run in an exclusive thread worker whenever the settings or `force`
 change (the settings panel debounces typing); an invalid setting keeps the last valid preview on screen, and a
 preview that cannot be computed (the file was deleted, ...) is said in place of every panel, never left
 "computing…". `y` copies the exact settings previewed as an openclaw.json snippet. Nothing is ever written to the
@@ -36,14 +36,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Footer, Input, Static
 from textual.worker import get_current_worker
 
-from inspector.clock import SystemClock
-from inspector.clock import now_ms as clock_now_ms
-from inspector.pruning.expiry import ExpiryInfo, expired_tool_results
-from inspector.pruning.preview import PreviewCache, PreviewOptions, PrunePreview, build_preview
-from inspector.pruning.settings import resolve_settings
-from inspector.pruning.snippet import with_context_pruning_edits
-from inspector.pruning.ttl import SCENARIO_IF_ENABLED, SCENARIO_NOW
-from inspector.session import Session
+from inspector.base.clock import SystemClock
+from inspector.base.clock import now_ms as clock_now_ms
+from inspector.figures.pruning.expiry import ExpiryInfo, expired_tool_results
+from inspector.figures.pruning.preview import PreviewCache, PreviewOptions, PrunePreview, build_preview
+from inspector.rules.openclaw_2026_4_12.pruning.settings import resolve_settings
+from inspector.rules.openclaw_2026_4_12.pruning.snippet import with_context_pruning_edits
+from inspector.rules.openclaw_2026_4_12.pruning.ttl import SCENARIO_IF_ENABLED, SCENARIO_NOW
+from inspector.session.session import Session
 
 from ..inert import one_line
 from .diff import PruningDiff

@@ -18,9 +18,9 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Checkbox, Label, Static
 
-from inspector.pruning.settings import ContextPruningSettings, DurationError, parse_duration_ms
-from inspector.pruning.snippet import duration_setting
-from inspector.pruning.utf16 import js_trim
+from inspector.js.utf16 import js_trim
+from inspector.rules.openclaw_2026_4_12.pruning.settings import ContextPruningSettings, DurationError, parse_duration_ms
+from inspector.rules.openclaw_2026_4_12.pruning.snippet import duration_setting
 
 from ..settings_form import DEFAULT_DEBOUNCE, FormField, SettingsForm
 

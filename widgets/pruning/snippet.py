@@ -1,6 +1,6 @@
 """"Copy as openclaw.json snippet": the exact settings previewed, copied and shown for manual copying.
 
-The text is `inspector.pruning.snippet.settings_snippet(settings)`. It goes to the clipboard with
+The text is `inspector.rules.openclaw_2026_4_12.pruning.snippet.settings_snippet(settings)`. It goes to the clipboard with
 `App.copy_to_clipboard` (OSC 52) and is shown in a read-only text area as well, for terminals without OSC 52.
 """
 
@@ -14,8 +14,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Static, TextArea
 
-from inspector.pruning.settings import ContextPruningSettings
-from inspector.pruning.snippet import settings_snippet
+from inspector.rules.openclaw_2026_4_12.pruning.settings import ContextPruningSettings
+from inspector.rules.openclaw_2026_4_12.pruning.snippet import settings_snippet
 
 HELP = (
     "Copied to the clipboard (if your terminal supports OSC 52; otherwise select the text below). Merge it into "

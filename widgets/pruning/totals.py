@@ -13,7 +13,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from inspector.pruning.preview import PrunePreview
+from inspector.figures.pruning.preview import PrunePreview
 
 from ..inert import make_inert
 from .view import PreviewPanel

@@ -6,7 +6,7 @@ from rich.console import RenderableType
 from rich.text import Text
 from textual.widget import Widget
 
-from inspector.pruning.preview import PrunePreview
+from inspector.figures.pruning.preview import PrunePreview
 
 from ..inert import one_line
 

@@ -9,7 +9,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from inspector import model as m
+from inspector.model import entries as m
 
 from ..inert import make_inert
 

@@ -3,7 +3,7 @@
 All engine work (indexing, refresh, context, figures, search) runs in thread workers that post their results
 as messages (`SessionOpener`, `LiveFollower` and the screen's own `EstimatorReady`, `ViewReady`, `SearchDone`);
 `@on` handlers apply them on the UI thread. The screen owns the `Session`; widgets get a `TranscriptModel` and
-the engine's typed figures (`inspector.overview.SessionFigures`).
+the engine's typed figures (`inspector.figures.overview.SessionFigures`).
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane
 
-from inspector.breakdown import Breakdown, context_breakdown
-from inspector.clock import now_ms
-from inspector.figures import WindowOptions
-from inspector.overview import SessionFigures
-from inspector.session import Session
+from inspector.base.clock import now_ms
+from inspector.figures.breakdown import Breakdown, context_breakdown
+from inspector.figures.overview import SessionFigures
+from inspector.figures.session_figures import WindowOptions
+from inspector.session.session import Session
 
 from ..breakdown import ContextBreakdown
 from ..commands import PaletteCommand, binding_commands, help_rows

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from textual.message import Message
 from textual.screen import Screen
 
-from inspector import model as m
-from inspector.clock import Clock, now_ms
-from inspector.figures import WindowOptions, session_figures
-from inspector.marks import MarkKind, cache_expiry_marks
-from inspector.overview import SessionFigures
-from inspector.session import Session, SessionOpenError
+from inspector.base.clock import Clock, now_ms
+from inspector.figures.marks import MarkKind, cache_expiry_marks
+from inspector.figures.overview import SessionFigures
+from inspector.figures.session_figures import WindowOptions, session_figures
+from inspector.model import entries as m
+from inspector.session.session import Session, SessionOpenError
 
 from ..heap import freeze_long_lived
 from ..transcript.model import TranscriptModel, breakdown_field

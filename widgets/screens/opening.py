@@ -16,14 +16,14 @@ from pathlib import Path
 from textual.message import Message
 from textual.screen import Screen
 
-from inspector.cache.index_cache import restore as restore_cached
-from inspector.clock import now_ms
-from inspector.config import openclaw_config_path
-from inspector.figures import WindowOptions, load_window_options, session_figures
-from inspector.marks import MarkKind, cache_expiry_marks
-from inspector.overview import SessionFigures, is_unsupported
-from inspector.session import Session, SessionOpenError
-from inspector.tail import tail_session
+from inspector.base.clock import now_ms
+from inspector.figures.marks import MarkKind, cache_expiry_marks
+from inspector.figures.overview import SessionFigures, is_unsupported
+from inspector.figures.session_figures import WindowOptions, load_window_options, session_figures
+from inspector.host.openclaw_config import openclaw_config_path
+from inspector.session.index_cache import restore as restore_cached
+from inspector.session.session import Session, SessionOpenError
+from inspector.session.tail import tail_session
 
 from ..heap import freeze_long_lived
 from ..options import InspectorOptions
@@ -106,7 +106,7 @@ class SessionOpener:
             window_options, error = load_window_options(o.config_path, o.context_window, env=o.env, home=o.home)
         self.window_options, self.config_error = window_options, error
         self._show_tail_first()
-        cached = restore_cached(self.path)  # the index a headless command saved (`inspector.cache`), if still valid
+        cached = restore_cached(self.path)  # the index a headless command saved (`inspector.storage.cache`), if still valid
         session = cached or Session(self.path)
         done = threading.Event()
         if cached is None:

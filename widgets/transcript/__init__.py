@@ -3,5 +3,5 @@ rows it shows and their per-estimator numbers (`model`), the column header (`col
 number formats (`previews`), search (`search`, `search_bar`) and the "N new entries" indicator (`new_entries`).
 
 Row marks (cache-TTL expiry today; the compaction forecast's cut point, kept tail, boundaries next) come from
-`inspector.marks`; this package only draws them.
+`inspector.figures.marks`; this package only draws them.
 """

@@ -1,4 +1,4 @@
-"""How the transcript draws row marks (`inspector.marks`): a glyph in the marker column, dimmed rows, rules.
+"""How the transcript draws row marks (`inspector.figures.marks`): a glyph in the marker column, dimmed rows, rules.
 
 The engine says what a mark means and its shape (`MarkShape`); this module picks the glyphs. A row's marker
 cell shows, in priority order: `├` a branch point, then the first marked kind in `MARK_KINDS` order (`~` for a
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from inspector.marks import MARK_KINDS, MarkKind, MarkShape, RowMarks
-from inspector.pruning.expiry import ExpiryInfo
+from inspector.figures.marks import MARK_KINDS, MarkKind, MarkShape, RowMarks
+from inspector.figures.pruning.expiry import ExpiryInfo
 
 MARK_GLYPHS: dict[MarkKind, str] = {
     MarkKind.CACHE_EXPIRED: "~",

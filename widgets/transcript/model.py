@@ -1,9 +1,9 @@
 """The rows the transcript shows, and the per-row numbers under each estimator (UI glue, no widget).
 
-Every number comes from the engine: per-message sizes and running totals from `inspector.sizes` (pi chars/4 and
+Every number comes from the engine: per-message sizes and running totals from `inspector.figures.sizes` (pi chars/4 and
 OpenClaw pruning chars from `Entry.estimates`, the recorded usage, pi's `calculateContextTokens`: the same
-functions `context --json` uses), tiktoken counts from `inspector.tokens.get_token_counter` (filled lazily by the
-transcript for the rows that are looked at) and the row marks from `inspector.marks` (`marks`, one overlay keyed
+functions `context --json` uses), tiktoken counts from `inspector.counting.counter.get_token_counter` (filled lazily by the
+transcript for the rows that are looked at) and the row marks from `inspector.figures.marks` (`marks`, one overlay keyed
 by entry). This module only arranges them: which rows are shown (context only, or every entry with off-path
 ones marked), filters, and row lookups for jumps. It holds `Entry` / `ContextMessage` objects, never message
 content; content is read from disk for the rows on screen only.
@@ -21,10 +21,17 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from inspector import model as m
-from inspector.marks import MarkKind, RowMark, RowMarks
-from inspector.session import Session
-from inspector.sizes import UNKNOWN, estimate_sizes, int_array, recorded_context_running, recorded_output_sizes, running_totals
+from inspector.figures.marks import MarkKind, RowMark, RowMarks
+from inspector.figures.sizes import (
+    UNKNOWN,
+    estimate_sizes,
+    int_array,
+    recorded_context_running,
+    recorded_output_sizes,
+    running_totals,
+)
+from inspector.model import entries as m
+from inspector.session.session import Session
 
 from .previews import INT64_MAX
 
@@ -61,7 +68,7 @@ _arr = int_array
 
 
 def _saturating(compute: Callable[..., array], start: int, stop: int, carry: int | None = None) -> array:
-    """`compute(start, stop[, carry])` (an `inspector.sizes` function), one message at a time once a recorded
+    """`compute(start, stop[, carry])` (an `inspector.figures.sizes` function), one message at a time once a recorded
     number overflows the signed 64-bit arrays: that message's value is held at `INT64_MAX` instead of failing
     (shown as `≥9.2e+18` by `previews.compact_number`)."""
     try:
@@ -118,7 +125,7 @@ class TranscriptModel:
         self._entries = entries
         self.message_count = len(ctx.messages)
         self.marks: RowMarks = RowMarks()
-        """The row marks (`inspector.marks`, set by the screen): cache-TTL expiry today, the compaction forecast next."""
+        """The row marks (`inspector.figures.marks`, set by the screen): cache-TTL expiry today, the compaction forecast next."""
         self._entry_count = len(entries)
         self.tiktoken: dict[int, int | None] = {}
         self._tiktoken_prefix = _arr()  # running tiktoken totals while every earlier message is counted
@@ -148,7 +155,7 @@ class TranscriptModel:
             self._inherit_numbers(previous)
 
     def set_marks(self, kind: MarkKind, marks: Iterable[RowMark]) -> None:
-        """Replace the marks of `kind` (from an engine filler such as `inspector.marks.cache_expiry_marks`)."""
+        """Replace the marks of `kind` (from an engine filler such as `inspector.figures.marks.cache_expiry_marks`)."""
         self.marks = self.marks.replacing(kind, marks)
 
     def _children_count(self, parent_id: str) -> int:

@@ -1,7 +1,7 @@
 """One-line previews, role icons and number formats for transcript rows (pure functions, no widgets).
 
 Previews are made from message content read from disk for the visible rows only, and are always made inert
-(`widgets.inert.one_line`, over `inspector.textsafe`): control characters become visible escapes and the result is drawn as plain
+(`widgets.inert.one_line`, over `inspector.base.textsafe`): control characters become visible escapes and the result is drawn as plain
 text, never parsed as markup.
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from inspector import model as m
+from inspector.model import entries as m
 
 from ..inert import one_line
 

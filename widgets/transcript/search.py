@@ -1,7 +1,7 @@
 """Searching the transcript's rows for a text, reading each row from disk (run it in a thread worker).
 
 A row matches when the query (case-insensitive) occurs in what the model sees of the message
-(`inspector.tokens.model_visible_texts`), in its tool name, or in the preview of a non-message entry. The raw
+(`inspector.rules.openclaw_2026_4_12.tokens.model_visible_texts`), in its tool name, or in the preview of a non-message entry. The raw
 line is checked first, so rows that cannot match are skipped without parsing.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from inspector.tokens import model_visible_texts
+from inspector.rules.openclaw_2026_4_12.tokens import model_visible_texts
 
 from .model import TranscriptModel
 from .previews import entry_preview_text

@@ -23,8 +23,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from inspector import model as m
-from inspector.tokens import get_token_counter
+from inspector.counting.counter import get_token_counter
+from inspector.model import entries as m
 
 from .layout import CUMULATIVE_CELLS, LABEL_CELLS, SIZE_CELLS, ellipsize, fit, row_layout, token_bar
 from .marks import row_decor

@@ -1,0 +1,307 @@
+"""Shared pieces of the headless commands: session options, opening a file, printing JSON and text."""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from inspector.figures.session_figures import WindowOptions, load_window_options
+from inspector.rules.openclaw_2026_4_12.window_guard import context_window_arg
+from inspector.session.session import Session, SessionOpenError, open_session
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+EXIT_ERROR = 2
+EXIT_UNSUPPORTED = 3
+
+
+class CommandExit(Exception):
+    """Ends a command with one line on stderr and an exit code (caught by `inspector.cli.main`)."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def add_session_options(p: argparse.ArgumentParser, *, leaf: bool = False) -> None:
+    """PATH and the options every session command takes: `--json`, `--config`, `--context-window`, `--encoding`."""
+    p.add_argument("path", type=Path, help="session .jsonl file")
+    if leaf:
+        p.add_argument("--leaf", default=None, metavar="ID", help="build the context from this entry instead of the last one")
+    p.add_argument("--json", action="store_true", help="print machine-readable JSON (stable field names)")
+    p.add_argument("--config", type=Path, default=None, help="OpenClaw config file (default: the user's openclaw.json)")
+    p.add_argument(
+        "--context-window", type=context_window_arg, default=None, metavar="N", help="override the context window (tokens, 1..2^31-1)"
+    )
+    p.add_argument(
+        "--encoding",
+        default="cl100k_base",
+        help="tiktoken encoding for the real-tokenizer column (default cl100k_base, bundled offline)",
+    )
+    p.add_argument("--no-tiktoken", action="store_true", help="skip the tiktoken count (faster on huge files)")
+    p.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the index cache (see `session-inspector cache info`)"
+    )
+    add_width_option(p)
+
+
+_cache_enabled = True
+
+
+def set_cache_enabled(enabled: bool) -> None:
+    """Use the index cache (`inspector.storage.cache`) for the sessions the running command opens, or not (`--no-cache`)."""
+    global _cache_enabled
+    _cache_enabled = enabled
+
+
+def cache_enabled() -> bool:
+    """Whether the running command may read and write the index cache."""
+    return _cache_enabled
+
+
+def save_cache(*, retain: bool = False) -> None:
+    """Save the snapshots of the sessions this command opened through the cache (never fails the command).
+
+    `retain`: keep them referenced (the process is about to end without freeing anything: see `cli.exit_now`)."""
+    index_cache = sys.modules.get("inspector.session.index_cache")
+    if index_cache is None or not _cache_enabled:
+        return
+    try:
+        index_cache.save_opened(retain=retain)
+    except Exception:  # the output is already printed: a cache that cannot be written is no error
+        pass
+
+
+def window_options(args: argparse.Namespace) -> tuple[WindowOptions, str | None]:
+    """The OpenClaw config (never fatal: a broken file is reported) and the `--context-window` override."""
+    return load_window_options(args.config, args.context_window)
+
+
+def encoding_of(args: argparse.Namespace) -> str | None:
+    return None if getattr(args, "no_tiktoken", False) else args.encoding
+
+
+def check_supported(path: Path) -> None:
+    """Raise `CommandExit` (exit 3) when `path` is a transcript of a format the commands do not read yet."""
+    from inspector.read.detect import CLAUDE_CODE, CODEX, detect_format
+
+    fmt = detect_format(path)
+    if fmt.name in (CLAUDE_CODE, CODEX):
+        raise CommandExit(f"{path}: {fmt.unsupported_message()}", EXIT_UNSUPPORTED)
+
+
+def open_or_fail(path: Path) -> Session | None:
+    """Open a session; on failure print one clear line to stderr and return None.
+
+    A Claude Code or Codex transcript raises `CommandExit` with exit code 3 instead.
+    """
+    check_supported(path)
+    try:
+        if not _cache_enabled:
+            return open_session(path)
+        from inspector.session.index_cache import open_cached
+
+        return open_cached(path)
+    except SessionOpenError as exc:
+        print(f"session-inspector: {exc}", file=sys.stderr)
+        return None
+
+
+def dumps_json(data: Any) -> bytes:
+    """Indented JSON; text with lone surrogates (a soft trim can cut a pair, as OpenClaw does) is escaped."""
+    try:
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
+    except TypeError:
+        return json.dumps(data, indent=2, ensure_ascii=True).encode("ascii")
+
+
+COUNTING_HELPER_MIN_BYTES = 16 * 1024 * 1024
+"""Files at least this big get a counting helper (`inspector.counting.helper`) when the command counts tokens."""
+
+
+def start_counting_helper(path: Path, encoding: str | None) -> None:
+    """Fork the token-counting helper now, while this process is small, when `encoding` will count a big file:
+    the tokenizer then never sits on top of the index in this process (its peak memory)."""
+    if encoding is None:
+        return
+    try:
+        if os.stat(path).st_size < COUNTING_HELPER_MIN_BYTES:
+            return
+    except (OSError, ValueError):
+        return  # opening it reports the problem
+    from inspector.counting import helper
+
+    helper.start(encoding)
+
+
+def open_context(args: argparse.Namespace, encoding: str | None = None):
+    """Open `args.path` and build the context of `args.leaf`; on failure print one line and return None.
+
+    `encoding`: the tiktoken encoding the command counts the context with (None: it does not count); a big
+    file's counts are then made by a helper process started before the file is indexed.
+    Returns `(session, ctx, window_options, config_error)`.
+    """
+    start_counting_helper(args.path, encoding)
+    session = open_or_fail(args.path)
+    if session is None:
+        return None
+    try:
+        ctx = session.context(args.leaf)
+    except KeyError:
+        print(f"session-inspector: no entry with id {args.leaf!r} in {args.path}", file=sys.stderr)
+        return None
+    if encoding is not None:
+        from inspector.counting.bulk import count_context_soon, precount_summaries
+
+        precount_summaries(session, ctx, encoding)
+        count_context_soon(session, ctx, encoding)  # counted by the helper while the command works on the rest
+    witness = None
+    if _cache_enabled:
+        from inspector.cli import output_memo as memo
+
+        witness = memo.config_witness(args.config) if memo.recording() else None
+    opts, config_error = window_options(args)
+    if _cache_enabled:
+        from inspector.cli import output_memo as memo
+        from inspector.session import index_cache
+
+        if witness is not None and witness != memo.config_witness(args.config):
+            witness = None  # the config changed while it was read: the replay resolves it again
+        memo.bind(index_cache.file_key(session), args.path, args.config, opts.config, config_error, witness)
+    return session, ctx, opts, config_error
+
+
+def human(value: Any, *, missing: str = "unknown") -> str:
+    """A value as a person reads it, inert: None -> "unknown" (or `missing`), booleans -> "yes"/"no"."""
+    from inspector.base.textsafe import make_inert
+
+    if value is None:
+        return missing
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return make_inert(str(value), keep_newlines=False)
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 error`, `2 errors` (`many` for irregular plurals)."""
+    return f"{count:,} {word if count == 1 else (many or word + 's')}"
+
+
+def model_label(model: Any) -> str:
+    """`provider/modelId` of a model dict, "unknown" for what is missing; inert."""
+    model = model if isinstance(model, dict) else {}
+    provider, model_id = model.get("provider"), model.get("modelId")
+    if provider is None and model_id is None:
+        return "unknown"
+    return f"{human(provider)}/{human(model_id)}"
+
+
+def warn(message: str) -> None:
+    """One `session-inspector: warning: ...` line on stderr; file text in it is made inert."""
+    from inspector.base.textsafe import make_inert
+
+    print(f"session-inspector: warning: {make_inert(message, keep_newlines=False)}", file=sys.stderr)
+
+
+def print_json(data: Any) -> None:
+    """Print `data` as indented JSON (the command's memo, when one is being recorded, keeps these bytes)."""
+    out = dumps_json(data) + b"\n"
+    sys.stdout.buffer.write(out)
+    sys.stdout.flush()
+    memo = sys.modules.get("inspector.cli.output_memo")
+    if memo is not None and _cache_enabled:
+        try:
+            memo.record(out)
+        except Exception:  # printed already; a memo that cannot be written is no error
+            pass
+
+
+def bounded_int(low: int, high: int, what: str = "a count"):
+    """An argparse type: an integer in `low..high` (a clear error otherwise; huge numbers never overflow)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer ({what})") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low:,} to {high:,} ({what}), not {text.strip()}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+PIPE_WIDTH = 4096
+MAX_WIDTH = 100_000
+_output_width: int | None = None
+
+
+def width_arg(text: str) -> int:
+    """argparse type of `--width N`: an integer in 20..100000 (columns of the tables)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid width {text!r}: expected an integer") from None
+    if not 20 <= value <= MAX_WIDTH:
+        raise argparse.ArgumentTypeError(f"width {value} out of range (20..{MAX_WIDTH})")
+    return value
+
+
+def add_width_option(p: argparse.ArgumentParser) -> None:
+    """`--width N`: lay tables out for N columns (default: the terminal's; `$COLUMNS` or unlimited in a pipe)."""
+    p.add_argument(
+        "--width", type=width_arg, default=None, metavar="N",
+        help="table width in columns (default: the terminal's; in a pipe $COLUMNS, else the full width)",
+    )
+
+
+def set_output_width(width: int | None) -> None:
+    """Use `width` columns for every table the running command prints (None: decide from the output)."""
+    global _output_width
+    _output_width = width
+
+
+def output_width() -> int | None:
+    """The width tables are laid out for: `--width`, else None on a terminal (Rich asks it), else `$COLUMNS`,
+    else `PIPE_WIDTH` (a pipe gets the full width: nothing is cut to fit 80 columns)."""
+    if _output_width is not None:
+        return _output_width
+    try:
+        if sys.stdout.isatty():
+            return None
+    except (AttributeError, ValueError, OSError):
+        pass
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit() and 0 < int(columns) <= MAX_WIDTH:
+        return int(columns)
+    return PIPE_WIDTH
+
+
+def console() -> Console:
+    """A console that never interprets markup or emoji codes in what it prints (transcripts are untrusted).
+
+    Its closed pipe raises `BrokenPipeError` (Rich exits 1 by default) for `inspector.cli`. Rich is imported
+    here, on first use: a `--json` run never needs it.
+    """
+    from rich.console import Console
+
+    class SafeConsole(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+    return SafeConsole(markup=False, emoji=False, highlight=False, soft_wrap=False, width=output_width())
+
+
+def number_column(table: Any, header: str, **kw: Any) -> None:
+    """A right-aligned numeric column that is never cut: no wrapping, folded rather than ellipsised."""
+    table.add_column(header, justify="right", no_wrap=True, overflow="fold", min_width=len(header), **kw)

@@ -1,0 +1,104 @@
+"""How full the context is now, as its own state, apart from the window guard.
+
+The guard (OpenClaw's `evaluateContextWindowGuard`) is about the *window's size*: a window under 32000 tokens
+warns, under 16000 blocks. It says nothing about how much of the window the session uses. The fill is that:
+pi's `estimateContextTokens` (the last valid recorded usage + chars/4 of the messages after it, the `context now`
+of `stats`) over the window. A session can have a perfectly fine window (guard `ok`) and be 130% full.
+
+Levels, highest first: `over_window` (fill > 1: the next request cannot fit; OpenClaw/pi must compact or the
+provider rejects it), `compaction_due` (above pi's compaction threshold `window - reserveTokens`: pi compacts after
+the next turn), `early_warning` (above an early-warning fraction), `ok`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from inspector.figures.diagnosis.thresholds import (
+    DEFAULT_EARLY_FRACTIONS,
+    ThresholdLine,
+    compaction_reserve,
+    threshold_lines,
+)
+
+FILL_OK = "ok"
+FILL_EARLY_WARNING = "early_warning"
+FILL_COMPACTION_DUE = "compaction_due"
+FILL_OVER_WINDOW = "over_window"
+
+
+@dataclass(frozen=True, slots=True)
+class FillState:
+    """The context's fill of the window now, its level and a plain message; `guard_level` is shown beside it, never
+    merged with it."""
+
+    tokens: int
+    window: int
+    fill: float | None
+    level: str
+    message: str
+    threshold: str | None
+    guard_level: str
+
+    @property
+    def over_window(self) -> bool:
+        """The context is larger than the window."""
+        return self.level == FILL_OVER_WINDOW
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (stable field names)."""
+        return {
+            "tokens": self.tokens,
+            "window": self.window,
+            "fill": self.fill,
+            "level": self.level,
+            "over_window": self.over_window,
+            "threshold": self.threshold,
+            "message": self.message,
+            "guard_level": self.guard_level,
+            "guard_note": "the guard is about the window's size (OpenClaw warns below 32000, blocks below 16000); "
+            "the fill is how much of it the session uses",
+        }
+
+
+def fill_state(tokens: int, window: int, lines: list[ThresholdLine], guard_level: str) -> FillState:
+    """The fill state of `tokens` in `window`, given the threshold lines (from `threshold_lines`)."""
+    fill = round(tokens / window, 4) if window else None
+    pct = f"{100 * fill:.1f}%" if fill is not None else "?"  # the rounded fill, as `stats` and the gauge print it
+    over = [t for t in lines if tokens > t.tokens]
+    rank = {"window": 2, "compaction": 1}
+    top = max(over, key=lambda t: (rank.get(t.kind, 0), t.tokens)) if over else None
+    if window and tokens > window:
+        level = FILL_OVER_WINDOW
+        message = (
+            f"OVER THE WINDOW: the context is {tokens:,} tokens, {pct} of the {window:,}-token window "
+            f"({tokens - window:,} over). The next request cannot fit: OpenClaw/pi must compact first, or the provider "
+            "rejects it as a context overflow."
+        )
+    elif top is not None and top.kind == "compaction":
+        level = FILL_COMPACTION_DUE
+        message = (
+            f"Above the compaction threshold: {tokens:,} tokens ({pct}) > {top.tokens:,} (window - reserveTokens); "
+            "pi compacts after the next turn."
+        )
+    elif top is not None and top.kind == "early_warning":
+        level = FILL_EARLY_WARNING
+        message = f"Above the early warning {top.name}: {tokens:,} tokens ({pct}) > {top.tokens:,}."
+    else:
+        level = FILL_OK
+        message = f"{tokens:,} tokens, {pct} of the {window:,}-token window."
+    return FillState(tokens, window, fill, level, message, top.name if top else None, guard_level)
+
+
+def context_fill(
+    tokens: int,
+    window: int,
+    guard_level: str,
+    config: dict[str, Any] | None,
+    early_fractions: tuple[float, ...] = DEFAULT_EARLY_FRACTIONS,
+) -> FillState:
+    """The fill state of a context of `tokens` (pi's `estimateContextTokens`, the `context now` of `stats`) in
+    `window`, with the thresholds `build_timeline` uses (OpenClaw's reserve from `config`): cheap, for a header that
+    must not wait for the whole timeline."""
+    return fill_state(tokens, window, threshold_lines(window, compaction_reserve(config), early_fractions), guard_level)

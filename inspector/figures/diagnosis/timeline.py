@@ -1,0 +1,244 @@
+"""The context timeline of a session: every call, its jumps, the thresholds crossed, repeats, overhead, cost, cache.
+
+`build_timeline(session, options)` is the one engine entry point: `session-inspector timeline --json` prints its
+`to_json()`, and the app's views render the same `Timeline` object (chart points, jump and compaction marks,
+the repeats panel, the not-in-transcript share, the over-the-window state).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from inspector.figures.diagnosis.calls import AddedMessage, CallPoint, CallWalk, walk_calls
+from inspector.figures.diagnosis.cost import COST_PRICE_TABLE, COST_RECORDED, COST_UNKNOWN, load_price_table
+from inspector.figures.diagnosis.fill import FillState, fill_state
+from inspector.figures.diagnosis.overhead import OverheadSummary, summarize_overhead
+from inspector.figures.diagnosis.prompt_cache import CacheSummary, cache_ttl, summarize_cache
+from inspector.figures.diagnosis.repeats import Repeat, find_repeats
+from inspector.figures.diagnosis.thresholds import (
+    DEFAULT_EARLY_FRACTIONS,
+    CompactionReserve,
+    ThresholdCrossing,
+    compaction_reserve,
+    find_crossings,
+    threshold_lines,
+)
+from inspector.figures.session_figures import WindowOptions, guard_json, sum_usage, window_for, window_json
+from inspector.model import entries as m
+from inspector.rules.openclaw_2026_4_12.tokens.context_usage import last_context_usage
+from inspector.rules.openclaw_2026_4_12.window_guard import ContextWindow
+from inspector.session.session import Session
+
+DEFAULT_TOP_JUMPS = 10
+DERIVED_FIELDS = {
+    "transcript_estimate": "pi's chars/4 estimate (estimateTokens) of the context messages sent before the call, "
+    "rebuilt with pi's buildSessionContext rules (after a compaction: summary + kept tail); errored/aborted assistants "
+    "and excludeFromContext bash runs are not sent and not counted",
+    "not_in_transcript": "derived: prompt_tokens - transcript_estimate (system prompt, tool schemas, injected context, "
+    "and the estimator's own error); never recorded in the session file",
+    "prompt_tokens": "recorded: input + cacheRead + cacheWrite",
+    "cost": "recorded usage.cost.total, else the bundled price table (cost_source says which)",
+}
+MAX_CAUSES = 20
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineOptions:
+    """Where the window and thresholds come from, and how many jumps to keep."""
+
+    window: WindowOptions = field(default_factory=WindowOptions)
+    early_fractions: tuple[float, ...] = DEFAULT_EARLY_FRACTIONS
+    top_jumps: int = DEFAULT_TOP_JUMPS
+
+
+@dataclass(frozen=True, slots=True)
+class Jump:
+    """An increase of the prompt between two consecutive calls, and the messages added in between, largest first.
+
+    `explained_tokens` is pi's chars/4 estimate of those messages (what the transcript accounts for);
+    `across_compaction` says a compaction sits between the two calls.
+    """
+
+    call_index: int
+    entry_id: str | None
+    line: int
+    previous_entry_id: str | None
+    prompt_before: int | float
+    prompt_after: int | float
+    causes: list[AddedMessage]
+    across_compaction: bool
+
+    @property
+    def delta_tokens(self) -> int | float:
+        """The prompt increase, in tokens."""
+        return self.prompt_after - self.prompt_before
+
+    @property
+    def explained_tokens(self) -> int:
+        """pi's estimate of the causes: what the transcript accounts for."""
+        return sum(c.pi_tokens for c in self.causes)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (stable field names)."""
+        return {
+            "entry_id": self.entry_id,
+            "line": self.line,
+            "call_index": self.call_index,
+            "previous_entry_id": self.previous_entry_id,
+            "delta_tokens": self.delta_tokens,
+            "prompt_before": self.prompt_before,
+            "prompt_after": self.prompt_after,
+            "cause_entry_ids": [c.entry_id for c in self.causes],
+            "causes": [c.to_json() for c in self.causes],
+            "explained_tokens": self.explained_tokens,
+            "across_compaction": self.across_compaction,
+        }
+
+
+def find_jumps(calls: list[CallPoint], top: int = DEFAULT_TOP_JUMPS) -> list[Jump]:
+    """The `top` largest prompt increases between consecutive calls (ties: earlier first)."""
+    rises = [(cur.prompt_tokens - prev.prompt_tokens, cur.index) for prev, cur in zip(calls, calls[1:]) if cur.prompt_tokens > prev.prompt_tokens]
+    rises.sort(key=lambda r: (-r[0], r[1]))
+    jumps: list[Jump] = []
+    for _, i in rises[: max(0, top)]:
+        prev, cur = calls[i - 1], calls[i]
+        jumps.append(
+            Jump(
+                call_index=cur.index,
+                entry_id=cur.entry_id,
+                line=cur.line,
+                previous_entry_id=prev.entry_id,
+                prompt_before=prev.prompt_tokens,
+                prompt_after=cur.prompt_tokens,
+                causes=sorted((a for a in cur.added if a.sent), key=lambda a: -a.pi_tokens)[:MAX_CAUSES],
+                across_compaction=cur.compaction_id != prev.compaction_id,
+            )
+        )
+    return jumps
+
+
+@dataclass(frozen=True, slots=True)
+class CostSummary:
+    """Σ cost over the calls, split by where each call's figure came from."""
+
+    total: float
+    recorded: float
+    price_table: float
+    recorded_calls: int
+    price_table_calls: int
+    unknown_calls: int
+    table: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (stable field names)."""
+        return {
+            "total": self.total,
+            "recorded": self.recorded,
+            "price_table": self.price_table,
+            "recorded_calls": self.recorded_calls,
+            "price_table_calls": self.price_table_calls,
+            "unknown_calls": self.unknown_calls,
+            "price_table_source": self.table,
+        }
+
+
+def summarize_cost(calls: list[CallPoint]) -> CostSummary:
+    """Per-session cost: recorded where present, else the price table (see `inspector.figures.diagnosis.cost`)."""
+
+    def total(source: str) -> float:
+        """Σ cost of the calls whose cost came from `source`."""
+        return round(sum(c.cost.total for c in calls if c.cost.source == source), 10)
+
+    return CostSummary(
+        total=round(sum(c.cost.total for c in calls), 10),
+        recorded=total(COST_RECORDED),
+        price_table=total(COST_PRICE_TABLE),
+        recorded_calls=sum(1 for c in calls if c.cost.source == COST_RECORDED),
+        price_table_calls=sum(1 for c in calls if c.cost.source == COST_PRICE_TABLE),
+        unknown_calls=sum(1 for c in calls if c.cost.source == COST_UNKNOWN),
+        table=load_price_table().describe(),
+    )
+
+
+@dataclass(slots=True)
+class Timeline:
+    """Everything `timeline` reports, computed once; `to_json()` is `session-inspector timeline --json`."""
+
+    file: str
+    leaf_id: str | None
+    model: dict[str, Any] | None
+    window: ContextWindow
+    guard: dict[str, Any]
+    reserve: CompactionReserve
+    walk: CallWalk
+    jumps: list[Jump]
+    thresholds: list[ThresholdCrossing]
+    repeats: list[Repeat]
+    overhead: OverheadSummary
+    cache: CacheSummary
+    cost: CostSummary
+    fill: FillState
+    recorded_totals: dict[str, Any]
+    skipped_totals: dict[str, Any]
+
+    @property
+    def calls(self) -> list[CallPoint]:
+        """The calls, in path order."""
+        return self.walk.calls
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (stable field names)."""
+        return {
+            "file": self.file,
+            "leaf_id": self.leaf_id,
+            "model": self.model,
+            "context_window": window_json(self.window),
+            "guard": self.guard,
+            "fill": self.fill.to_json(),
+            "compaction_reserve": self.reserve.to_json(),
+            "calls": [c.to_json() for c in self.calls],
+            "skipped": self.walk.skipped_json(),
+            "unsent_messages": self.walk.unsent_messages,
+            "markers": [mk.to_json() for mk in self.walk.markers],
+            "jumps": [j.to_json() for j in self.jumps],
+            "thresholds_crossed": [t.to_json() for t in self.thresholds],
+            "repeats": [r.to_json() for r in self.repeats],
+            "overhead": self.overhead.to_json(),
+            "cache": self.cache.to_json(),
+            "cost": self.cost.to_json(),
+            "totals": {"calls": self.recorded_totals, "skipped": self.skipped_totals},
+            "derived_fields": DERIVED_FIELDS,
+        }
+
+
+def build_timeline(session: Session, ctx: m.SessionContext, options: TimelineOptions | None = None) -> Timeline:
+    """The timeline of the active path of `ctx` (the path from its leaf to the root)."""
+    options = options or TimelineOptions()
+    window = window_for(ctx, options.window)
+    config = options.window.config
+    reserve = compaction_reserve(config)
+    walk = walk_calls(session, ctx, load_price_table())
+    lines = threshold_lines(window.tokens, reserve, options.early_fractions)
+    guard = guard_json(window, ctx.model)
+    now = last_context_usage(session, ctx)
+    ttl_ms, ttl_source = cache_ttl(config)
+    entries = session.entries
+    return Timeline(
+        file=str(session.path),
+        leaf_id=ctx.leaf_id,
+        model=ctx.model,
+        window=window,
+        guard=guard,
+        reserve=reserve,
+        walk=walk,
+        jumps=find_jumps(walk.calls, options.top_jumps),
+        thresholds=find_crossings(walk.calls, lines, window.tokens),
+        repeats=find_repeats(session, ctx.path),
+        overhead=summarize_overhead(walk.calls),
+        cache=summarize_cache(walk.calls, ttl_ms, ttl_source),
+        cost=summarize_cost(walk.calls),
+        fill=fill_state(now["tokens"], window.tokens, lines, guard["level"]),
+        recorded_totals=sum_usage([entries[c.entry_index] for c in walk.calls]),
+        skipped_totals=sum_usage(walk.skipped_synthetic + walk.skipped_zero_usage),
+    )

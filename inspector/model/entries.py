@@ -1,0 +1,410 @@
+"""The common model every reader produces: entries (metadata only), diagnostics and context messages.
+
+Entries keep *metadata* (offsets, ids, role, tool name, estimates, recorded usage) and, for the small
+non-message entry types, their parsed dict. The content of `message` and `custom_message` entries is not
+kept: it is re-read from disk on demand (`Session.load_message`), so a 1 GB file fits in a small fraction
+of its size in memory. A session holds its entries packed in columns (`inspector.storage.entry_table.EntryTable`), which
+builds an `Entry` when one is asked for.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import struct
+from array import array
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import reduce
+from itertools import filterfalse
+from typing import Any
+
+USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
+COST_KEYS = ("input", "output", "cacheRead", "cacheWrite", "total")
+_USAGE = struct.Struct("<10d")
+_NAN = float("nan")
+USAGE_SIZE = _USAGE.size
+"""Bytes of one packed usage (`pack_usage`)."""
+
+
+def pack_usage(usage: Any) -> bytes | None:
+    """Recorded usage packed in 80 bytes (NaN where a field is absent): a fraction of a dict's memory."""
+    if type(usage) is not dict:
+        return None
+    try:  # the usual shape: every field present and numeric
+        c = usage["cost"]
+        return _USAGE.pack(
+            usage["input"], usage["output"], usage["cacheRead"], usage["cacheWrite"], usage["totalTokens"],
+            c["input"], c["output"], c["cacheRead"], c["cacheWrite"], c["total"],
+        )
+    except (KeyError, TypeError, struct.error):
+        pass
+    cost = usage.get("cost")
+    cost = cost if isinstance(cost, dict) else {}
+    vals = [usage.get(k) for k in USAGE_KEYS] + [cost.get(k) for k in COST_KEYS]
+    return _USAGE.pack(*(float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else _NAN for v in vals))
+
+
+def unpack_usage(packed: bytes | None) -> dict[str, Any] | None:
+    """The usage object back (standard fields only; absent ones stay absent; integral values as int)."""
+    if packed is None:
+        return None
+    vals = _USAGE.unpack(packed)
+
+    def num(v: float) -> int | float:
+        return int(v) if v.is_integer() and abs(v) < 2**53 else v
+
+    out: dict[str, Any] = {k: num(v) for k, v in zip(USAGE_KEYS, vals) if not math.isnan(v)}
+    cost = {k: num(v) for k, v in zip(COST_KEYS, vals[len(USAGE_KEYS) :]) if not math.isnan(v)}
+    if cost:
+        out["cost"] = cost
+    return out
+
+_NO_USAGE = _USAGE.pack(*[_NAN] * 10)
+"""A packed usage with no standard field at all (unpacks to `{}`: not counted as a call)."""
+
+
+def _add_tokens(total: int | float, values: list[float]) -> int | float:
+    """`total` plus `num(v)` of each value, in order, as a loop over the unpacked usage dicts adds them."""
+    if type(total) is int and all(map(float.is_integer, values)):
+        if not values:
+            return total
+        bound = max(map(abs, values))
+        if bound * len(values) < 2**53:  # every partial sum of these integers is exact as a double: so is the sum
+            return total + int(sum(values))
+        if bound < 2**53:
+            return total + sum(map(int, values))  # only ints: exact, whatever the grouping
+    for v in values:
+        total += int(v) if v.is_integer() and abs(v) < 2**53 else v
+    return total
+
+
+_SUM_BATCH = 16384
+
+
+@dataclass(slots=True, frozen=True)
+class UsageSum:
+    """A Σ of packed usages in order, that more usages extend (`plus`): summing rows `[0, k)` and then
+    `[k, n)` gives what one pass over `[0, n)` gives, to the last bit (see `sum_packed_usage`)."""
+
+    tokens: tuple[int | float, ...] = (0,) * len(USAGE_KEYS)
+    cost: tuple[float, ...] = (0.0,) * len(COST_KEYS)
+    calls: int = 0
+
+    def plus(self, packed: Iterable[bytes | None]) -> UsageSum:
+        """This sum with `packed` added after what it holds (a new object: a sum is never changed)."""
+        return self.plus_rows(b"".join(p for p in packed if p is not None))
+
+    def plus_rows(self, rows: bytes | bytearray) -> UsageSum:
+        """This sum with the packed usages laid end to end in `rows` added after what it holds."""
+        count = len(rows) // _USAGE.size
+        calls = count
+        if rows.find(_NO_USAGE) >= 0:  # rows with no standard field are not calls
+            calls -= sum(1 for k in range(0, len(rows), _USAGE.size) if rows[k : k + _USAGE.size] == _NO_USAGE)
+        tokens = list(self.tokens)
+        cost = list(self.cost)
+        doubles = memoryview(rows).cast("d")
+        width = len(USAGE_KEYS) + len(COST_KEYS)
+        for j in range(width):
+            for start in range(0, count, _SUM_BATCH):  # a column at a time, a batch at a time (memory stays small)
+                column: list[float] = doubles[(start * width) + j : (start + _SUM_BATCH) * width : width].tolist()  # type: ignore[assignment]
+                values = list(filterfalse(math.isnan, column))  # NaN: an absent field
+                if j < len(USAGE_KEYS):
+                    tokens[j] = _add_tokens(tokens[j], values)
+                else:
+                    cost[j - len(USAGE_KEYS)] = reduce(operator.add, values, cost[j - len(USAGE_KEYS)])
+        doubles.release()
+        return UsageSum(tuple(tokens), tuple(cost), self.calls + calls)
+
+    def result(self) -> tuple[dict[str, int | float], dict[str, float], int]:
+        """`(tokens, cost, calls)` by field name."""
+        return dict(zip(USAGE_KEYS, self.tokens)), dict(zip(COST_KEYS, self.cost)), self.calls
+
+
+PATH_USAGE_STEP = 4096
+"""`PathUsage` keeps the sum at every multiple of this many path positions."""
+
+
+@dataclass(slots=True, frozen=True)
+class PathUsage:
+    """Σ of the recorded usage along a path (`total`), with the sums of its first `k * PATH_USAGE_STEP` positions
+    (`marks[k]`): the path continued is summed from `total`, the path cut at a branch point from the nearest mark."""
+
+    length: int = 0
+    total: UsageSum = UsageSum()
+    marks: tuple[UsageSum, ...] = (UsageSum(),)
+
+    def plus(self, usages: list[bytes | None]) -> PathUsage:
+        """This path's sum continued with the packed usages of the next positions (None: no usage there)."""
+        total, length, marks = self.total, self.length, list(self.marks)
+        done = 0
+        while done < len(usages):
+            piece = usages[done : done + PATH_USAGE_STEP - length % PATH_USAGE_STEP]
+            total = total.plus(piece)
+            length += len(piece)
+            done += len(piece)
+            if length % PATH_USAGE_STEP == 0:
+                marks.append(total)
+        return PathUsage(length, total, tuple(marks))
+
+    def plus_rows(self, rows: bytes, positions: int) -> PathUsage:
+        """This path's sum continued by `positions` more positions whose packed usages, laid end to end, are `rows`
+        (`EntryTable.usage_rows`); the positions must not pass the next mark."""
+        if positions > PATH_USAGE_STEP - self.length % PATH_USAGE_STEP:
+            raise ValueError("a piece of a path usage may not pass a mark")
+        total, length = self.total.plus_rows(rows), self.length + positions
+        marks = self.marks + (total,) if positions and length % PATH_USAGE_STEP == 0 else self.marks
+        return PathUsage(length, total, marks)
+
+    def cut(self, length: int, usages_between: Callable[[int, int], list[bytes | None]]) -> PathUsage:
+        """The sum of the path's first `length` positions; `usages_between(start, end)` gives the packed usages of
+        its positions [start, end) (asked only for those between the nearest mark and `length`)."""
+        if length >= self.length:
+            return self
+        k = length // PATH_USAGE_STEP
+        start = k * PATH_USAGE_STEP
+        return PathUsage(start, self.marks[k], self.marks[: k + 1]).plus(usages_between(start, length))
+
+
+def sum_packed_usage(packed: Iterable[bytes | None]) -> tuple[dict[str, int | float], dict[str, float], int]:
+    """Σ of packed usages, field by field, without building a dict per usage: `(tokens, cost, calls)`.
+
+    Equals adding `unpack_usage(p)`'s numbers in order: tokens from an int 0 (exact while they are integral),
+    cost from a float 0.0 (an integral cost adds the same double). `calls` counts the usages that unpack to a
+    non-empty dict. Usages are unpacked a batch at a time (memory stays small on a 1 GB session).
+    """
+    return UsageSum().plus(packed).result()
+
+
+HEADER_KEYS = ("id", "version", "timestamp", "cwd", "parentSession", "provider", "modelId", "thinkingLevel", "branchedFrom")
+"""The session-header fields the figures report (`stats --json` `header`, `ls --json` glance), in that order."""
+
+
+def header_json(header: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The reported part of a session header (`HEADER_KEYS` present in it), None without a header."""
+    if header is None:
+        return None
+    return {k: header[k] for k in HEADER_KEYS if k in header}
+
+
+# Entry types of pi / OpenClaw v3 session files (spec §1.3).
+SESSION = "session"
+MESSAGE = "message"
+MODEL_CHANGE = "model_change"
+THINKING_LEVEL_CHANGE = "thinking_level_change"
+COMPACTION = "compaction"
+BRANCH_SUMMARY = "branch_summary"
+CUSTOM = "custom"
+CUSTOM_MESSAGE = "custom_message"
+LABEL = "label"
+SESSION_INFO = "session_info"
+
+KNOWN_ENTRY_TYPES = frozenset(
+    {
+        MESSAGE,
+        MODEL_CHANGE,
+        THINKING_LEVEL_CHANGE,
+        COMPACTION,
+        BRANCH_SUMMARY,
+        CUSTOM,
+        CUSTOM_MESSAGE,
+        LABEL,
+        SESSION_INFO,
+    }
+)
+
+CURRENT_SESSION_VERSION = 3
+
+
+@dataclass(slots=True)
+class Diagnostic:
+    """One problem (or notable fact) found while reading a file.
+
+    `line` is the 1-based physical line number and `offset` the byte offset of that line's start, when the
+    problem belongs to a line. `severity` is `error` (data pi would skip or could not use), `warning`
+    (pi reads it, but something is off) or `info`.
+    """
+
+    kind: str
+    message: str
+    severity: str = "warning"
+    line: int | None = None
+    offset: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "severity": self.severity,
+            "line": self.line,
+            "offset": self.offset,
+            "message": self.message,
+        }
+
+
+@dataclass(slots=True)
+class Estimates:
+    """Per-message size estimates, each named after the code it reproduces (see `inspector.rules.openclaw_2026_4_12.tokens`)."""
+
+    pi_tokens: int
+    openclaw_prune_chars: int
+    openclaw_compaction_tokens: int
+    tool_guard_chars: int
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "pi_tokens": self.pi_tokens,
+            "openclaw_prune_chars": self.openclaw_prune_chars,
+            "openclaw_compaction_tokens": self.openclaw_compaction_tokens,
+            "tool_guard_chars": self.tool_guard_chars,
+        }
+
+
+# Per-entry numbers in one bytes object: line, offset, length, the four estimates (-1 = the entry maps to no
+# message), the message timestamp (NaN = none) and flags. ~100 bytes where separate ints took ~250.
+_NUMS = NUMS = struct.Struct("<qqqqqqqdq")
+FLAG_MIGRATED_ROLE = 1
+"""A v2 `hookMessage` read as `custom`."""
+FLAG_EXCLUDED_FROM_CONTEXT = 2
+"""A `bashExecution` with a truthy `excludeFromContext`."""
+FLAG_NON_OBJECT_USAGE = 4
+"""An assistant whose `usage` is truthy but not an object (nothing packed; pi still takes it as usage)."""
+
+
+def pack_nums(line: int, offset: int, length: int, estimates: tuple | None, message_timestamp: Any, flags: int = 0) -> bytes:
+    est = estimates if estimates is not None else (-1, -1, -1, -1)
+    ts = float(message_timestamp) if type(message_timestamp) in (int, float) else _NAN
+    return _NUMS.pack(line, offset, length, *est, ts, flags)
+
+
+def _num_field(i: int, doc: str) -> property:
+    return property(lambda self: _NUMS.unpack(self.nums)[i], doc=doc)
+
+
+class _PackedEstimates:
+    """`estimates` and `message_timestamp` read from the packed `nums` of an entry (or its context row)."""
+
+    __slots__ = ()
+
+    @property
+    def estimates(self) -> Estimates | None:
+        """The four estimates of the message this produces (None: it produces none)."""
+        v = _NUMS.unpack(self.nums)  # type: ignore[attr-defined]
+        return None if v[3] < 0 else Estimates(v[3], v[4], v[5], v[6])
+
+    @property
+    def est_packed(self) -> tuple | None:
+        """The estimates as a comparable tuple (None: no message)."""
+        v = _NUMS.unpack(self.nums)  # type: ignore[attr-defined]
+        return None if v[3] < 0 else v[3:7]
+
+    @property
+    def message_timestamp(self) -> int | float | None:
+        """`message.timestamp` (epoch ms) of the message this produces, if it has a numeric one."""
+        ts = _NUMS.unpack(self.nums)[7]  # type: ignore[attr-defined]
+        if math.isnan(ts):
+            return None
+        return int(ts) if ts.is_integer() else ts
+
+
+@dataclass(slots=True)
+class Entry(_PackedEstimates):
+    """Metadata of one non-header line of a session file.
+
+    `index` is the position in `Session.entries` (file order, valid entries only); `line`/`offset`/`length`
+    locate the raw bytes (without the newline). `id`/`parent_id` are the stored ones, or synthetic ids for
+    v1 files (migrated in memory, like pi's `migrateV1ToV2`). `data` is the parsed dict for every entry
+    type except `message` and `custom_message`, whose (possibly huge) content is re-read on demand.
+
+    For entries that map to a context message (`message`, `custom_message`, non-empty `branch_summary`,
+    and `compaction` as its summary message) `role` is the AgentMessage role and `estimates` are computed
+    at index time. Numbers live packed in `nums` (see `pack_nums`) to keep 300k entries small.
+    """
+
+    index: int
+    nums: bytes
+    type: str
+    id: str | None
+    parent_id: str | None
+    timestamp: str | None = None
+    data: dict[str, Any] | None = None
+    role: str | None = None
+    tool_name: str | None = None
+    tool_call_id: str | None = None
+    tool_call_ids: tuple[str, ...] = ()
+    provider: str | None = None
+    model: str | None = None
+    stop_reason: str | None = None
+    usage_packed: bytes | None = None
+    block_kinds: tuple[str, ...] = ()
+
+    line = _num_field(0, "1-based physical line number (0 while unknown, in a tail view).")
+    offset = _num_field(1, "Byte offset of the line's start.")
+    length = _num_field(2, "Byte length of the line, without the newline.")
+    migrated_role = property(lambda self: bool(_NUMS.unpack(self.nums)[8] & FLAG_MIGRATED_ROLE))
+    excluded_from_context = property(lambda self: bool(_NUMS.unpack(self.nums)[8] & FLAG_EXCLUDED_FROM_CONTEXT))
+    non_object_usage = property(
+        lambda self: bool(_NUMS.unpack(self.nums)[8] & FLAG_NON_OBJECT_USAGE),
+        doc="The recorded usage is truthy but not an object (only this flag is kept).",
+    )
+    usage = property(lambda self: unpack_usage(self.usage_packed), doc="Recorded provider usage (assistant messages).")
+
+    @property
+    def is_message(self) -> bool:
+        return self.type == MESSAGE
+
+    @property
+    def known_type(self) -> bool:
+        return self.type in KNOWN_ENTRY_TYPES
+
+
+@dataclass(slots=True)
+class ContextMessage(_PackedEstimates):
+    """One message of the rebuilt context (pi `buildSessionContext`), in order.
+
+    `entry_index`/`entry_id`/`line` name the entry that produced it: for the virtual compaction-summary and
+    branch-summary messages, the `compaction` or `branch_summary` entry.
+    """
+
+    index: int
+    entry_index: int
+    entry_id: str | None
+    line: int
+    role: str
+    tool_name: str | None
+    nums: bytes
+    usage_packed: bytes | None
+    excluded_from_llm: bool = False
+
+    usage = property(lambda self: unpack_usage(self.usage_packed), doc="Recorded provider usage (assistant messages).")
+
+
+def path_indices(indices: Iterable[int] = ()) -> array[int]:
+    """A context path: entry indices as an `array` of 64-bit integers. Kept as a list, a 300k-entry path cost
+    ~11 ms to restore from a snapshot (an int object each), and ~3 ms to copy."""
+    return array("q", indices)
+
+
+@dataclass(slots=True)
+class SessionContext:
+    """The context the model sees for one leaf: messages plus the model and thinking level in force."""
+
+    leaf_id: str | None
+    messages: list[ContextMessage]
+    path: array[int]
+    """The entry indices root → leaf (`path_indices`): 8 bytes an entry, and stored in a snapshot as one block."""
+    model: dict[str, Any] | None
+    thinking_level: str
+    compaction_index: int | None = None
+    first_kept_index: int | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    path_usage: PathUsage | None = field(default=None, compare=False, repr=False)
+    """Σ of the recorded usage of the path's entries, once computed (`Session.path_usage`): a cache, not compared."""
+    compactions_on_path: frozenset[int] | None = field(default=None, compare=False, repr=False)
+    """The indices of the compactions on the path, once computed (`context.compactions_on_path`): a cache."""
+
+    def continues(self, earlier: SessionContext) -> bool:
+        """Whether this context is `earlier` with messages appended (same compaction, same first rows)."""
+        n = len(earlier.messages)
+        if self.compaction_index != earlier.compaction_index or len(self.messages) < n:
+            return False
+        return n == 0 or (self.messages[n - 1] is earlier.messages[n - 1] and self.messages[0] is earlier.messages[0])

@@ -1,0 +1,237 @@
+"""A worker's share of a big file as packed columns: what the parent adds to its entry table in a few bulk steps.
+
+The parallel index (`inspector.read.parallel.parse_ranges`) has worker processes parse byte ranges. Sending one record
+per line back costs the parent about as much as parsing did (unpickling a 15-field tuple, then building the entry
+from it, per line). Here a worker packs runs of plain message lines directly into the columns of
+`inspector.storage.entry_table.EntryTable` (`ColumnRun`), and keeps as rows, in their wire form, only the lines the
+parent's reader must see one by one (`EntryReader.accept_index`):
+
+- the first records of the range, up to and including the first one that is not an `ErrorRecord` (the parent
+  must have counted a parsed object before any run: the first of the file is the header or its absence);
+- lines with something to report (invalid UTF-8, a huge line, an id or parent id that is not a string, a message
+  with no string role, a type that is unknown or not a string, another session header, not an object), and every
+  line of a v1 file (ids are made up in the reader's order).
+
+Entries of the other known types (compaction, custom, model change, label...) are packed like messages, with
+their `data` as the table's compact `extras` cells.
+
+A run's line numbers count from 1 within the range (the parent adds the lines of the ranges before it).
+The parent's reader shares id strings between entries (a parent id is its parent's id string) to save memory; a
+worker does the same within its range. Tool call ids travel encoded, as the table keeps them (`call_text`).
+"""
+
+from __future__ import annotations
+
+import struct
+from array import array
+from dataclasses import dataclass, field
+from itertools import accumulate
+from typing import Any
+
+from inspector.model import entries as m
+from inspector.read.agent_message import other_entry_parts
+from inspector.read.record_types import ErrorRecord, MessageRecord, OtherRecord
+from inspector.read.records import extract_record
+from inspector.storage import nums_layout as nl
+from inspector.storage.entry_table import CALL_IDS, ODD_CELL, RESULT_ID, Extra, call_cell, pack_extra
+
+HUGE_LINE_BYTES = 16 * 1024 * 1024
+"""A line longer than this is reported (`huge_line`): its content is never kept in memory."""
+_MESSAGE_FIELDS = len(MessageRecord._fields)
+_NO_ESTIMATES = (-1, -1, -1, -1)
+_NAN = float("nan")
+_narrow_pack = nl.NARROW.pack
+_wide_pack = nl.WIDE.pack
+_NARROW_SIZE = nl.NARROW_SIZE
+
+Row = tuple[int, int, int, tuple[Any, ...]]
+"""`(line within the range, offset, length, record in wire form)`: a line for `EntryReader.accept_index`."""
+
+
+@dataclass(slots=True)
+class ColumnRun:
+    """Consecutive plain message lines of one range, as `EntryTable` columns (see the module docstring).
+
+    `nums` rows (either layout of `inspector.storage.nums_layout`) carry the line number within the range; `codes` index `shapes`, this run's own list of shapes;
+    `usage_slots` index rows of `usage_buffer` (-1: no usage). Entries of the other known types (compaction,
+    custom, model change...) are packed too, their `data` and `timestamp` as `extras` cells.
+    """
+
+    nums: bytearray = field(default_factory=bytearray)
+    ids: list[str] = field(default_factory=list)
+    parent_ids: list[str | None] = field(default_factory=list)
+    codes: array = field(default_factory=lambda: array("I"))
+    shapes: list[tuple[Any, ...]] = field(default_factory=list)
+    call_text: bytearray = field(default_factory=bytearray)
+    call_ends: array = field(default_factory=lambda: array("I"))
+    """The run's `calls` cells, encoded (`entry_table.call_cell`, never its odd kind) end to end, and where each
+    ends in `call_text`."""
+    usage_slots: array = field(default_factory=lambda: array("i"))
+    usage_buffer: bytearray = field(default_factory=bytearray)
+    extras: dict[int, Extra] = field(default_factory=dict)
+    """The `extras` cells of the run's entries of other types, by position in the run."""
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+RangeParts = list[ColumnRun | list[Row]]
+"""A range's lines in order: runs of packed message lines and lists of rows for the reader."""
+
+
+class _RunBuilder:
+    """Packs message records into `ColumnRun`s, and the other lines into row lists, in file order."""
+
+    def __init__(self) -> None:
+        self.parts: RangeParts = []
+        self.run: ColumnRun | None = None
+        self.shape_codes: dict[tuple[Any, ...], int] = {}
+        self.known_ids: dict[str, str] = {}
+        self.cells: list[bytes] = []  # the open run's calls cells, laid end to end when it closes (`close_run`)
+
+    def row(self, row: Row) -> None:
+        self.close_run()
+        if not self.parts or type(self.parts[-1]) is not list:
+            self.parts.append([])
+        rows = self.parts[-1]
+        assert type(rows) is list
+        rows.append(row)
+
+    def message(self, rec: tuple[Any, ...], line: int, offset: int, length: int) -> bool:
+        """Pack a plain message (`plain_message`); False when its calls cell has no encoding (send it as a row)."""
+        (eid, parent, role, tool_name, tool_call_id, call_ids, provider, model, stop, usage, ts, kinds, est, flags, _) = rec
+        if call_ids:  # as the reader's `_message_entry` takes them: the call ids, else the id of the call answered
+            if len(call_ids) == 1 and "\x00" not in call_ids[0]:  # `call_cell` of the usual one call, inline
+                calls = CALL_IDS + call_ids[0].encode("utf-8", "surrogatepass")
+            else:
+                calls = call_cell(call_ids)
+                if calls == ODD_CELL:
+                    return False
+        elif tool_call_id is not None:
+            calls = RESULT_ID + tool_call_id.encode("utf-8", "surrogatepass")  # `call_cell` of a string, inline
+        else:
+            calls = b""
+        run = self._run()
+        known = self.known_ids
+        if parent:
+            parent = known.get(parent, parent)  # the parent's own id string (memory)
+        known[eid] = eid
+        nums = message_nums(line, offset, length, est, ts, flags)
+        self._add(run, nums, eid, parent, (m.MESSAGE, role, tool_name, provider, model, stop, kinds), calls, usage)
+        return True
+
+    def other(self, obj: dict[str, Any], line: int, offset: int, length: int, version: int) -> None:
+        """An entry of another known type (see `plain_other`), as `EntryReader._other_entry` makes it."""
+        run = self._run()
+        etype = obj["type"]
+        eid = obj["id"]
+        parent = obj.get("parentId")
+        if parent:
+            parent = self.known_ids.get(parent, parent)
+        self.known_ids[eid] = eid
+        timestamp, data, role, nums = other_entry_parts(etype, obj, line, offset, length, version)
+        run.extras[len(run.ids)] = pack_extra(timestamp, data)
+        self._add(run, nl.narrowed(nums), eid, parent, (etype, role, None, None, None, None, ()), b"", None)
+
+    def _run(self) -> ColumnRun:
+        run = self.run
+        if run is None:
+            run = self.run = ColumnRun()
+            self.parts.append(run)
+            self.shape_codes = {}
+        return run
+
+    def close_run(self) -> None:
+        """End the open run, if any: its calls cells laid end to end (`call_text`, `call_ends`, in C passes)."""
+        run, cells = self.run, self.cells
+        if run is None:
+            return
+        run.call_text = bytearray(b"".join(cells))
+        ends = accumulate(map(len, cells))
+        run.call_ends = array("I", ends) if len(run.call_text) < 2**32 else array("q", ends)
+        self.run, self.cells = None, []
+
+    def _add(self, run: ColumnRun, nums: bytes, eid: str, parent: str | None, shape: tuple[Any, ...], calls: bytes, usage: bytes | None) -> None:
+        rows = run.nums
+        if len(nums) == _NARROW_SIZE and type(rows) is bytearray:
+            rows += nums
+        else:
+            run.nums = nl.add_row(rows, nums)
+        run.ids.append(eid)
+        run.parent_ids.append(parent)
+        code = self.shape_codes.get(shape)
+        if code is None:
+            code = self.shape_codes[shape] = len(run.shapes)
+            run.shapes.append(shape)
+        run.codes.append(code)
+        self.cells.append(calls)
+        if usage is None:
+            run.usage_slots.append(-1)
+        else:
+            run.usage_slots.append(len(run.usage_buffer) // m.USAGE_SIZE)
+            run.usage_buffer += usage
+
+
+def message_nums(
+    line: int, offset: int, length: int, estimates: tuple[int, int, int, int] | None, timestamp: float | None, flags: int
+) -> bytes:
+    """A message entry's packed numbers from its record's fields (narrow when they fit: `nums_layout.pack_row`)."""
+    est = estimates if estimates is not None else _NO_ESTIMATES
+    ts = _NAN if timestamp is None else float(timestamp)
+    try:
+        return _narrow_pack(line, offset, length, *est, ts, flags)
+    except struct.error:
+        return _wide_pack(line, offset, length, *est, ts, flags)
+
+
+def plain_other(obj: Any, note: str | None, length: int) -> bool:
+    """A parsed line of a known entry type other than `message` that the reader would take without a diagnostic
+    and without its own state (string id, string or null parent; v2+ files)."""
+    if type(obj) is not dict or note is not None or length > HUGE_LINE_BYTES:
+        return False
+    etype = obj.get("type")
+    parent = obj.get("parentId")
+    return etype in _PACKED_OTHER_TYPES and type(obj.get("id")) is str and (parent is None or type(parent) is str)
+
+
+_PACKED_OTHER_TYPES = m.KNOWN_ENTRY_TYPES - {m.MESSAGE}
+
+
+def plain_message(rec: tuple[Any, ...], length: int) -> bool:
+    """A message record the reader would take without a diagnostic and without its own state (v2+ ids)."""
+    return (
+        len(rec) == _MESSAGE_FIELDS
+        and rec[-1] is None
+        and length <= HUGE_LINE_BYTES
+        and type(rec[0]) is str
+        and (rec[1] is None or type(rec[1]) is str)
+        and type(rec[2]) is str
+    )
+
+
+def extract_range_runs(path: str, start: int, end: int, first_line: int, version: int) -> tuple[RangeParts, int, bytes]:
+    """The complete lines in bytes [start, end) of a file as `ColumnRun`s and rows (see the module docstring).
+
+    Returns `(parts, lines_seen, tail)`; `tail` is what follows the last newline before `end`.
+    """
+    from inspector.read.lines import LineScanner
+
+    scanner = LineScanner(path)
+    scanner.resume(start, first_line)
+    builder = _RunBuilder()
+    counted = False  # a record the reader counts as parsed was sent as a row
+    packable = version >= 2
+    for line, offset, raw in scanner.scan_until(end):
+        rec = extract_record(raw, version)
+        if rec is None:
+            continue
+        wire = tuple(rec)
+        if counted and packable and plain_message(wire, len(raw)) and builder.message(wire, line, offset, len(raw)):
+            pass
+        elif counted and packable and type(rec) is OtherRecord and plain_other(rec.obj, rec.note, len(raw)):
+            builder.other(rec.obj, line, offset, len(raw), version)
+        else:
+            builder.row((line, offset, len(raw), wire))
+            counted = counted or type(rec) is not ErrorRecord
+    builder.close_run()
+    return builder.parts, scanner.next_line - first_line, scanner.pending

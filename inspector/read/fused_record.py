@@ -1,0 +1,128 @@
+"""The indexer's fast path for a `message` entry: its `MessageRecord` (metadata and the four estimates) in one
+pass over the message.
+
+`BY_ROLE[role](obj, msg, note)` equals `records.message_record_reference` (the general path: the record's fields,
+then `tokens.estimate_all` over the message again), field for field; property tests, the corpus and both benchmark
+shapes hold them equal. It goes straight to the role's own measure (`tokens.fused`: `text_and_image_chars`,
+`assistant_chars`, `tool_result_guard`, the same pieces `estimate_all` is made of) instead of dispatching on the
+role again, and takes a tool result of one ASCII text block by `len()`. Every other role (`hookMessage`, migrated
+in v1/v2 files, among them) takes the general path. This runs for every entry of a big file, in worker processes
+too: it is written for few Python-level operations per entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from inspector.js.jsjson import js_len, js_truthy
+from inspector.model import entries as m
+from inspector.read.record_types import MessageRecord, block_kinds, interned
+from inspector.rules.openclaw_2026_4_12.tokens.estimators import PI_IMAGE_CHARS
+from inspector.rules.openclaw_2026_4_12.tokens.fused import assistant_chars, text_and_image_chars, tool_result_guard
+from inspector.rules.openclaw_2026_4_12.tokens.measure import string_lens
+
+__all__ = ["BY_ROLE"]
+
+_tuple_new = tuple.__new__
+_pack_usage = m.pack_usage
+_NON_OBJECT_USAGE = m.FLAG_NON_OBJECT_USAGE
+_STRING_KIND = ("string",)
+_TEXT_KIND = block_kinds([{"type": "text"}])
+
+
+def _timestamp(msg: dict[str, Any]) -> int | float | None:
+    ts = msg.get("timestamp")
+    return ts if type(ts) is int or type(ts) is float else None
+
+
+def _tool_result(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> MessageRecord:
+    content = msg.get("content")
+    if type(content) is list:
+        block = content[0] if len(content) == 1 else None
+        text = block.get("text") if type(block) is dict and block.get("type") == "text" else None
+        if type(text) is str and text.isascii():  # the usual result: one ASCII text block
+            kinds = _TEXT_KIND
+            pi = prune = guard = len(text)
+        else:
+            kinds = block_kinds(content)
+            pi, prune, guard = text_and_image_chars(content, PI_IMAGE_CHARS)
+    elif type(content) is str:
+        kinds = _STRING_KIND
+        pi = guard = len(content) if content.isascii() else js_len(content)
+        prune = 0
+    else:
+        kinds = ()
+        pi = prune = guard = 0
+    guard = tool_result_guard(guard, msg)
+    pi = -(-pi // 4)
+    call_id = msg.get("toolCallId")
+    return _tuple_new(
+        MessageRecord,
+        (
+            obj.get("id"), obj.get("parentId"), "toolResult", interned(msg.get("toolName")),
+            call_id if type(call_id) is str else None, (), None, None, None, None, _timestamp(msg), kinds,
+            (pi, prune, pi, guard), 0, note,
+        ),
+    )  # fmt: skip
+
+
+def _assistant(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> MessageRecord:
+    get = msg.get
+    raw_usage = get("usage")
+    usage = _pack_usage(raw_usage)
+    flags = _NON_OBJECT_USAGE if usage is None and js_truthy(raw_usage) else 0
+    content = get("content")
+    call_ids: tuple[str, ...] = ()
+    tool_name = None
+    if type(content) is list:
+        kinds = block_kinds(content)
+        if "toolCall" in kinds:
+            calls = [b for b in content if type(b) is dict and b.get("type") == "toolCall"]
+            call_ids = tuple([str(b.get("id")) for b in calls])
+            names = [name for b in calls if type(name := b.get("name")) is str]
+            tool_name = interned(", ".join(names)) if names else None
+    else:
+        kinds = _STRING_KIND if type(content) is str else ()
+    pi, prune, guard = assistant_chars(content)
+    pi = -(-pi // 4)
+    return _tuple_new(
+        MessageRecord,
+        (
+            obj.get("id"), obj.get("parentId"), "assistant", tool_name, None, call_ids, interned(get("provider")),
+            interned(get("model")), interned(get("stopReason")), usage, _timestamp(msg), kinds, (pi, prune, pi, guard),
+            flags, note,
+        ),
+    )  # fmt: skip
+
+
+def _user(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> MessageRecord:
+    content = msg.get("content")
+    kinds: tuple[Any, ...]
+    if type(content) is str:
+        kinds = _STRING_KIND
+        raw, weighted = string_lens(content)
+        tokens = -(-raw // 4)
+        est = (tokens, weighted, tokens, raw)
+    elif type(content) is list:
+        kinds = block_kinds(content)
+        pi, prune, guard = text_and_image_chars(content, 0)  # pi counts no image in a user message
+        pi = -(-pi // 4)
+        est = (pi, prune, pi, guard)
+    else:
+        kinds = ()
+        est = (0, 0, 0, 0)
+    return _tuple_new(
+        MessageRecord,
+        (obj.get("id"), obj.get("parentId"), "user", None, None, (), None, None, None, None, _timestamp(msg), kinds, est, 0, note),
+    )
+
+
+BY_ROLE: dict[str, Callable[[dict[str, Any], dict[str, Any], str | None], MessageRecord]] = {
+    "toolResult": _tool_result,
+    "assistant": _assistant,
+    "user": _user,
+}
+"""The fused record builder of each role that has one: `BY_ROLE[role](obj, msg, note)` is the `MessageRecord` of
+the `message` entry `obj` whose `message` is the dict `msg` (the caller looks the role up: one call per entry)."""
+

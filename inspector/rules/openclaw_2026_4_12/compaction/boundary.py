@@ -1,0 +1,197 @@
+"""OpenClaw's "nothing real to summarize" case: a boundary compaction instead of a summary (issue #41981).
+
+Ported from OpenClaw 2026.4 (`dist/model-context-tokens-*.js`): `isRealConversationMessage`,
+`hasMeaningfulConversationContent`, `hasMeaningfulText` (with `isSilentReplyText` from
+`src/auto-reply/tokens.ts` and `stripHeartbeatToken` in `"message"` mode from `src/auto-reply/heartbeat.ts`),
+and `buildStructuredFallbackSummary` / `hasRequiredSummarySections` for the summary the boundary carries.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from inspector.js.utf16 import JS_WHITESPACE, js_trim
+
+HEARTBEAT_TOKEN = "HEARTBEAT_OK"
+SILENT_REPLY_TOKEN = "NO_REPLY"
+NON_CONVERSATION_BLOCK_TYPES = frozenset({"toolCall", "toolUse", "functionCall", "thinking", "reasoning"})
+REQUIRED_SUMMARY_SECTIONS = ("## Decisions", "## Open TODOs", "## Constraints/Rules", "## Pending user asks", "## Exact identifiers")
+REAL_TOOL_RESULT_LOOKBACK = 20
+DEFAULT_SUMMARY_FALLBACK = "No prior history."
+
+_S = "[" + re.escape(JS_WHITESPACE) + "]"
+_SILENT_EXACT = re.compile(f"\\A{_S}*{SILENT_REPLY_TOKEN}{_S}*\\Z", re.IGNORECASE | re.ASCII)
+_TOKEN_AT_END = re.compile(re.escape(HEARTBEAT_TOKEN) + r"[^A-Za-z0-9_]{0,4}\Z")
+_TAGS = re.compile(r"<[^>]*>")
+_NBSP = re.compile("&nbsp;", re.IGNORECASE | re.ASCII)
+_LEAD_MARKS = re.compile(r"\A[*`~_]+")
+_TRAIL_MARKS = re.compile(r"[*`~_]+\Z")
+_WS_RUN = re.compile(_S + "+")
+
+
+def _trim_start(s: str) -> str:
+    return s.lstrip(JS_WHITESPACE)
+
+
+def _trim_end(s: str) -> str:
+    return s.rstrip(JS_WHITESPACE)
+
+
+def is_silent_reply_text(text: str) -> bool:
+    """OpenClaw `isSilentReplyText`: the whole text is `NO_REPLY` (any case, surrounding whitespace)."""
+    return bool(text) and _SILENT_EXACT.search(text) is not None
+
+
+def _strip_token_at_edges(raw: str) -> tuple[str, bool]:
+    """OpenClaw heartbeat `stripTokenAtEdges`: `(text, didStrip)`."""
+    text = js_trim(raw)
+    if not text:
+        return "", False
+    if HEARTBEAT_TOKEN not in text:
+        return text, False
+    did_strip = False
+    changed = True
+    while changed:
+        changed = False
+        nxt = js_trim(text)
+        if nxt.startswith(HEARTBEAT_TOKEN):
+            text = _trim_start(nxt[len(HEARTBEAT_TOKEN) :])
+            did_strip = True
+            changed = True
+            continue
+        if _TOKEN_AT_END.search(nxt):
+            idx = nxt.rfind(HEARTBEAT_TOKEN)
+            before = _trim_end(nxt[:idx])
+            if not before:
+                text = ""
+            else:
+                text = _trim_end(before + _trim_start(nxt[idx + len(HEARTBEAT_TOKEN) :]))
+            did_strip = True
+            changed = True
+    return js_trim(_WS_RUN.sub(" ", text)), did_strip
+
+
+def strip_heartbeat_token(raw: str) -> tuple[str, bool]:
+    """OpenClaw `stripHeartbeatToken(raw, {mode: "message"})`: `(text, didStrip)` (`shouldSkip` is not needed here)."""
+    if not raw:
+        return "", False
+    trimmed = js_trim(raw)
+    if not trimmed:
+        return "", False
+    normalized = _TRAIL_MARKS.sub("", _LEAD_MARKS.sub("", _NBSP.sub(" ", _TAGS.sub(" ", trimmed))))
+    if HEARTBEAT_TOKEN not in trimmed and HEARTBEAT_TOKEN not in normalized:
+        return trimmed, False
+    original = _strip_token_at_edges(trimmed)
+    stripped_normalized = _strip_token_at_edges(normalized)
+    picked = original if original[1] and original[0] else stripped_normalized
+    if not picked[1]:
+        return trimmed, False
+    if not picked[0]:
+        return "", True
+    return js_trim(picked[0]), True
+
+
+def has_meaningful_text(text: str) -> bool:
+    """OpenClaw `hasMeaningfulText`: not blank, not `NO_REPLY`, not only `HEARTBEAT_OK`."""
+    trimmed = js_trim(text)
+    if not trimmed:
+        return False
+    if is_silent_reply_text(trimmed):
+        return False
+    rest, did_strip = strip_heartbeat_token(trimmed)
+    if did_strip:
+        return len(js_trim(rest)) > 0
+    return True
+
+
+def has_meaningful_conversation_content(message: dict[str, Any]) -> bool:
+    """OpenClaw `hasMeaningfulConversationContent`: meaningful text, or a block that is not text/tool call/thinking."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return has_meaningful_text(content)
+    if not isinstance(content, list):
+        return False
+    saw_other = False
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        btype = block.get("type")
+        if btype != "text":
+            if isinstance(btype, str) and btype in NON_CONVERSATION_BLOCK_TYPES:
+                continue
+            saw_other = True
+            continue
+        text = block.get("text")
+        if not isinstance(text, str):
+            continue
+        if has_meaningful_text(text):
+            return True
+    return saw_other
+
+
+def any_real_conversation(roles: list[str], load: Callable[[int], dict[str, Any]], kinds: list[tuple[str, ...]] | None = None) -> int | None:
+    """`messages.some(isRealConversationMessage)`: the position of the first real message, or None.
+
+    `roles[i]` is each message's role; `load(i)` returns its content (called only when needed). With `kinds`
+    (each message's block types from the index), assistants holding only tool calls/thinking are decided
+    without a read.
+    """
+    meaningful: dict[int, bool] = {}
+
+    def user_or_assistant(i: int) -> bool:
+        if i not in meaningful:
+            if kinds is not None and roles[i] == "assistant" and kinds[i] and all(k in NON_CONVERSATION_BLOCK_TYPES for k in kinds[i]):
+                meaningful[i] = False
+            else:
+                meaningful[i] = has_meaningful_conversation_content(load(i))
+        return meaningful[i]
+
+    for i, role in enumerate(roles):
+        if role in ("user", "assistant"):
+            if user_or_assistant(i):
+                return i
+        elif role == "toolResult":
+            for j in range(i - 1, max(0, i - REAL_TOOL_RESULT_LOOKBACK) - 1, -1):
+                if roles[j] == "user" and user_or_assistant(j):
+                    return i
+    return None
+
+
+def has_required_summary_sections(summary: str) -> bool:
+    """OpenClaw `hasRequiredSummarySections`: the five headings, in order, each on its own (trimmed) line."""
+    lines = [js_trim(line) for line in re.split(r"\r?\n", summary)]
+    lines = [line for line in lines if line]
+    cursor = 0
+    for heading in REQUIRED_SUMMARY_SECTIONS:
+        index = next((k for k in range(cursor, len(lines)) if lines[k] == heading), -1)
+        if index < 0:
+            return False
+        cursor = index + 1
+    return True
+
+
+def build_structured_fallback_summary(previous_summary: Any) -> str:
+    """OpenClaw `buildStructuredFallbackSummary(previousSummary)`: the summary a boundary compaction writes."""
+    prev = js_trim(previous_summary) if isinstance(previous_summary, str) else ""
+    if prev and has_required_summary_sections(prev):
+        return prev
+    return "\n".join(
+        [
+            "## Decisions",
+            prev or DEFAULT_SUMMARY_FALLBACK,
+            "",
+            "## Open TODOs",
+            "None.",
+            "",
+            "## Constraints/Rules",
+            "None.",
+            "",
+            "## Pending user asks",
+            "None.",
+            "",
+            "## Exact identifiers",
+            "None captured.",
+        ]
+    )

@@ -1,0 +1,87 @@
+"""The `extras` column of an entry table as a snapshot stores it: one buffer, read a cell at a time.
+
+An `extras` cell is an entry's `data` as compact JSON (or, rarely, `(timestamp, data)` as they are: see
+`inspector.storage.entry_table.pack_extra`). A big session has tens of thousands of them (every entry that is not a message),
+and unpickling that many bytes objects cost a tenth of restoring a snapshot. So a snapshot lays the JSON cells end to
+end in one bytes object, with the row and the end of each; a restored table slices one out when it is read, and keeps
+the cells of the rows added since in a dict.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterator, Mapping
+from itertools import accumulate
+from pickle import PickleBuffer
+from typing import Any
+
+
+class PackedExtras(Mapping[int, Any]):
+    """`extras` cells by row: the JSON ones in `text` (a bytes-like buffer; row `rows[k]` ends at `ends[k]`), the others in `odd`, the ones
+    added since the snapshot in `added`. Read and extended like the dict it replaces (`get`, `[]=`, `update`)."""
+
+    __slots__ = ("added", "ends", "odd", "rows", "text")
+
+    def __init__(self, rows: array, ends: array, text: Any, odd: dict[int, Any]) -> None:
+        if len(rows) != len(ends) or (len(ends) and ends[-1] != len(text)):
+            raise ValueError("extras rows, ends and text that do not match")
+        self.rows, self.ends, self.text, self.odd = rows, ends, text, odd
+        self.added: dict[int, Any] = {}
+
+    @classmethod
+    def pack(cls, extras: Mapping[int, Any]) -> PackedExtras:
+        """`extras` (row -> cell) packed."""
+        cells = sorted(extras.items())
+        json_cells = [(row, cell) for row, cell in cells if type(cell) is bytes]
+        text = b"".join(cell for _, cell in json_cells)
+        return cls(
+            array("q", [row for row, _ in json_cells]),
+            array("q", accumulate(len(cell) for _, cell in json_cells)),
+            text,
+            {row: cell for row, cell in cells if type(cell) is not bytes},
+        )
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        """Pickled with `text` out of band from protocol 5 (`inspector.session.snapshot`: restored, it is read where it
+        lies), as bytes before it."""
+        packed = PackedExtras.pack(self) if self.added else self
+        text = PickleBuffer(packed.text) if isinstance(protocol, int) and protocol >= 5 else bytes(packed.text)
+        return (PackedExtras, (packed.rows, packed.ends, text, packed.odd))
+
+    def get(self, row: int, default: Any = None) -> Any:  # type: ignore[override]
+        """The cell of `row`, else `default`."""
+        cell = self.added.get(row)
+        if cell is not None:
+            return cell
+        if self.odd:
+            cell = self.odd.get(row)
+            if cell is not None:
+                return cell
+        rows = self.rows
+        k = bisect_left(rows, row)
+        if k < len(rows) and rows[k] == row:
+            ends = self.ends
+            return bytes(self.text[ends[k - 1] if k else 0 : ends[k]])
+        return default
+
+    def __getitem__(self, row: int) -> Any:
+        cell = self.get(row)
+        if cell is None:
+            raise KeyError(row)
+        return cell
+
+    def __setitem__(self, row: int, cell: Any) -> None:
+        self.added[row] = cell
+
+    def update(self, cells: Mapping[int, Any]) -> None:
+        self.added.update(cells)
+
+    def __contains__(self, row: object) -> bool:
+        return isinstance(row, int) and self.get(row) is not None
+
+    def __len__(self) -> int:
+        return len(self.rows) + len(self.odd) + len(self.added)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(sorted([*self.rows, *self.odd, *self.added]))

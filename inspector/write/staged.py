@@ -1,0 +1,214 @@
+"""OpenClaw's staged summarization (2026.4 `compaction.ts`): `summarizeInStages` → `summarizeWithFallback` →
+`summarizeChunks`, run on real messages through `calls.call_summarizer` (retries, breaker, events).
+
+- `summarize_chunks`: chunk by `maxChunkTokens`, one call per chunk, the summary so far as the next call's
+  previous summary (the rolling summary); an empty input returns the previous summary or "No prior history.".
+- `summarize_with_fallback`: when the full summary fails, summarize again without the oversized messages
+  (each oversized one leaves a `[Large <role> (~NK tokens) omitted from summary]` note); when that fails too
+  (or there is nothing to leave out), OpenClaw's "Summary unavailable" text: `Stager.unavailable` is set, and
+  the runner writes such a summary only when the caller accepts it.
+- `summarize_in_stages`: split into token-share parts when the input is big (≥ 4 messages, more tokens than
+  one chunk), summarize each part without a previous summary, then merge the part summaries as user messages
+  with OpenClaw's merge instructions.
+
+Unlike OpenClaw, a cancel, the safety timeout or an open circuit stop the whole run at once instead of being
+swallowed by the fallback chain (OpenClaw would cancel the compaction in those cases too, one step later).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inspector.base.clock import Clock, now_ms
+from inspector.rules.openclaw_2026_4_12.compaction.items import SYNTHETIC_TOOL_RESULT_TEXT, SummaryItem, total_tokens
+from inspector.rules.openclaw_2026_4_12.compaction.prompts import (
+    DEFAULT_SUMMARY_FALLBACK,
+    IdentifierPolicy,
+    merge_instructions,
+    safeguard_prompt,
+)
+from inspector.rules.openclaw_2026_4_12.compaction.safeguard import (
+    DEFAULT_PARTS,
+    chunk_messages_by_max_tokens,
+    is_oversized_for_summary,
+    normalize_parts,
+    split_messages_by_token_share,
+)
+from inspector.write.breaker import CircuitBreaker
+from inspector.write.calls import RetryPolicy, call_summarizer
+from inspector.write.events import FallbackUsed, RunEvent, StageName, StageProgress
+from inspector.write.summarizers.base import CancelToken, ProviderError, Purpose, Summarizer, SummaryRequest
+
+MIN_MESSAGES_FOR_SPLIT = 4
+
+
+@dataclass
+class Msg:
+    """A message of a summarizer input: the AgentMessage and its item (tokens, tool ids)."""
+
+    item: SummaryItem
+    message: dict[str, Any]
+
+
+def synthetic_message(item: SummaryItem) -> dict[str, Any]:
+    """OpenClaw `makeMissingToolResult` for a tool call whose result is missing."""
+    return {
+        "role": "toolResult",
+        "toolCallId": item.tool_result_id,
+        "toolName": "unknown",
+        "content": [{"type": "text", "text": SYNTHETIC_TOOL_RESULT_TEXT}],
+        "isError": True,
+        "timestamp": 0,
+    }
+
+
+def _strip_details(message: dict[str, Any]) -> dict[str, Any]:
+    """OpenClaw `stripToolResultDetails`."""
+    if message.get("role") == "toolResult" and "details" in message:
+        return {k: v for k, v in message.items() if k != "details"}
+    return message
+
+
+@dataclass
+class CallStats:
+    """What one stage's calls cost so far."""
+
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    retries: int = 0
+    fallbacks: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Stager:
+    """Runs summaries for one compaction (see the module docstring); `stats` of the current stage."""
+
+    summarizer: Summarizer
+    session: Path
+    emit: Callable[[RunEvent], None]
+    clock: Clock
+    cancel: CancelToken
+    context_window: int
+    reserve_tokens: int
+    policy: IdentifierPolicy = "strict"
+    breaker: CircuitBreaker | None = None
+    retry_policy: RetryPolicy = field(default_factory=RetryPolicy)
+    rng: random.Random = field(default_factory=random.Random)
+    stage: StageName = "chunks"
+    expected_calls: int = 0
+    stats: CallStats = field(default_factory=CallStats)
+    unavailable: bool = False
+    _started: float = 0.0
+
+    def begin(self, stage: StageName, expected_calls: int) -> None:
+        """Start counting a new stage."""
+        self.stage = stage
+        self.expected_calls = expected_calls
+        self.stats = CallStats()
+        self._started = time.monotonic()
+
+    def _emit(self, event: RunEvent) -> None:
+        if event.kind == "retry_scheduled":
+            self.stats.retries += 1
+        self.emit(event)
+
+    def call(self, msgs: list[Msg], instructions: str, previous: str | None, purpose: Purpose, label: str) -> str:
+        """One `generateSummary` call (retried, behind the breaker)."""
+        messages = [_strip_details(m.message) for m in msgs]
+        prompt = safeguard_prompt(messages, self.reserve_tokens, instructions, previous, policy=self.policy)
+        request = SummaryRequest(purpose, tuple(messages), prompt, previous, label)
+        tokens_in = total_tokens([m.item for m in msgs])
+        result = call_summarizer(
+            self.summarizer, request, stage=self.stage, session=self.session, breaker=self.breaker, cancel=self.cancel,
+            emit=self._emit, clock=self.clock, policy=self.retry_policy, rng=self.rng, call_index=self.stats.calls,
+        )
+        st = self.stats
+        st.calls += 1
+        st.tokens_in += result.input_tokens if result.input_tokens is not None else tokens_in
+        st.tokens_out += result.output_tokens if result.output_tokens is not None else math.ceil(len(result.text) / 4)
+        elapsed = int((time.monotonic() - self._started) * 1000)
+        total = max(self.expected_calls, st.calls)
+        eta = int(elapsed / st.calls * (total - st.calls)) if st.calls else None
+        self.emit(StageProgress(at_ms=now_ms(self.clock), stage=self.stage, done=st.calls, total=total, tokens_in=st.tokens_in,
+                                tokens_out=st.tokens_out, elapsed_ms=elapsed, eta_ms=eta, label=label))
+        return result.text
+
+    def summarize_chunks(self, msgs: list[Msg], instructions: str, previous: str | None, max_chunk_tokens: int, purpose: Purpose) -> str:
+        """OpenClaw `summarizeChunks`: the rolling summary over the chunks."""
+        if not msgs:
+            return previous if previous is not None else DEFAULT_SUMMARY_FALLBACK
+        by_id = {id(m.item): m for m in msgs}
+        chunks = chunk_messages_by_max_tokens([m.item for m in msgs], max_chunk_tokens)
+        summary = previous
+        for k, chunk in enumerate(chunks):
+            summary = self.call([by_id[id(it)] for it in chunk], instructions, summary, purpose, f"chunk {k + 1}/{len(chunks)}")
+        return summary if summary is not None else DEFAULT_SUMMARY_FALLBACK
+
+    def summarize_with_fallback(self, msgs: list[Msg], instructions: str, previous: str | None, max_chunk_tokens: int, purpose: Purpose) -> str:
+        """OpenClaw `summarizeWithFallback` (see the module docstring)."""
+        if not msgs:
+            return previous if previous is not None else DEFAULT_SUMMARY_FALLBACK
+        try:
+            return self.summarize_chunks(msgs, instructions, previous, max_chunk_tokens, purpose)
+        except ProviderError as err:
+            full_error = err.message
+        small: list[Msg] = []
+        notes: list[str] = []
+        for m in msgs:
+            if is_oversized_for_summary(m.item, self.context_window):
+                role = m.message.get("role") or "message"
+                notes.append(f"[Large {role} (~{_js_round(m.item.tokens / 1000)}K tokens) omitted from summary]")
+            else:
+                small.append(m)
+        if small and len(small) != len(msgs):
+            self._fallback("without_oversized", f"full summarization failed: {full_error}", notes)
+            try:
+                text = self.summarize_chunks(small, instructions, previous, max_chunk_tokens, purpose)
+                return text + (("\n\n" + "\n".join(notes)) if notes else "")
+            except ProviderError as err:
+                full_error = err.message
+        self.unavailable = True
+        self._fallback("summary_unavailable", f"summarization failed: {full_error}", notes)
+        return f"Context contained {len(msgs)} messages ({len(notes)} oversized). Summary unavailable due to size limits."
+
+    def _fallback(self, kind: Any, reason: str, notes: list[str]) -> None:
+        self.stats.fallbacks.append(kind)
+        self.emit(FallbackUsed(at_ms=now_ms(self.clock), stage=self.stage, fallback=kind, reason=reason, notes=tuple(notes)))
+
+    def plan_parts(self, msgs: list[Msg], max_chunk_tokens: int) -> list[list[Msg]] | None:
+        """The token-share parts `summarizeInStages` would use, or None when it summarizes in one go."""
+        if not msgs:
+            return None
+        parts = normalize_parts(DEFAULT_PARTS, len(msgs))
+        if parts <= 1 or len(msgs) < max(2, MIN_MESSAGES_FOR_SPLIT) or total_tokens([m.item for m in msgs]) <= max_chunk_tokens:
+            return None
+        by_id = {id(m.item): m for m in msgs}
+        splits = [s for s in split_messages_by_token_share([m.item for m in msgs], parts) if s]
+        if len(splits) <= 1:
+            return None
+        return [[by_id[id(it)] for it in s] for s in splits]
+
+    def count_chunks(self, msgs: list[Msg], max_chunk_tokens: int) -> int:
+        """How many calls `summarize_chunks` will make on `msgs` (when nothing fails)."""
+        return len(chunk_messages_by_max_tokens([m.item for m in msgs], max_chunk_tokens)) if msgs else 0
+
+    def merge(self, part_summaries: list[str], instructions: str, previous: str | None, max_chunk_tokens: int) -> str:
+        """The merge call of `summarizeInStages`: the part summaries as user messages, merge instructions, and
+        (as OpenClaw spreads `...params`) the stage's previous summary."""
+        from inspector.rules.openclaw_2026_4_12.compaction.items import item_for_message
+
+        merged = [{"role": "user", "content": s, "timestamp": now_ms(self.clock)} for s in part_summaries]
+        msgs = [Msg(item_for_message(msg, k), msg) for k, msg in enumerate(merged)]
+        return self.summarize_with_fallback(msgs, merge_instructions(instructions), previous, max_chunk_tokens, "merge")
+
+
+def _js_round(x: float) -> int:
+    """JavaScript `Math.round` (halves round up)."""
+    return math.floor(x + 0.5)

@@ -1,0 +1,70 @@
+"""Summaries from the Anthropic Messages API (or a compatible server) through the official `anthropic` SDK.
+
+The request is the one pi-ai 0.66.1's `anthropic` provider sends for pi's `generateSummary` with an API key:
+`{model, messages: [{role: "user", content: [{type: "text", text: <prompt>, cache_control: {type:
+"ephemeral"}}]}], max_tokens: N, stream: true, system: [{type: "text", text: <system prompt>, cache_control:
+{type: "ephemeral"}}]}` (the last user block carries the cache marker, as pi-ai puts it on the last user
+message). The SDK's own retries are off; the runner retries.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspector.write.summarizers.base import SummaryRequest
+from inspector.write.summarizers.keys import ProviderConfig
+from inspector.write.summarizers.sdk_stream import Put, SdkSummarizer, sanitize_surrogates
+
+
+class AnthropicMessagesSummarizer(SdkSummarizer):
+    """The `anthropic` summarizer (see the module docstring)."""
+
+    name = "anthropic"
+
+    def _make_client(self, config: ProviderConfig, timeout_s: float) -> tuple[Any, Any]:
+        import anthropic
+
+        client = anthropic.Anthropic(
+            api_key=config.api_key,
+            base_url=config.base_url,
+            max_retries=0,
+            timeout=timeout_s,
+            # pi-ai (through its SDK) authenticates with `x-api-key`; this SDK sends `Authorization: Bearer`.
+            # Both are sent, so Anthropic-compatible proxies that only read one of them accept the call.
+            default_headers={"x-api-key": config.api_key or "", **dict(config.headers)},
+        )
+        return anthropic, client
+
+    def build_body(self, request: SummaryRequest) -> dict[str, Any]:
+        """The JSON body pi-ai would send for this request."""
+        p = request.prompt
+        cache = {"type": "ephemeral"}
+        return {
+            "model": self.config.model,
+            "messages": [{"role": "user", "content": [{"type": "text", "text": sanitize_surrogates(p.text), "cache_control": cache}]}],
+            "max_tokens": p.max_tokens or 4096,
+            "stream": True,
+            "system": [{"type": "text", "text": sanitize_surrogates(p.system), "cache_control": cache}],
+        }
+
+    def _open(self, body: dict[str, Any]) -> Any:
+        return self._client.messages.create(
+            model=body["model"], messages=body["messages"], max_tokens=body["max_tokens"], system=body["system"], stream=True
+        )
+
+    def _on_event(self, event: Any, put: Put, usage: dict[str, Any]) -> None:
+        etype = getattr(event, "type", None)
+        if etype == "message_start":
+            msg = getattr(event, "message", None)
+            usage["input"] = getattr(getattr(msg, "usage", None), "input_tokens", None)
+            usage["model"] = getattr(msg, "model", None)
+        elif etype == "content_block_delta":
+            delta = getattr(event, "delta", None)
+            text = getattr(delta, "text", None) if getattr(delta, "type", None) == "text_delta" else None
+            if text:
+                put(text)
+        elif etype == "message_delta":
+            out_tokens = getattr(getattr(event, "usage", None), "output_tokens", None)
+            if out_tokens is not None:
+                usage["output"] = out_tokens
+            usage["stop"] = getattr(getattr(event, "delta", None), "stop_reason", None)

@@ -1,0 +1,239 @@
+"""The summarizer protocol: a request, a stream of text deltas, cancellation, typed errors.
+
+A `Summarizer` turns a `SummaryRequest` (the messages of one stage, the previous summary, and the exact prompt
+an LLM would be sent) into a `SummaryStream`: iterate it for text deltas as they arrive; when it is exhausted,
+`stream.result` holds the whole text and the token usage the provider reported. `summarize()` runs a stream to
+the end. A `CancelToken` stops a stream at any moment (`SummaryCancelled` is raised, within `POLL_S`).
+
+Every failure is a `ProviderError`: which provider, the HTTP status if any, `retryable` (the runner retries
+those: rate limits, 5xx, dropped connections, malformed bodies), `timeout` (never retried, as OpenClaw's
+`retryAsync` does not retry timeouts), `context_overflow` (pi-ai's overflow patterns: the input is too large,
+retrying the same request is pointless). Its message is scrubbed of keys (`redact.scrub_secrets`) and it carries
+no reference to the SDK exception (which holds the request, and so the key).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from inspector.rules.openclaw_2026_4_12.compaction.prompts import SummaryPrompt
+from inspector.write.redact import scrub_secrets
+
+Purpose = Literal["history", "turn_prefix", "merge", "dropped"]
+POLL_S = 0.05
+
+def is_context_overflow_text(text: str) -> bool:
+    """pi-ai's test for an overflow error message (one home: `inspector.rules.openclaw_2026_4_12.compaction.triggers`)."""
+    from inspector.rules.openclaw_2026_4_12.compaction.triggers import is_context_overflow_error
+
+    return is_context_overflow_error(text)
+
+
+ErrorKind = Literal["http", "timeout", "connection", "malformed", "auth", "config", "empty"]
+
+
+class ProviderError(Exception):
+    """A summarizer call failed (see the module docstring). The message never contains a key."""
+
+    def __init__(
+        self,
+        provider: str,
+        message: str,
+        *,
+        kind: ErrorKind = "http",
+        status: int | None = None,
+        retryable: bool = False,
+        context_overflow: bool = False,
+        secrets: tuple[str | None, ...] = (),
+    ) -> None:
+        self.provider = provider
+        self.kind = kind
+        self.status = status
+        self.retryable = retryable
+        self.context_overflow = context_overflow
+        self.message = scrub_secrets(message, secrets)
+        super().__init__(self.message)
+
+    @property
+    def timeout(self) -> bool:
+        """True for a timeout (never retried)."""
+        return self.kind == "timeout"
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON for events and `--json` output."""
+        return {
+            "provider": self.provider,
+            "kind": self.kind,
+            "status": self.status,
+            "retryable": self.retryable,
+            "context_overflow": self.context_overflow,
+            "message": self.message,
+        }
+
+
+class SummaryCancelled(Exception):
+    """The caller cancelled the summary."""
+
+
+class CancelToken:
+    """A flag the caller sets to stop a summary (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        """Ask every stream watching this token to stop."""
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        """True once `cancel()` was called."""
+        return self._event.is_set()
+
+    def raise_if_cancelled(self) -> None:
+        """Raise `SummaryCancelled` when cancelled."""
+        if self._event.is_set():
+            raise SummaryCancelled("cancelled")
+
+    def wait(self, seconds: float) -> bool:
+        """Sleep up to `seconds`; True when cancelled meanwhile."""
+        return self._event.wait(seconds)
+
+
+@dataclass(frozen=True)
+class SummaryRequest:
+    """One summarization call: what to summarize (for the rules summarizer) and what an LLM is sent."""
+
+    purpose: Purpose
+    messages: tuple[dict[str, Any], ...]
+    prompt: SummaryPrompt
+    previous_summary: str | None = None
+    label: str = ""
+
+
+@dataclass
+class SummaryResult:
+    """A finished summary: the text and what the provider said it cost."""
+
+    text: str
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    stop_reason: str | None = None
+    model: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON."""
+        return dict(self.__dict__)
+
+
+@dataclass
+class SummaryStream:
+    """Text deltas as they arrive; `result` is set once the iteration ends normally."""
+
+    _deltas: Iterator[str]
+    _finish: Callable[[str], SummaryResult]
+    result: SummaryResult | None = None
+    _parts: list[str] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[str]:
+        for delta in self._deltas:
+            if delta:
+                self._parts.append(delta)
+                yield delta
+        self.result = self._finish("".join(self._parts))
+
+
+class Summarizer(Protocol):
+    """Anything that summarizes: `rules` (offline), `openai`, `anthropic`."""
+
+    name: str
+    """`rules`, `openai` or `anthropic`."""
+    provider: str
+    """The provider id the circuit breaker counts failures under (`rules` for the offline one)."""
+    model: str | None
+    uses_network: bool
+
+    def stream(self, request: SummaryRequest, cancel: CancelToken | None = None) -> SummaryStream:
+        """Start summarizing; iterate the stream for text deltas."""
+        ...
+
+
+def summarize(
+    summarizer: Summarizer,
+    request: SummaryRequest,
+    cancel: CancelToken | None = None,
+    on_delta: Callable[[str], None] | None = None,
+) -> SummaryResult:
+    """Run a summary to the end; `on_delta` sees every piece of text as it streams."""
+    stream = summarizer.stream(request, cancel)
+    for delta in stream:
+        if on_delta is not None:
+            on_delta(delta)
+    assert stream.result is not None
+    if not stream.result.text.strip():
+        raise ProviderError(summarizer.provider, f"{summarizer.provider} returned an empty summary", kind="empty", retryable=True)
+    return stream.result
+
+
+# ---------------------------------------------------------------------------------------------------- threads
+
+_DONE = object()
+
+
+def pump(
+    produce: Callable[[Callable[[Any], None], threading.Event], None],
+    cancel: CancelToken | None,
+    *,
+    idle_timeout_s: float,
+    on_timeout: Callable[[], Exception],
+    abort: Callable[[], None] = lambda: None,
+) -> Iterator[Any]:
+    """Run `produce(put, stop)` in a daemon thread and yield what it puts, watching cancel and an idle timeout.
+
+    SDK streams block in socket reads that another thread cannot interrupt reliably, so the blocking part runs
+    in its own thread; this generator gives up on it at once when the token is cancelled or nothing arrived for
+    `idle_timeout_s` (then `abort()` closes the response so the thread ends soon). Exceptions raised by
+    `produce` are re-raised here.
+    """
+    q: queue.Queue[Any] = queue.Queue()
+    stop = threading.Event()
+
+    def run() -> None:
+        try:
+            produce(q.put, stop)
+        except BaseException as exc:
+            q.put(("__error__", exc))
+        finally:
+            q.put(_DONE)
+
+    thread = threading.Thread(target=run, name="summarizer-stream", daemon=True)
+    thread.start()
+    last = time.monotonic()
+    try:
+        while True:
+            if cancel is not None and cancel.cancelled:
+                raise SummaryCancelled("cancelled")
+            try:
+                item = q.get(timeout=POLL_S)
+            except queue.Empty:
+                if time.monotonic() - last > idle_timeout_s:
+                    raise on_timeout() from None
+                continue
+            last = time.monotonic()
+            if item is _DONE:
+                return
+            if isinstance(item, tuple) and len(item) == 2 and item[0] == "__error__":
+                raise item[1]
+            yield item
+    finally:
+        stop.set()
+        if thread.is_alive():
+            try:
+                abort()
+            except Exception:
+                pass

@@ -1,0 +1,76 @@
+"""Summaries from any OpenAI-compatible chat-completions server (OpenAI, OpenRouter, Ollama, llama.cpp, vLLM).
+
+The request is the one pi-ai 0.66.1's `openai-completions` provider sends for pi's `generateSummary`:
+`{model, messages: [{role: "system"|"developer", content: <system prompt>}, {role: "user", content: [{type:
+"text", text: <prompt>}]}], stream: true, stream_options: {include_usage: true}, store: false,
+max_completion_tokens: N}` (`developer` for reasoning models, which also get `reasoning_effort: "high"`; lone
+surrogates removed as pi-ai's `sanitizeSurrogates` does). The official `openai` SDK makes the call, with its own
+retries off (the runner retries, so request counts are exact) and a timeout.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspector.write.summarizers.base import SummaryRequest
+from inspector.write.summarizers.keys import ProviderConfig
+from inspector.write.summarizers.sdk_stream import DEFAULT_TIMEOUT_S, Put, SdkSummarizer, map_sdk_error, sanitize_surrogates
+
+__all__ = ["DEFAULT_TIMEOUT_S", "OpenAIChatSummarizer", "map_sdk_error", "sanitize_surrogates"]
+
+
+class OpenAIChatSummarizer(SdkSummarizer):
+    """The `openai` summarizer (see the module docstring)."""
+
+    name = "openai"
+
+    def _make_client(self, config: ProviderConfig, timeout_s: float) -> tuple[Any, Any]:
+        import openai  # the SDK is imported only when an LLM summarizer is used
+
+        client = openai.OpenAI(
+            api_key=config.api_key,
+            base_url=config.base_url,
+            max_retries=0,
+            timeout=timeout_s,
+            default_headers=dict(config.headers) or None,
+        )
+        return openai, client
+
+    def build_body(self, request: SummaryRequest) -> dict[str, Any]:
+        """The JSON body pi-ai would send for this request."""
+        p = request.prompt
+        role = "developer" if p.reasoning and self.config.supports_store else "system"
+        body: dict[str, Any] = {
+            "model": self.config.model,
+            "messages": [
+                {"role": role, "content": sanitize_surrogates(p.system)},
+                {"role": "user", "content": [{"type": "text", "text": sanitize_surrogates(p.text)}]},
+            ],
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if self.config.supports_store:
+            body["store"] = False
+        if p.max_tokens:
+            body[self.config.max_tokens_field] = p.max_tokens
+        if p.reasoning:
+            body["reasoning_effort"] = "high"
+        return body
+
+    def _open(self, body: dict[str, Any]) -> Any:
+        kwargs = {k: v for k, v in body.items() if k not in ("model", "messages", "stream")}
+        return self._client.chat.completions.create(model=body["model"], messages=body["messages"], stream=True, **kwargs)
+
+    def _on_event(self, event: Any, put: Put, usage: dict[str, Any]) -> None:
+        if getattr(event, "usage", None) is not None:
+            usage["input"] = getattr(event.usage, "prompt_tokens", None)
+            usage["output"] = getattr(event.usage, "completion_tokens", None)
+        for choice in getattr(event, "choices", None) or []:
+            delta = getattr(choice, "delta", None)
+            text = getattr(delta, "content", None) if delta is not None else None
+            if text:
+                put(text)
+            if getattr(choice, "finish_reason", None):
+                usage["stop"] = choice.finish_reason
+        if getattr(event, "model", None):
+            usage["model"] = event.model

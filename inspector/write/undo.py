@@ -1,0 +1,192 @@
+"""`undo`: revert the last compaction this tool wrote into a session file, and nothing else.
+
+Under the session lock, using the write journal (`journal.py`):
+
+* append mode: the file must still hold our exact line (same bytes, found by offset or by content). The file is
+  rewritten without it; entries appended after it whose `parentId` is our entry are re-parented onto its parent
+  (the leaf it was appended to), re-serialized with their key order kept; every other line stays byte for byte.
+* truncate mode: the file must still start with exactly the content we renamed into place (SHA-256 of its
+  first `size_after` bytes). It is replaced by the checkpoint copy plus everything appended since (lines whose
+  parent is our entry re-parented onto its parent).
+
+Both first save the current file as `<file>.bak-<pid>-<ms>` (OpenClaw's repair-backup name), then write
+`<file>.undo-tmp`, fsync, rename (`rewrite.py`, which also keeps lines appended during the undo). Anything that
+does not match what the journal says refuses with a clear message and changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from inspector.base.clock import Clock, SystemClock, now_ms
+from inspector.write.journal import Journal, JournalRecord
+from inspector.write.lock import DEFAULT_TIMEOUT_MS, acquire_session_write_lock
+from inspector.write.rewrite import remove_stale_temps, rewrite_session_file
+from inspector.write.sessionfile import (
+    Buffer,
+    RawLine,
+    SessionWriteError,
+    ends_with_newline,
+    file_identity,
+    parse_lines,
+    read_file,
+)
+from inspector.write.writer import recover_pending
+
+UNDO_TMP_SUFFIX = ".undo-tmp"
+
+
+@dataclass(frozen=True)
+class UndoResult:
+    """What `undo` did."""
+
+    path: Path
+    mode: str
+    entry_id: str
+    backup: Path
+    size_before: int
+    size_after: int
+    reparented: int
+    restored_from: Path | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON for `undo --json`."""
+        return {
+            "path": str(self.path),
+            "mode": self.mode,
+            "entry_id": self.entry_id,
+            "backup": str(self.backup),
+            "size_before": self.size_before,
+            "size_after": self.size_after,
+            "reparented": self.reparented,
+            "restored_from": str(self.restored_from) if self.restored_from else None,
+        }
+
+
+def backup_path_for(path: Path) -> Path:
+    """OpenClaw's repair backup name: `<file>.bak-<pid>-<ms>`."""
+    return path.with_name(f"{path.name}.bak-{os.getpid()}-{now_ms(SystemClock())}")
+
+
+def _reparent(lines: list[RawLine], entry_id: str, parent_id: str | None, counter: list[int]) -> list[bytes]:
+    out = []
+    for line in lines:
+        if line.is_entry and line.parent_id == entry_id:
+            out.append(line.with_parent(parent_id))
+            counter[0] += 1
+        else:
+            out.append(line.raw)
+    return out
+
+
+def _join(parts: list[bytes], trailing: bool) -> bytes:
+    if not parts:
+        return b""
+    body = b"\n".join(parts)
+    return body + b"\n" if trailing else body
+
+
+def _carry_for(rec: JournalRecord, counter: list[int]) -> Callable[[bytes], bytes]:
+    def carry(extra: bytes) -> bytes:
+        return _join(_reparent(parse_lines(extra), rec.entry_id, rec.parent_id, counter), extra.endswith(b"\n"))
+
+    return carry
+
+
+def _require_complete(path: Path, snapshot: Buffer) -> None:
+    if not ends_with_newline(snapshot):
+        raise SessionWriteError(f"{path}: the last line is incomplete (another process is writing it); nothing changed. Try again.")
+
+
+def _locate_append(data: Buffer, rec: JournalRecord) -> int | None:
+    offset = rec.offset if rec.offset is not None else rec.size_before
+    if hashlib.sha256(data[offset : offset + rec.line_len]).hexdigest() == rec.line_sha256:
+        return offset
+    needle = b'{"type":"compaction","id":"' + rec.entry_id.encode() + b'"'
+    pos = data.find(needle)
+    while pos >= 0:
+        if (pos == 0 or data[pos - 1 : pos] == b"\n") and hashlib.sha256(data[pos : pos + rec.line_len]).hexdigest() == rec.line_sha256:
+            return pos
+        pos = data.find(needle, pos + 1)
+    return None
+
+
+def undo_last_compaction(
+    path: Path | str,
+    *,
+    journal: Journal | None = None,
+    clock: Clock | None = None,
+    lock_timeout_ms: int = DEFAULT_TIMEOUT_MS,
+) -> UndoResult:
+    """Revert the newest compaction this tool committed to `path` (see the module docstring)."""
+    path = Path(path)
+    journal = journal or Journal()
+    clock = clock or SystemClock()
+    with acquire_session_write_lock(path, timeout_ms=lock_timeout_ms, clock=clock):
+        recover_pending(path, journal)
+        remove_stale_temps(path, (UNDO_TMP_SUFFIX, ".truncate-tmp"))
+        rec = journal.last_committed(path)
+        if rec is None:
+            raise SessionWriteError(f"{path}: no compaction written by this tool to undo")
+        if rec.dev is not None and rec.ino is not None and file_identity(path) != (rec.dev, rec.ino):
+            raise SessionWriteError(
+                f"{path}: the file was replaced since compaction {rec.entry_id} was written (another tool rewrote it); "
+                "nothing changed" + (f". The checkpoint {rec.checkpoint} still holds the file as it was." if rec.checkpoint else "")
+            )
+        counter = [0]
+        backup = backup_path_for(path)
+        restored_from: Path | None = None
+        if rec.mode == "append":
+
+            def build(snapshot: Buffer) -> tuple[bytes, Callable[[bytes], bytes]]:
+                _require_complete(path, snapshot)
+                offset = _locate_append(snapshot, rec)
+                if offset is None:
+                    raise SessionWriteError(
+                        f"{path}: compaction {rec.entry_id} is no longer in the file as it was written; nothing changed"
+                    )
+                counter[0] = 0
+                before = snapshot[:offset]
+                after = parse_lines(snapshot[offset + rec.line_len :])
+                content = before + _join(_reparent(after, rec.entry_id, rec.parent_id, counter), True)
+                return content, _carry_for(rec, counter)
+
+        else:
+            checkpoint = Path(rec.checkpoint or "")
+            try:
+                original = read_file(checkpoint)
+            except OSError as exc:
+                raise SessionWriteError(f"{path}: the checkpoint {checkpoint} cannot be read ({exc.strerror or exc}); nothing changed") from None
+            restored_from = checkpoint
+
+            def build(snapshot: Buffer) -> tuple[bytes, Callable[[bytes], bytes]]:
+                _require_complete(path, snapshot)
+                end = rec.size_after or 0
+                if hashlib.sha256(snapshot[:end]).hexdigest() != rec.content_sha256:
+                    raise SessionWriteError(
+                        f"{path}: the file changed since the truncating compaction {rec.entry_id} (not only appended to); "
+                        f"nothing changed. The checkpoint {checkpoint} holds the file as it was."
+                    )
+                counter[0] = 0
+                since = parse_lines(snapshot[end:])
+                content = original + _join(_reparent(since, rec.entry_id, rec.parent_id, counter), True)
+                return content, _carry_for(rec, counter)
+
+        size_before = os.stat(path).st_size
+        outcome = rewrite_session_file(path, build, tmp_suffix=UNDO_TMP_SUFFIX, copy_to=backup)
+        journal.update(rec.record_id, status="undone")
+        return UndoResult(
+            path=path,
+            mode=rec.mode,
+            entry_id=rec.entry_id,
+            backup=backup,
+            size_before=size_before,
+            size_after=outcome.written_size + outcome.carried_bytes,
+            reparented=counter[0],
+            restored_from=restored_from,
+        )
