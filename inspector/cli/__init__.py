@@ -80,6 +80,10 @@ def build_parser(modules: list[ModuleType] | None = None) -> argparse.ArgumentPa
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for mod in command_modules() if modules is None else modules:
         mod.register(sub)
+    from inspector.cli.commands._common import add_rules_option
+
+    for command_parser in sub.choices.values():
+        add_rules_option(command_parser)
     return parser
 
 
@@ -197,10 +201,11 @@ def run_command(args: argparse.Namespace) -> int:
     0 success; 1 an output or I/O error (full disk, EIO), one line on stderr; a closed pipe (`| head`) ends
     quietly with 0 as other Unix tools; 2 a file that cannot be opened; 3 a transcript of an unsupported format.
     """
-    from inspector.cli.commands._common import CommandExit, save_cache, set_cache_enabled, set_output_width
+    from inspector.cli.commands._common import CommandExit, begin_rules, save_cache, set_cache_enabled, set_output_width
 
     global _headless_ran
     _headless_ran = True
+    begin_rules(args)
     set_output_width(getattr(args, "width", None))
     set_cache_enabled(not getattr(args, "no_cache", False))
     if sys.stdout is None:  # started with fd 1 closed (`>&-`)

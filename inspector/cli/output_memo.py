@@ -172,6 +172,9 @@ def replay(argv: list[str]) -> memoryview | None:
         key = FileKey.from_json(header["file"])
         if key.exact is None or compare(key, header["path_arg"]) != UNCHANGED:
             return None
+        rules_witness = header.get("rules_witness")
+        if rules_witness is not None and rules_witness != installed_openclaw_witness():
+            return None  # another openclaw on PATH (or none any more) may choose other rules
         if _witness_holds(header.get("config_witness")):
             touch(directory, name)
             return payload
@@ -247,6 +250,29 @@ def bind(
         "config": config_fingerprint(config),
         "config_witness": witness,
     }
+
+
+def installed_openclaw_witness() -> list[Any]:
+    """Which `openclaw` is first on PATH and its identity (`_identity`): the rule choice asks it when neither
+    `--rules`, the session nor the config decide (`inspector.host.rules_choice`). A plain PATH walk, no `shutil`."""
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        candidate = os.path.join(folder or ".", "openclaw")
+        identity = _identity(candidate)
+        if identity is not None and os.access(candidate, os.X_OK) and not os.path.isdir(candidate):
+            return [candidate, identity]
+    return [None, None]
+
+
+_ASKED_INSTALLED = ("default", "the installed openclaw --version")
+
+
+def note_rules(choice: Any) -> None:
+    """The rule choice the output carries: a choice that asked the installed `openclaw` (or found none) holds only
+    while PATH finds the same one, so the memo keeps what it found."""
+    if _recording is None or _recording.header is None:
+        return
+    asked = choice.reason == "default" or choice.reason.startswith(_ASKED_INSTALLED[1])
+    _recording.header["rules_witness"] = installed_openclaw_witness() if asked else None
 
 
 def record(output: bytes) -> bool:

@@ -25,6 +25,10 @@ from inspector.read.fused_record import BY_ROLE as _FUSED
 from inspector.read.record_types import ErrorRecord, MessageRecord, OtherRecord, Record, block_kinds, interned
 from inspector.rules.openclaw_2026_4_12.tokens import estimate_all
 
+ESTIMATES_RULES = "openclaw-2026.4.12"
+"""The rule set whose estimates `estimate_all` computes (`inspector.rules.ruleset.READER_RULES`, which a test holds
+equal): the index cache keys its snapshots by it."""
+
 __all__ = [
     "ErrorRecord",
     "MessageRecord",

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from inspector.read.parallel import PARALLEL_MIN_BYTES
+from inspector.read.records import ESTIMATES_RULES
 from inspector.session import snapshot
 from inspector.session.session import Session, open_session
 from inspector.storage.cache._hash import blake2b
@@ -51,9 +52,11 @@ _opened: dict[int, _Opened] = {}
 """Sessions opened through the cache and not saved yet, by `id()` (held until `save_opened`)."""
 
 
-def index_entry_name(path: str | os.PathLike[str]) -> str:
-    """The snapshot's file name for a session path (one per resolved path)."""
-    return entry_name(KIND, blake2b(resolved(path).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest())
+def index_entry_name(path: str | os.PathLike[str], rules_id: str = ESTIMATES_RULES) -> str:
+    """The snapshot's file name for a session path and the rule set whose estimates it holds (one per resolved
+    path and rule set: switching rules never restores another rule set's estimates)."""
+    material = f"{rules_id}\0{resolved(path)}".encode("utf-8", "surrogateescape")
+    return entry_name(KIND, blake2b(material, digest_size=16).hexdigest())
 
 
 def _stat(path: Path) -> FileStat | None:

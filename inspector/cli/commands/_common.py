@@ -19,6 +19,8 @@ from inspector.session.session import Session, SessionOpenError, open_session
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from inspector.rules.ruleset import RuleChoice
+
 EXIT_ERROR = 2
 EXIT_UNSUPPORTED = 3
 
@@ -51,6 +53,81 @@ def add_session_options(p: argparse.ArgumentParser, *, leaf: bool = False) -> No
         "--no-cache", action="store_true", help="neither read nor write the index cache (see `session-inspector cache info`)"
     )
     add_width_option(p)
+
+
+def rules_arg(text: str) -> str:
+    """argparse type of `--rules ID`: a known rule set id (exit 2 with the known ids otherwise)."""
+    from inspector.rules.ruleset import UnknownRulesError, known_rule_ids
+
+    if text not in known_rule_ids():
+        raise argparse.ArgumentTypeError(str(UnknownRulesError(text)))
+    return text
+
+
+def add_rules_option(p: argparse.ArgumentParser) -> None:
+    """`--rules ID`: the release whose rules the command follows (every command has it; the known ids in its help)."""
+    from inspector.rules.ruleset import known_rule_ids
+
+    if any("--rules" in action.option_strings for action in p._actions):
+        return
+    p.add_argument(
+        "--rules", type=rules_arg, default=None, metavar="ID",
+        help=f"follow this release's rules (known: {', '.join(known_rule_ids())}; default: chosen from the session, "
+        "openclaw.json's meta.lastTouchedVersion, the installed openclaw, in that order)",
+    )
+
+
+class _RulesState:
+    """What the running command's rule choice is made from, and the choice once made."""
+
+    explicit: str | None = None
+    session_path: Path | None = None
+    config_arg: Path | None = None
+    config: Any = None
+    choice: RuleChoice | None = None
+
+
+_rules = _RulesState()
+
+
+def begin_rules(args: argparse.Namespace) -> None:
+    """Start a command: its `--rules`, its PATH and its `--config` are what `rule_choice` goes by."""
+    global _rules
+    _rules = _RulesState()
+    _rules.explicit = getattr(args, "rules", None)
+    path = getattr(args, "path", None)
+    _rules.session_path = Path(path) if isinstance(path, (str, Path)) else None
+    config = getattr(args, "config", None)
+    _rules.config_arg = Path(config) if isinstance(config, (str, Path)) else None
+
+
+def note_rules_config(config: Any) -> None:
+    """The OpenClaw config the command already loaded (spares `rule_choice` reading it again)."""
+    _rules.config = config
+
+
+def rule_choice() -> RuleChoice:
+    """The rule set of the running command and why (`inspector.host.rules_choice.choose_rules`), made once."""
+    if _rules.choice is None:
+        from inspector.host.rules_choice import choose_rules
+
+        config = _rules.config
+        if config is None and _rules.explicit is None:
+            from inspector.host.openclaw_config import load_openclaw_config
+
+            config = load_openclaw_config(_rules.config_arg).data
+        _rules.choice = choose_rules(_rules.explicit, session_path=_rules.session_path, config=config)
+        memo = sys.modules.get("inspector.cli.output_memo")
+        if memo is not None:
+            memo.note_rules(_rules.choice)
+    return _rules.choice
+
+
+def with_rules(data: Any) -> Any:
+    """A command's JSON object with `"rules": {"id", "reason"}` first (other JSON values as they are)."""
+    if not isinstance(data, dict):
+        return data
+    return {"rules": rule_choice().to_json(), **{k: v for k, v in data.items() if k != "rules"}}
 
 
 _cache_enabled = True
@@ -169,6 +246,7 @@ def open_context(args: argparse.Namespace, encoding: str | None = None):
 
         witness = memo.config_witness(args.config) if memo.recording() else None
     opts, config_error = window_options(args)
+    note_rules_config(opts.config)
     if _cache_enabled:
         from inspector.cli import output_memo as memo
         from inspector.session import index_cache
@@ -211,9 +289,12 @@ def warn(message: str) -> None:
     print(f"session-inspector: warning: {make_inert(message, keep_newlines=False)}", file=sys.stderr)
 
 
-def print_json(data: Any) -> None:
-    """Print `data` as indented JSON (the command's memo, when one is being recorded, keeps these bytes)."""
-    out = dumps_json(data) + b"\n"
+def print_json(data: Any, *, rules: bool = True) -> None:
+    """Print `data` as indented JSON (the command's memo, when one is being recorded, keeps these bytes).
+
+    `rules`: a command's report gets the `"rules"` field (`with_rules`); a session entry shown as it would be
+    written (`compact --dry-run`) does not."""
+    out = dumps_json(with_rules(data) if rules else data) + b"\n"
     sys.stdout.buffer.write(out)
     sys.stdout.flush()
     memo = sys.modules.get("inspector.cli.output_memo")

@@ -256,7 +256,7 @@ def _print(result: RunResult, args: argparse.Namespace) -> int:
         out.print(Text("undo with: session-inspector undo PATH", style="dim"))
     elif result.status == "dry_run":
         out.print(Text("Dry run: nothing written. The entry that would be written:", style="bold"))
-        print_json(result.entry)
+        print_json(result.entry, rules=False)
     else:
         out.print(Text(make_inert(f"Nothing written ({result.status}): {result.reason}", keep_newlines=False)))
     return code

@@ -1,0 +1,123 @@
+"""Which release's rules a session gets, and why: `choose_rules`.
+
+In this order: `--rules ID`; what the session itself shows (its format version); the user's `openclaw.json`
+(`meta.lastTouchedVersion`, the version of OpenClaw that last wrote it); the `openclaw` on PATH
+(`openclaw --version`); the default. A version names the newest release the product carries that is not newer
+than it; the reason says when that is not the exact release.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from inspector.rules.ruleset import (
+    DEFAULT_RULES,
+    RuleChoice,
+    UnknownRulesError,
+    known_rule_ids,
+    parse_version,
+    release_for_version,
+    releases,
+)
+
+VERSION_TIMEOUT_S = 5.0
+"""How long `openclaw --version` may take before the installed OpenClaw is left out of the choice."""
+_HEAD_BYTES = 64 * 1024
+
+
+def session_format_version(path: Path | str) -> int | None:
+    """The `version` of the session header on the file's first line (None: no header, or not readable)."""
+    import orjson
+
+    try:
+        with open(path, "rb") as f:
+            head = f.read(_HEAD_BYTES)
+    except (OSError, ValueError):
+        return None
+    first = head.split(b"\n", 1)[0]
+    try:
+        obj = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(obj, dict) or obj.get("type") != "session":
+        return None
+    version = obj.get("version")
+    return version if type(version) is int else None
+
+
+def config_version(config: Mapping[str, Any] | None) -> str | None:
+    """`meta.lastTouchedVersion` of a loaded `openclaw.json` (None when it has none)."""
+    meta = config.get("meta") if isinstance(config, Mapping) else None
+    version = meta.get("lastTouchedVersion") if isinstance(meta, Mapping) else None
+    return version if isinstance(version, str) and parse_version(version) is not None else None
+
+
+_installed: dict[tuple[str, int, int], str | None] = {}
+
+
+def installed_openclaw_version(env: Mapping[str, str] | None = None) -> str | None:
+    """The version `openclaw --version` prints for the `openclaw` on PATH (None: none, or it did not answer in
+    time). Asked once per binary (path, size, mtime) in a process."""
+    found = shutil.which("openclaw", path=(env if env is not None else os.environ).get("PATH"))
+    if found is None:
+        return None
+    try:
+        st = os.stat(found)
+    except OSError:
+        return None
+    key = (os.path.realpath(found), st.st_size, st.st_mtime_ns)
+    if key not in _installed:
+        try:
+            out = subprocess.run(
+                [found, "--version"], capture_output=True, text=True, timeout=VERSION_TIMEOUT_S,
+                stdin=subprocess.DEVNULL, check=False,
+            ).stdout
+        except (OSError, subprocess.SubprocessError, ValueError):
+            out = ""
+        _installed[key] = out.strip().splitlines()[0][:100] if out.strip() else None
+    got = _installed[key]
+    return got if parse_version(got) is not None else None
+
+
+def _by_version(version: str, where: str) -> RuleChoice:
+    release, exact = release_for_version(parse_version(version) or ())
+    if exact:
+        return RuleChoice(release.id, f"{where} says OpenClaw {version}")
+    return RuleChoice(release.id, f"{where} says OpenClaw {version}; the nearest release carried is {release.id}")
+
+
+def choose_rules(
+    explicit: str | None,
+    *,
+    session_path: Path | str | None = None,
+    config: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    ask_installed: bool = True,
+) -> RuleChoice:
+    """The rule set for a session, and why (`UnknownRulesError` for an `explicit` id the product lacks)."""
+    if explicit is not None:
+        if explicit not in known_rule_ids():
+            raise UnknownRulesError(explicit)
+        return RuleChoice(explicit, "--rules")
+    if session_path is not None:
+        version = session_format_version(session_path)
+        if version is not None:
+            newer = [r for r in releases() if r.max_session_version >= version]
+            if not newer:
+                newest = releases()[-1]
+                return RuleChoice(
+                    newest.id, f"the session is format v{version}, newer than any release carried; the newest is {newest.id}"
+                )
+    version_text = config_version(config)
+    if version_text is not None:
+        return _by_version(version_text, "openclaw.json (meta.lastTouchedVersion)")
+    if ask_installed:
+        installed = installed_openclaw_version(env)
+        if installed is not None:
+            return _by_version(installed, "the installed openclaw --version")
+    return RuleChoice(DEFAULT_RULES, "default")

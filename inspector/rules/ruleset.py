@@ -1,0 +1,203 @@
+"""The seam between the engine and an upstream release's rules: `RuleSet`, one per release folder, and the
+registry of the releases the product carries.
+
+A release folder (`inspector/rules/<release>/`) declares a `RELEASE` (`Release`: its id, the OpenClaw and pi
+versions it reproduces, its estimators); `rule_set(id)` turns it into a `RuleSet`, whose parts (pruning,
+compaction, window guard, config schema, model catalog, estimators) are that folder's modules, imported on
+first use so that choosing a rule set costs nothing until a figure needs it. Code the releases share is imported
+from one place, never copied into a second folder.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+RULES_PACKAGE = "inspector.rules"
+RELEASE_FOLDERS: tuple[str, ...] = ("openclaw_2026_4_12",)
+"""The release folders under `inspector/rules/`, oldest first. A new release adds its folder here."""
+DEFAULT_RULES = "openclaw-2026.4.12"
+"""The rule set a session gets when nothing says which release wrote it."""
+READER_RULES = DEFAULT_RULES
+"""The rule set whose estimates the reader computes at index time (the one release carried so far); the index
+cache keys its snapshots by it."""
+
+
+@dataclass(frozen=True)
+class Estimator:
+    """One per-message size estimate a release computes at index time, by name (`pi`, `openclaw_prune`, ...).
+
+    `field` is its key in `--json` (`pi_tokens`); `unit` is `tok` or `chars`."""
+
+    name: str
+    field: str
+    unit: str
+    label: str
+    help: str
+
+
+@dataclass(frozen=True)
+class Release:
+    """What a release folder declares about itself: the id users name it by and what it reproduces."""
+
+    id: str
+    title: str
+    openclaw_version: str | None
+    pi_version: str
+    estimators: tuple[Estimator, ...]
+    max_session_version: int
+    """The newest session format version (the header's `version`) this release writes."""
+
+
+class UnknownRulesError(ValueError):
+    """`--rules` named no known rule set; the message lists the known ids."""
+
+    def __init__(self, rules_id: str) -> None:
+        super().__init__(f"unknown rules {rules_id!r}: known rule sets are {', '.join(known_rule_ids())}")
+        self.rules_id = rules_id
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """Everything that is one release's rule, the one way into it.
+
+    Each part is a module of the release's folder, loaded on first use: `tokens` (estimators, their fused fast
+    path, usage), `pruning_settings`, `pruner`, `ttl`, `thinking`, `tool_guard`, `snippet` (context pruning),
+    `compaction_settings`, `prepare` (cut point), `safeguard`, `chunking`, `stages`, `triggers`, `boundary`,
+    `assembly`, `prompts` (compaction), `window_guard`, `config_schema`, `model_catalog`.
+    """
+
+    release: Release
+    package: str
+    _loaded: dict[str, ModuleType] = field(default_factory=dict, compare=False, repr=False)
+
+    PARTS = {
+        "tokens": "tokens",
+        "pruning_settings": "pruning.settings",
+        "pruner": "pruning.pruner",
+        "ttl": "pruning.ttl",
+        "thinking": "pruning.thinking",
+        "tool_guard": "pruning.tool_guard",
+        "tool_globs": "pruning.tools",
+        "snippet": "pruning.snippet",
+        "compaction_settings": "compaction.settings",
+        "prepare": "compaction.prepare",
+        "safeguard": "compaction.safeguard",
+        "chunking": "compaction.chunking",
+        "stages": "compaction.stages",
+        "triggers": "compaction.triggers",
+        "boundary": "compaction.boundary",
+        "assembly": "compaction.assembly",
+        "prompts": "compaction.prompts",
+        "window_guard": "window_guard",
+        "config_schema": "config_schema",
+        "model_catalog": "model_catalog",
+    }
+
+    @property
+    def id(self) -> str:
+        """The id users name it by (`openclaw-2026.4.12`)."""
+        return self.release.id
+
+    @property
+    def estimators(self) -> tuple[Estimator, ...]:
+        """The per-message estimates this release computes, in the order the index keeps them."""
+        return self.release.estimators
+
+    def estimator(self, name: str) -> Estimator:
+        """The estimator called `name`; KeyError when this release has none of that name."""
+        for est in self.release.estimators:
+            if est.name == name:
+                return est
+        raise KeyError(name)
+
+    def part(self, name: str) -> ModuleType:
+        """The module of this release that holds the rule part `name` (one of `PARTS`), imported once."""
+        mod = self._loaded.get(name)
+        if mod is None:
+            mod = importlib.import_module(f"{self.package}.{self.PARTS[name]}")
+            self._loaded[name] = mod
+        return mod
+
+    def __getattr__(self, name: str) -> Any:
+        if name in RuleSet.PARTS:
+            return self.part(name)
+        raise AttributeError(name)
+
+
+_RULE_SETS: dict[str, RuleSet] = {}
+
+
+def _releases() -> dict[str, tuple[str, Release]]:
+    found = {}
+    for folder in RELEASE_FOLDERS:
+        package = f"{RULES_PACKAGE}.{folder}"
+        release: Release = importlib.import_module(package).RELEASE
+        found[release.id] = (package, release)
+    return found
+
+
+def known_rule_ids() -> list[str]:
+    """The ids of every rule set the product carries, oldest release first."""
+    return list(_releases())
+
+
+def releases() -> list[Release]:
+    """Every release the product carries, oldest first."""
+    return [release for _, release in _releases().values()]
+
+
+def rule_set(rules_id: str = DEFAULT_RULES) -> RuleSet:
+    """The rule set called `rules_id` (`UnknownRulesError` for an id the product does not carry)."""
+    got = _RULE_SETS.get(rules_id)
+    if got is None:
+        known = _releases()
+        if rules_id not in known:
+            raise UnknownRulesError(rules_id)
+        package, release = known[rules_id]
+        got = _RULE_SETS[rules_id] = RuleSet(release, package)
+    return got
+
+
+@dataclass(frozen=True)
+class RuleChoice:
+    """Which rule set a session gets, and why (`--rules`, the session itself, the config, the installed
+    OpenClaw, or the default): what the header and every `--json` show as `"rules"`."""
+
+    id: str
+    reason: str
+
+    def to_json(self) -> dict[str, str]:
+        """`{"id": ..., "reason": ...}`."""
+        return {"id": self.id, "reason": self.reason}
+
+    @property
+    def rules(self) -> RuleSet:
+        """The chosen rule set."""
+        return rule_set(self.id)
+
+
+def parse_version(text: Any) -> tuple[int, ...] | None:
+    """`"2026.4.12"` (or `"v2026.4.12-beta.1"`, `"OpenClaw 2026.4.12"`) -> (2026, 4, 12); None when no version."""
+    if not isinstance(text, str):
+        return None
+    import re
+
+    match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", text)
+    if match is None:
+        return None
+    return tuple(int(g) for g in match.groups() if g is not None)
+
+
+def release_for_version(version: tuple[int, ...]) -> tuple[Release, bool]:
+    """The newest known release not newer than `version`, and whether it is an exact match of its OpenClaw
+    version; the oldest known release when `version` is older than all of them."""
+    known = releases()
+    best = known[0]
+    for release in known:
+        own = parse_version(release.openclaw_version)
+        if own is not None and own <= version:
+            best = release
+    return best, parse_version(best.openclaw_version) == version
