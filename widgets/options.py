@@ -36,6 +36,8 @@ class InspectorOptions:
     demo: bool = False
     context_window: int | None = None
     config_path: Path | None = None
+    rules: str | None = None
+    """`--rules ID` (None: each session's rules are chosen as `inspector.host.rules_choice.choose_rules` says)."""
     clock: Clock = field(default_factory=SystemClock)
     poll_interval: float | None = 0.1
     watcher_factory: WatcherFactory | None = None

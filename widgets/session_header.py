@@ -1,5 +1,5 @@
 """The header of an open session: file, format and version, model, context window and source, the window-size
-guard, how full the context is when it is past a threshold (over the window: a warning first), live state.
+guard, the rules followed (which release, and why), how full the context is when it is past a threshold (over the window: a warning first), live state.
 
 Every figure is the engine's `inspector.figures.overview.ContextOverview` (built by `inspector.figures.session_figures.context_overview`,
 the same object `stats --json` prints) and its `inspector.figures.diagnosis.fill.FillState`; only the live state
@@ -18,6 +18,7 @@ from textual.widget import Widget
 
 from inspector.figures.diagnosis.fill import FILL_COMPACTION_DUE, FILL_OVER_WINDOW, FillState
 from inspector.figures.overview import ContextOverview
+from inspector.rules.ruleset import RuleChoice
 
 from .diagnosis.texts import fill_label, fill_role
 from .inert import one_line
@@ -36,6 +37,8 @@ class HeaderData:
     fill: FillState | None = None
     badge: str = ""
     """Said first, in the warning colour (`DEMO` for the bundled demo session)."""
+    rules: RuleChoice | None = None
+    """Which release's rules the figures follow, and why (`inspector.host.rules_choice`)."""
 
 
 class SessionHeader(Widget):
@@ -83,6 +86,10 @@ class SessionHeader(Widget):
         line1.append(f"   {o.format} v{o.version}")
         if o.version < 3:
             line1.append(" (migrated in memory)", s("header--muted"))
+        if data.rules is not None:
+            line1.append(" · rules ", s("header--muted"))
+            line1.append(data.rules.id)
+            line1.append(f" ({data.rules.source})", s("header--muted"))
         if not o.valid:
             line1.append("  INVALID for pi", s("header--block"))
         if name:

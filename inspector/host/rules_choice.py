@@ -84,11 +84,11 @@ def installed_openclaw_version(env: Mapping[str, str] | None = None) -> str | No
     return got if parse_version(got) is not None else None
 
 
-def _by_version(version: str, where: str) -> RuleChoice:
+def _by_version(version: str, where: str, source: str) -> RuleChoice:
     release, exact = release_for_version(parse_version(version) or ())
     if exact:
-        return RuleChoice(release.id, f"{where} says OpenClaw {version}")
-    return RuleChoice(release.id, f"{where} says OpenClaw {version}; the nearest release carried is {release.id}")
+        return RuleChoice(release.id, f"{where} says OpenClaw {version}", source)
+    return RuleChoice(release.id, f"{where} says OpenClaw {version}; the nearest release carried is {release.id}", source)
 
 
 def choose_rules(
@@ -103,7 +103,7 @@ def choose_rules(
     if explicit is not None:
         if explicit not in known_rule_ids():
             raise UnknownRulesError(explicit)
-        return RuleChoice(explicit, "--rules")
+        return RuleChoice(explicit, "--rules", "flag")
     if session_path is not None:
         version = session_format_version(session_path)
         if version is not None:
@@ -111,13 +111,15 @@ def choose_rules(
             if not newer:
                 newest = releases()[-1]
                 return RuleChoice(
-                    newest.id, f"the session is format v{version}, newer than any release carried; the newest is {newest.id}"
+                    newest.id,
+                    f"the session is format v{version}, newer than any release carried; the newest is {newest.id}",
+                    "session",
                 )
     version_text = config_version(config)
     if version_text is not None:
-        return _by_version(version_text, "openclaw.json (meta.lastTouchedVersion)")
+        return _by_version(version_text, "openclaw.json (meta.lastTouchedVersion)", "config")
     if ask_installed:
         installed = installed_openclaw_version(env)
         if installed is not None:
-            return _by_version(installed, "the installed openclaw --version")
+            return _by_version(installed, "the installed openclaw --version", "installed")
     return RuleChoice(DEFAULT_RULES, "default")

@@ -168,6 +168,8 @@ class RuleChoice:
 
     id: str
     reason: str
+    source: str = "default"
+    """Which step decided: `flag` (--rules), `session`, `config`, `installed` or `default` (the header's word)."""
 
     def to_json(self) -> dict[str, str]:
         """`{"id": ..., "reason": ...}`."""

@@ -32,8 +32,7 @@ from inspector.figures.forecast.plan import CompactionPlan, PlanOptions, plan_co
 from inspector.figures.marks import MarkKind, RowMark
 from inspector.figures.session_figures import WindowOptions, window_for
 from inspector.model import entries as m
-from inspector.rules.openclaw_2026_4_12.compaction.settings import resolve_settings
-from inspector.rules.openclaw_2026_4_12.compaction.triggers import DEFAULT_EARLY_THRESHOLDS
+from inspector.rules.ruleset import RuleSet, rule_set
 from inspector.session.session import Session
 
 from .plan_settings import DEFAULT_DEBOUNCE, PlanSettingsPanel, format_fractions
@@ -113,10 +112,12 @@ class CompactionView(Vertical):
         """The user left the view (Esc): the screen removes it and its marks."""
 
     def __init__(self, session: Session, ctx: m.SessionContext, window_options: WindowOptions, *,
-                 debounce: float = DEFAULT_DEBOUNCE, id: str | None = None) -> None:
-        """Forecast `ctx` of `session` under OpenClaw's config and window override (`window_options`)."""
+                 debounce: float = DEFAULT_DEBOUNCE, id: str | None = None, rules: RuleSet | None = None) -> None:
+        """Forecast `ctx` of `session` under OpenClaw's config and window override (`window_options`), by the
+        session's rule set `rules` (its settings and default thresholds; None: the default rule set)."""
         super().__init__(id=id)
         self.session = session
+        self.rules = rules if rules is not None else rule_set()
         self.ctx = ctx
         self.window_options = window_options
         self.debounce = debounce
@@ -129,13 +130,13 @@ class CompactionView(Vertical):
     def initial_fields(self) -> dict[str, str]:
         """The settings panel's starting texts: the effective settings, the window, the default thresholds."""
         config = self.window_options.config
-        settings = resolve_settings(config)
+        settings = self.rules.compaction_settings.resolve_settings(config)
         window = window_for(self.ctx, self.window_options)
         return {
             "keepRecentTokens": str(settings.keep_recent_tokens),
             "reserveTokens": str(settings.reserve_tokens),
             "contextWindow": str(window.tokens),
-            "earlyThresholds": format_fractions(DEFAULT_EARLY_THRESHOLDS),
+            "earlyThresholds": format_fractions(self.rules.triggers.DEFAULT_EARLY_THRESHOLDS),
         }
 
     def compose(self) -> ComposeResult:
@@ -164,7 +165,7 @@ class CompactionView(Vertical):
             context_window=e.get("contextWindow", self.window_options.override),
             keep_recent_tokens=e.get("keepRecentTokens"),
             reserve_tokens=e.get("reserveTokens"),
-            early_thresholds=e.get("earlyThresholds", DEFAULT_EARLY_THRESHOLDS),
+            early_thresholds=e.get("earlyThresholds", self.rules.triggers.DEFAULT_EARLY_THRESHOLDS),
         )
 
     def follow(self, session: Session, ctx: m.SessionContext) -> None:

@@ -40,9 +40,8 @@ from inspector.base.clock import SystemClock
 from inspector.base.clock import now_ms as clock_now_ms
 from inspector.figures.pruning.expiry import ExpiryInfo, expired_tool_results
 from inspector.figures.pruning.preview import PreviewCache, PreviewOptions, PrunePreview, build_preview
-from inspector.rules.openclaw_2026_4_12.pruning.settings import resolve_settings
-from inspector.rules.openclaw_2026_4_12.pruning.snippet import with_context_pruning_edits
 from inspector.rules.openclaw_2026_4_12.pruning.ttl import SCENARIO_IF_ENABLED, SCENARIO_NOW
+from inspector.rules.ruleset import RuleSet, rule_set
 from inspector.session.session import Session
 
 from ..inert import one_line
@@ -121,6 +120,7 @@ class PruningScreen(ModalScreen[None]):
         force: bool = False,
         debounce: float = DEFAULT_DEBOUNCE,
         state: PruningState | None = None,
+        rules: RuleSet | None = None,
     ) -> None:
         """Preview `session` (already opened) at leaf `leaf_id` (None: the last entry).
 
@@ -131,10 +131,12 @@ class PruningScreen(ModalScreen[None]):
         tiktoken encoding for the token totals (None: skip tiktoken); `debounce` is the settings panel's quiet
         time in seconds before a new preview; `force` starts with the force toggle on. `state` is what this overlay
         remembers for the file (`widgets.pruning.state.remembered_state`): it opens with its settings, force and
-        scenario, and keeps it up to date (a fresh state when None).
+        scenario, and keeps it up to date (a fresh state when None). `rules` is the session's rule set (its
+        settings, defaults and config edits; None: the default rule set).
         """
         super().__init__()
         self.session = session
+        self.rules = rules if rules is not None else rule_set()
         self._cache = PreviewCache()  # messages and tiktoken counts shared by every preview of this session
         self.config = config if isinstance(config, dict) else {}
         self._now_ms = now_ms
@@ -159,7 +161,7 @@ class PruningScreen(ModalScreen[None]):
     # -- layout ---------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        settings = resolve_settings(self.config).settings
+        settings = self.rules.pruning_settings.resolve_settings(self.config).settings
         with Vertical(id="pruning-box"):
             yield Static(Text(self._title()), id="pruning-title")
             yield PruningScenarioBanner(id="pruning-scenario")
@@ -231,7 +233,7 @@ class PruningScreen(ModalScreen[None]):
         return PreviewOptions(
             now_ms=self.now_ms(),
             force=self.force,
-            config=with_context_pruning_edits(self.config, self.edits),
+            config=self.rules.snippet.with_context_pruning_edits(self.config, self.edits),
             context_window=self.context_window,
             leaf_id=self.leaf_id,
             encoding=self.encoding,

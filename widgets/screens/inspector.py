@@ -215,7 +215,11 @@ class InspectorScreen(DiagnosisViews, Screen):
         live = self._live_text(self.session) if self.session is not None else ""
         header = self.query_one("#header", SessionHeader)
         header.data = HeaderData(
-            figures.overview, live, header.data.fill if header.data else None, badge="DEMO" if self.demo is not None else ""
+            figures.overview,
+            live,
+            header.data.fill if header.data else None,
+            badge="DEMO" if self.demo is not None else "",
+            rules=self.opener.rule_choice,
         )
         self.request_diagnosis(figures)
         self.query_one("#gauge", ContextGauge).data = figures.overview
@@ -571,6 +575,7 @@ class InspectorScreen(DiagnosisViews, Screen):
                 encoding=self.options.encoding,
                 now_ms=lambda: now_ms(clock),
                 state=remembered_state(self.app, self.path),
+                rules=self.opener.rule_choice.rules,
             )
         )
 
@@ -595,7 +600,7 @@ class InspectorScreen(DiagnosisViews, Screen):
         if self.query(CompactionView):
             self._close_forecast()
             return
-        view = CompactionView(self.session, self.model.ctx, self.window_options, id="forecast")
+        view = CompactionView(self.session, self.model.ctx, self.window_options, id="forecast", rules=self.opener.rule_choice.rules)
         self.query_one("#tabs", TabbedContent).display = False
         self.query_one("#right").mount(view)
 

@@ -21,6 +21,8 @@ from inspector.figures.marks import MarkKind, cache_expiry_marks
 from inspector.figures.overview import SessionFigures, is_unsupported
 from inspector.figures.session_figures import WindowOptions, load_window_options, session_figures
 from inspector.host.openclaw_config import openclaw_config_path
+from inspector.host.rules_choice import choose_rules
+from inspector.rules.ruleset import DEFAULT_RULES, RuleChoice
 from inspector.session.index_cache import restore as restore_cached
 from inspector.session.session import Session, SessionOpenError
 from inspector.session.tail import tail_session
@@ -86,6 +88,8 @@ class SessionOpener:
         self.estimator = estimator
         self.window_options: WindowOptions | None = None
         self.config_error: str | None = None
+        self.rule_choice: RuleChoice = RuleChoice(DEFAULT_RULES, "default")
+        """Which release's rules the session follows, and why (made once the config is read)."""
 
     def start(self) -> None:
         """Open the file (thread workers)."""
@@ -105,6 +109,7 @@ class SessionOpener:
         else:
             window_options, error = load_window_options(o.config_path, o.context_window, env=o.env, home=o.home)
         self.window_options, self.config_error = window_options, error
+        self.rule_choice = choose_rules(o.rules, session_path=self.path, config=window_options.config, env=o.env)
         self._show_tail_first()
         cached = restore_cached(self.path)  # the index a headless command saved (`inspector.storage.cache`), if still valid
         session = cached or Session(self.path)

@@ -17,7 +17,7 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from rich.text import Text
 
 from inspector.base.textsafe import make_inert
-from inspector.cli.commands._common import EXIT_ERROR, console, print_json
+from inspector.cli.commands._common import EXIT_ERROR, console, note_rules_config, print_json
 from inspector.figures.forecast.plan import PlanOptions
 from inspector.rules.openclaw_2026_4_12.window_guard import context_window_arg
 from inspector.write.breaker import CircuitBreaker
@@ -180,6 +180,7 @@ def run(args: argparse.Namespace) -> int:
     from inspector.host.openclaw_config import load_openclaw_config
 
     loaded = load_openclaw_config(args.config)
+    note_rules_config(loaded.data)
     try:
         summarizer = make_summarizer(args.summarizer, provider=args.provider, model=args.model, base_url=args.base_url, config=loaded.data,
                                      session_model=_session_model(args.path) if args.summarizer != "rules" else None)

@@ -25,7 +25,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import orjson
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -39,7 +38,9 @@ from inspector.cli.commands._common import (
     encoding_of,
     human,
     model_label,
+    note_rules_config,
     open_or_fail,
+    print_json,
 )
 from inspector.figures.pruning.preview import PreviewOptions, PrunePreview, build_preview
 from inspector.js.timeutil import ms_from_iso
@@ -177,6 +178,7 @@ def run(args: argparse.Namespace) -> int:
     if session is None:
         return EXIT_ERROR
     loaded = load_openclaw_config(args.config)
+    note_rules_config(loaded.data)
     options = PreviewOptions(
         clock=args.now,
         force=args.force,
@@ -195,20 +197,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"session-inspector: no entry with id {make_inert(repr(args.leaf))} in {make_inert(str(args.path))}", file=sys.stderr)
         return EXIT_ERROR
     if args.json:
-        write_json(preview.to_json())
+        print_json(preview.to_json())
         return 0
     print_human(preview, show_all=args.all)
     return 0
-
-
-def write_json(data: Any) -> None:
-    """orjson, or (when soft trim left a lone surrogate, which UTF-8 cannot hold) ASCII JSON with `\\udxxx` escapes."""
-    try:
-        out = orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
-    except (TypeError, orjson.JSONEncodeError):
-        out = json.dumps(data, ensure_ascii=True, indent=2).encode("ascii")
-    sys.stdout.buffer.write(out + b"\n")
-    sys.stdout.flush()
 
 
 # ------------------------------------------------------------------------------------------------- human
