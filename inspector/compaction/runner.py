@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..clock import Clock, SystemClock, now_ms
-from ..session import open_session
+from ..session import EntryChangedOnDisk, open_session
 from .assembly import (
     SPLIT_TURN_HEADING,
     append_summary_section,
@@ -412,6 +412,10 @@ def run_compaction(
         return _failed(run, "summarize", f"{exc.message}; nothing written", exc.to_json())
     except LockHeld as exc:
         return _failed(run, "commit", f"{exc.hint}; nothing written")
+    except EntryChangedOnDisk as exc:
+        return _failed(run, "commit", f"{run.path}: the session file changed during the compaction ({exc}: another program rewrote "
+                                      "or truncated it while it was read); nothing written. Run compact again once nothing else "
+                                      "rewrites the file.")
     except (SessionWriteError, OSError, ValueError) as exc:
         return _failed(run, "commit", str(exc))
     finally:

@@ -27,7 +27,18 @@ from ..clock import Clock, SystemClock, now_ms
 from .journal import Journal, JournalRecord
 from .lock import DEFAULT_TIMEOUT_MS, acquire_session_write_lock
 from .rewrite import remove_stale_temps, rewrite_session_file
-from .sessionfile import Buffer, RawLine, SessionWriteError, ends_with_newline, file_identity, parse_lines, read_file
+from .sessionfile import (
+    Buffer,
+    RawLine,
+    SessionWriteError,
+    check_file_writable,
+    ends_with_newline,
+    file_identity,
+    parse_lines,
+    read_file,
+    resolve_session_path,
+    unterminated_line_error,
+)
 from .writer import recover_pending
 
 UNDO_TMP_SUFFIX = ".undo-tmp"
@@ -92,7 +103,7 @@ def _carry_for(rec: JournalRecord, counter: list[int]) -> Callable[[bytes], byte
 
 def _require_complete(path: Path, snapshot: Buffer) -> None:
     if not ends_with_newline(snapshot):
-        raise SessionWriteError(f"{path}: the last line is incomplete (another process is writing it); nothing changed. Try again.")
+        raise unterminated_line_error(snapshot, path, "nothing changed")
 
 
 def _locate_append(data: Buffer, rec: JournalRecord) -> int | None:
@@ -116,10 +127,11 @@ def undo_last_compaction(
     lock_timeout_ms: int = DEFAULT_TIMEOUT_MS,
 ) -> UndoResult:
     """Revert the newest compaction this tool committed to `path` (see the module docstring)."""
-    path = Path(path)
+    path = resolve_session_path(path)
     journal = journal or Journal()
     clock = clock or SystemClock()
     with acquire_session_write_lock(path, timeout_ms=lock_timeout_ms, clock=clock):
+        check_file_writable(path, "nothing changed")
         recover_pending(path, journal)
         remove_stale_temps(path, (UNDO_TMP_SUFFIX, ".truncate-tmp"))
         rec = journal.last_committed(path)
@@ -171,7 +183,7 @@ def undo_last_compaction(
 
         size_before = os.stat(path).st_size
         outcome = rewrite_session_file(path, build, tmp_suffix=UNDO_TMP_SUFFIX, copy_to=backup)
-        journal.update(rec.record_id, status="undone")
+        journal.mark_undone(rec.record_id, outcome.dev, outcome.ino)
         return UndoResult(
             path=path,
             mode=rec.mode,
