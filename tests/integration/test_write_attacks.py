@@ -358,22 +358,31 @@ def test_a_directory_at_the_lock_path_is_named_as_such(tmp_path: Path, command: 
 def test_undo_twice_undoes_both_compactions_newest_first(tmp_path: Path, first: str, second: str) -> None:
     session = build_session(tmp_path / f"{SID}.jsonl", turns=10)
     original = session.read_bytes()
+    # every version of the file stays open, so a rename can never hand a later version a freed inode number
+    # again (the journal's identity check would then pass by chance, whatever the code does)
+    versions = [open(session, "rb")]
 
     def compact(mode: str) -> str:
         out = run_cli(["compact", session, "--yes", "--keep-recent-tokens", "10", "--json"] + (["--truncate"] if mode == "truncate" else []))
         assert out.returncode == 0, out
+        versions.append(open(session, "rb"))
         commit = json.loads(out.stdout)["commit"]
         assert commit["mode"] == mode
         return str(commit["entry_id"])
 
-    c1 = compact(first)
-    added = add_turns(session, 10, 3)  # the conversation goes on after the first compaction
-    c2 = compact(second)
-    undone = []
-    for _ in range(2):
-        out = run_cli(["undo", session, "--json"])
-        assert out.returncode == 0, out
-        undone.append(json.loads(out.stdout)["entry_id"])
+    try:
+        c1 = compact(first)
+        added = add_turns(session, 10, 3)  # the conversation goes on after the first compaction
+        c2 = compact(second)
+        undone = []
+        for _ in range(2):
+            out = run_cli(["undo", session, "--json"])
+            assert out.returncode == 0, out
+            versions.append(open(session, "rb"))
+            undone.append(json.loads(out.stdout)["entry_id"])
+    finally:
+        for f in versions:
+            f.close()
     assert undone == [c2, c1]
     data = session.read_bytes()
     assert data.startswith(original) and not [e for e in entries(session) if e["type"] == "compaction"]
