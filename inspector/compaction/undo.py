@@ -1,5 +1,9 @@
 """`undo`: revert the last compaction this tool wrote into a session file, and nothing else.
 
+Called again, it reverts the one before (newest first): the journal gives the older records the identity of
+the file undo renamed into place (`Journal.mark_undone`). A symlinked path reverts its target, and a file this
+user cannot write is refused before anything is copied (`sessionfile.check_file_writable`).
+
 Under the session lock, using the write journal (`journal.py`):
 
 * append mode: the file must still hold our exact line (same bytes, found by offset or by content). The file is
