@@ -17,9 +17,8 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -118,29 +117,41 @@ def lock_held_by_another_process(session: Path) -> Iterator[subprocess.Popen[str
         proc.wait(timeout=30)
 
 
-class GatedOpenAIServer(OpenAIServer):
-    """An OpenAI-compatible server that holds every answer until `gate` is set: the compaction is then between
-    its plan and its commit, for as long as the test needs to act."""
+class ActingOpenAIServer(OpenAIServer):
+    """An OpenAI-compatible server that runs `act` once, when the first request arrives (the compaction has
+    planned and not committed yet), before it answers."""
 
-    def __init__(self, **kw: Any) -> None:
+    def __init__(self, act: Callable[[], None], **kw: Any) -> None:
         super().__init__(**kw)
-        self.gate = threading.Event()
+        self.act: Callable[[], None] | None = act
 
     def respond(self, h: Any, behaviour: str, body: dict[str, Any]) -> None:
-        self.gate.wait(30)
+        with self.lock:
+            act, self.act = self.act, None
+        if act is not None:
+            act()
         super().respond(h, behaviour, body)
 
-    def wait_for_request(self, timeout: float = 30) -> None:
-        deadline = time.monotonic() + timeout
-        while not self.requests:
-            assert time.monotonic() < deadline, "the compaction never called the summarizer"
-            time.sleep(0.01)
+
+FILE_WRITER = """
+import os, sys
+path, op, arg = sys.argv[1:4]
+if op == "append":    # like pi's appendFileSync, no lock
+    with open(path, "ab") as f:
+        f.write(bytes.fromhex(arg))
+else:                 # cut the file in place, as another program rewriting it would
+    os.truncate(path, int(arg))
+"""
 
 
-def llm_compact(session: Path, srv: OpenAIServer, env: dict[str, str]) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "inspector", "compact", str(session), "--yes", "--summarizer", "openai", "--model", "m1",
-                             "--base-url", srv.base_url, "--keep-recent-tokens", "10"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env, cwd=ROOT)
+def another_process(path: Path, op: str, arg: str) -> Callable[[], None]:
+    """A real process that appends bytes to `path` or cuts it, run when called."""
+    return lambda: subprocess.run([sys.executable, "-c", FILE_WRITER, str(path), op, arg], check=True, timeout=30)
+
+
+def llm_compact(session: Path, srv: OpenAIServer) -> subprocess.CompletedProcess[str]:
+    return run_cli(["compact", session, "--yes", "--summarizer", "openai", "--model", "m1", "--base-url", srv.base_url,
+                    "--keep-recent-tokens", "10"])
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -297,11 +308,11 @@ def small_tmpfs(tmp_path: Path) -> Iterator[Path]:
             subprocess.run(["umount", "-l", str(mnt)], capture_output=True, timeout=30)
 
 
-def test_a_full_file_system_during_the_checkpoint_copy_is_a_clear_refusal(small_tmpfs: Path, state_dir: Path) -> None:
+def test_a_full_file_system_during_the_checkpoint_copy_is_a_clear_refusal(small_tmpfs: Path) -> None:
     session = build_session(small_tmpfs / f"{SID}.jsonl", turns=40, big=8000)  # ~670 KB on a 1 MB file system
     original = session.read_bytes()
     assert 600_000 < len(original) < 1_000_000
-    out = cli_process(["compact", session, "--yes", "--truncate", "--keep-recent-tokens", "10"], env_for(state_dir))
+    out = run_cli(["compact", session, "--yes", "--truncate", "--keep-recent-tokens", "10"])
     _assert_refused_for_space(out, session, original, "the copy")
 
 
@@ -396,26 +407,15 @@ def test_undo_twice_undoes_both_compactions_newest_first(tmp_path: Path, first: 
     assert not said(out, "another tool")
 
 
-def test_a_half_written_last_line_completed_during_the_run_is_kept_not_a_branch_move(tmp_path: Path, state_dir: Path) -> None:
+def test_a_half_written_last_line_completed_during_the_run_is_kept_not_a_branch_move(tmp_path: Path) -> None:
     session = build_session(tmp_path / f"{SID}.jsonl", turns=10)
     line = (jline(msg("u010", "a009", user("typed while the compaction ran"))) + "\n").encode()
     with open(session, "ab") as f:
         f.write(line[:40])  # a writer mid-append when the compaction plans
-    with GatedOpenAIServer() as srv:
-        proc = llm_compact(session, srv, env_for(state_dir))
-        try:
-            srv.wait_for_request()  # planned: now the writer finishes its line
-            with open(session, "ab") as f:
-                f.write(line[40:])
-            srv.gate.set()
-            out, err = proc.communicate(timeout=60)
-        finally:
-            srv.gate.set()
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-    assert proc.returncode == 0, out + err
-    assert not said(out + err, "another branch")
+    with ActingOpenAIServer(another_process(session, "append", line[40:].hex())) as srv:  # it ends its line meanwhile
+        out = llm_compact(session, srv)
+    assert srv.requests and out.returncode == 0, out
+    assert not said(out, "another branch")
     objs = entries(session)
     assert objs[-2]["id"] == "u010" and objs[-1]["type"] == "compaction" and objs[-1]["parentId"] == "u010"
     assert line in session.read_bytes()
@@ -441,25 +441,14 @@ def test_a_last_line_without_newline_names_the_line_and_what_to_do(tmp_path: Pat
         assert session.read_bytes() == data
 
 
-def test_a_file_cut_during_the_compaction_says_it_changed(tmp_path: Path, state_dir: Path) -> None:
+def test_a_file_cut_during_the_compaction_says_it_changed(tmp_path: Path) -> None:
     session = build_session(tmp_path / f"{SID}.jsonl", turns=10)
     original = session.read_bytes()
-    with GatedOpenAIServer() as srv:
-        proc = llm_compact(session, srv, env_for(state_dir))
-        try:
-            srv.wait_for_request()
-            with open(session, "r+b") as f:  # another program cuts the file in place, mid-line
-                f.truncate(len(original) - 25)
-            srv.gate.set()
-            out, err = proc.communicate(timeout=60)
-        finally:
-            srv.gate.set()
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-    assert proc.returncode == 2, out + err
-    assert said(out + err, "the file changed during the compaction: it is shorter than when the compaction was planned")
-    assert not said(out + err, "in a moment")
+    with ActingOpenAIServer(another_process(session, "cut", str(len(original) - 25))) as srv:  # mid-line, in place
+        out = llm_compact(session, srv)
+    assert srv.requests and out.returncode == 2, out
+    assert said(out, "the file changed during the compaction: it is shorter than when the compaction was planned")
+    assert not said(out, "in a moment")
     assert session.read_bytes() == original[: len(original) - 25]
 
 
