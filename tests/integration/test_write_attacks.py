@@ -1,10 +1,11 @@
 """The write path under attack (issue 28): `compact` and `undo` against symlinks, read-only files, a full disk,
 special files at the lock path, concurrent writers, and the messages that must say what really happened.
 
-Real parts only: real processes (the CLI as a subprocess wherever a hang, a resource limit, another user or a
-concurrent writer is involved; `run_cli` in-process for plain messages), real FIFOs and directories at the lock
-path, a real full file system (a 1 MB tmpfs, where this machine lets the test mount one) and a real file size
-limit (`RLIMIT_FSIZE`, which makes `write()` fail with EFBIG like a full disk, for a subprocess everywhere).
+Real parts only: real processes (the CLI as a subprocess wherever a hang, a resource limit or dropped
+capabilities are involved, `run_cli` in-process otherwise; another process holds the lock or writes the file),
+real FIFOs and directories at the lock path, a real full file system (a 1 MB tmpfs, where this machine lets the
+test mount one) and a real file size limit (`RLIMIT_FSIZE`, which makes `write()` fail with EFBIG like a full
+disk, for a subprocess everywhere).
 """
 
 from __future__ import annotations
