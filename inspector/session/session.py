@@ -37,6 +37,10 @@ class SessionOpenError(Exception):
         self.kind = kind
 
 
+class EntryChangedOnDisk(ValueError):
+    """An entry read on demand is no longer the line that was indexed: the file changed on disk meanwhile."""
+
+
 @dataclass(slots=True)
 class RefreshResult:
     """What `Session.refresh()` found: new entries, or a full re-index (`reset`) with a notice."""
@@ -331,9 +335,12 @@ class Session:
 
     def load_entry_object(self, entry: m.Entry) -> dict[str, Any]:
         """The entry's full JSON object, re-read from disk (v1/v2 migrations applied in memory)."""
-        obj, _ = decode_line(self.raw_line(entry))
+        try:
+            obj, _ = decode_line(self.raw_line(entry))
+        except ValueError:
+            obj = None  # it was a JSON object when indexed
         if not isinstance(obj, dict):
-            raise ValueError(f"line {entry.line} changed on disk since it was indexed")
+            raise EntryChangedOnDisk(f"line {entry.line} changed on disk since it was indexed")
         if entry.type == m.COMPACTION and entry.data is not None:
             obj = entry.data  # carries the v1 firstKeptEntryIndex migration
         return obj

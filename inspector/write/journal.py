@@ -10,7 +10,8 @@ Each compaction commit adds a record:
 
 An append is recorded as `pending` before the line is written and `committed` after its fsync; a pending
 record found later is resolved by `writer.recover_pending` (a torn line of ours is cut off, a complete one is
-confirmed). `undo` marks its record `undone`. The newest `MAX_RECORDS` records are kept.
+confirmed). `undo` marks its record `undone`, and gives the file's new identity (its rename) to the older
+committed records of that file, so they can be undone in turn. The newest `MAX_RECORDS` records are kept.
 """
 
 from __future__ import annotations
@@ -112,6 +113,22 @@ class Journal:
         with self.file.locked() as loaded:
             records = self._records(loaded.data) if loaded.problem is None else []
             records.append(record)
+            self.file.save({"version": 1, "records": [r.to_json() for r in records[-MAX_RECORDS:]]}, loaded)
+
+    def mark_undone(self, record_id: str, dev: int, ino: int) -> None:
+        """Mark a record `undone` after `undo` renamed the file (`dev`, `ino`) into place.
+
+        The older committed records of the same file take the new identity: the replacement was this tool's own,
+        so the previous compaction can be undone next (newest first), its content still checked as usual.
+        """
+        with self.file.locked() as loaded:
+            records = self._records(loaded.data) if loaded.problem is None else []
+            target = next((r for r in records if r.record_id == record_id), None)
+            if target is not None:
+                target.status = "undone"
+                for r in records:
+                    if r.path == target.path and r.status == "committed":
+                        r.dev, r.ino = dev, ino
             self.file.save({"version": 1, "records": [r.to_json() for r in records[-MAX_RECORDS:]]}, loaded)
 
     def update(self, record_id: str, **changes: Any) -> None:

@@ -16,6 +16,10 @@ tool-result truncation. Taking the same lock the same way is what makes our writ
   `min(1000, 50 * attempt)` ms and retry until the timeout (default 10 s), then raise `LockHeld`.
 * re-entrant within the process (a count per lock path); released when the count drops to zero, at exit
   (`atexit`) and on SIGTERM / SIGINT / SIGQUIT / SIGABRT (when no other handler is installed for it).
+* something at the lock path that is not a regular file (a directory, a FIFO, a socket, a device) is never
+  opened blocking nor taken for a holder's lock: it raises `LockPathNotAFile` naming it (OpenClaw would hang
+  reading a FIFO, and wait for a directory's mtime to age). An existing lock is read with `O_NONBLOCK` and a
+  type check (`_read_regular`), so one swapped in between the checks cannot hang the reader either.
 
 One deliberate difference: OpenClaw's `isPidAlive` treats `EPERM` from `kill(pid, 0)` (a live process of
 another user) as dead and would reclaim that lock; here such a pid counts as alive, because reclaiming a live
@@ -34,6 +38,7 @@ import json
 import os
 import re
 import signal
+import stat
 import sys
 import threading
 import time
@@ -57,6 +62,7 @@ __all__ = [
     "DEFAULT_TIMEOUT_MS",
     "LockHeld",
     "LockInspection",
+    "LockPathNotAFile",
     "SessionWriteLock",
     "acquire_session_write_lock",
     "inspect_lock",
@@ -88,6 +94,64 @@ class LockHeld(Exception):
             f"{who} holds the session lock{since} (OpenClaw is probably running or compacting this session); "
             "nothing was written. Try again when it is idle."
         )
+
+
+class LockPathNotAFile(OSError):
+    """Something other than a regular file sits at the lock path, so it is nobody's lock and cannot be taken."""
+
+    def __init__(self, lock_path: Path, kind: str) -> None:
+        self.lock_path = lock_path
+        self.kind = kind
+        super().__init__(
+            f"the lock path {lock_path} is {kind}, not a lock file (OpenClaw's session lock is a regular file); "
+            "nothing written. If no program uses it, remove it and try again."
+        )
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def _kind_of(mode: int) -> str | None:
+    """None for a regular file, else what the file type is, for people."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((name for test, name in _KINDS if test(mode)), "a special file")
+
+
+def lock_path_problem(lock_path: Path) -> str | None:
+    """What sits at the lock path when it is not a regular file (symlinks followed), else None (also when absent)."""
+    try:
+        return _kind_of(os.stat(lock_path).st_mode)
+    except OSError:
+        return None
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """The bytes of a regular file; None when it is missing, unreadable or not a regular file (never blocks)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -167,11 +231,16 @@ def _valid_lock_number(value: Any) -> bool:
 
 
 def read_lock_payload(lock_path: Path) -> dict[str, Any] | None:
-    """OpenClaw's `readLockPayload`: the valid fields of the lock file's JSON, or None when unreadable."""
+    """OpenClaw's `readLockPayload`: the valid fields of the lock file's JSON, or None when unreadable.
+
+    Only a regular file is read, without blocking (a FIFO at the lock path reads as None, it does not hang).
+    """
+    data = _read_regular(Path(lock_path))
+    if data is None:
+        return None
     try:
-        raw = Path(lock_path).read_text(encoding="utf-8", errors="replace")
-        parsed = json.loads(raw)
-    except (OSError, ValueError):
+        parsed = json.loads(data.decode("utf-8", errors="replace"))
+    except ValueError:
         return None
     if not isinstance(parsed, dict):
         return {}
@@ -414,10 +483,7 @@ def _create_lock_file(lock_path: Path, payload: bytes) -> int:
 
 
 def _read_raw(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None
+    return _read_regular(path)
 
 
 def _payload_bytes(pid: int, created_at: str, starttime: int | None) -> bytes:
@@ -465,6 +531,9 @@ def acquire_session_write_lock(
             with _HELD_LOCK:
                 _HELD[key] = new_held
             return SessionWriteLock(key, new_held)
+        kind = lock_path_problem(lock_path)
+        if kind is not None:
+            raise LockPathNotAFile(lock_path, kind)
         raw_before = _read_raw(lock_path)
         payload = read_lock_payload(lock_path)
         now = now_ms(clock)

@@ -7,8 +7,10 @@ rewrite (truncation, undo) must expect lines to arrive while it works. `rewrite_
    file beside it (`<file><tmp_suffix>`) and fsyncs it;
 2. re-checks the file: if it grew, starts again from a fresh snapshot (a few times), so the new content has
    everything up to that moment; if it was replaced (new inode) or shrank, gives up and changes nothing;
-3. writes the backup/checkpoint copy of the final snapshot, if asked (fsync), then renames the temp file over
-   the original and fsyncs the directory: the file is at every instant the old or the new version;
+3. writes the backup/checkpoint copy of the final snapshot, if asked (to `<file>.copy-tmp`, fsync, then linked
+   to its name: a copy is whole or absent), then renames the temp file over the original and fsyncs the
+   directory: the file is at every instant the old or the new version. A full disk (or a file size limit) on
+   the way is a `SessionWriteError` saying so, with the temp files removed and the session untouched;
 4. reads the old inode (still open) past the snapshot: lines that landed there in the last instant before the
    rename are appended to the new file (one `O_APPEND` write, after the `carry` transform), so no line is lost.
 """
@@ -16,6 +18,7 @@ rewrite (truncation, undo) must expect lines to arrive while it works. `rewrite_
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 from collections.abc import Callable
@@ -45,15 +48,45 @@ class RewriteOutcome:
     copy: Path | None
 
 
-def copy_with_fsync(data: Buffer, dest: Path, mode: int) -> None:
-    """Write `data` to a new file `dest` (exclusive create) and fsync it and its directory."""
-    fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+COPY_TMP_SUFFIX = ".copy-tmp"
+NO_SPACE_ERRNOS = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
+"""A full disk, a file-size limit (`RLIMIT_FSIZE`) or a quota: the write cannot complete."""
+
+
+def copy_with_fsync(data: Buffer, dest: Path, mode: int, tmp: Path | None = None) -> None:
+    """Write `data` to a new file `dest` and fsync it and its directory; `dest` is never seen partly written.
+
+    The bytes go to `tmp` (default `<dest>.tmp`) first, fsynced, then hard-linked to `dest` (which must not
+    exist, as with `O_EXCL`) and the temp removed; on any failure the temp is removed and `dest` not created.
+    """
+    tmp = tmp or dest.with_name(dest.name + ".tmp")
     try:
-        write_all(fd, data)
-        os.fsync(fd)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        try:
+            write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, dest)
+        except FileExistsError:
+            raise
+        except OSError:  # a file system without hard links
+            if os.path.lexists(dest):
+                raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(dest)) from None
+            os.rename(tmp, dest)
     finally:
-        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
     fsync_dir(dest.parent)
+
+
+def _no_space(path: Path, exc: OSError, what: str) -> SessionWriteError:
+    """The refusal for a write that ran out of space (`NO_SPACE_ERRNOS`) while writing `what`."""
+    return SessionWriteError(
+        f"{path}: no space to write {what} ({exc.strerror or exc}: the disk is full or a file size limit or quota was "
+        "reached); the session file is unchanged and nothing partial was left. Free some space and try again."
+    )
 
 
 def remove_stale_temps(path: Path, suffixes: tuple[str, ...]) -> list[Path]:
@@ -88,6 +121,8 @@ def rewrite_session_file(
     """Replace `path` with `build(snapshot)` safely (see the module docstring). Call it under the session lock."""
     path = Path(path)
     tmp = path.with_name(path.name + tmp_suffix)
+    copy_tmp = path.with_name(path.name + COPY_TMP_SUFFIX)
+    remove_stale_temps(path, (COPY_TMP_SUFFIX,))  # left by a process killed while copying (we hold the lock)
     fd_old = os.open(path, os.O_RDONLY)
     mapped: MappedFile | None = None
     try:
@@ -98,12 +133,19 @@ def rewrite_session_file(
                 mapped.close()
             mapped = MappedFile(fd_old, os.fstat(fd_old).st_size)  # the snapshot, without reading it into memory
             content, carry = build(mapped.data)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
             try:
-                write_all(fd, content)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+                try:
+                    write_all(fd, content)
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            except BaseException as exc:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                if isinstance(exc, OSError) and exc.errno in NO_SPACE_ERRNOS:
+                    raise _no_space(path, exc, "the new file") from None
+                raise
             try:
                 st_now = os.stat(path)
             except FileNotFoundError:
@@ -123,10 +165,12 @@ def rewrite_session_file(
         snapshot_size = mapped.size
         if copy_to is not None:
             try:
-                copy_with_fsync(mapped.data, copy_to, mode)
-            except BaseException:
+                copy_with_fsync(mapped.data, copy_to, mode, copy_tmp)
+            except BaseException as exc:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
+                if isinstance(exc, OSError) and exc.errno in NO_SPACE_ERRNOS:
+                    raise _no_space(path, exc, f"the copy {copy_to.name}") from None
                 raise
         mapped.close()
         if before_rename is not None:

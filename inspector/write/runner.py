@@ -54,7 +54,7 @@ from inspector.rules.openclaw_2026_4_12.compaction.safeguard import (
     prune_history_for_context_share,
     split_preserved_recent_turns,
 )
-from inspector.session.session import open_session
+from inspector.session.session import EntryChangedOnDisk, open_session
 from inspector.write.breaker import CircuitBreaker
 from inspector.write.calls import BreakerOpen, RetryPolicy
 from inspector.write.events import Committed, Failed, NothingWritten, RunEvent, StageFinished, StageName, StageStarted
@@ -415,6 +415,10 @@ def run_compaction(
         return _failed(run, "summarize", f"{exc.message}; nothing written", exc.to_json())
     except LockHeld as exc:
         return _failed(run, "commit", f"{exc.hint}; nothing written")
+    except EntryChangedOnDisk as exc:
+        return _failed(run, "commit", f"{run.path}: the session file changed during the compaction ({exc}: another program rewrote "
+                                      "or truncated it while it was read); nothing written. Run compact again once nothing else "
+                                      "rewrites the file.")
     except (SessionWriteError, OSError, ValueError) as exc:
         return _failed(run, "commit", str(exc))
     finally:

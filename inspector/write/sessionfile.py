@@ -12,6 +12,7 @@ branch from a leaf to the root (`getBranch`, guarded against `parentId` cycles, 
 
 from __future__ import annotations
 
+import errno
 import mmap
 import os
 import uuid
@@ -158,12 +159,14 @@ def ends_with_newline(data: Buffer) -> bool:
     return n == 0 or data[n - 1 : n] == b"\n"
 
 
-def last_entry(data: Buffer) -> RawLine | None:
+def last_entry(data: Buffer, size: int | None = None) -> RawLine | None:
     """pi's leaf read from the end: the last parseable line that is not a `session` header (None if none).
 
-    A parsed value that is not an object counts too (pi would take it as the leaf), with no id.
+    A parsed value that is not an object counts too (pi would take it as the leaf), with no id. `size` reads
+    only `data[:size]` (without copying it).
     """
-    end = len(data) - 1 if len(data) and ends_with_newline(data) else len(data)
+    n = len(data) if size is None else size
+    end = n - 1 if n and data[n - 1 : n] == b"\n" else n
     while end >= 0:
         start = data.rfind(b"\n", 0, end) + 1
         if data[start:end].strip():
@@ -189,10 +192,68 @@ def check_writable(data: Buffer, path: Path) -> None:
             "(pi migrates older files in place when it opens them); nothing written"
         )
     if not ends_with_newline(data):
-        raise SessionWriteError(
-            f"{path}: the last line is incomplete (another process is writing it, or it was cut off); "
-            "nothing written. Try again in a moment."
+        raise unterminated_line_error(data, path, "nothing written")
+
+
+def complete_lines_size(data: Buffer) -> int:
+    """The size of `data` up to and including its last `\n` (what is left out is a line still being written)."""
+    return data.rfind(b"\n") + 1
+
+
+def _count_newlines(data: Buffer) -> int:
+    step = 1 << 24
+    return sum(bytes(data[i : i + step]).count(b"\n") for i in range(0, len(data), step))
+
+
+def unterminated_line_error(data: Buffer, path: Path, outcome: str) -> SessionWriteError:
+    """The refusal for a file whose last line has no final `\n`: which line, what it looks like, what to do.
+
+    A line that is not complete JSON is a writer mid-append or a line cut off (it never ends by itself when no
+    program is writing); a complete JSON line without the newline was just never ended.
+    """
+    start = complete_lines_size(data)
+    number = _count_newlines(data) + 1  # the tail has no newline
+    tail = bytes(data[start:])
+    try:
+        decode_line(tail[3:] if start == 0 and tail.startswith(_BOM) else tail)
+        complete = True
+    except ValueError:
+        complete = False
+    if complete:
+        return SessionWriteError(
+            f"{path}: line {number} (the last line) is complete JSON but has no final newline; {outcome}. "
+            "Every line of a session ends with a newline: if no program is writing this session, add the missing "
+            "newline at the end of the file and run again."
         )
+    return SessionWriteError(
+        f"{path}: line {number} (the last line) is incomplete: {len(tail)} bytes without a final newline that are not "
+        f"complete JSON (a program is writing it, or it was cut off); {outcome}. If no program is writing this session "
+        "and the line stays like this, remove the incomplete line (or restore the file from a backup) and run again."
+    )
+
+
+def check_file_writable(path: Path, outcome: str) -> None:
+    """Refuse a session file this process may not write: a file it could not append to is not rewritten either.
+
+    The file is opened for writing (nothing is written) the way an append opens it, so a read-only mode, an
+    immutable file or a read-only mount refuse a rewrite (a rename needs only the directory) as they refuse
+    an append.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ETXTBSY):
+            raise SessionWriteError(
+                f"{path}: the file is read-only for this user ({exc.strerror}); {outcome}. "
+                "Make it writable (e.g. chmod u+w) if it should be changed."
+            ) from None
+        raise
+    os.close(fd)
+
+
+def resolve_session_path(path: Path | str) -> Path:
+    """The file a session path names, symlinks resolved: the one to lock and rewrite (a link stays a link to it)."""
+    return Path(os.path.realpath(os.path.abspath(path)))
 
 
 class SessionLines:

@@ -54,11 +54,16 @@ def fsync_dir(directory: Path) -> None:
 
 
 def write_all(fd: int, data: bytes | bytearray | memoryview | mmap.mmap) -> None:
-    """`os.write` until every byte is written."""
-    view = memoryview(data)
-    while view:
-        n = os.write(fd, view)
-        view = view[n:]
+    """`os.write` until every byte is written.
+
+    The views taken of `data` are released even when a write fails (a full disk): an mmap can then be closed
+    while the error propagates (a view left in the traceback would make `mmap.close()` raise `BufferError`).
+    """
+    with memoryview(data) as whole:
+        done = 0
+        while done < len(whole):
+            with whole[done:] as rest:
+                done += os.write(fd, rest)
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, tmp_suffix: str | None = None, mode: int | None = None) -> None:

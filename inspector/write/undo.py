@@ -1,5 +1,9 @@
 """`undo`: revert the last compaction this tool wrote into a session file, and nothing else.
 
+Called again, it reverts the one before (newest first): the journal gives the older records the identity of
+the file undo renamed into place (`Journal.mark_undone`). A symlinked path reverts its target, and a file this
+user cannot write is refused before anything is copied (`sessionfile.check_file_writable`).
+
 Under the session lock, using the write journal (`journal.py`):
 
 * append mode: the file must still hold our exact line (same bytes, found by offset or by content). The file is
@@ -31,10 +35,13 @@ from inspector.write.sessionfile import (
     Buffer,
     RawLine,
     SessionWriteError,
+    check_file_writable,
     ends_with_newline,
     file_identity,
     parse_lines,
     read_file,
+    resolve_session_path,
+    unterminated_line_error,
 )
 from inspector.write.writer import recover_pending
 
@@ -100,7 +107,7 @@ def _carry_for(rec: JournalRecord, counter: list[int]) -> Callable[[bytes], byte
 
 def _require_complete(path: Path, snapshot: Buffer) -> None:
     if not ends_with_newline(snapshot):
-        raise SessionWriteError(f"{path}: the last line is incomplete (another process is writing it); nothing changed. Try again.")
+        raise unterminated_line_error(snapshot, path, "nothing changed")
 
 
 def _locate_append(data: Buffer, rec: JournalRecord) -> int | None:
@@ -124,10 +131,11 @@ def undo_last_compaction(
     lock_timeout_ms: int = DEFAULT_TIMEOUT_MS,
 ) -> UndoResult:
     """Revert the newest compaction this tool committed to `path` (see the module docstring)."""
-    path = Path(path)
+    path = resolve_session_path(path)
     journal = journal or Journal()
     clock = clock or SystemClock()
     with acquire_session_write_lock(path, timeout_ms=lock_timeout_ms, clock=clock):
+        check_file_writable(path, "nothing changed")
         recover_pending(path, journal)
         remove_stale_temps(path, (UNDO_TMP_SUFFIX, ".truncate-tmp"))
         rec = journal.last_committed(path)
@@ -179,7 +187,7 @@ def undo_last_compaction(
 
         size_before = os.stat(path).st_size
         outcome = rewrite_session_file(path, build, tmp_suffix=UNDO_TMP_SUFFIX, copy_to=backup)
-        journal.update(rec.record_id, status="undone")
+        journal.mark_undone(rec.record_id, outcome.dev, outcome.ino)
         return UndoResult(
             path=path,
             mode=rec.mode,

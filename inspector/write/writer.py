@@ -43,8 +43,10 @@ from inspector.write.sessionfile import (
     MappedFile,
     SessionLines,
     SessionWriteError,
+    check_file_writable,
     check_writable,
     compaction_entry,
+    complete_lines_size,
     encode_compaction,
     file_identity,
     id_in_file,
@@ -54,6 +56,7 @@ from inspector.write.sessionfile import (
     new_entry_id,
     parse_lines,
     read_file,
+    resolve_session_path,
 )
 from inspector.write.truncate import HeartbeatSettings, nearest_kept_ancestor, plan_truncation, render_truncation
 
@@ -71,10 +74,14 @@ class PlanSnapshot:
 
     @classmethod
     def of(cls, path: Path) -> PlanSnapshot:
-        """Take a snapshot of `path` now (reads the whole file)."""
+        """Take a snapshot of `path` now (reads the whole file).
+
+        A last line still being written (no `\n` yet) is left out, as the plan's reader leaves it out: the
+        snapshot ends at a line boundary, so the line, once complete, is a line appended since the plan.
+        """
         with map_file(path) as mapped:
-            leaf = last_entry(mapped.data)
-            size = mapped.size
+            size = complete_lines_size(mapped.data)
+            leaf = last_entry(mapped.data, size)
         dev, ino = file_identity(path)
         return cls(size, leaf.id if leaf is not None else None, dev, ino)
 
@@ -137,9 +144,16 @@ def checkpoint_path_for(path: Path) -> Path:
     return path.with_name(f"{stem}.checkpoint.{uuid.uuid4()}{ext or '.jsonl'}")
 
 
-def _check_since(data: Buffer, since: PlanSnapshot, path: Path) -> None:
+def _check_not_shorter(data: Buffer, since: PlanSnapshot, path: Path) -> None:
     if len(data) < since.size:
-        raise SessionWriteError(f"{path}: the file is shorter than when the compaction was planned; nothing written")
+        raise SessionWriteError(
+            f"{path}: the file changed during the compaction: it is shorter than when the compaction was planned "
+            "(another program truncated or rewrote it); nothing written"
+        )
+
+
+def _check_since(data: Buffer, since: PlanSnapshot, path: Path) -> None:
+    _check_not_shorter(data, since, path)
     leaf = last_entry(data)
     if leaf is None:
         raise SessionWriteError(f"{path}: no entries; nothing written")
@@ -216,7 +230,7 @@ def commit_compaction(
     hooks: WriterHooks | None = None,
 ) -> CommitResult:
     """Append the compaction entry (and with `truncate`, rewrite the file as OpenClaw's truncation does)."""
-    path = Path(path)
+    path = resolve_session_path(path)
     clock = clock or SystemClock()
     journal = journal or Journal()
     hooks = hooks or WriterHooks()
@@ -225,6 +239,7 @@ def commit_compaction(
     with acquire_session_write_lock(path, timeout_ms=lock_timeout_ms, clock=clock):
         if hooks.after_lock:
             hooks.after_lock()
+        check_file_writable(path, "nothing written")
         recovered = tuple(recover_pending(path, journal)) + tuple(
             f"removed {t.name} left by an interrupted rewrite" for t in remove_stale_temps(path, (TRUNCATE_TMP_SUFFIX, ".undo-tmp"))
         )
@@ -235,6 +250,8 @@ def commit_compaction(
         timestamp = iso_from_ms(now_ms(clock))
 
         def make_entry(data: Buffer, entry_id: str | None) -> tuple[dict[str, Any], bytes]:
+            if since is not None:
+                _check_not_shorter(data, since, path)  # before the content checks: a cut file says what happened
             check_writable(data, path)
             if since is not None:
                 _check_since(data, since, path)

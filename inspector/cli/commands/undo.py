@@ -15,7 +15,8 @@ from inspector.write.sessionfile import SessionWriteError
 from inspector.write.undo import undo_last_compaction
 
 DESCRIPTION = """\
-Revert the last compaction session-inspector wrote into PATH, under OpenClaw's session lock.
+Revert the last compaction session-inspector wrote into PATH, under OpenClaw's session lock. Run again, it
+reverts the previous one, newest first. A symlinked PATH reverts its target (the link stays a link).
 
 An appended compaction entry is removed and entries appended after it are re-parented onto its parent; a
 truncating compaction is reverted by restoring its checkpoint copy plus everything appended since. The file as
