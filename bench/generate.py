@@ -155,7 +155,7 @@ def generator_fingerprint() -> str:
     benchmark can keep generated files between runs and regenerate them when the generator changes."""
     h = hashlib.sha256()
     root = Path(__file__).resolve().parents[1]
-    for path in [Path(__file__).resolve(), *sorted((root / "inspector" / "samples").glob("*.py")), root / "inspector" / "jsjson.py"]:
+    for path in [Path(__file__).resolve(), *sorted((root / "inspector" / "samples").glob("*.py")), root / "inspector" / "js" / "jsjson.py"]:
         h.update(path.read_bytes())
     return h.hexdigest()[:10]
 
