@@ -79,31 +79,31 @@ class InspectorScreen(DiagnosisViews, Screen):
     """One session file, live (its diagnosis views: `DiagnosisViews`)."""
 
     BINDINGS = [
-        Binding("e", "next_estimator", "Estimator", tooltip="Cycle pi chars/4 → OpenClaw pruning chars → tiktoken → recorded usage"),
-        Binding("o", "toggle_off_path", "Off-path", tooltip="Show every entry in file order, off-path branches included"),
-        Binding("slash", "search", "Search", tooltip="Search messages from the cursor"),
-        Binding("n", "search_next", "Next match", show=False, tooltip="Next search match"),
-        Binding("N", "search_previous", "Previous match", show=False, tooltip="Previous search match"),
-        Binding("f", "filter", "Filter", tooltip="Show only some roles / tools"),
-        Binding("u", "next_user", "Next user", tooltip="Jump to the next user message"),
-        Binding("U", "previous_user", "Previous user", show=False, tooltip="Jump to the previous user message"),
-        Binding("c", "next_compaction", "Compaction", tooltip="Jump to the next compaction"),
-        Binding("C", "compaction_forecast", "Forecast", show=False, tooltip="Compaction forecast: the plan drawn on the transcript, triggers, live settings"),
-        Binding("b", "next_biggest", "Biggest", tooltip="Jump to the next biggest message"),
-        Binding("m", "show_message", "Message", show=False, tooltip="Show the selected message in full"),
-        Binding("w", "show_context", "Where it goes", show=False, tooltip="Breakdown by tool and role; the largest messages take the keyboard (↑↓, Enter jumps)"),
-        Binding("a", "detail_show_all", "Show all", show=False, tooltip="Show long blocks of the message in full"),
-        Binding("r", "detail_raw", "Raw JSON", show=False, tooltip="Show the raw JSON line of the message"),
-        Binding("d", "diagnostics", "Diagnostics", show=False, tooltip="List damaged lines and other problems"),
-        Binding("z", "zoom", "Zoom message", show=False, tooltip="Show the selected message full screen (again to restore)"),
-        Binding("p", "pruning", "Pruning", tooltip="Preview OpenClaw context pruning: soft trim / hard clear, settings live"),
-        Binding("X", "compact", "Compact…", show=False, tooltip="Compact this session (rules by default): confirm, watch the stages, undo"),
-        Binding("l", "timeline", "Timeline", tooltip="Tokens over calls: jumps and their cause, thresholds, not in the transcript, cost, cache"),
-        Binding("R", "timeline('repeats')", "Repeats", show=False, tooltip="What keeps repeating (re-reads, commands, errors, retries); Enter: each occurrence"),
-        Binding("s", "toggle_side", "Side panel", tooltip="Show or hide the side panel (under the transcript below 110 columns)"),
-        Binding("t", "app.change_theme", "Theme", show=False, tooltip="Change the colour theme"),
-        Binding("question_mark", "help", "Help", tooltip="Keys and what the columns mean"),
-        Binding("escape", "back", "Back", show=False, tooltip="Back to the session list"),
+        Binding("e", "next_estimator", "Estimator", tooltip="Cycle pi chars/4 → OpenClaw pruning chars → tiktoken → recorded usage", id="estimator.next"),
+        Binding("o", "toggle_off_path", "Off-path", tooltip="Show every entry in file order, off-path branches included", id="transcript.off_path"),
+        Binding("slash", "search", "Search", tooltip="Search messages from the cursor", id="search.open"),
+        Binding("n", "search_next", "Next match", show=False, tooltip="Next search match", id="search.next"),
+        Binding("N", "search_previous", "Previous match", show=False, tooltip="Previous search match", id="search.previous"),
+        Binding("f", "filter", "Filter", tooltip="Show only some roles / tools", id="filter.open"),
+        Binding("u", "next_user", "Next user", tooltip="Jump to the next user message", id="jump.next_user"),
+        Binding("U", "previous_user", "Previous user", show=False, tooltip="Jump to the previous user message", id="jump.previous_user"),
+        Binding("c", "next_compaction", "Compaction", tooltip="Jump to the next compaction", id="jump.next_compaction"),
+        Binding("C", "compaction_forecast", "Forecast", show=False, tooltip="Compaction forecast: the plan drawn on the transcript, triggers, live settings", id="compaction.forecast"),
+        Binding("b", "next_biggest", "Biggest", tooltip="Jump to the next biggest message", id="jump.next_biggest"),
+        Binding("m", "show_message", "Message", show=False, tooltip="Show the selected message in full", id="message.show"),
+        Binding("w", "show_context", "Where it goes", show=False, tooltip="Breakdown by tool and role; the largest messages take the keyboard (↑↓, Enter jumps)", id="breakdown.show"),
+        Binding("a", "detail_show_all", "Show all", show=False, tooltip="Show long blocks of the message in full", id="message.show_all"),
+        Binding("r", "detail_raw", "Raw JSON", show=False, tooltip="Show the raw JSON line of the message", id="message.raw"),
+        Binding("d", "diagnostics", "Diagnostics", show=False, tooltip="List damaged lines and other problems", id="diagnostics.open"),
+        Binding("z", "zoom", "Zoom message", show=False, tooltip="Show the selected message full screen (again to restore)", id="message.zoom"),
+        Binding("p", "pruning", "Pruning", tooltip="Preview OpenClaw context pruning: soft trim / hard clear, settings live", id="pruning.preview"),
+        Binding("X", "compact", "Compact…", show=False, tooltip="Compact this session (rules by default): confirm, watch the stages, undo", id="compaction.run"),
+        Binding("l", "timeline", "Timeline", tooltip="Tokens over calls: jumps and their cause, thresholds, not in the transcript, cost, cache", id="timeline.open"),
+        Binding("R", "timeline('repeats')", "Repeats", show=False, tooltip="What keeps repeating (re-reads, commands, errors, retries); Enter: each occurrence", id="timeline.repeats"),
+        Binding("s", "toggle_side", "Side panel", tooltip="Show or hide the side panel (under the transcript below 110 columns)", id="side_panel.toggle"),
+        Binding("t", "app.change_theme", "Theme", show=False, tooltip="Change the colour theme", id="inspector.theme"),
+        Binding("question_mark", "help", "Help", tooltip="Keys and what the columns mean", id="inspector.help"),
+        Binding("escape", "back", "Back", show=False, tooltip="Back to the session list", id="inspector.back"),
     ]
 
     def __init__(self, path: Path, options: InspectorOptions, *, can_go_back: bool = True, demo: str | None = None) -> None:
@@ -581,9 +581,9 @@ class InspectorScreen(DiagnosisViews, Screen):
         open_compact_screen(self, self.path, self.window_options.config, self.options.context_window)
 
     def action_help(self) -> None:
-        rows = help_rows([*self.BINDINGS, *Transcript.BINDINGS])
+        rows = help_rows(self, self.BINDINGS, Transcript.BINDINGS)
         rows.append(("ctrl+p", "Command palette", "Every action by name, themes too"))
-        rows.append(("q", "Quit", ""))
+        rows.extend(help_rows(self, self.app.BINDINGS))
         self.app.push_screen(HelpScreen(rows, f"Session Inspector · {self.path.name}"))
 
     # -- compaction forecast (widgets.compaction.view) ---------------------------------------------

@@ -77,13 +77,13 @@ class Transcript(ScrollView, can_focus=True):
     """
 
     BINDINGS = [
-        Binding("up,k", "cursor_up", "Up", show=False),
-        Binding("down,j", "cursor_down", "Down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("pagedown,space", "page_down", "Page down", show=False),
-        Binding("home,g", "first", "First", show=False),
-        Binding("end,G", "last", "Last", show=False),
-        Binding("enter", "select", "Details", show=False),
+        Binding("up,k", "cursor_up", "Up", show=False, id="transcript.cursor_up"),
+        Binding("down,j", "cursor_down", "Down", show=False, id="transcript.cursor_down"),
+        Binding("pageup", "page_up", "Page up", show=False, id="transcript.page_up"),
+        Binding("pagedown,space", "page_down", "Page down", show=False, id="transcript.page_down"),
+        Binding("home,g", "first", "First", show=False, id="transcript.first"),
+        Binding("end,G", "last", "Last", show=False, id="transcript.last"),
+        Binding("enter", "select", "Details", show=False, id="transcript.select"),
     ]
 
     cursor: reactive[int] = reactive(0, repaint=False, init=False)
