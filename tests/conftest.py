@@ -30,6 +30,15 @@ def _own_index_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
     return path
 
 
+@pytest.fixture(autouse=True)
+def _no_user_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The app's config file (`$SESSION_INSPECTOR_CONFIG`) is a path of the test's own, absent until a test writes
+    it: no test reads the user's real keymap."""
+    path = tmp_path_factory.mktemp("user-config") / "config.toml"
+    monkeypatch.setenv("SESSION_INSPECTOR_CONFIG", str(path))
+    return path
+
+
 @functools.cache
 def bench_generator() -> ModuleType:
     """`bench/generate.py` loaded as a module (once): the benchmark's session generator, a source of realistic

@@ -1,4 +1,4 @@
-"""The Textual app: picks the first screen, wires screens, bindings and the command palette. Nothing else.
+"""The Textual app: picks the first screen, wires screens, bindings, the user's keymap and the command palette.
 
 `main(argv)` is what `session-inspector [PATH] [--demo] [--context-window N] [--config FILE]` runs.
 """
@@ -8,18 +8,23 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
 from .browser.screen import BrowserScreen
 from .commands import ScreenCommands
+from .inert import make_inert
+from .keymap import app_keymap, keymap_problems
 from .launch import EXIT_NOT_A_TERMINAL, demo_path, exit_on_signals, parse_args, terminal_problem
 from .options import InspectorOptions
 from .screens.error import ErrorInfo, ErrorScreen
 from .screens.inspector import InspectorScreen
+from .user_config import load_user_config
 
 STYLES = Path(__file__).resolve().parent.parent / "styles" / "inspector.tcss"
+CONFIG_NOTICE_SECONDS = 30
 NO_SESSIONS = (
     "DEMO: no sessions found in OpenClaw's or pi's default places, so this is the bundled demo session. "
     "Open yours with session-inspector PATH."
@@ -32,7 +37,7 @@ class InspectorApp(App[int]):
     CSS_PATH = str(STYLES)
     TITLE = "Session Inspector"
     COMMANDS = App.COMMANDS | {ScreenCommands}
-    BINDINGS = [Binding("q", "quit", "Quit")]
+    BINDINGS = [Binding("q", "quit", "Quit", id="app.quit")]
 
     def __init__(self, options: InspectorOptions | None = None) -> None:
         super().__init__()
@@ -41,10 +46,27 @@ class InspectorApp(App[int]):
             self.animation_level = "none"
         if self.options.initial_theme:
             self.theme = self.options.initial_theme
+        self.user_config = load_user_config()
+        self.set_keymap(self.user_config.keymap)  # an id of no binding binds nothing: `_check_keymap` reports it
 
     def on_mount(self) -> None:
         if not self.is_headless:  # a real terminal to give back: SIGTERM / SIGHUP end the app as `q` does
             exit_on_signals(lambda code: self.exit(return_code=code))
+        if self.user_config.keymap:
+            self._check_keymap()
+        elif self.user_config.problems:
+            self._config_notice(list(self.user_config.problems))
+
+    @work(thread=True, group="keymap", description="keymap check")
+    def _check_keymap(self) -> None:
+        """Report the keymap's unknown ids and taken keys with the file's other problems (in a thread: it imports
+        every module with bindings, some of which the app only loads when their screen opens)."""
+        self._config_notice([*self.user_config.problems, *keymap_problems(app_keymap(self))])
+
+    def _config_notice(self, problems: list[str]) -> None:
+        if problems:
+            self.notify(make_inert(f"{self.user_config.path}:\n" + "\n".join(problems)),
+                        title="Config file", severity="warning", timeout=CONFIG_NOTICE_SECONDS, markup=False)
 
     def get_default_screen(self) -> Screen:
         """The first screen is the real one (no blank screen underneath that could repaint over it)."""

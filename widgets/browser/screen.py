@@ -86,14 +86,14 @@ class BrowserScreen(Screen):
     """
 
     BINDINGS = [
-        Binding("enter", "open", "Open", tooltip="Open the highlighted session"),
-        Binding("slash", "focus_filter", "Filter", tooltip="Filter as you type"),
-        Binding("s", "next_sort", "Sort", tooltip="Sort by the next column"),
-        Binding("S", "reverse_sort", "Reverse", tooltip="Reverse the sort order"),
-        Binding("ctrl+r", "rescan", "Rescan", show=False, tooltip="Look for sessions again"),
-        Binding("t", "app.change_theme", "Theme", show=False, tooltip="Change the colour theme"),
-        Binding("question_mark", "help", "Help", tooltip="Keys"),
-        Binding("escape", "clear_filter", "Clear filter", show=False, tooltip="Clear the filter"),
+        Binding("enter", "open", "Open", tooltip="Open the highlighted session", id="browser.open"),
+        Binding("slash", "focus_filter", "Filter", tooltip="Filter as you type", id="browser.filter"),
+        Binding("s", "next_sort", "Sort", tooltip="Sort by the next column", id="browser.sort"),
+        Binding("S", "reverse_sort", "Reverse", tooltip="Reverse the sort order", id="browser.reverse_sort"),
+        Binding("ctrl+r", "rescan", "Rescan", show=False, tooltip="Look for sessions again", id="browser.rescan"),
+        Binding("t", "app.change_theme", "Theme", show=False, tooltip="Change the colour theme", id="browser.theme"),
+        Binding("question_mark", "help", "Help", tooltip="Keys", id="browser.help"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, tooltip="Clear the filter", id="browser.clear_filter"),
     ]
 
     glance_reader: GlanceReader = staticmethod(glance_session)
@@ -330,7 +330,7 @@ class BrowserScreen(Screen):
     def action_help(self) -> None:
         from ..screens.help import HelpScreen
 
-        self.app.push_screen(HelpScreen(help_rows(self.BINDINGS), "Session browser"))
+        self.app.push_screen(HelpScreen(help_rows(self, self.BINDINGS), "Session browser"))
 
     def palette_commands(self) -> list[PaletteCommand]:
         """Every action of this screen for the command palette: (title, help, callback)."""

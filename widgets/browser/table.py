@@ -191,12 +191,12 @@ class SessionTable(ScrollView, can_focus=True):
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {"session-table--header", "session-table--cursor", "session-table--odd"}
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "cursor(-1)", "Up", show=False),
-        Binding("down", "cursor(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "edge(-1)", "First", show=False),
-        Binding("end", "edge(1)", "Last", show=False),
+        Binding("up", "cursor(-1)", "Up", show=False, id="session_list.cursor_up"),
+        Binding("down", "cursor(1)", "Down", show=False, id="session_list.cursor_down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="session_list.page_up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="session_list.page_down"),
+        Binding("home", "edge(-1)", "First", show=False, id="session_list.first"),
+        Binding("end", "edge(1)", "Last", show=False, id="session_list.last"),
     ]
 
     class HeaderSelected(Message):

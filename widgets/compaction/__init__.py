@@ -4,4 +4,7 @@ progress and the writer's confirmation panels. Empty until the compaction issues
 
 Pattern to follow: engine work runs in thread workers that post Textual `Message`s (progress messages replace
 each other through `can_replace`), as `widgets.screens.live_follow.LiveFollower` does.
+
+`inspector_views.CompactionViews` is the inspector screen's part: the forecast beside the transcript (`C`) and the
+compaction run (`X`).
 """

@@ -74,11 +74,11 @@ class CompactRunScreen(Screen[None]):
     """Confirm, run, watch, undo (see the module docstring)."""
 
     BINDINGS = [
-        Binding("enter", "start", "Compact", tooltip="Run the compaction and write it"),
-        Binding("escape", "cancel_or_close", "Cancel / close", tooltip="Cancel the run (nothing written) or close"),
-        Binding("ctrl+c", "cancel_or_close", "Cancel", show=False, priority=True),
-        Binding("u", "undo", "Undo", tooltip="Undo the compaction just written"),
-        Binding("r", "reset_breaker", "Reset breaker", show=False, tooltip="Reset this session's circuit"),
+        Binding("enter", "start", "Compact", tooltip="Run the compaction and write it", id="compaction_run.start"),
+        Binding("escape", "cancel_or_close", "Cancel / close", tooltip="Cancel the run (nothing written) or close", id="compaction_run.cancel_or_close"),
+        Binding("ctrl+c", "cancel_or_close", "Cancel", show=False, priority=True, id="compaction_run.cancel"),
+        Binding("u", "undo", "Undo", tooltip="Undo the compaction just written", id="compaction_run.undo"),
+        Binding("r", "reset_breaker", "Reset breaker", show=False, tooltip="Reset this session's circuit", id="compaction_run.reset_breaker"),
     ]
 
     DEFAULT_CSS = """

@@ -88,7 +88,7 @@ class CompactionView(Vertical):
     }
     """
 
-    BINDINGS = [Binding("escape", "close", "Close forecast", tooltip="Leave the compaction forecast (its marks go too)")]
+    BINDINGS = [Binding("escape", "close", "Close forecast", tooltip="Leave the compaction forecast (its marks go too)", id="compaction.forecast_close")]
 
     class PlanReady(Message):
         """The plan of request `generation`, its row marks, and the context it was made from."""

@@ -50,8 +50,8 @@ class MessageDetail(VerticalScroll, can_focus=True):
     """
 
     BINDINGS = [
-        Binding("a", "show_all", "Show all", tooltip="Show long blocks in full"),
-        Binding("r", "toggle_raw", "Raw JSON", tooltip="Show the raw JSON line as stored"),
+        Binding("a", "show_all", "Show all", tooltip="Show long blocks in full", id="detail.show_all"),
+        Binding("r", "toggle_raw", "Raw JSON", tooltip="Show the raw JSON line as stored", id="detail.raw"),
     ]
 
     show_all: reactive[bool] = reactive(False, init=False)

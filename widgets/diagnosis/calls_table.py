@@ -23,8 +23,8 @@ class CallsTable(DataTable):
     """The calls of a `Timeline`, one row each, with the jump rank and compaction marks."""
 
     BINDINGS = [
-        Binding("enter", "open_call", "Show in transcript", tooltip="Show the selected call's message in the transcript"),
-        Binding("x", "open_cause", "Cause", tooltip="Show the largest message that caused the selected jump"),
+        Binding("enter", "open_call", "Show in transcript", tooltip="Show the selected call's message in the transcript", id="calls.show_in_transcript"),
+        Binding("x", "open_cause", "Cause", tooltip="Show the largest message that caused the selected jump", id="calls.cause"),
     ]
 
     class CallSelected(Message):

@@ -108,16 +108,16 @@ class TimelineChart(PlotWidget):
     """
 
     BINDINGS = [
-        Binding("left", "previous_call", "Previous call", tooltip="Move the cursor to the previous call"),
-        Binding("right", "next_call", "Next call", tooltip="Move the cursor to the next call"),
-        Binding("home", "first_call", "First call", show=False, tooltip="The first call"),
-        Binding("end", "last_call", "Last call", show=False, tooltip="The last call"),
-        Binding("pageup", "page_back", "Back 10", show=False, tooltip="Ten calls back"),
-        Binding("pagedown", "page_forward", "Forward 10", show=False, tooltip="Ten calls forward"),
-        Binding("right_square_bracket", "next_jump", "Next jump", tooltip="The next of the largest jumps, by rank"),
-        Binding("left_square_bracket", "previous_jump", "Previous jump", show=False, tooltip="The previous of the largest jumps"),
-        Binding("enter", "open_call", "Show in transcript", tooltip="Show the selected call's message in the transcript"),
-        Binding("x", "open_cause", "Cause", tooltip="Show the largest message that caused the selected jump"),
+        Binding("left", "previous_call", "Previous call", tooltip="Move the cursor to the previous call", id="chart.previous_call"),
+        Binding("right", "next_call", "Next call", tooltip="Move the cursor to the next call", id="chart.next_call"),
+        Binding("home", "first_call", "First call", show=False, tooltip="The first call", id="chart.first_call"),
+        Binding("end", "last_call", "Last call", show=False, tooltip="The last call", id="chart.last_call"),
+        Binding("pageup", "page_back", "Back 10", show=False, tooltip="Ten calls back", id="chart.back_10"),
+        Binding("pagedown", "page_forward", "Forward 10", show=False, tooltip="Ten calls forward", id="chart.forward_10"),
+        Binding("right_square_bracket", "next_jump", "Next jump", tooltip="The next of the largest jumps, by rank", id="chart.next_jump"),
+        Binding("left_square_bracket", "previous_jump", "Previous jump", show=False, tooltip="The previous of the largest jumps", id="chart.previous_jump"),
+        Binding("enter", "open_call", "Show in transcript", tooltip="Show the selected call's message in the transcript", id="chart.show_in_transcript"),
+        Binding("x", "open_cause", "Cause", tooltip="Show the largest message that caused the selected jump", id="chart.cause"),
     ]
 
     margin_left = reactive(11)

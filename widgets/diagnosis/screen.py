@@ -60,11 +60,11 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
     CSS_PATH = str(STYLES)
 
     BINDINGS = [
-        Binding("escape", "close", "Back", tooltip="Back to the transcript"),
-        Binding("l", "close", "Back", show=False, tooltip="Back to the transcript"),
-        Binding("R", "focus_repeats", "Repeats", tooltip="The repeats panel (Enter: each occurrence in the transcript)"),
-        Binding("g", "focus_chart", "Chart", tooltip="The chart (left / right: calls, Enter: show in the transcript)"),
-        Binding("question_mark", "help", "Help", tooltip="Keys of the timeline"),
+        Binding("escape", "close", "Back", tooltip="Back to the transcript", id="timeline.back"),
+        Binding("l", "close", "Back", show=False, tooltip="Back to the transcript", id="timeline.close"),
+        Binding("R", "focus_repeats", "Repeats", tooltip="The repeats panel (Enter: each occurrence in the transcript)", id="timeline.focus_repeats"),
+        Binding("g", "focus_chart", "Chart", tooltip="The chart (left / right: calls, Enter: show in the transcript)", id="timeline.focus_chart"),
+        Binding("question_mark", "help", "Help", tooltip="Keys of the timeline", id="timeline.help"),
     ]
 
     def __init__(self, timeline: Timeline | None, file_name: str, *, focus: str = FOCUS_CHART, status: str = "computing the timeline…") -> None:
@@ -233,7 +233,7 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
 
     def help_rows(self) -> list[tuple[str, str, str]]:
         """(key, description, tooltip) of the screen's and the chart's keys."""
-        rows = help_rows([*self.BINDINGS, *TimelineChart.BINDINGS])
+        rows = help_rows(self, self.BINDINGS, TimelineChart.BINDINGS)
         rows.append(("click", "Select a call", "Click a point of the chart"))
         rows.append(("up / down, + / -, r", "Pan, zoom, reset", "Pan and zoom the chart (mouse: drag, wheel)"))
         return rows

@@ -94,12 +94,12 @@ class PruningScreen(ModalScreen[None]):
     CSS_PATH = str(STYLES)
 
     BINDINGS = [
-        Binding("escape", "close", "Close"),
-        Binding("i", "toggle_scenario", "NOW / IF ENABLED", tooltip="Switch between what OpenClaw does now and the projection if pruning were enabled"),
-        Binding("f", "toggle_force", "Force", tooltip="Preview as if the cache TTL had expired"),
-        Binding("y", "copy_snippet", "Copy snippet", tooltip="Copy the previewed settings as an openclaw.json snippet"),
-        Binding("m", "more", "More text", tooltip="Show four times more of long text in the before/after view"),
-        Binding("s", "focus_settings", "Settings", tooltip="Edit the settings (Tab moves between fields)"),
+        Binding("escape", "close", "Close", id="pruning.close"),
+        Binding("i", "toggle_scenario", "NOW / IF ENABLED", tooltip="Switch between what OpenClaw does now and the projection if pruning were enabled", id="pruning.scenario"),
+        Binding("f", "toggle_force", "Force", tooltip="Preview as if the cache TTL had expired", id="pruning.force"),
+        Binding("y", "copy_snippet", "Copy snippet", tooltip="Copy the previewed settings as an openclaw.json snippet", id="pruning.copy_snippet"),
+        Binding("m", "more", "More text", tooltip="Show four times more of long text in the before/after view", id="pruning.more_text"),
+        Binding("s", "focus_settings", "Settings", tooltip="Edit the settings (Tab moves between fields)", id="pruning.settings"),
     ]
 
     force: reactive[bool] = reactive(False, init=False)

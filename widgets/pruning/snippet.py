@@ -38,9 +38,9 @@ class PruningSnippetDialog(ModalScreen[None]):
     """
 
     BINDINGS = [
-        Binding("escape,q", "close", "Close"),
-        Binding("c", "copy", "Copy again"),
-        Binding("n", "toggle_minimal", "Non-default only"),
+        Binding("escape,q", "close", "Close", id="snippet.close"),
+        Binding("c", "copy", "Copy again", id="snippet.copy"),
+        Binding("n", "toggle_minimal", "Non-default only", id="snippet.non_default_only"),
     ]
 
     def __init__(self, settings: ContextPruningSettings) -> None:

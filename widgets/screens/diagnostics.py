@@ -28,7 +28,7 @@ class DiagnosticsScreen(ModalScreen[int | None]):
     }
     """
 
-    BINDINGS = [Binding("escape,q,d", "close", "Close")]
+    BINDINGS = [Binding("escape,q,d", "close", "Close", id="diagnostics.close")]
 
     def __init__(self, diagnostics: list[m.Diagnostic]) -> None:
         super().__init__()

@@ -100,7 +100,7 @@ class ErrorScreen(Screen):
     }
     """
 
-    BINDINGS = [Binding("escape", "back", "Back"), Binding("q", "app.quit", "Quit")]
+    BINDINGS = [Binding("escape", "back", "Back", id="error.back"), Binding("q", "app.quit", "Quit", id="error.quit")]
 
     def __init__(self, info: ErrorInfo, *, covers: int = 0) -> None:
         """`covers`: screens under this one that failed to open and go away with it on Escape."""

@@ -27,9 +27,9 @@ class FilterScreen(ModalScreen[tuple[list[str], list[str]] | None]):
     """
 
     BINDINGS = [
-        Binding("escape", "apply", "Apply"),
-        Binding("enter", "apply", "Apply", priority=True, show=False),
-        Binding("c", "clear", "Clear filters"),
+        Binding("escape", "apply", "Apply", id="filter.close"),
+        Binding("enter", "apply", "Apply", priority=True, show=False, id="filter.apply"),
+        Binding("c", "clear", "Clear filters", id="filter.clear"),
     ]
 
     def __init__(self, roles: list[str], tools: list[str], selected_roles: frozenset[str] | None, selected_tools: frozenset[str] | None) -> None:

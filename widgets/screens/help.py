@@ -36,7 +36,7 @@ class HelpScreen(ModalScreen[None]):
     }
     """
 
-    BINDINGS = [Binding("escape,q,question_mark", "close", "Close")]
+    BINDINGS = [Binding("escape,q,question_mark", "close", "Close", id="help.close")]
 
     def __init__(self, bindings: list[tuple[str, str, str]], title: str = "Session Inspector", intro: str = INTRO, *, estimators: bool = True) -> None:
         """`intro` and `estimators` (the estimator table) describe the screen it was opened from."""

@@ -2,8 +2,12 @@
 
 All engine work (indexing, refresh, context, figures, search) runs in thread workers that post their results
 as messages (`SessionOpener`, `LiveFollower` and the screen's own `EstimatorReady`, `ViewReady`, `SearchDone`);
-`@on` handlers apply them on the UI thread. The screen owns the `Session`; widgets get a `TranscriptModel` and
-the engine's typed figures (`inspector.figures.overview.SessionFigures`).
+`@on` handlers (`on_*` ones in the mixins) apply them on the UI thread. The screen owns the `Session`; widgets get
+a `TranscriptModel` and the engine's typed figures (`inspector.figures.overview.SessionFigures`).
+
+Its parts by feature are mixins kept beside their feature: search, filter and jumps (`transcript.inspector_views`),
+the side panel (`side_panel`), the compaction forecast and run (`compaction.inspector_views`), the diagnosis
+views (`diagnosis.inspector_views`).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from inspector.session.session import Session
 
 from ..breakdown import ContextBreakdown
 from ..commands import PaletteCommand, binding_commands, help_rows
-from ..compaction.view import CompactionView, apply_forecast_marks, clear_forecast_marks
+from ..compaction.inspector_views import CompactionViews
 from ..detail.detail import MessageDetail
 from ..diagnosis.inspector_views import DiagnosisViews
 from ..gauge import ContextGauge
@@ -36,17 +40,18 @@ from ..notice_bar import NoticeBar
 from ..options import InspectorOptions
 from ..session_header import HeaderData, SessionHeader
 from ..transcript.columns import TranscriptColumns
+from ..transcript.inspector_views import TranscriptViews
 from ..transcript.model import ESTIMATOR_LABELS, ESTIMATOR_UNITS, ESTIMATORS, TranscriptModel, breakdown_field
-from ..transcript.navigation import SearchDone, TranscriptNavigator
+from ..transcript.navigation import TranscriptNavigator
 from ..transcript.new_entries import NewEntriesIndicator
 from ..transcript.search_bar import SearchBar
 from ..transcript.transcript import Transcript
 from .diagnostics import DiagnosticsScreen
 from .error import ErrorScreen
-from .filter import FilterScreen
 from .help import HelpScreen
 from .live_follow import FollowView, LiveFollower
 from .opening import SessionOpener
+from .side_panel import SidePanelViews
 
 TIKTOKEN_ALL_BELOW = 20_000
 NARROW_BELOW = 110
@@ -75,35 +80,36 @@ class ViewReady(Message):
         self.target = target
 
 
-class InspectorScreen(DiagnosisViews, Screen):
-    """One session file, live (its diagnosis views: `DiagnosisViews`)."""
+class InspectorScreen(DiagnosisViews, TranscriptViews, SidePanelViews, CompactionViews, Screen):
+    """One session file, live (search, filter and jumps: `TranscriptViews`; the side panel: `SidePanelViews`;
+    compaction: `CompactionViews`; diagnosis: `DiagnosisViews`)."""
 
     BINDINGS = [
-        Binding("e", "next_estimator", "Estimator", tooltip="Cycle pi chars/4 → OpenClaw pruning chars → tiktoken → recorded usage"),
-        Binding("o", "toggle_off_path", "Off-path", tooltip="Show every entry in file order, off-path branches included"),
-        Binding("slash", "search", "Search", tooltip="Search messages from the cursor"),
-        Binding("n", "search_next", "Next match", show=False, tooltip="Next search match"),
-        Binding("N", "search_previous", "Previous match", show=False, tooltip="Previous search match"),
-        Binding("f", "filter", "Filter", tooltip="Show only some roles / tools"),
-        Binding("u", "next_user", "Next user", tooltip="Jump to the next user message"),
-        Binding("U", "previous_user", "Previous user", show=False, tooltip="Jump to the previous user message"),
-        Binding("c", "next_compaction", "Compaction", tooltip="Jump to the next compaction"),
-        Binding("C", "compaction_forecast", "Forecast", show=False, tooltip="Compaction forecast: the plan drawn on the transcript, triggers, live settings"),
-        Binding("b", "next_biggest", "Biggest", tooltip="Jump to the next biggest message"),
-        Binding("m", "show_message", "Message", show=False, tooltip="Show the selected message in full"),
-        Binding("w", "show_context", "Where it goes", show=False, tooltip="Breakdown by tool and role; the largest messages take the keyboard (↑↓, Enter jumps)"),
-        Binding("a", "detail_show_all", "Show all", show=False, tooltip="Show long blocks of the message in full"),
-        Binding("r", "detail_raw", "Raw JSON", show=False, tooltip="Show the raw JSON line of the message"),
-        Binding("d", "diagnostics", "Diagnostics", show=False, tooltip="List damaged lines and other problems"),
-        Binding("z", "zoom", "Zoom message", show=False, tooltip="Show the selected message full screen (again to restore)"),
-        Binding("p", "pruning", "Pruning", tooltip="Preview OpenClaw context pruning: soft trim / hard clear, settings live"),
-        Binding("X", "compact", "Compact…", show=False, tooltip="Compact this session (rules by default): confirm, watch the stages, undo"),
-        Binding("l", "timeline", "Timeline", tooltip="Tokens over calls: jumps and their cause, thresholds, not in the transcript, cost, cache"),
-        Binding("R", "timeline('repeats')", "Repeats", show=False, tooltip="What keeps repeating (re-reads, commands, errors, retries); Enter: each occurrence"),
-        Binding("s", "toggle_side", "Side panel", tooltip="Show or hide the side panel (under the transcript below 110 columns)"),
-        Binding("t", "app.change_theme", "Theme", show=False, tooltip="Change the colour theme"),
-        Binding("question_mark", "help", "Help", tooltip="Keys and what the columns mean"),
-        Binding("escape", "back", "Back", show=False, tooltip="Back to the session list"),
+        Binding("e", "next_estimator", "Estimator", tooltip="Cycle pi chars/4 → OpenClaw pruning chars → tiktoken → recorded usage", id="estimator.next"),
+        Binding("o", "toggle_off_path", "Off-path", tooltip="Show every entry in file order, off-path branches included", id="transcript.off_path"),
+        Binding("slash", "search", "Search", tooltip="Search messages from the cursor", id="search.open"),
+        Binding("n", "search_next", "Next match", show=False, tooltip="Next search match", id="search.next"),
+        Binding("N", "search_previous", "Previous match", show=False, tooltip="Previous search match", id="search.previous"),
+        Binding("f", "filter", "Filter", tooltip="Show only some roles / tools", id="filter.open"),
+        Binding("u", "next_user", "Next user", tooltip="Jump to the next user message", id="jump.next_user"),
+        Binding("U", "previous_user", "Previous user", show=False, tooltip="Jump to the previous user message", id="jump.previous_user"),
+        Binding("c", "next_compaction", "Compaction", tooltip="Jump to the next compaction", id="jump.next_compaction"),
+        Binding("C", "compaction_forecast", "Forecast", show=False, tooltip="Compaction forecast: the plan drawn on the transcript, triggers, live settings", id="compaction.forecast"),
+        Binding("b", "next_biggest", "Biggest", tooltip="Jump to the next biggest message", id="jump.next_biggest"),
+        Binding("m", "show_message", "Message", show=False, tooltip="Show the selected message in full", id="message.show"),
+        Binding("w", "show_context", "Where it goes", show=False, tooltip="Breakdown by tool and role; the largest messages take the keyboard (↑↓, Enter jumps)", id="breakdown.show"),
+        Binding("a", "detail_show_all", "Show all", show=False, tooltip="Show long blocks of the message in full", id="message.show_all"),
+        Binding("r", "detail_raw", "Raw JSON", show=False, tooltip="Show the raw JSON line of the message", id="message.raw"),
+        Binding("d", "diagnostics", "Diagnostics", show=False, tooltip="List damaged lines and other problems", id="diagnostics.open"),
+        Binding("z", "zoom", "Zoom message", show=False, tooltip="Show the selected message full screen (again to restore)", id="message.zoom"),
+        Binding("p", "pruning", "Pruning", tooltip="Preview OpenClaw context pruning: soft trim / hard clear, settings live", id="pruning.preview"),
+        Binding("X", "compact", "Compact…", show=False, tooltip="Compact this session (rules by default): confirm, watch the stages, undo", id="compaction.run"),
+        Binding("l", "timeline", "Timeline", tooltip="Tokens over calls: jumps and their cause, thresholds, not in the transcript, cost, cache", id="timeline.open"),
+        Binding("R", "timeline('repeats')", "Repeats", show=False, tooltip="What keeps repeating (re-reads, commands, errors, retries); Enter: each occurrence", id="timeline.repeats"),
+        Binding("s", "toggle_side", "Side panel", tooltip="Show or hide the side panel (under the transcript below 110 columns)", id="side_panel.toggle"),
+        Binding("t", "app.change_theme", "Theme", show=False, tooltip="Change the colour theme", id="inspector.theme"),
+        Binding("question_mark", "help", "Help", tooltip="Keys and what the columns mean", id="inspector.help"),
+        Binding("escape", "back", "Back", show=False, tooltip="Back to the session list", id="inspector.back"),
     ]
 
     def __init__(self, path: Path, options: InspectorOptions, *, can_go_back: bool = True, demo: str | None = None) -> None:
@@ -284,7 +290,7 @@ class InspectorScreen(DiagnosisViews, Screen):
         elif added > 0 and not reset:
             indicator.count += added
         self._apply_figures(message.figures)
-        self._forecast_follow()
+        self.forecast_follow()
 
     @on(LiveFollower.FiguresReady)
     def _full_figures_ready(self, message: LiveFollower.FiguresReady) -> None:
@@ -326,16 +332,6 @@ class InspectorScreen(DiagnosisViews, Screen):
     @on(NewEntriesIndicator.Clicked)
     def _indicator_clicked(self) -> None:
         self.transcript.action_last()
-
-    @on(TabbedContent.TabActivated)
-    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        if event.pane.id == "tab-message":
-            self._show_detail()
-
-    def _show_detail(self) -> None:
-        row = self.transcript.current_row
-        if self.model is not None and row is not None:
-            self.query_one("#detail", MessageDetail).show_row(self.model, row)
 
     @on(ContextBreakdown.JumpRequested)
     def _jump_to_context(self, event: ContextBreakdown.JumpRequested) -> None:
@@ -416,78 +412,6 @@ class InspectorScreen(DiagnosisViews, Screen):
         self.transcript.set_model(model, keep_cursor_row=target if target is not None else 0)
         self._update_columns()
 
-    def action_search(self) -> None:
-        self.query_one("#search", SearchBar).open()
-
-    @on(SearchBar.SearchRequested)
-    def _search_requested(self, event: SearchBar.SearchRequested) -> None:
-        self.occurrences = None
-        self.search_query = event.query
-        self.transcript.set_search(event.query or None)
-        self._update_columns()
-        self.transcript.focus()
-        self.query_one("#search", SearchBar).remove_class("-shown")
-        if event.query:
-            self._start_search(backwards=False)
-
-    @on(SearchBar.Closed)
-    def _search_closed(self) -> None:
-        self.transcript.focus()
-
-    def action_search_next(self) -> None:
-        if not self.step_occurrence(1):
-            self._start_search(backwards=False)
-
-    def action_search_previous(self) -> None:
-        if not self.step_occurrence(-1):
-            self._start_search(backwards=True)
-
-    def _start_search(self, backwards: bool) -> None:
-        if not self.search_query or self.model is None:
-            if not self.search_query:
-                self.action_search()
-            return
-        self.navigator.search(self.model, self.search_query, backwards)
-
-    @on(SearchDone)
-    def _search_done(self, message: SearchDone) -> None:
-        self.navigator.search_done(message, self.model)
-
-    def action_filter(self) -> None:
-        model = self.model
-        if model is None:
-            return
-
-        def apply(result: tuple[list[str], list[str]] | None) -> None:
-            if result is None or self.model is None:
-                return
-            roles, tools = result
-            row = self.transcript.current_row
-            self.model.set_filters(roles or None, tools or None)
-            self.navigator.rows_changed()
-            self.transcript.invalidate()
-            if row is not None:
-                self.transcript.move_to(self.model.nearest_view_index(row))
-            self._update_columns()
-
-        self.app.push_screen(FilterScreen(model.roles(), model.tools(), model.filter_roles, model.filter_tools), apply)
-
-    def action_next_user(self) -> None:
-        if self.model is not None:
-            self.navigator.jump(self.model, self.model.is_user, False, "user message")
-
-    def action_previous_user(self) -> None:
-        if self.model is not None:
-            self.navigator.jump(self.model, self.model.is_user, True, "user message")
-
-    def action_next_compaction(self) -> None:
-        if self.model is not None:
-            self.navigator.next_compaction(self.model)
-
-    def action_next_biggest(self) -> None:
-        if self.model is not None:
-            self.navigator.next_biggest(self.model, self.estimator)
-
     # -- width: the side panel beside the transcript, or under it on demand ---------------------------
 
     def on_resize(self, event: events.Resize) -> None:
@@ -498,41 +422,6 @@ class InspectorScreen(DiagnosisViews, Screen):
         if narrow != self.has_class("-narrow"):
             self.set_class(narrow, "-narrow")
             self.query_one(Footer).compact = narrow
-
-    def _show_side(self) -> None:
-        self.remove_class("-no-side")
-        if self.has_class("-narrow"):
-            self.add_class("-side")
-
-    def action_toggle_side(self) -> None:
-        """Show or hide the side panel: beside the transcript when wide, under it (with the tabs) when narrow."""
-        if self.has_class("-narrow"):
-            self.toggle_class("-side")
-        else:
-            self.toggle_class("-no-side")
-        self.transcript.focus()
-
-    def action_show_message(self) -> None:
-        self._show_side()
-        tabs = self.query_one("#tabs", TabbedContent)
-        if tabs.active != "tab-message":
-            tabs.active = "tab-message"
-        else:
-            self._show_detail()
-
-    def action_show_context(self) -> None:
-        """Show where the context goes, with the keyboard in the largest messages (↑↓, Enter jumps, Esc returns)."""
-        self._show_side()
-        self.query_one("#tabs", TabbedContent).active = "tab-context"
-        self.query_one("#breakdown", ContextBreakdown).focus_largest()
-
-    def action_detail_show_all(self) -> None:
-        self.action_show_message()
-        self.query_one("#detail", MessageDetail).action_show_all()
-
-    def action_detail_raw(self) -> None:
-        self.action_show_message()
-        self.query_one("#detail", MessageDetail).action_toggle_raw()
 
     def action_diagnostics(self) -> None:
         if self.figures is None:
@@ -548,16 +437,6 @@ class InspectorScreen(DiagnosisViews, Screen):
                     return
 
         self.app.push_screen(DiagnosticsScreen(list(self.figures.diagnostics)), go_to_line)
-
-    def action_zoom(self) -> None:
-        if self.maximized is not None:
-            self.minimize()
-            self.transcript.focus()
-            return
-        self.action_show_message()
-        detail = self.query_one("#detail", MessageDetail)
-        detail.focus()
-        self.maximize(detail, container=False)
 
     def action_pruning(self) -> None:
         """Open the pruning preview (OpenClaw cache-TTL pruning) on this session, at the injected clock's time."""
@@ -579,58 +458,15 @@ class InspectorScreen(DiagnosisViews, Screen):
             )
         )
 
-    def action_compact(self) -> None:
-        """Open the compaction run (the bundled demo and read-only files are compacted as a copy)."""
-        from ..compaction.run_screen import open_compact_screen
-
-        open_compact_screen(self, self.path, self.window_options.config, self.options.context_window)
-
     def action_help(self) -> None:
-        rows = help_rows([*self.BINDINGS, *Transcript.BINDINGS])
+        rows = help_rows(self, self.BINDINGS, Transcript.BINDINGS)
         rows.append(("ctrl+p", "Command palette", "Every action by name, themes too"))
-        rows.append(("q", "Quit", ""))
+        rows.extend(help_rows(self, self.app.BINDINGS))
         self.app.push_screen(HelpScreen(rows, f"Session Inspector · {self.path.name}"))
 
-    # -- compaction forecast (widgets.compaction.view) ---------------------------------------------
-
-    def action_compaction_forecast(self) -> None:
-        """Open the compaction forecast beside the transcript (again: close it)."""
-        if self.session is None or self.model is None:
-            return
-        if self.query(CompactionView):
-            self._close_forecast()
-            return
-        view = CompactionView(self.session, self.model.ctx, self.window_options, id="forecast", rules=self.opener.rule_choice.rules)
-        self.query_one("#tabs", TabbedContent).display = False
-        self.query_one("#right").mount(view)
-
-    def _close_forecast(self) -> None:
-        for view in self.query(CompactionView):
-            view.remove()
-        self.query_one("#tabs", TabbedContent).display = True
-        if self.model is not None:
-            clear_forecast_marks(self.model)
-            self.transcript.invalidate()
-        self.transcript.focus()
-
-    @on(CompactionView.PlanReady)
-    def _forecast_ready(self, message: CompactionView.PlanReady) -> None:
-        if self.model is not None and self.query(CompactionView):
-            apply_forecast_marks(self.model, message.marks)
-            self.transcript.invalidate()
-
-    @on(CompactionView.Closed)
-    def _forecast_closed(self, message: CompactionView.Closed) -> None:
-        self._close_forecast()
-
-    def _forecast_follow(self) -> None:
-        for view in self.query(CompactionView):
-            if self.session is not None and self.model is not None and view.ctx is not self.model.ctx:
-                view.follow(self.session, self.model.ctx)
-
     def action_back(self) -> None:
-        if self.query(CompactionView):
-            self._close_forecast()
+        if self.forecast_open():
+            self.close_forecast()
             return
         if self.maximized is None and self.focused is not self.transcript and self.focused is not None:
             self.transcript.focus()  # out of the side panel first

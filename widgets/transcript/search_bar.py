@@ -20,7 +20,7 @@ class SearchBar(Input):
     }
     """
 
-    BINDINGS = [Binding("escape", "close", "Close search", show=False)]
+    BINDINGS = [Binding("escape", "close", "Close search", show=False, id="search.close")]
 
     class SearchRequested(Message):
         """Search for `query` (empty: clear the search)."""

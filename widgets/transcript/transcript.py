@@ -3,16 +3,14 @@
 Never one widget per message: `render_line(y)` builds the strip for row `scroll_y + y` from entry metadata
 (kept in memory by the engine) and a preview read from disk for that row only, cached in an LRU. Previews of
 very long lines, and tiktoken counts, are loaded in thread workers that post `PreviewsLoaded` / `CountsLoaded`
-back; rows show a placeholder until they arrive. Row marks (`TranscriptModel.marks`) are drawn as
-`widgets.transcript.marks` says: a marker glyph, dimmed rows, a rule between rows.
+back; rows show a placeholder until they arrive. A row is drawn by `row_strip` (its marks, from
+`TranscriptModel.marks`, as `widgets.transcript.marks` says: a marker glyph, dimmed rows, a rule between rows).
 """
 
 from __future__ import annotations
 
 import re
 
-from rich.cells import cell_len
-from rich.segment import Segment
 from rich.style import Style
 from textual import events, on, work
 from textual.binding import Binding
@@ -26,10 +24,9 @@ from textual.strip import Strip
 from inspector.counting.counter import get_token_counter
 from inspector.model import entries as m
 
-from .layout import CUMULATIVE_CELLS, LABEL_CELLS, SIZE_CELLS, ellipsize, fit, row_layout, token_bar
-from .marks import row_decor
 from .model import ESTIMATOR_UNITS, TranscriptModel
-from .previews import compact_number, entry_preview_text, message_preview_text, preview, role_icon, row_label
+from .previews import entry_preview_text, message_preview_text, preview
+from .row_strip import component_styles, row_strip
 
 SYNC_PREVIEW_BYTES = 64 * 1024  # longer lines are always read in a worker
 TIKTOKEN_BATCH = 400
@@ -77,13 +74,13 @@ class Transcript(ScrollView, can_focus=True):
     """
 
     BINDINGS = [
-        Binding("up,k", "cursor_up", "Up", show=False),
-        Binding("down,j", "cursor_down", "Down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("pagedown,space", "page_down", "Page down", show=False),
-        Binding("home,g", "first", "First", show=False),
-        Binding("end,G", "last", "Last", show=False),
-        Binding("enter", "select", "Details", show=False),
+        Binding("up,k", "cursor_up", "Up", show=False, id="transcript.cursor_up"),
+        Binding("down,j", "cursor_down", "Down", show=False, id="transcript.cursor_down"),
+        Binding("pageup", "page_up", "Page up", show=False, id="transcript.page_up"),
+        Binding("pagedown,space", "page_down", "Page down", show=False, id="transcript.page_down"),
+        Binding("home,g", "first", "First", show=False, id="transcript.first"),
+        Binding("end,G", "last", "Last", show=False, id="transcript.last"),
+        Binding("enter", "select", "Details", show=False, id="transcript.select"),
     ]
 
     cursor: reactive[int] = reactive(0, repaint=False, init=False)
@@ -317,127 +314,29 @@ class Transcript(ScrollView, can_focus=True):
                 self._strips[key] = strip
         return strip
 
-    def _role_style(self, role: str, entry: m.Entry) -> str:
-        if role == "user":
-            return "transcript--user"
-        if role == "assistant":
-            return "transcript--assistant"
-        if role in ("toolResult", "bashExecution"):
-            return "transcript--tool"
-        if role in ("compactionSummary", "branchSummary") or entry.type == m.COMPACTION:
-            return "transcript--summary"
-        return "transcript--other"
-
     def _styles(self) -> dict[str, Style]:
         """Rich styles of the component classes, over the widget's own style (cached until styles change)."""
         if self._style_cache is None:
-            base = self.rich_style
-            get = self.get_component_rich_style
-            styles = {name: get(name) for name in self.COMPONENT_CLASSES}
-            styles["base"] = base
-            styles["plain"] = base
-            cursor = styles["transcript--cursor"]
-            styles["cursor-post"] = Style(bgcolor=cursor.bgcolor, color=cursor.color, bold=cursor.bold)
-            styles["rule"] = Style(underline=True)
-            self._style_cache = styles
+            self._style_cache = component_styles(self, self.COMPONENT_CLASSES)
         return self._style_cache
 
     def _render_row(self, position: int, width: int, selected: bool) -> tuple[Strip, bool]:
+        """The row's strip (`row_strip`), and whether it is complete (False: its preview or tiktoken count is
+        loading, so the strip is not cached)."""
         model = self.model
         assert model is not None
         row = model.view[position]
         info = model.info(row)
         entry = info.entry
-        role = model.role_of(row)
         pos = model.ctx_pos(row)
-        est = self.estimator
         complete = True
-        st = self._styles()
-        next_entry = model.row_entries[model.view[position + 1]] if position + 1 < len(model.view) else None
-        decor = row_decor(model.marks, entry.index, next_entry)
-        dim = (
-            not info.on_path
-            or info.dropped_by_compaction
-            or decor.dims
-            or (info.message is not None and info.message.excluded_from_llm)
-        )
-        role_style = st["transcript--dim"] if dim else st[self._role_style(role, entry)]
-        number_style = st["transcript--dim"] if dim else st["transcript--number"]
-        text_style = st["transcript--dim"] if dim else st["plain"]
-
-        # marker: branch point, a row mark (cache TTL expired, compaction forecast), dropped by compaction, off path
-        if info.children > 1:
-            marker = "├ "
-        elif decor.glyph is not None:
-            marker = decor.glyph + " "
-        elif info.dropped_by_compaction:
-            marker = "× "
-        elif not info.on_path:
-            marker = "○ "
-        else:
-            marker = "  "
-        layout = row_layout(width, model.index_max)
-        index_text = str(entry.line) if model.show_off_path else str(pos if pos is not None else "")
-        size = model.size(est, pos) if pos is not None else None
-        if est == "tiktoken" and pos is not None and pos not in model.tiktoken:
+        if self.estimator == "tiktoken" and pos is not None and pos not in model.tiktoken:
             self._want_count(pos)
             complete = False
-        cumulative = model.cumulative_at(est, pos) if pos is not None else None
-
-        segments = [
-            Segment(marker, st["transcript--expired"] if decor.expired is not None and info.children <= 1 else st["transcript--marker"]),
-            Segment(index_text.rjust(layout.index_cells) + " ", number_style),
-            Segment(fit(f"{role_icon(role)} {row_label(entry, role)}", LABEL_CELLS) + " ", role_style),
-        ]
-        cells = layout.preview_cells
         preview_text = self._preview(row, entry, info.message is not None or entry.role is not None)
-        if preview_text is None:
-            segments.append(Segment(fit("…", cells), st["transcript--placeholder"]))
-            complete = False
-        else:
-            if decor.label is not None:
-                # A forecast mark's label (the cut point, oversized, a part's / chunk's tokens): before the expiry age.
-                room = cells - 4
-                label = decor.label if cell_len(decor.label) <= room else ellipsize(decor.label, room)
-                tag = label + " · " if room > 4 else ""
-                segments.append(Segment(tag, st["transcript--dim"] if dim else st["transcript--expired"]))
-                cells -= cell_len(tag)
-            # A tool result whose cache TTL has expired carries `~` in the marker column; its age is in the detail
-            # pane (`widgets.detail.render`), so the preview keeps all its cells.
-            shown = ellipsize(preview_text, cells)
-            if self._search_re is None:
-                segments.append(Segment(shown, text_style))
-            else:
-                segments.extend(self._highlight(shown, text_style, st["transcript--match"]))
-        segments.append(Segment(" ", st["base"]))
-        if layout.show_bar:
-            max_size = model.max_size(est)
-            fraction = (size / max_size) if (size and max_size) else 0.0
-            segments.append(Segment(token_bar(fraction) + " ", st["transcript--dim"] if dim else st["transcript--bar"]))
-        blank_size = " " * SIZE_CELLS
-        segments.append(Segment(compact_number(size).rjust(SIZE_CELLS) if pos is not None else blank_size, number_style))
-        segments.append(Segment(" ", st["base"]))
-        segments.append(Segment(compact_number(cumulative).rjust(CUMULATIVE_CELLS) if pos is not None else " " * CUMULATIVE_CELLS, number_style))
-        if decor.rule_below:
-            segments = list(Segment.apply_style(segments, post_style=st["rule"]))
-        if selected:
-            segments = list(Segment.apply_style(segments, post_style=st["cursor-post"]))
-        strip = Strip(segments).adjust_cell_length(width, st["transcript--cursor"] if selected else st["base"])
-        return strip, complete
-
-    def _highlight(self, shown: str, style: Style, match_style: Style) -> list[Segment]:
-        """`shown` split into segments with the search matches in `match_style`."""
-        assert self._search_re is not None
-        out: list[Segment] = []
-        last = 0
-        for match in self._search_re.finditer(shown):
-            if match.start() > last:
-                out.append(Segment(shown[last : match.start()], style))
-            out.append(Segment(shown[match.start() : match.end()], style + match_style))
-            last = match.end()
-        if last < len(shown):
-            out.append(Segment(shown[last:], style))
-        return out
+        strip = row_strip(model, position, info, width, selected=selected, estimator=self.estimator, styles=self._styles(),
+                          preview_text=preview_text, search=self._search_re)
+        return strip, complete and preview_text is not None
 
     # -- lazy previews --------------------------------------------------------------------------
 
