@@ -38,7 +38,9 @@ from typing import BinaryIO
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from inspector.samples import demo_text
-from inspector.samples.fixtures import SessionBuilder, make_usage, png_base64
+from inspector.samples.fixtures import SessionBuilder
+from inspector.samples.png import png_base64
+from inspector.samples.usage import make_usage
 
 SYSTEM_PROMPT_TOKENS = 21_000
 COMPACT_AT_CHARS = 520_000  # ≈ 175k tokens of conversation at ~3 chars/token: pi's threshold for a 200k window

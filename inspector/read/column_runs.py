@@ -33,7 +33,8 @@ from inspector.read.agent_message import other_entry_parts
 from inspector.read.record_types import ErrorRecord, MessageRecord, OtherRecord
 from inspector.read.records import extract_record
 from inspector.storage import nums_layout as nl
-from inspector.storage.entry_table import CALL_IDS, ODD_CELL, RESULT_ID, Extra, call_cell, pack_extra
+from inspector.storage.call_cells import CALL_IDS, ODD_CELL, RESULT_ID, call_cell
+from inspector.storage.extra_cells import Extra, pack_extra
 
 HUGE_LINE_BYTES = 16 * 1024 * 1024
 """A line longer than this is reported (`huge_line`): its content is never kept in memory."""
@@ -64,7 +65,7 @@ class ColumnRun:
     shapes: list[tuple[Any, ...]] = field(default_factory=list)
     call_text: bytearray = field(default_factory=bytearray)
     call_ends: array = field(default_factory=lambda: array("I"))
-    """The run's `calls` cells, encoded (`entry_table.call_cell`, never its odd kind) end to end, and where each
+    """The run's `calls` cells, encoded (`call_cells.call_cell`, never its odd kind) end to end, and where each
     ends in `call_text`."""
     usage_slots: array = field(default_factory=lambda: array("i"))
     usage_buffer: bytearray = field(default_factory=bytearray)

@@ -13,7 +13,7 @@ import random
 from collections.abc import Sequence
 
 from inspector.js.jsjson import js_len, js_stringify
-from inspector.samples.fixtures import png_base64
+from inspector.samples.png import png_base64
 
 WORKSPACE = "/home/mara/.openclaw/workspace"
 PROJECT = f"{WORKSPACE}/projects/lumen-api"

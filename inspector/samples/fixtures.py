@@ -20,6 +20,9 @@ clock; `message.timestamp` is epoch ms.
 
 Every append returns the new entry's id and makes it the leaf (like pi's `SessionManager`), except
 `delivery_mirror()`, which models OpenClaw's unlocked second writer and leaves the leaf where it was.
+
+The payloads given to it come from `inspector.samples.usage` (`make_usage`, `zero_usage`; also the token counts of its
+automatic usage) and `inspector.samples.png` (`png_base64`).
 """
 
 from __future__ import annotations
@@ -27,150 +30,23 @@ from __future__ import annotations
 import base64
 import math
 import random
-import struct
-import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
-from inspector.js.jsjson import js_stringify
 from inspector.js.timeutil import iso_from_ms, ms_from_iso
 from inspector.read.encode import encode_entry_text
 from inspector.rules.openclaw_2026_4_12.tokens import branch_summary_text, compaction_summary_text
+from inspector.samples.png import png_base64
+from inspector.samples.usage import approx_tokens, content_tokens, make_usage, zero_usage
 
-__all__ = [
-    "DEFAULT_START",
-    "SONNET_4_5_PRICES",
-    "SessionBuilder",
-    "make_usage",
-    "png_base64",
-    "zero_usage",
-]
+__all__ = ["DEFAULT_START", "SessionBuilder"]
 
 DEFAULT_START = "2026-01-02T03:04:05.678Z"
-
-# USD per million tokens (pi-ai models.generated.ts: anthropic claude-sonnet-4-5).
-SONNET_4_5_PRICES = {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}
 
 _MISSING: Any = object()
 _AUTO: Any = object()
 _B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-
-# --------------------------------------------------------------------------------------------------------------------
-# Usage
-
-
-def make_usage(
-    input: int, output: int, cache_read: int = 0, cache_write: int = 0, *, prices: dict | None = None
-) -> dict:
-    """A pi-ai `usage` object; cost computed like pi-ai `calculateCost` (price per million, summed left to right)."""
-    p = SONNET_4_5_PRICES if prices is None else prices
-    c_in = (p["input"] / 1000000) * input
-    c_out = (p["output"] / 1000000) * output
-    c_cr = (p["cacheRead"] / 1000000) * cache_read
-    c_cw = (p["cacheWrite"] / 1000000) * cache_write
-    return {
-        "input": input,
-        "output": output,
-        "cacheRead": cache_read,
-        "cacheWrite": cache_write,
-        "totalTokens": input + output + cache_read + cache_write,
-        "cost": {"input": c_in, "output": c_out, "cacheRead": c_cr, "cacheWrite": c_cw, "total": c_in + c_out + c_cr + c_cw},
-    }
-
-
-def zero_usage() -> dict:
-    """All-zero usage, as on OpenClaw's synthetic (delivery-mirror, gateway-injected) assistants."""
-    return {
-        "input": 0,
-        "output": 0,
-        "cacheRead": 0,
-        "cacheWrite": 0,
-        "totalTokens": 0,
-        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-    }
-
-
-# --------------------------------------------------------------------------------------------------------------------
-# Images
-
-
-def _png_chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-
-
-def _stored_zlib(raw: bytes) -> bytes:
-    """A zlib stream of stored (uncompressed) deflate blocks: identical bytes whatever zlib build is installed."""
-    out = bytearray(b"\x78\x01")
-    for start in range(0, max(len(raw), 1), 65535):
-        block = raw[start : start + 65535]
-        final = 1 if start + 65535 >= len(raw) else 0
-        out += bytes([final]) + struct.pack("<HH", len(block), len(block) ^ 0xFFFF) + block
-    out += struct.pack(">I", zlib.adler32(raw) & 0xFFFFFFFF)
-    return bytes(out)
-
-
-def png_base64(width: int, height: int, pixels: Sequence[Sequence[int]], palette: Sequence[tuple[int, int, int]]) -> str:
-    """Base64 of a valid 4-bit palette PNG. `pixels[y][x]` are palette indexes (0-15)."""
-    if not 1 <= len(palette) <= 16:
-        raise ValueError("palette must have 1..16 colours")
-    rows = bytearray()
-    for y in range(height):
-        rows.append(0)  # filter: none
-        row = pixels[y]
-        for x in range(0, width, 2):
-            hi = row[x] & 0xF
-            lo = row[x + 1] & 0xF if x + 1 < width else 0
-            rows.append((hi << 4) | lo)
-    png = b"\x89PNG\r\n\x1a\n"
-    png += _png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 4, 3, 0, 0, 0))
-    png += _png_chunk(b"PLTE", b"".join(bytes(c) for c in palette))
-    png += _png_chunk(b"IDAT", _stored_zlib(bytes(rows)))
-    png += _png_chunk(b"IEND", b"")
-    return base64.b64encode(png).decode("ascii")
-
-
-def _png_size(data_b64: str) -> tuple[int, int] | None:
-    try:
-        head = base64.b64decode(data_b64[:48])
-    except ValueError:
-        return None
-    if head[:8] != b"\x89PNG\r\n\x1a\n" or len(head) < 24:
-        return None
-    return struct.unpack(">II", head[16:24])
-
-
-# --------------------------------------------------------------------------------------------------------------------
-# Token approximation for automatic usage (a stand-in for the provider's tokenizer; not one of the spec's estimators)
-
-
-
-def _approx_tokens(text: str) -> float:
-    ascii_chars = len(text.encode("ascii", "ignore"))
-    return ascii_chars / 3.0 + (len(text) - ascii_chars) * 1.1
-
-
-def _block_tokens(block: Any) -> float:
-    if isinstance(block, str):
-        return _approx_tokens(block)
-    kind = block.get("type")
-    if kind == "text":
-        return _approx_tokens(block.get("text", ""))
-    if kind == "thinking":
-        return _approx_tokens(block.get("thinking", ""))
-    if kind == "toolCall":
-        return 12 + _approx_tokens(block.get("name", "") + js_stringify(block.get("arguments", {})))
-    if kind == "image":
-        size = _png_size(block.get("data", ""))
-        return math.ceil(size[0] * size[1] / 750) if size else 1600
-    return _approx_tokens(js_stringify(block))
-
-
-def _content_tokens(content: Any) -> float:
-    if isinstance(content, str):
-        return _approx_tokens(content)
-    return sum(_block_tokens(b) for b in content or ())
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -352,8 +228,8 @@ class SessionBuilder:
         """A `message` entry carrying `message` as given (for roles without a helper, e.g. `bashExecution`, `custom`)."""
         tokens = 0.0
         if self._track:
-            tokens = _content_tokens(message.get("content", "")) if message.get("role") != "bashExecution" else \
-                _approx_tokens(str(message.get("command", "")) + str(message.get("output", "")))
+            tokens = content_tokens(message.get("content", "")) if message.get("role") != "bashExecution" else \
+                approx_tokens(str(message.get("command", "")) + str(message.get("output", "")))
         return self._append("message", {"message": message}, advance_leaf=advance_leaf, tokens=tokens)
 
     def user(self, content: str | Iterable[dict | str], *, provenance: dict | None = None) -> str:
@@ -399,7 +275,7 @@ class SessionBuilder:
         provider, model, api = provider or self.provider, model or self.model, api or self.api
         if stop_reason is None:
             stop_reason = "error" if error_message else ("toolUse" if call_ids else "stop")
-        own_tokens = _content_tokens(content) if (self._track or output_tokens is None) else 0.0
+        own_tokens = content_tokens(content) if (self._track or output_tokens is None) else 0.0
         out_tokens = output_tokens if output_tokens is not None else max(1, round(own_tokens * 1.04) + 2)
         request_ms = self.now_ms
         parent_id = self.leaf_id if parent is _MISSING else parent
@@ -522,7 +398,7 @@ class SessionBuilder:
             first = self._ctx.get(first_kept_entry_id)
             if parent_state and first and first_kept_entry_id != eid:
                 kept = parent_state[0] - (first[0] - first[1])
-            own = _approx_tokens(compaction_summary_text(summary))
+            own = approx_tokens(compaction_summary_text(summary))
             self._ctx[eid] = (own + kept, own, 0.0, 0)
         return eid
 
@@ -543,7 +419,7 @@ class SessionBuilder:
             payload["details"] = details
         if from_hook is not None:
             payload["fromHook"] = from_hook
-        tokens = _approx_tokens(branch_summary_text(summary)) if summary else 0.0
+        tokens = approx_tokens(branch_summary_text(summary)) if summary else 0.0
         return self._append("branch_summary", payload, tokens=tokens)
 
     def custom(self, custom_type: str, data: Any = _MISSING) -> str:
@@ -571,7 +447,7 @@ class SessionBuilder:
         payload: dict[str, Any] = {"customType": custom_type, "content": content, "display": display}
         if details is not _MISSING:
             payload["details"] = details
-        return self._append("custom_message", payload, payload_first=True, tokens=_content_tokens(content))
+        return self._append("custom_message", payload, payload_first=True, tokens=content_tokens(content))
 
     def label(self, target_id: str, label: str | None) -> str:
         """A `label` entry; `label=None` writes no `label` key (clears the label)."""

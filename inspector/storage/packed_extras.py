@@ -1,7 +1,7 @@
 """The `extras` column of an entry table as a snapshot stores it: one buffer, read a cell at a time.
 
 An `extras` cell is an entry's `data` as compact JSON (or, rarely, `(timestamp, data)` as they are: see
-`inspector.storage.entry_table.pack_extra`). A big session has tens of thousands of them (every entry that is not a message),
+`inspector.storage.extra_cells.pack_extra`). A big session has tens of thousands of them (every entry that is not a message),
 and unpickling that many bytes objects cost a tenth of restoring a snapshot. So a snapshot lays the JSON cells end to
 end in one bytes object, with the row and the end of each; a restored table slices one out when it is read, and keeps
 the cells of the rows added since in a dict.

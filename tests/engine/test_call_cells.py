@@ -1,7 +1,7 @@
 """The entry table's tool call ids, kept encoded end to end (`EntryTable.call_text`, `call_end`, `call_odd`).
 
 - every `calls` cell comes back equal, with its type: a result's id (empty, lone surrogates, a NUL included), an
-  assistant's ids (one empty, several), both (the `_BothCalls` an `Entry` may carry), none; whether it was added
+  assistant's ids (one empty, several), both (the `BothCalls` an `Entry` may carry), none; whether it was added
   one row at a time or as a worker's encoded run after rows already there;
 - a cell with no encoding (an id holding a NUL among several) is kept as it is, and a worker sends such a line
   as a row for the reader instead of packing it;
@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from inspector.model import entries as m
 from inspector.read.column_runs import ColumnRun, extract_range_runs
 from inspector.storage import nums_layout as nl
-from inspector.storage.entry_table import ODD_CELL, EntryTable, _BothCalls, _ends, call_cell
+from inspector.storage.call_cells import ODD_CELL, BothCalls, call_cell, extended_ends
+from inspector.storage.entry_table import EntryTable
 
 PROPS = settings(max_examples=150, deadline=None)
 
@@ -31,7 +32,7 @@ cells = st.one_of(
     st.none(),
     ids,
     st.lists(ids, min_size=1, max_size=4).map(tuple),
-    st.tuples(ids, st.lists(ids, min_size=1, max_size=3).map(tuple)).map(_BothCalls),
+    st.tuples(ids, st.lists(ids, min_size=1, max_size=3).map(tuple)).map(BothCalls),
 )
 NUMS = nl.pack_row(1, 0, 1, -1, -1, -1, -1, float("nan"), 0)
 
@@ -64,7 +65,7 @@ def test_every_calls_cell_comes_back_equal(rows: list, run_cells: list) -> None:
         e = table[i]
         if type(c) is str:
             assert (e.tool_call_id, e.tool_call_ids) == (c, ()) and table.tool_call_id_of(i) == c
-        elif type(c) is _BothCalls:
+        elif type(c) is BothCalls:
             assert (e.tool_call_id, e.tool_call_ids) == tuple(c)
         elif type(c) is tuple:
             assert (e.tool_call_id, e.tool_call_ids) == (None, c) and table.tool_call_ids_of(i) == c
@@ -75,7 +76,7 @@ def test_every_calls_cell_comes_back_equal(rows: list, run_cells: list) -> None:
 
 
 def test_cells_with_no_encoding_are_kept_as_they_are() -> None:
-    assert call_cell(("a\x00b", "c")) == ODD_CELL and call_cell(_BothCalls(("x", ("y",)))) == ODD_CELL
+    assert call_cell(("a\x00b", "c")) == ODD_CELL and call_cell(BothCalls(("x", ("y",)))) == ODD_CELL
     assert call_cell("a\x00b") != ODD_CELL, "a single result id may hold a NUL"
     table = EntryTable()
     table.shape_code((m.MESSAGE, "assistant", None, None, None, None, ()))
@@ -102,7 +103,7 @@ def test_a_worker_sends_a_message_whose_call_ids_have_no_encoding_as_a_row(tmp_p
 
 
 def test_ends_switch_to_64_bits_instead_of_wrapping() -> None:
-    ends = _ends(array("I", [5]), [2**32 - 1])
+    ends = extended_ends(array("I", [5]), [2**32 - 1])
     assert ends.typecode == "I" and list(ends) == [5, 2**32 - 1]
-    ends = _ends(ends, [2**32 + 7, 2**33])
+    ends = extended_ends(ends, [2**32 + 7, 2**33])
     assert ends.typecode == "q" and list(ends) == [5, 2**32 - 1, 2**32 + 7, 2**33]

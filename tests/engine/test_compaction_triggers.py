@@ -23,7 +23,8 @@ from inspector.rules.openclaw_2026_4_12.compaction.triggers import (
     pre_prompt_route,
     threshold_trigger,
 )
-from inspector.samples.fixtures import SessionBuilder, make_usage
+from inspector.samples.fixtures import SessionBuilder
+from inspector.samples.usage import make_usage
 from inspector.session.session import open_session
 
 

@@ -13,7 +13,8 @@ import pytest
 from inspector.figures.diagnosis.cost import COST_PRICE_TABLE, COST_RECORDED, COST_UNKNOWN, cost_of_call, load_price_table
 from inspector.figures.diagnosis.timeline import build_timeline
 from inspector.rules.openclaw_2026_4_12.model_catalog import KNOWN_MODELS
-from inspector.samples.fixtures import SessionBuilder, make_usage
+from inspector.samples.fixtures import SessionBuilder
+from inspector.samples.usage import make_usage
 from inspector.session.session import open_session
 
 

@@ -35,7 +35,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from inspector.samples.fixtures import SessionBuilder, make_usage, zero_usage
+from inspector.samples.fixtures import SessionBuilder
+from inspector.samples.usage import make_usage, zero_usage
 from inspector.session.session import open_session
 
 CWD = "/home/user/.openclaw/workspace"

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from inspector.figures.diagnosis.timeline import TimelineOptions, build_timeline
 from inspector.figures.session_figures import WindowOptions, session_stats
-from inspector.samples.fixtures import SessionBuilder, make_usage, zero_usage
+from inspector.samples.fixtures import SessionBuilder
+from inspector.samples.usage import make_usage, zero_usage
 from inspector.session.context import build_context
 from inspector.session.session import open_session
 

@@ -14,7 +14,9 @@ from conftest import bench_generator
 
 from inspector.js.jsjson import js_stringify
 from inspector.js.timeutil import ms_from_iso
-from inspector.samples.fixtures import SessionBuilder, make_usage, png_base64, zero_usage
+from inspector.samples.fixtures import SessionBuilder
+from inspector.samples.png import png_base64
+from inspector.samples.usage import make_usage, zero_usage
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 BASE = ["type", "id", "parentId", "timestamp"]

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inspector.model import entries as m
-from inspector.storage.entry_table import EntryTable, FrozenColumns
+from inspector.storage.entry_table import EntryTable
+from inspector.storage.table_columns import FrozenColumns
 
 
 def _restored(table: EntryTable) -> EntryTable:

@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from inspector.samples.fixtures import SessionBuilder, make_usage
+from inspector.samples.fixtures import SessionBuilder
+from inspector.samples.usage import make_usage
 
 
 def usage(total: int) -> dict:

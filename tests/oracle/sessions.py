@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from inspector.js.jsjson import js_stringify
 from inspector.js.timeutil import iso_from_ms
-from inspector.samples.fixtures import SessionBuilder, make_usage
+from inspector.samples.fixtures import SessionBuilder
+from inspector.samples.usage import make_usage
 
 _ALPHABET = "abcdefghij klmnopqrstuvwxyz\n.,{}()_-/ABCDEF0123456789中文字符😀é"
 FILES = ["src/a.ts", "src/b.ts", "README.md", "docs/ü.md", "x/🙂.txt", "x/Ａ.txt", "Zeta.md"]

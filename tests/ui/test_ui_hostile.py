@@ -18,7 +18,8 @@ import pytest
 from test_ui_support import basic_builder, settle, write_session
 from textual.widgets import Static
 
-from inspector.samples.fixtures import SessionBuilder, make_usage
+from inspector.samples.fixtures import SessionBuilder
+from inspector.samples.usage import make_usage
 from inspector.session.session import open_session
 from widgets.browser.screen import BrowserScreen
 from widgets.browser.table import SessionTable

@@ -9,7 +9,8 @@ from test_ui_support import HOSTILE, NOW, basic_builder, compaction_builder, wri
 
 from inspector.figures.session_figures import WindowOptions, context_report
 from inspector.rules.openclaw_2026_4_12.tokens import calculate_context_tokens
-from inspector.samples.fixtures import SessionBuilder, png_base64
+from inspector.samples.fixtures import SessionBuilder
+from inspector.samples.png import png_base64
 from inspector.session.session import open_session
 from widgets.browser.table import relative_time
 from widgets.detail.render import DetailData, DetailStyles, image_summary, render_detail
