@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.figures.diagnosis.calls import AddedMessage, CallPoint, CallWalk, walk_calls
-from inspector.figures.diagnosis.cost import COST_PRICE_TABLE, COST_RECORDED, COST_UNKNOWN, load_price_table
+from inspector.figures.diagnosis.cost import COST_PRICE_TABLE, COST_RECORDED, COST_UNKNOWN
 from inspector.figures.diagnosis.fill import FillState, fill_state
 from inspector.figures.diagnosis.overhead import OverheadSummary, summarize_overhead
 from inspector.figures.diagnosis.prompt_cache import CacheSummary, cache_ttl, summarize_cache
@@ -26,6 +26,7 @@ from inspector.figures.diagnosis.thresholds import (
 )
 from inspector.figures.session_figures import WindowOptions, guard_json, sum_usage, window_for, window_json
 from inspector.model import entries as m
+from inspector.rules.openclaw_2026_4_12.model_catalog import load_catalog
 from inspector.rules.openclaw_2026_4_12.tokens.context_usage import last_context_usage
 from inspector.rules.openclaw_2026_4_12.window_guard import ContextWindow
 from inspector.session.session import Session
@@ -157,7 +158,7 @@ def summarize_cost(calls: list[CallPoint]) -> CostSummary:
         recorded_calls=sum(1 for c in calls if c.cost.source == COST_RECORDED),
         price_table_calls=sum(1 for c in calls if c.cost.source == COST_PRICE_TABLE),
         unknown_calls=sum(1 for c in calls if c.cost.source == COST_UNKNOWN),
-        table=load_price_table().describe(),
+        table=load_catalog().describe(),
     )
 
 
@@ -218,7 +219,7 @@ def build_timeline(session: Session, ctx: m.SessionContext, options: TimelineOpt
     window = window_for(ctx, options.window)
     config = options.window.config
     reserve = compaction_reserve(config)
-    walk = walk_calls(session, ctx, load_price_table())
+    walk = walk_calls(session, ctx, load_catalog())
     lines = threshold_lines(window.tokens, reserve, options.early_fractions)
     guard = guard_json(window, ctx.model)
     now = last_context_usage(session, ctx)
