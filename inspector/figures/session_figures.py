@@ -23,6 +23,7 @@ from inspector.figures.sizes import estimate_sizes, running_totals
 from inspector.host.openclaw_config import load_openclaw_config
 from inspector.model import entries as m
 from inspector.rules.openclaw_2026_4_12.tokens.context_usage import last_context_usage
+from inspector.rules.openclaw_2026_4_12.tokens.measure import CHARS_PER_TOKEN_ESTIMATE
 from inspector.rules.openclaw_2026_4_12.window_guard import (
     ContextWindow,
     Guard,
@@ -129,8 +130,8 @@ def estimator_ratios(session: Session, ctx: m.SessionContext, tiktoken_counts: l
     if recorded_sum:
         out["pi_tokens"] = round(est_sum["pi_tokens"] / recorded_sum, 4)
         out["openclaw_compaction_tokens"] = round(est_sum["openclaw_compaction_tokens"] / recorded_sum, 4)
-        out["openclaw_prune_chars_div4"] = round(est_sum["openclaw_prune_chars"] / 4 / recorded_sum, 4)
-        out["tool_guard_chars_div4"] = round(est_sum["tool_guard_chars"] / 4 / recorded_sum, 4)
+        out["openclaw_prune_chars_div4"] = round(est_sum["openclaw_prune_chars"] / CHARS_PER_TOKEN_ESTIMATE / recorded_sum, 4)
+        out["tool_guard_chars_div4"] = round(est_sum["tool_guard_chars"] / CHARS_PER_TOKEN_ESTIMATE / recorded_sum, 4)
         if tiktoken_counts is not None:
             out["tiktoken"] = round(tik_sum / recorded_sum, 4)
     return out

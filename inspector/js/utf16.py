@@ -7,6 +7,8 @@ so we keep them: encode with `surrogatepass`, slice the bytes, decode with `surr
 
 from __future__ import annotations
 
+import re
+
 _CODEC = "utf-16-le"
 _ERRORS = "surrogatepass"
 
@@ -15,6 +17,10 @@ JS_WHITESPACE = (
     "\u0009\u000a\u000b\u000c\u000d\u0020\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
     "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
+JS_WHITESPACE_CLASS = "[" + re.escape(JS_WHITESPACE) + "]"
+"""JavaScript's regex `\\s` as a Python character class: the same characters as `trim` (Python's `\\s` and
+`str.isspace` also take U+001C-U+001F and U+0085, and miss U+FEFF)."""
+_JS_WHITESPACE_RUN = re.compile(JS_WHITESPACE_CLASS + "+")
 
 
 def utf16_units(s: str) -> bytes:
@@ -53,3 +59,23 @@ def js_last_index_of(s: str, needle: str, from_index: int) -> int:
 def js_trim(s: str) -> str:
     """JavaScript `s.trim()`."""
     return s.strip(JS_WHITESPACE)
+
+
+def js_trim_start(s: str) -> str:
+    """JavaScript `s.trimStart()`."""
+    return s.lstrip(JS_WHITESPACE)
+
+
+def js_trim_end(s: str) -> str:
+    """JavaScript `s.trimEnd()`."""
+    return s.rstrip(JS_WHITESPACE)
+
+
+def js_collapse_whitespace(s: str) -> str:
+    """JavaScript `s.replace(/\\s+/g, " ")`: each run of whitespace becomes one space."""
+    return _JS_WHITESPACE_RUN.sub(" ", s)
+
+
+def js_starts_with_whitespace(s: str) -> bool:
+    """JavaScript `/^\\s/.test(s)`."""
+    return bool(s) and s[0] in JS_WHITESPACE

@@ -20,7 +20,7 @@ from inspector.model import entries as m
 from inspector.read.record_types import MessageRecord, block_kinds, interned
 from inspector.rules.openclaw_2026_4_12.tokens.estimators import PI_IMAGE_CHARS
 from inspector.rules.openclaw_2026_4_12.tokens.fused import assistant_chars, text_and_image_chars, tool_result_guard
-from inspector.rules.openclaw_2026_4_12.tokens.measure import string_lens
+from inspector.rules.openclaw_2026_4_12.tokens.measure import CHARS_PER_TOKEN_ESTIMATE, string_lens
 
 __all__ = ["BY_ROLE"]
 
@@ -55,7 +55,7 @@ def _tool_result(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> 
         kinds = ()
         pi = prune = guard = 0
     guard = tool_result_guard(guard, msg)
-    pi = -(-pi // 4)
+    pi = -(-pi // CHARS_PER_TOKEN_ESTIMATE)
     call_id = msg.get("toolCallId")
     return _tuple_new(
         MessageRecord,
@@ -85,7 +85,7 @@ def _assistant(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> Me
     else:
         kinds = _STRING_KIND if type(content) is str else ()
     pi, prune, guard = assistant_chars(content)
-    pi = -(-pi // 4)
+    pi = -(-pi // CHARS_PER_TOKEN_ESTIMATE)
     return _tuple_new(
         MessageRecord,
         (
@@ -102,12 +102,12 @@ def _user(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> Message
     if type(content) is str:
         kinds = _STRING_KIND
         raw, weighted = string_lens(content)
-        tokens = -(-raw // 4)
+        tokens = -(-raw // CHARS_PER_TOKEN_ESTIMATE)
         est = (tokens, weighted, tokens, raw)
     elif type(content) is list:
         kinds = block_kinds(content)
         pi, prune, guard = text_and_image_chars(content, 0)  # pi counts no image in a user message
-        pi = -(-pi // 4)
+        pi = -(-pi // CHARS_PER_TOKEN_ESTIMATE)
         est = (pi, prune, pi, guard)
     else:
         kinds = ()

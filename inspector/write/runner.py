@@ -54,6 +54,7 @@ from inspector.rules.openclaw_2026_4_12.compaction.safeguard import (
     prune_history_for_context_share,
     split_preserved_recent_turns,
 )
+from inspector.rules.openclaw_2026_4_12.tokens.measure import CHARS_PER_TOKEN_ESTIMATE
 from inspector.session.session import EntryChangedOnDisk, open_session
 from inspector.write.breaker import CircuitBreaker
 from inspector.write.calls import BreakerOpen, RetryPolicy
@@ -167,7 +168,7 @@ class _TimedOut(Exception):
 def _estimate_tokens_after(plan: CompactionPlan, summary: str) -> int:
     """pi `estimateTokens` of the compaction summary message plus the kept tail's estimate."""
     kept = sum(r.tokens for r in plan.rows if r.plan == "kept")
-    return math.ceil(len(summary) / 4) + kept
+    return math.ceil(len(summary) / CHARS_PER_TOKEN_ESTIMATE) + kept
 
 
 class _Run:

@@ -35,17 +35,17 @@ from inspector.rules.openclaw_2026_4_12.compaction.prompts import (
 )
 from inspector.rules.openclaw_2026_4_12.compaction.safeguard import (
     DEFAULT_PARTS,
+    MIN_MESSAGES_FOR_SPLIT,
     chunk_messages_by_max_tokens,
     is_oversized_for_summary,
     normalize_parts,
     split_messages_by_token_share,
 )
+from inspector.rules.openclaw_2026_4_12.tokens.measure import CHARS_PER_TOKEN_ESTIMATE
 from inspector.write.breaker import CircuitBreaker
 from inspector.write.calls import RetryPolicy, call_summarizer
 from inspector.write.events import FallbackUsed, RunEvent, StageName, StageProgress
 from inspector.write.summarizers.base import CancelToken, ProviderError, Purpose, Summarizer, SummaryRequest
-
-MIN_MESSAGES_FOR_SPLIT = 4
 
 
 @dataclass
@@ -132,7 +132,7 @@ class Stager:
         st = self.stats
         st.calls += 1
         st.tokens_in += result.input_tokens if result.input_tokens is not None else tokens_in
-        st.tokens_out += result.output_tokens if result.output_tokens is not None else math.ceil(len(result.text) / 4)
+        st.tokens_out += result.output_tokens if result.output_tokens is not None else math.ceil(len(result.text) / CHARS_PER_TOKEN_ESTIMATE)
         elapsed = int((time.monotonic() - self._started) * 1000)
         total = max(self.expected_calls, st.calls)
         eta = int(elapsed / st.calls * (total - st.calls)) if st.calls else None

@@ -18,20 +18,13 @@ it cannot parse; keeping them is the one difference, and it loses nothing pi wou
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspector.js.jsjson import js_len
 from inspector.js.utf16 import js_trim
+from inspector.rules.openclaw_2026_4_12.heartbeat import DEFAULT_HEARTBEAT_ACK_MAX_CHARS, HEARTBEAT_PROMPT, strip_heartbeat_token
 from inspector.write.sessionfile import RawLine, SessionLines
 
-HEARTBEAT_TOKEN = "HEARTBEAT_OK"
-HEARTBEAT_PROMPT = (
-    "Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. Do not infer or repeat old tasks "
-    "from prior chats. If nothing needs attention, reply HEARTBEAT_OK."
-)
-DEFAULT_HEARTBEAT_ACK_MAX_CHARS = 300
 HEARTBEAT_TASK_PROMPT_PREFIX = "Run the following periodic tasks (only those due based on their intervals):"
 HEARTBEAT_TASK_PROMPT_ACK = "After completing all due tasks, reply HEARTBEAT_OK."
 
@@ -57,7 +50,7 @@ class HeartbeatSettings:
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Heartbeat recognition (OpenClaw `heartbeat-filter.ts`, `stripHeartbeatToken`)
+# Heartbeat recognition (OpenClaw `heartbeat-filter.ts`; `stripHeartbeatToken` is the release's rule)
 # --------------------------------------------------------------------------------------------------------------
 
 
@@ -89,31 +82,6 @@ def is_heartbeat_user_message(message: dict[str, Any], prompt: str | None) -> bo
     return trimmed.startswith(HEARTBEAT_TASK_PROMPT_PREFIX) and HEARTBEAT_TASK_PROMPT_ACK in trimmed
 
 
-_TOKEN_END = re.compile(re.escape(HEARTBEAT_TOKEN) + r"[^A-Za-z0-9_]{0,4}$")
-_WS = re.compile(r"\s+")
-
-
-def _strip_token_at_edges(raw: str) -> tuple[str, bool]:
-    text = js_trim(raw)
-    if not text or HEARTBEAT_TOKEN not in text:
-        return text, False
-    did = False
-    changed = True
-    while changed:
-        changed = False
-        nxt = js_trim(text)
-        if nxt.startswith(HEARTBEAT_TOKEN):
-            text = nxt[len(HEARTBEAT_TOKEN) :].lstrip()
-            did = changed = True
-            continue
-        if _TOKEN_END.search(nxt):
-            idx = nxt.rfind(HEARTBEAT_TOKEN)
-            before = nxt[:idx].rstrip()
-            text = "" if not before else (before + nxt[idx + len(HEARTBEAT_TOKEN) :].lstrip()).rstrip()
-            did = changed = True
-    return js_trim(_WS.sub(" ", text)), did
-
-
 def is_heartbeat_ok_response(message: dict[str, Any], ack_max_chars: int) -> bool:
     """An assistant reply that is only `HEARTBEAT_OK` (plus at most `ack_max_chars` of text)."""
     if message.get("role") != "assistant":
@@ -121,20 +89,7 @@ def is_heartbeat_ok_response(message: dict[str, Any], ack_max_chars: int) -> boo
     text, non_text = _message_text(message.get("content"))
     if non_text:
         return False
-    trimmed = js_trim(text)
-    if not trimmed:
-        return True
-    normalized = re.sub(r"[*`~_]+$", "", re.sub(r"^[*`~_]+", "", re.sub(r"(?i)&nbsp;", " ", re.sub(r"<[^>]*>", " ", trimmed))))
-    if HEARTBEAT_TOKEN not in trimmed and HEARTBEAT_TOKEN not in normalized:
-        return False
-    orig = _strip_token_at_edges(trimmed)
-    norm = _strip_token_at_edges(normalized)
-    picked = orig if orig[1] and orig[0] else norm
-    if not picked[1]:
-        return False
-    if not picked[0]:
-        return True
-    return js_len(js_trim(picked[0])) <= max(0, ack_max_chars)
+    return strip_heartbeat_token(text, mode="heartbeat", max_ack_chars=ack_max_chars).should_skip
 
 
 # --------------------------------------------------------------------------------------------------------------

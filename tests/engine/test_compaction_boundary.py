@@ -10,8 +10,8 @@ from inspector.rules.openclaw_2026_4_12.compaction.boundary import (
     has_meaningful_conversation_content,
     has_meaningful_text,
     has_required_summary_sections,
-    strip_heartbeat_token,
 )
+from inspector.rules.openclaw_2026_4_12.heartbeat import strip_heartbeat_token
 
 # (text, hasMeaningfulText, stripHeartbeatToken(text, {mode: "message"}) as (text, didStrip)): every row was
 # checked against OpenClaw 2026.4's compiled functions run with node (heartbeat-*.js, tokens-*.js).
@@ -41,7 +41,8 @@ CASES = [
 @pytest.mark.parametrize(("text", "meaningful", "stripped"), CASES)
 def test_meaningful_text_and_heartbeat_strip(text, meaningful, stripped):
     assert has_meaningful_text(text) is meaningful
-    assert strip_heartbeat_token(text) == stripped
+    result = strip_heartbeat_token(text)
+    assert (result.text, result.did_strip) == stripped
 
 
 def test_meaningful_conversation_content():

@@ -10,34 +10,31 @@ from pathlib import Path
 
 import pytest
 
-from inspector.figures.diagnosis.cost import COST_PRICE_TABLE, COST_RECORDED, COST_UNKNOWN, cost_of_call, load_price_table
+from inspector.figures.diagnosis.cost import COST_PRICE_TABLE, COST_RECORDED, COST_UNKNOWN, cost_of_call
 from inspector.figures.diagnosis.timeline import build_timeline
-from inspector.rules.openclaw_2026_4_12.model_catalog import KNOWN_MODELS
+from inspector.rules.openclaw_2026_4_12.model_catalog import load_catalog, window_catalog
 from inspector.samples.fixtures import SessionBuilder
 from inspector.samples.usage import make_usage
 from inspector.session.session import open_session
 
 
 def test_price_table_is_dated_and_sourced():
-    table = load_price_table()
+    table = load_catalog()
     info = table.describe()
     assert "pi-ai 0.66.1" in info["source"] and info["units"] == "USD per 1,000,000 tokens"
     assert info["source_published"] == "2026-05-15" and info["extracted"]
     assert info["models"] > 800
 
 
-def test_price_table_agrees_with_the_model_catalog():
-    """Both come from pi-ai 0.66.1's `models.generated.js`: every catalog price must be the same."""
-    table = load_price_table()
-    for km in KNOWN_MODELS:
-        p = table.prices[(km.provider, km.model_id)]
-        assert (p.input, p.output, p.cache_read, p.cache_write) == (
-            km.input_cost, km.output_cost, km.cache_read_cost, km.cache_write_cost
-        ), km.key
+def test_the_window_step_reads_the_same_catalog_entries():
+    """The window step's models are entries of the one catalog (the same rows: prices and window together)."""
+    table = load_catalog()
+    for km in window_catalog().models:
+        assert table.by_key[(km.provider, km.model_id)] == km, km.key
 
 
 def test_lookup_order():
-    table = load_price_table()
+    table = load_catalog()
     assert table.lookup("anthropic", "claude-sonnet-4-5").key == "anthropic/claude-sonnet-4-5"
     assert table.lookup("Anthropic ", "claude-sonnet-4-5").key == "anthropic/claude-sonnet-4-5"
     assert table.lookup("my-proxy", "claude-sonnet-4-5").key == "anthropic/claude-sonnet-4-5"

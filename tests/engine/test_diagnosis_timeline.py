@@ -6,10 +6,10 @@ import pytest
 from test_diagnosis_fixtures import ESTIMATES, PROMPTS, build_over_window, build_runaway, write_config
 
 from inspector.figures.diagnosis.calls import walk_calls
-from inspector.figures.diagnosis.thresholds import compaction_reserve
 from inspector.figures.diagnosis.timeline import TimelineOptions, build_timeline
 from inspector.figures.session_figures import WindowOptions, session_stats
 from inspector.host.openclaw_config import load_openclaw_config
+from inspector.rules.openclaw_2026_4_12.compaction.settings import resolve_reserve_tokens
 from inspector.session.context import build_context
 from inspector.session.session import open_session
 
@@ -98,12 +98,16 @@ def test_thresholds_crossed(runaway, tmp_path):
 
 
 def test_compaction_reserve_follows_openclaw():
-    assert compaction_reserve(None).reserve_tokens == 20000  # floor over pi's 16384
-    assert compaction_reserve({"agents": {"defaults": {"compaction": {"reserveTokens": 30000}}}}).reserve_tokens == 30000
-    assert compaction_reserve({"agents": {"defaults": {"compaction": {"reserveTokens": 5000}}}}).reserve_tokens == 20000
-    no_floor = {"agents": {"defaults": {"compaction": {"reserveTokensFloor": 0}}}}
-    assert compaction_reserve(no_floor).reserve_tokens == 16384
-    assert compaction_reserve({"agents": {"defaults": {"compaction": {"reserveTokens": -3}}}}).reserve_tokens == 20000
+    def reserve(compaction):
+        r = resolve_reserve_tokens({"agents": {"defaults": {"compaction": compaction}}} if compaction is not None else None)
+        return r.reserve_tokens, r.source, r.floor_source
+
+    assert reserve(None) == (20000, "floor", "openclaw default")  # floor over pi's 16384
+    assert reserve({"reserveTokens": 30000}) == (30000, "config:agents.defaults.compaction.reserveTokens", "openclaw default")
+    assert reserve({"reserveTokens": 5000}) == (20000, "floor", "openclaw default")
+    assert reserve({"reserveTokensFloor": 0}) == (16384, "pi default", "config:agents.defaults.compaction.reserveTokensFloor")
+    assert reserve({"reserveTokens": -3}) == (20000, "floor", "openclaw default")
+    assert reserve({"reserveTokens": 4000, "reserveTokensFloor": 4000.7})[:2] == (4000, "config:agents.defaults.compaction.reserveTokens")
 
 
 def test_overhead_summary(runaway):

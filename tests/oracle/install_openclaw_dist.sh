@@ -4,15 +4,21 @@
 set -euo pipefail
 dest=$1
 version=2026.4.12
-[ -f "$dest/.openclaw-$version" ] && exit 0
+names=(anthropic-cache-control-payload anthropic-payload-policy cjk-chars extra-params glob-pattern heartbeat
+       model-context-tokens parse-duration pi-embedded-helpers prompt-cache-stability provider-attribution
+       provider-id provider-model-shared session-transcript-repair string-coerce system-prompt-cache-boundary tokens
+       utils version)
+# Done when fetched before and every piece is there (a list grown since then fetches again).
+if [ -f "$dest/.openclaw-$version" ]; then
+  missing=0
+  for n in "${names[@]}"; do compgen -G "$dest/$n-*.js" >/dev/null || missing=1; done
+  [ "$missing" = 0 ] && exit 0
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 npm pack --silent "openclaw@$version" >/dev/null
 mkdir -p "$dest"
-names=(anthropic-cache-control-payload anthropic-payload-policy cjk-chars extra-params glob-pattern
-       model-context-tokens parse-duration pi-embedded-helpers prompt-cache-stability provider-attribution
-       provider-id provider-model-shared session-transcript-repair string-coerce system-prompt-cache-boundary version)
 patterns=(package/package.json)
 for n in "${names[@]}"; do patterns+=("package/dist/$n-*.js"); done
 tar xzf "openclaw-$version.tgz" --wildcards --no-anchored -C "$tmp" "${patterns[@]}"

@@ -14,6 +14,7 @@ from inspector.base.textsafe import make_inert, one_line
 from inspector.cli.commands._common import EXIT_ERROR, add_session_options, console, open_context, print_json
 from inspector.figures.forecast.plan import PlanOptions, plan_compaction
 from inspector.rules.openclaw_2026_4_12.compaction.chunking import RATIO_FORMULAS
+from inspector.rules.openclaw_2026_4_12.compaction.triggers import DEFAULT_EARLY_THRESHOLDS
 
 
 def _int_arg(minimum: int) -> Any:
@@ -50,7 +51,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--reserve-tokens", type=_int_arg(0), default=None, metavar="N", help="override reserveTokens (the floor is not applied)")
     p.add_argument("--prompt-tokens", type=_int_arg(0), default=0, metavar="N", help="size of the next prompt for the pre-prompt route (default 0)")
     p.add_argument(
-        "--early-thresholds", type=thresholds_arg, default=[0.5, 0.7], metavar="F,F", help="early-warning fractions of the window (default 0.5,0.7)"
+        "--early-thresholds",
+        type=thresholds_arg,
+        default=list(DEFAULT_EARLY_THRESHOLDS),
+        metavar="F,F",
+        help=f"early-warning fractions of the window (default {','.join(f'{f:g}' for f in DEFAULT_EARLY_THRESHOLDS)})",
     )
     p.add_argument("--ratio-formula", choices=RATIO_FORMULAS, default="openclaw", help="adaptive chunk ratio: OpenClaw's code or the older published formula")
     p.set_defaults(func=run)

@@ -28,8 +28,8 @@ from inspector.cli.commands._common import (
     print_json,
 )
 from inspector.figures.diagnosis.calls import CallPoint
-from inspector.figures.diagnosis.thresholds import DEFAULT_EARLY_FRACTIONS
 from inspector.figures.diagnosis.timeline import DEFAULT_TOP_JUMPS, Timeline, TimelineOptions, build_timeline
+from inspector.rules.openclaw_2026_4_12.compaction.triggers import DEFAULT_EARLY_THRESHOLDS
 from inspector.rules.openclaw_2026_4_12.pruning.ttl import format_duration_ms
 
 CSV_FIELDS = (
@@ -84,9 +84,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--early-thresholds",
         type=early_fractions_arg,
-        default=DEFAULT_EARLY_FRACTIONS,
+        default=DEFAULT_EARLY_THRESHOLDS,
         metavar="F,F",
-        help="early-warning fractions of the window (default 0.5,0.7)",
+        help=f"early-warning fractions of the window (default {','.join(f'{f:g}' for f in DEFAULT_EARLY_THRESHOLDS)})",
     )
     p.set_defaults(func=run)
 

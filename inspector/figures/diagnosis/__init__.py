@@ -6,7 +6,7 @@
   first call that crossed each;
 - `repeats`: file re-reads, repeated commands, repeated errors, retries after a failure, ranked by tokens;
 - `overhead`: the not-in-transcript share per call (derived) and its trend;
-- `cost`: recorded `usage.cost`, or the bundled price table `inspector/data/prices.json`;
+- `cost`: recorded `usage.cost`, or a price from the release's model catalog (`rules/openclaw_2026_4_12/model_catalog.json`);
 - `cache`: the cache-hit ratio and the cache writes a TTL expiry caused;
 - `fill`: the over-the-window state, apart from the window guard.
 

@@ -20,9 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from inspector.figures.diagnosis.cost import COST_UNKNOWN, CallCost, PriceTable, cost_of_call, load_price_table
+from inspector.figures.diagnosis.cost import COST_UNKNOWN, CallCost, cost_of_call
 from inspector.js.timeutil import iso_from_ms
 from inspector.model import entries as m
+from inspector.rules.openclaw_2026_4_12.model_catalog import ModelCatalog, load_catalog
 from inspector.rules.openclaw_2026_4_12.tokens import calculate_context_tokens
 from inspector.session.context import build_context, extend_context
 from inspector.session.session import Session
@@ -250,9 +251,9 @@ def _is_zero(usage: dict[str, Any]) -> bool:
     return not any(_num(usage.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite", "totalTokens"))
 
 
-def walk_calls(session: Session, ctx: m.SessionContext, prices: PriceTable | None = None) -> CallWalk:
+def walk_calls(session: Session, ctx: m.SessionContext, prices: ModelCatalog | None = None) -> CallWalk:
     """Every call on the path of `ctx` (from the root to its leaf), with the context each one was sent."""
-    prices = prices or load_price_table()
+    prices = prices or load_catalog()
     tree, entries = session.tree, session.entries
     branch_points = set(tree.branch_points())
     calls: list[CallPoint] = []

@@ -1,8 +1,9 @@
-"""What each call cost: the recorded `usage.cost`, or a price from the bundled table (`inspector/data/prices.json`).
+"""What each call cost: the recorded `usage.cost`, or a price from the release's model catalog.
 
-The table is pi-ai 0.66.1's model catalog (`cost` of every model in `models.generated.js`, USD per million tokens),
-dated and with its source in the file itself. A computed cost follows pi-ai's `calculateCost` exactly:
-`(price / 1000000) * tokens` per kind, summed input + output + cacheRead + cacheWrite, left to right.
+The prices are those of pi-ai 0.66.1's model catalog (`inspector.rules.openclaw_2026_4_12.model_catalog`: `cost` of
+every model in `models.generated.js`, USD per million tokens, dated and with its source in the data file). A
+computed cost follows pi-ai's `calculateCost` exactly (`KnownModel.cost_of`): `(price / 1000000) * tokens` per
+kind, summed input + output + cacheRead + cacheWrite, left to right.
 
 Which one wins, per call (`cost_source`):
 - `recorded`: `usage.cost.total` is a number, and it is not a 0 that contradicts the table (see below);
@@ -13,96 +14,15 @@ Which one wins, per call (`cost_source`):
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 from typing import Any
+
+from inspector.rules.openclaw_2026_4_12.model_catalog import ModelCatalog, load_catalog
 
 COST_RECORDED = "recorded"
 COST_PRICE_TABLE = "price_table"
 COST_UNKNOWN = "unknown"
-
-# Providers preferred when a model id is looked up without its provider (first-party first).
-_FALLBACK_PROVIDER_ORDER = ("anthropic", "openai", "google", "xai", "mistral", "zai", "kimi-coding", "minimax", "openai-codex")
-
-
-@dataclass(frozen=True, slots=True)
-class ModelPrice:
-    """USD per million tokens of one model, as pi-ai's `model.cost` holds them."""
-
-    provider: str
-    model: str
-    input: float
-    output: float
-    cache_read: float
-    cache_write: float
-
-    @property
-    def key(self) -> str:
-        """`provider/model`."""
-        return f"{self.provider}/{self.model}"
-
-    def cost_of(self, input: float, output: float, cache_read: float, cache_write: float) -> float:
-        """pi-ai `calculateCost`: each kind priced per million, then summed in pi-ai's order."""
-        c_in = (self.input / 1000000) * input
-        c_out = (self.output / 1000000) * output
-        c_cr = (self.cache_read / 1000000) * cache_read
-        c_cw = (self.cache_write / 1000000) * cache_write
-        return c_in + c_out + c_cr + c_cw
-
-    def is_free(self) -> bool:
-        """Every price is 0 (local models, or a catalog entry without prices)."""
-        return not (self.input or self.output or self.cache_read or self.cache_write)
-
-
-@dataclass(frozen=True, slots=True)
-class PriceTable:
-    """The bundled price table: its source, dates and one `ModelPrice` per (provider, model)."""
-
-    source: str
-    source_published: str
-    extracted: str
-    units: str
-    prices: dict[tuple[str, str], ModelPrice]
-
-    def lookup(self, provider: str | None, model: str | None) -> ModelPrice | None:
-        """Exact provider and model; provider case-folded; then the model id alone, first-party providers first."""
-        if not model:
-            return None
-        if provider:
-            hit = self.prices.get((provider, model)) or self.prices.get((provider.strip().lower(), model))
-            if hit is not None:
-                return hit
-        for p in _FALLBACK_PROVIDER_ORDER:
-            hit = self.prices.get((p, model))
-            if hit is not None:
-                return hit
-        for (_, m), price in self.prices.items():
-            if m == model:
-                return price
-        return None
-
-    def describe(self) -> dict[str, Any]:
-        """Where the prices come from (for `--json` and the footers)."""
-        return {
-            "source": self.source,
-            "source_published": self.source_published,
-            "extracted": self.extracted,
-            "units": self.units,
-            "models": len(self.prices),
-        }
-
-
-@lru_cache(maxsize=1)
-def load_price_table() -> PriceTable:
-    """The table bundled as `inspector/data/prices.json` (read once)."""
-    raw = json.loads(resources.files("inspector").joinpath("data/prices.json").read_text(encoding="utf-8"))
-    prices = {
-        (p, m): ModelPrice(p, m, float(i), float(o), float(cr), float(cw)) for p, m, i, o, cr, cw in raw["models"]
-    }
-    return PriceTable(raw["source"], raw["source_published"], raw["extracted"], raw["units"], prices)
 
 
 def _number(value: Any) -> float | None:
@@ -126,10 +46,10 @@ def cost_of_call(
     usage: dict[str, Any],
     provider: str | None,
     model: str | None,
-    table: PriceTable | None = None,
+    table: ModelCatalog | None = None,
 ) -> CallCost:
     """The cost of one assistant call from its recorded `usage` (see the module docstring for the rule)."""
-    table = table or load_price_table()
+    table = table or load_catalog()
     tokens = [_number(usage.get(k)) or 0.0 for k in ("input", "output", "cacheRead", "cacheWrite")]
     cost = usage.get("cost")
     recorded = _number(cost.get("total")) if isinstance(cost, dict) else None

@@ -15,12 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.figures.diagnosis.thresholds import (
-    DEFAULT_EARLY_FRACTIONS,
-    ThresholdLine,
-    compaction_reserve,
-    threshold_lines,
-)
+from inspector.figures.diagnosis.thresholds import ThresholdLine, threshold_lines
+from inspector.rules.openclaw_2026_4_12.compaction.settings import resolve_reserve_tokens
+from inspector.rules.openclaw_2026_4_12.compaction.triggers import DEFAULT_EARLY_THRESHOLDS
 
 FILL_OK = "ok"
 FILL_EARLY_WARNING = "early_warning"
@@ -96,9 +93,9 @@ def context_fill(
     window: int,
     guard_level: str,
     config: dict[str, Any] | None,
-    early_fractions: tuple[float, ...] = DEFAULT_EARLY_FRACTIONS,
+    early_fractions: tuple[float, ...] = DEFAULT_EARLY_THRESHOLDS,
 ) -> FillState:
     """The fill state of a context of `tokens` (pi's `estimateContextTokens`, the `context now` of `stats`) in
     `window`, with the thresholds `build_timeline` uses (OpenClaw's reserve from `config`): cheap, for a header that
     must not wait for the whole timeline."""
-    return fill_state(tokens, window, threshold_lines(window, compaction_reserve(config), early_fractions), guard_level)
+    return fill_state(tokens, window, threshold_lines(window, resolve_reserve_tokens(config), early_fractions), guard_level)

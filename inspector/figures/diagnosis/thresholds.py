@@ -4,8 +4,8 @@ Thresholds, in tokens of the window (`inspector.figures.session_figures.window_f
 - the early warnings, fractions of the window (default 0.5 and 0.7: the two-threshold design of many context
   engines, flush early, force cleanup late);
 - pi's compaction threshold, `contextWindow - reserveTokens` (pi 0.66.1 `shouldCompact`: compact when
-  `contextTokens > contextWindow - reserveTokens`), with OpenClaw's reserve: `max(configured reserveTokens or
-  pi's 16384, reserveTokensFloor or 20000)` (OpenClaw `applyPiCompactionSettingsFromConfig`);
+  `contextTokens > contextWindow - reserveTokens`), with OpenClaw's reserve, the release's rule
+  (`inspector.rules.openclaw_2026_4_12.compaction.settings.resolve_reserve_tokens`, also the forecast's);
 - the window itself.
 
 A call crosses a threshold when its recorded prompt (`input + cacheRead + cacheWrite`) is above it (strictly, as
@@ -20,53 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspector.figures.diagnosis.calls import CallPoint
-
-DEFAULT_EARLY_FRACTIONS = (0.5, 0.7)
-PI_DEFAULT_RESERVE_TOKENS = 16384  # pi 0.66.1 DEFAULT_COMPACTION_SETTINGS.reserveTokens
-OPENCLAW_RESERVE_TOKENS_FLOOR = 20000  # OpenClaw DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR
-
-
-def _non_negative_int(value: Any) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        return None
-    return math.floor(value)
-
-
-@dataclass(frozen=True, slots=True)
-class CompactionReserve:
-    """The effective `reserveTokens` and where it came from."""
-
-    reserve_tokens: int
-    configured: int | None
-    floor: int
-    source: str
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON form (stable field names)."""
-        return {"reserve_tokens": self.reserve_tokens, "configured": self.configured, "floor": self.floor, "source": self.source}
-
-
-def compaction_reserve(config: dict[str, Any] | None) -> CompactionReserve:
-    """OpenClaw's effective pi `reserveTokens` from `openclaw.json` (`agents.defaults.compaction`).
-
-    TODO(merge): use the forecast's trigger module `inspector/rules/openclaw_2026_4_12/compaction/triggers.py` (written by the `plan`
-    worker) instead of this local copy, so the rule lives in one place.
-    """
-    compaction = (((config or {}).get("agents") or {}).get("defaults") or {}).get("compaction") or {}
-    if not isinstance(compaction, dict):
-        compaction = {}
-    configured = _non_negative_int(compaction.get("reserveTokens"))
-    floor_raw = _non_negative_int(compaction.get("reserveTokensFloor"))
-    floor = floor_raw if floor_raw is not None else OPENCLAW_RESERVE_TOKENS_FLOOR
-    base = configured if configured is not None else PI_DEFAULT_RESERVE_TOKENS
-    reserve = max(base, floor)
-    if reserve == base and configured is not None:
-        source = "config agents.defaults.compaction.reserveTokens"
-    elif reserve == base:
-        source = "pi default 16384"
-    else:
-        source = "OpenClaw reserve floor" + (" (config reserveTokensFloor)" if floor_raw is not None else " 20000")
-    return CompactionReserve(reserve, configured, floor, source)
+from inspector.rules.openclaw_2026_4_12.compaction.settings import ReserveTokens
+from inspector.rules.openclaw_2026_4_12.compaction.triggers import DEFAULT_EARLY_THRESHOLDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +82,7 @@ class ThresholdLine:
         return round(self.tokens / window, 4) if window else 0.0
 
 
-def threshold_lines(window: int, reserve: CompactionReserve, early_fractions: tuple[float, ...] = DEFAULT_EARLY_FRACTIONS) -> list[ThresholdLine]:
+def threshold_lines(window: int, reserve: ReserveTokens, early_fractions: tuple[float, ...] = DEFAULT_EARLY_THRESHOLDS) -> list[ThresholdLine]:
     """Early warnings, pi's compaction threshold and the window, lowest first."""
     lines = [ThresholdLine(f"early_{f:g}", "early_warning", math.floor(window * f)) for f in early_fractions]
     lines.append(ThresholdLine("compaction", "compaction", window - reserve.reserve_tokens))

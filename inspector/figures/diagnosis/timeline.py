@@ -11,21 +11,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.figures.diagnosis.calls import AddedMessage, CallPoint, CallWalk, walk_calls
-from inspector.figures.diagnosis.cost import COST_PRICE_TABLE, COST_RECORDED, COST_UNKNOWN, load_price_table
+from inspector.figures.diagnosis.cost import COST_PRICE_TABLE, COST_RECORDED, COST_UNKNOWN
 from inspector.figures.diagnosis.fill import FillState, fill_state
 from inspector.figures.diagnosis.overhead import OverheadSummary, summarize_overhead
 from inspector.figures.diagnosis.prompt_cache import CacheSummary, cache_ttl, summarize_cache
 from inspector.figures.diagnosis.repeats import Repeat, find_repeats
-from inspector.figures.diagnosis.thresholds import (
-    DEFAULT_EARLY_FRACTIONS,
-    CompactionReserve,
-    ThresholdCrossing,
-    compaction_reserve,
-    find_crossings,
-    threshold_lines,
-)
+from inspector.figures.diagnosis.thresholds import ThresholdCrossing, find_crossings, threshold_lines
 from inspector.figures.session_figures import WindowOptions, guard_json, sum_usage, window_for, window_json
 from inspector.model import entries as m
+from inspector.rules.openclaw_2026_4_12.compaction.settings import ReserveTokens, resolve_reserve_tokens
+from inspector.rules.openclaw_2026_4_12.compaction.triggers import DEFAULT_EARLY_THRESHOLDS
+from inspector.rules.openclaw_2026_4_12.model_catalog import load_catalog
 from inspector.rules.openclaw_2026_4_12.tokens.context_usage import last_context_usage
 from inspector.rules.openclaw_2026_4_12.window_guard import ContextWindow
 from inspector.session.session import Session
@@ -48,7 +44,7 @@ class TimelineOptions:
     """Where the window and thresholds come from, and how many jumps to keep."""
 
     window: WindowOptions = field(default_factory=WindowOptions)
-    early_fractions: tuple[float, ...] = DEFAULT_EARLY_FRACTIONS
+    early_fractions: tuple[float, ...] = DEFAULT_EARLY_THRESHOLDS
     top_jumps: int = DEFAULT_TOP_JUMPS
 
 
@@ -157,7 +153,7 @@ def summarize_cost(calls: list[CallPoint]) -> CostSummary:
         recorded_calls=sum(1 for c in calls if c.cost.source == COST_RECORDED),
         price_table_calls=sum(1 for c in calls if c.cost.source == COST_PRICE_TABLE),
         unknown_calls=sum(1 for c in calls if c.cost.source == COST_UNKNOWN),
-        table=load_price_table().describe(),
+        table=load_catalog().describe(),
     )
 
 
@@ -170,7 +166,7 @@ class Timeline:
     model: dict[str, Any] | None
     window: ContextWindow
     guard: dict[str, Any]
-    reserve: CompactionReserve
+    reserve: ReserveTokens
     walk: CallWalk
     jumps: list[Jump]
     thresholds: list[ThresholdCrossing]
@@ -217,8 +213,8 @@ def build_timeline(session: Session, ctx: m.SessionContext, options: TimelineOpt
     options = options or TimelineOptions()
     window = window_for(ctx, options.window)
     config = options.window.config
-    reserve = compaction_reserve(config)
-    walk = walk_calls(session, ctx, load_price_table())
+    reserve = resolve_reserve_tokens(config)
+    walk = walk_calls(session, ctx, load_catalog())
     lines = threshold_lines(window.tokens, reserve, options.early_fractions)
     guard = guard_json(window, ctx.model)
     now = last_context_usage(session, ctx)

@@ -43,6 +43,7 @@ from inspector.rules.openclaw_2026_4_12.pruning.ttl import (
     ms_from_any,
     result_expiry,
 )
+from inspector.rules.openclaw_2026_4_12.tokens.measure import CHARS_PER_TOKEN_ESTIMATE
 from inspector.rules.openclaw_2026_4_12.window_guard import ContextWindow, resolve_context_window
 from inspector.session.session import Session
 
@@ -271,7 +272,7 @@ class PrunePreview:
         window = r.char_window
         before, after = r.total_chars_before, self.chars_after
         counts = {
-            "chars_div_4": (math.ceil(before / 4), math.ceil(after / 4)),
+            "chars_div_4": (math.ceil(before / CHARS_PER_TOKEN_ESTIMATE), math.ceil(after / CHARS_PER_TOKEN_ESTIMATE)),
             "pi": (self.tokens_before.get("pi"), self.tokens_after.get("pi")),
             "openclaw_compaction": (self.tokens_before.get("openclaw_compaction"), self.tokens_after.get("openclaw_compaction")),
             "tiktoken": (self.tokens_before.get("tiktoken"), self.tokens_after.get("tiktoken")),

@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from inspector.js.utf16 import js_trim
 from inspector.rules.openclaw_2026_4_12.model_catalog import known_model
 
 DEFAULT_CONTEXT_TOKENS = 200_000
@@ -55,7 +56,7 @@ GuardLevel = Literal["ok", "warn", "block"]
 
 def normalize_provider_id(provider: Any) -> str:
     """OpenClaw's ``normalizeProviderId``: non-strings become ``""``; trim, lower-case, then resolve aliases."""
-    normalized = provider.strip().lower() if isinstance(provider, str) else ""
+    normalized = js_trim(provider).lower() if isinstance(provider, str) else ""
     return _PROVIDER_ALIASES.get(normalized, normalized)
 
 
@@ -135,7 +136,7 @@ def context_window_arg(text: str) -> int:
     would not be. Anything else is an argparse error with a clear message (exit code 2), not a traceback.
     """
     try:
-        value = int(text.strip(), 10)
+        value = int(text, 10)  # int() skips surrounding whitespace itself
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number of tokens: {text!r}") from None
     if not 1 <= value <= MAX_CONTEXT_WINDOW_OVERRIDE:

@@ -9,12 +9,11 @@ is capped at `MAX_COMPACTION_SUMMARY_CHARS` (16000 UTF-16 units) by cutting the 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from inspector.js.jsjson import js_len
-from inspector.js.utf16 import js_slice, js_trim
+from inspector.js.utf16 import js_collapse_whitespace, js_slice, js_starts_with_whitespace, js_trim, js_trim_start
 from inspector.rules.openclaw_2026_4_12.compaction.stages import MAX_COMPACTION_SUMMARY_CHARS
 
 MAX_TOOL_FAILURES = 8
@@ -24,7 +23,6 @@ MAX_FILE_OPS_LIST_CHARS = 900
 MAX_RECENT_TURN_TEXT_CHARS = 600
 SUMMARY_TRUNCATED_MARKER = "\n\n[Compaction summary truncated to fit budget]"
 SPLIT_TURN_HEADING = "**Turn Context (split turn):**\n\n"
-_WS = re.compile(r"\s+")
 
 
 def append_summary_section(summary: str, section: str) -> str:
@@ -32,7 +30,7 @@ def append_summary_section(summary: str, section: str) -> str:
     if not section:
         return summary
     if not js_trim(summary):
-        return section.lstrip()
+        return js_trim_start(section)
     return f"{summary}{section}"
 
 
@@ -132,7 +130,7 @@ def format_tool_failures_section(messages: Sequence[dict[str, Any]]) -> str:
         content = msg.get("content")
         raw = "\n".join(b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)) if isinstance(content, list) else ""
         meta = _failure_meta(msg.get("details"))
-        text = _truncate_failure(js_trim(_WS.sub(" ", raw)) or ("failed" if meta else "failed (no output)"), MAX_TOOL_FAILURE_CHARS)
+        text = _truncate_failure(js_trim(js_collapse_whitespace(raw)) or ("failed" if meta else "failed (no output)"), MAX_TOOL_FAILURE_CHARS)
         count += 1
         if count <= MAX_TOOL_FAILURES:
             lines.append(f"- {tool}{f' ({meta})' if meta else ''}: {text}")
@@ -199,6 +197,6 @@ def assemble_suffix(split_turn: str = "", preserved_turns: str = "", tool_failur
     suffix = ""
     for section in (split_turn, preserved_turns, tool_failures, file_ops, workspace):
         suffix = append_summary_section(suffix, section)
-    if suffix and not suffix[0].isspace():
+    if suffix and not js_starts_with_whitespace(suffix):
         suffix = "\n\n" + suffix
     return suffix

@@ -2,7 +2,7 @@
 
 Ported from OpenClaw 2026.4 (`dist/model-context-tokens-*.js`): `isRealConversationMessage`,
 `hasMeaningfulConversationContent`, `hasMeaningfulText` (with `isSilentReplyText` from
-`src/auto-reply/tokens.ts` and `stripHeartbeatToken` in `"message"` mode from `src/auto-reply/heartbeat.ts`),
+`src/auto-reply/tokens.ts` and `stripHeartbeatToken` in `"message"` mode, `inspector.rules.openclaw_2026_4_12.heartbeat`),
 and `buildStructuredFallbackSummary` / `hasRequiredSummarySections` for the summary the boundary carries.
 """
 
@@ -12,85 +12,21 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from inspector.js.utf16 import JS_WHITESPACE, js_trim
+from inspector.js.utf16 import JS_WHITESPACE_CLASS, js_trim
+from inspector.rules.openclaw_2026_4_12.heartbeat import strip_heartbeat_token
 
-HEARTBEAT_TOKEN = "HEARTBEAT_OK"
 SILENT_REPLY_TOKEN = "NO_REPLY"
 NON_CONVERSATION_BLOCK_TYPES = frozenset({"toolCall", "toolUse", "functionCall", "thinking", "reasoning"})
 REQUIRED_SUMMARY_SECTIONS = ("## Decisions", "## Open TODOs", "## Constraints/Rules", "## Pending user asks", "## Exact identifiers")
 REAL_TOOL_RESULT_LOOKBACK = 20
 DEFAULT_SUMMARY_FALLBACK = "No prior history."
 
-_S = "[" + re.escape(JS_WHITESPACE) + "]"
-_SILENT_EXACT = re.compile(f"\\A{_S}*{SILENT_REPLY_TOKEN}{_S}*\\Z", re.IGNORECASE | re.ASCII)
-_TOKEN_AT_END = re.compile(re.escape(HEARTBEAT_TOKEN) + r"[^A-Za-z0-9_]{0,4}\Z")
-_TAGS = re.compile(r"<[^>]*>")
-_NBSP = re.compile("&nbsp;", re.IGNORECASE | re.ASCII)
-_LEAD_MARKS = re.compile(r"\A[*`~_]+")
-_TRAIL_MARKS = re.compile(r"[*`~_]+\Z")
-_WS_RUN = re.compile(_S + "+")
-
-
-def _trim_start(s: str) -> str:
-    return s.lstrip(JS_WHITESPACE)
-
-
-def _trim_end(s: str) -> str:
-    return s.rstrip(JS_WHITESPACE)
+_SILENT_EXACT = re.compile(f"\\A{JS_WHITESPACE_CLASS}*{SILENT_REPLY_TOKEN}{JS_WHITESPACE_CLASS}*\\Z", re.IGNORECASE | re.ASCII)
 
 
 def is_silent_reply_text(text: str) -> bool:
     """OpenClaw `isSilentReplyText`: the whole text is `NO_REPLY` (any case, surrounding whitespace)."""
     return bool(text) and _SILENT_EXACT.search(text) is not None
-
-
-def _strip_token_at_edges(raw: str) -> tuple[str, bool]:
-    """OpenClaw heartbeat `stripTokenAtEdges`: `(text, didStrip)`."""
-    text = js_trim(raw)
-    if not text:
-        return "", False
-    if HEARTBEAT_TOKEN not in text:
-        return text, False
-    did_strip = False
-    changed = True
-    while changed:
-        changed = False
-        nxt = js_trim(text)
-        if nxt.startswith(HEARTBEAT_TOKEN):
-            text = _trim_start(nxt[len(HEARTBEAT_TOKEN) :])
-            did_strip = True
-            changed = True
-            continue
-        if _TOKEN_AT_END.search(nxt):
-            idx = nxt.rfind(HEARTBEAT_TOKEN)
-            before = _trim_end(nxt[:idx])
-            if not before:
-                text = ""
-            else:
-                text = _trim_end(before + _trim_start(nxt[idx + len(HEARTBEAT_TOKEN) :]))
-            did_strip = True
-            changed = True
-    return js_trim(_WS_RUN.sub(" ", text)), did_strip
-
-
-def strip_heartbeat_token(raw: str) -> tuple[str, bool]:
-    """OpenClaw `stripHeartbeatToken(raw, {mode: "message"})`: `(text, didStrip)` (`shouldSkip` is not needed here)."""
-    if not raw:
-        return "", False
-    trimmed = js_trim(raw)
-    if not trimmed:
-        return "", False
-    normalized = _TRAIL_MARKS.sub("", _LEAD_MARKS.sub("", _NBSP.sub(" ", _TAGS.sub(" ", trimmed))))
-    if HEARTBEAT_TOKEN not in trimmed and HEARTBEAT_TOKEN not in normalized:
-        return trimmed, False
-    original = _strip_token_at_edges(trimmed)
-    stripped_normalized = _strip_token_at_edges(normalized)
-    picked = original if original[1] and original[0] else stripped_normalized
-    if not picked[1]:
-        return trimmed, False
-    if not picked[0]:
-        return "", True
-    return js_trim(picked[0]), True
 
 
 def has_meaningful_text(text: str) -> bool:
@@ -100,9 +36,9 @@ def has_meaningful_text(text: str) -> bool:
         return False
     if is_silent_reply_text(trimmed):
         return False
-    rest, did_strip = strip_heartbeat_token(trimmed)
-    if did_strip:
-        return len(js_trim(rest)) > 0
+    heartbeat = strip_heartbeat_token(trimmed, mode="message")
+    if heartbeat.did_strip:
+        return len(js_trim(heartbeat.text)) > 0
     return True
 
 

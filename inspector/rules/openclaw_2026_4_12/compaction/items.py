@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspector.model import entries as m
+from inspector.rules.openclaw_2026_4_12.tokens.measure import ceil_div4
 from inspector.session.session import Session
 
 TOOL_CALL_TYPES = frozenset({"toolCall", "toolUse", "functionCall"})
@@ -26,11 +27,7 @@ SYNTHETIC_TOOL_RESULT_TEXT = (
 """OpenClaw `makeMissingToolResult`'s text (`session-transcript-repair.ts`)."""
 
 
-def _ceil_div4(chars: int) -> int:
-    return -(-chars // 4)
-
-
-SYNTHETIC_TOOL_RESULT_TOKENS = _ceil_div4(len(SYNTHETIC_TOOL_RESULT_TEXT))
+SYNTHETIC_TOOL_RESULT_TOKENS = ceil_div4(len(SYNTHETIC_TOOL_RESULT_TEXT))
 """pi `estimateTokens` of that synthetic result (its only block is the text above)."""
 
 

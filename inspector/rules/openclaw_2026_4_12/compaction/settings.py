@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from inspector.js.utf16 import js_trim
 from inspector.rules.openclaw_2026_4_12.compaction.prepare import (
     DEFAULT_KEEP_RECENT_TOKENS,
     DEFAULT_RESERVE_TOKENS,
@@ -92,20 +93,51 @@ class EffectiveSettings:
         }
 
 
-def resolve_settings(config: dict[str, Any] | None, keep_recent_tokens: int | None = None, reserve_tokens: int | None = None) -> EffectiveSettings:
-    """OpenClaw's effective compaction settings; explicit values (this tool's flags) win over everything."""
+@dataclass(frozen=True, slots=True)
+class ReserveTokens:
+    """OpenClaw's effective pi `reserveTokens`, where it came from, and the floor it was held to.
+
+    `source` is `"flag"` (this tool's `--reserve-tokens`, the floor not applied), `"config:agents.defaults.compaction.reserveTokens"`,
+    `"pi default"` (pi's 16384) or `"floor"` (the floor was larger); `floor_source` is
+    `"config:agents.defaults.compaction.reserveTokensFloor"` or `"openclaw default"` (20000). `configured` is the
+    config's `reserveTokens` as OpenClaw reads it (`toNonNegativeInt`), None when absent or unusable.
+    """
+
+    reserve_tokens: int
+    source: str
+    configured: int | None
+    floor: int
+    floor_source: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form of the timeline's `compaction_reserve` (stable field names)."""
+        return {"reserve_tokens": self.reserve_tokens, "configured": self.configured, "floor": self.floor, "source": self.source}
+
+
+def resolve_reserve_tokens(config: dict[str, Any] | None, reserve_tokens: int | None = None) -> ReserveTokens:
+    """OpenClaw `applyPiCompactionSettingsFromConfig`'s `reserveTokens`: `max(configured ?? pi's 16384, floor)`.
+
+    The floor is `resolveCompactionReserveTokensFloor`: `reserveTokensFloor` when a finite number >= 0, else 20000.
+    An explicit `reserve_tokens` (this tool's flag) wins and is not held to the floor.
+    """
     comp = _get(config, "agents", "defaults", "compaction")
+    configured = _non_negative_int(_get(comp, "reserveTokens"))
     raw_floor = _get(comp, "reserveTokensFloor")
     if _finite(raw_floor) and raw_floor >= 0:
         floor, floor_source = math.floor(raw_floor), f"config:{_CFG}.reserveTokensFloor"
     else:
         floor, floor_source = DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR, "openclaw default"
     if reserve_tokens is not None:
-        reserve, reserve_source = reserve_tokens, "flag"
-    else:
-        configured = _non_negative_int(_get(comp, "reserveTokens"))
-        base, base_source = (configured, f"config:{_CFG}.reserveTokens") if configured is not None else (DEFAULT_RESERVE_TOKENS, "pi default")
-        reserve, reserve_source = (base, base_source) if base >= floor else (floor, "floor")
+        return ReserveTokens(reserve_tokens, "flag", configured, floor, floor_source)
+    base, base_source = (configured, f"config:{_CFG}.reserveTokens") if configured is not None else (DEFAULT_RESERVE_TOKENS, "pi default")
+    reserve, source = (base, base_source) if base >= floor else (floor, "floor")
+    return ReserveTokens(reserve, source, configured, floor, floor_source)
+
+
+def resolve_settings(config: dict[str, Any] | None, keep_recent_tokens: int | None = None, reserve_tokens: int | None = None) -> EffectiveSettings:
+    """OpenClaw's effective compaction settings; explicit values (this tool's flags) win over everything."""
+    comp = _get(config, "agents", "defaults", "compaction")
+    reserve = resolve_reserve_tokens(config, reserve_tokens)
     if keep_recent_tokens is not None:
         keep, keep_source = keep_recent_tokens, "flag"
     else:
@@ -118,10 +150,10 @@ def resolve_settings(config: dict[str, Any] | None, keep_recent_tokens: int | No
     return EffectiveSettings(
         keep_recent_tokens=keep,
         keep_recent_source=keep_source,
-        reserve_tokens=reserve,
-        reserve_source=reserve_source,
-        reserve_floor=floor,
-        reserve_floor_source=floor_source,
+        reserve_tokens=reserve.reserve_tokens,
+        reserve_source=reserve.source,
+        reserve_floor=reserve.floor,
+        reserve_floor_source=reserve.floor_source,
         max_history_share=float(share) if _finite(share) else DEFAULT_MAX_HISTORY_SHARE,
         recent_turns_preserve=resolve_recent_turns_preserve(_get(comp, "recentTurnsPreserve")),
         provider=provider if isinstance(provider, str) and provider else None,
@@ -168,7 +200,7 @@ class ContextEngineInfo:
 def resolve_context_engine(config: dict[str, Any] | None) -> ContextEngineInfo:
     """OpenClaw `resolveContextEngine`'s choice: `plugins.slots.contextEngine` or `legacy`."""
     slot = _get(config, "plugins", "slots", "contextEngine")
-    engine = slot.strip() if isinstance(slot, str) and slot.strip() else LEGACY_CONTEXT_ENGINE
+    engine = js_trim(slot) if isinstance(slot, str) and js_trim(slot) else LEGACY_CONTEXT_ENGINE
     if engine == LEGACY_CONTEXT_ENGINE:
         return ContextEngineInfo(engine, True, None)
     return ContextEngineInfo(

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.js.utf16 import js_trim
+from inspector.rules.openclaw_2026_4_12.tokens.measure import CHARS_PER_TOKEN_ESTIMATE
 
 MAX_TOOL_RESULT_CONTEXT_SHARE = 0.3
 DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS = 40000
@@ -44,7 +45,7 @@ def to_units(text: str) -> str:
 
 def calculate_max_tool_result_chars(context_window_tokens: int) -> int:
     """OpenClaw `calculateMaxToolResultChars`: `min(floor(ctx * 0.3) * 4, 40000)`."""
-    return min(math.floor(context_window_tokens * MAX_TOOL_RESULT_CONTEXT_SHARE) * 4, DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS)
+    return min(math.floor(context_window_tokens * MAX_TOOL_RESULT_CONTEXT_SHARE) * CHARS_PER_TOKEN_ESTIMATE, DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS)
 
 
 def has_important_tail(text: str) -> bool:

@@ -23,25 +23,25 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.js.timeutil import iso_to_ms
+from inspector.js.utf16 import JS_WHITESPACE_CLASS
 from inspector.model import entries as m
+from inspector.rules.openclaw_2026_4_12.compaction.safeguard import SAFETY_MARGIN
 from inspector.rules.openclaw_2026_4_12.compaction.toolresults import (
     ReductionPotential,
     estimate_reduction_potential,
     tool_result_text,
 )
 from inspector.rules.openclaw_2026_4_12.tokens.context_usage import last_context_usage
+from inspector.rules.openclaw_2026_4_12.tokens.measure import CHARS_PER_TOKEN_ESTIMATE
 from inspector.session.session import Session
 
 DEFAULT_EARLY_THRESHOLDS = (0.5, 0.7)
 """Fractions of the window for the early warnings: flush/upload early, force cleanup late."""
 
-SAFETY_MARGIN = 1.2
-ESTIMATED_CHARS_PER_TOKEN = 4
 TRUNCATION_ROUTE_BUFFER_TOKENS = 512
 MIN_PROMPT_BUDGET_TOKENS = 8000
 MIN_PROMPT_BUDGET_RATIO = 0.5
 
-_JS_S = "[\\t\\n\\x0b\\x0c\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]"
 _FLAGS = re.IGNORECASE | re.ASCII
 OVERFLOW_PATTERNS = tuple(
     re.compile(p, _FLAGS)
@@ -65,7 +65,7 @@ OVERFLOW_PATTERNS = tuple(
         r"context[_ ]length[_ ]exceeded",
         r"too many tokens",
         r"token limit exceeded",
-        rf"\A4(?:00|13){_JS_S}*(?:status code)?{_JS_S}*\(no body\)",
+        rf"\A4(?:00|13){JS_WHITESPACE_CLASS}*(?:status code)?{JS_WHITESPACE_CLASS}*\(no body\)",
     )
 )
 """pi-ai `OVERFLOW_PATTERNS` (JavaScript `/i` regexes: ASCII case folding, `.` stops at line terminators)."""
@@ -353,8 +353,8 @@ def pre_prompt_route(
     effective_reserve = min(requested, max(0, budget - min_prompt_budget))
     before_reserve = max(1, budget - effective_reserve)
     overflow = max(0, estimated - before_reserve)
-    overflow_chars = overflow * ESTIMATED_CHARS_PER_TOKEN
-    buffer_chars = TRUNCATION_ROUTE_BUFFER_TOKENS * ESTIMATED_CHARS_PER_TOKEN
+    overflow_chars = overflow * CHARS_PER_TOKEN_ESTIMATE
+    buffer_chars = TRUNCATION_ROUTE_BUFFER_TOKENS * CHARS_PER_TOKEN_ESTIMATE
     truncate_only = max(overflow_chars + buffer_chars, math.ceil(overflow_chars * 1.5))
     potential = None
     route = "fits"

@@ -22,9 +22,8 @@ from inspector.js.utf16 import js_slice
 from inspector.rules.openclaw_2026_4_12.pruning.settings import ContextPruningSettings
 from inspector.rules.openclaw_2026_4_12.pruning.thinking import drop_thinking_blocks
 from inspector.rules.openclaw_2026_4_12.pruning.tools import make_tool_prunable_predicate
-from inspector.rules.openclaw_2026_4_12.tokens import openclaw_prune_chars
+from inspector.rules.openclaw_2026_4_12.tokens import CHARS_PER_TOKEN_ESTIMATE, openclaw_prune_chars
 
-CHARS_PER_TOKEN_ESTIMATE = 4
 PRUNED_CONTEXT_IMAGE_MARKER = "[image removed during context pruning]"
 
 ACTION_KEEP = "keep"

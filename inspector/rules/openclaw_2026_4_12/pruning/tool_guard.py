@@ -17,10 +17,12 @@ from typing import Any
 
 from inspector.js.jsjson import js_len
 from inspector.js.utf16 import js_last_index_of, js_slice
-from inspector.rules.openclaw_2026_4_12.tokens import tool_guard_chars
+from inspector.rules.openclaw_2026_4_12.tokens import (
+    CHARS_PER_TOKEN_ESTIMATE,
+    TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE,
+    tool_guard_chars,
+)
 
-CHARS_PER_TOKEN_ESTIMATE = 4
-TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE = 2
 SINGLE_TOOL_RESULT_CONTEXT_SHARE = 0.5
 PREEMPTIVE_OVERFLOW_RATIO = 0.9
 TOOL_RESULT_ESTIMATE_TO_TEXT_RATIO = CHARS_PER_TOKEN_ESTIMATE / TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE
