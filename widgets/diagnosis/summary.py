@@ -153,7 +153,7 @@ class TimelineSummary(Widget):
                 line.append("never", s("muted"))
             else:
                 line.append(f"call {crossing.call_index} (line {crossing.line})", s("warn" if crossing.kind != "window" else "error"))
-        line.append(f" · compaction = window − reserve {tokens(t.reserve.reserve_tokens)} ({t.reserve.source})", s("muted"))
+        line.append(f" · compaction = window − reserve {tokens(t.reserve.reserve_tokens)} ({t.reserve.describe()})", s("muted"))
         return line
 
     def _jump(self, t: Timeline) -> Text | None:

@@ -223,7 +223,7 @@ def render(timeline: Timeline, config_error: str | None = None) -> None:
         th.add_row(*(_t(v) for v in (t.name, _n(t.tokens), _pct(t.fraction), t.entry_id or "never", t.line, _n(t.prompt_tokens), t.times)))
     c.print(th)
     reserve = timeline.reserve
-    c.print(_t(f"compaction threshold = window - reserveTokens {reserve.reserve_tokens:,} ({reserve.source})"))
+    c.print(_t(f"compaction threshold = window - reserveTokens {reserve.reserve_tokens:,} ({reserve.describe()})"))
 
     if timeline.jumps:
         jt = Table(title="Largest jumps", title_justify="left")

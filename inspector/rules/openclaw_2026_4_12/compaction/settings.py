@@ -111,7 +111,19 @@ class ReserveTokens:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form of the timeline's `compaction_reserve` (stable field names)."""
-        return {"reserve_tokens": self.reserve_tokens, "configured": self.configured, "floor": self.floor, "source": self.source}
+        return {
+            "reserve_tokens": self.reserve_tokens,
+            "configured": self.configured,
+            "floor": self.floor,
+            "source": self.source,
+            "floor_source": self.floor_source,
+        }
+
+    def describe(self) -> str:
+        """Where the reserve came from, for a person: `floor: openclaw default 20,000`, `pi default`, ..."""
+        if self.source == "floor":
+            return f"floor: {self.floor_source} {self.floor:,}"
+        return self.source
 
 
 def resolve_reserve_tokens(config: dict[str, Any] | None, reserve_tokens: int | None = None) -> ReserveTokens:
