@@ -213,7 +213,9 @@ def pump(
     SDK streams block in socket reads that another thread cannot interrupt reliably, so the blocking part runs
     in its own thread; this generator gives up on it at once when the token is cancelled or nothing arrived for
     `idle_timeout_s` (then `abort()` closes the response so the thread ends soon). Exceptions raised by
-    `produce` are re-raised here.
+    `produce` are re-raised here. At most `PUMP_QUEUE_ITEMS` items wait for the reader: `put` blocks while the
+    queue is full (a server cannot fill memory faster than the reader takes its text), and raises
+    `SummaryCancelled` in the producer once the reader has stopped.
     """
     q: queue.Queue[Any] = queue.Queue(maxsize=PUMP_QUEUE_ITEMS)
     stop = threading.Event()
