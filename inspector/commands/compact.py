@@ -23,7 +23,6 @@ from ..compaction.events import RunEvent
 from ..compaction.plan import PlanOptions
 from ..compaction.runner import DEFAULT_TIMEOUT_S, RunOptions, RunResult, run_compaction
 from ..compaction.summarizers import SUMMARIZER_NAMES, ProviderConfigError, make_summarizer
-from ..compaction.summarizers.sdk_stream import DEFAULT_TIMEOUT_S as SDK_TIMEOUT_S
 from ..textsafe import cut, make_inert
 from ..window import context_window_arg
 from ._common import EXIT_ERROR, console, print_json
@@ -193,12 +192,8 @@ def run(args: argparse.Namespace) -> int:
 
     loaded = load_openclaw_config(args.config)
     try:
-        # No single request may outlive the run: the SDK's own timeouts are never longer than --timeout (which the
-        # runner enforces on the whole run, retries and stream reading included).
-        request_timeout = min(args.timeout, SDK_TIMEOUT_S) if args.timeout > 0 else None
         summarizer = make_summarizer(args.summarizer, provider=args.provider, model=args.model, base_url=args.base_url, config=loaded.data,
-                                     session_model=_session_model(args.path) if args.summarizer != "rules" else None,
-                                     timeout_s=request_timeout)
+                                     session_model=_session_model(args.path) if args.summarizer != "rules" else None)
     except (ProviderConfigError, ValueError) as exc:
         _err(str(exc))
         return EXIT_ERROR

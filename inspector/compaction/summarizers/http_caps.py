@@ -5,8 +5,9 @@ however long (`SSEDecoder`: "without imposing a line or event size limit"). `cap
 SDK's own default HTTP client (same connection limits, redirects, proxies from the environment) with a response
 hook that wraps every body in a `CappedBody`:
 
-* an error reply (HTTP status >= 400) is read up to `ERROR_BODY_MAX_BYTES` and then ended there: the SDK still
-  raises its typed error for the status (a 429 stays retryable), with the start of the body as its message;
+* an error reply (HTTP status >= 400; also a redirect's body) is read up to `ERROR_BODY_MAX_BYTES` and then
+  ended there: the SDK still raises its typed error for the status (a 429 stays retryable), with the start of the
+  body as its message;
 * a success reply (the event stream) fails with `ResponseTooLarge` past `RESPONSE_MAX_BYTES` in all, or past
   `LINE_MAX_BYTES` in one line (an SSE line that never ends);
 * the request asks for no compression (`Accept-Encoding: identity`, in `NO_COMPRESSION`), so the counted bytes
@@ -91,7 +92,7 @@ def _cap_response(response: httpx2.Response) -> None:
     stream = response.stream
     if not isinstance(stream, httpx2.SyncByteStream):  # pragma: no cover - the summarizers use sync clients
         return
-    error = response.status_code >= 400
+    error = response.status_code >= 300  # an error, or a redirect: a body only read to be shown (or dropped)
     encoding = response.headers.get("content-encoding", "").strip().lower()
     refused = None
     if encoding not in ("", "identity"):
