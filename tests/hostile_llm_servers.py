@@ -11,11 +11,15 @@ broken proxy) would use against the summarizers, still real HTTP on 127.0.0.1:
   stops it after `endless_seconds` (bounded in the test itself);
 * `endless_line`: one SSE data line that never ends (same bound);
   for both, `endless_log` records how long the client kept reading: `(behaviour, seconds, bytes written)`;
-* `huge_error`: HTTP 500 with an error message of `huge_bytes` characters.
+* `huge_error`: HTTP 500 with an error message of `huge_bytes` characters;
+* `gzip_stream`: a well-formed stream, gzip-compressed although the client accepted no compression;
+* `done_without_finish` (OpenAI): the text, then `data: [DONE]`, with no `finish_reason` anywhere.
 """
 
 from __future__ import annotations
 
+import gzip
+import io
 import time
 from typing import Any
 
@@ -64,9 +68,38 @@ class _Hostile(FakeLLMServer):
             return self.error(h, 500, INJECTION)
         if behaviour == "huge_error":
             return self.error(h, 500, "E" * self.huge_bytes)
-        if behaviour in ("cut_short", "endless", "endless_line"):
+        if behaviour in ("cut_short", "endless", "endless_line", "done_without_finish"):
             return self.hostile_stream(h, body, behaviour)
+        if behaviour == "gzip_stream":
+            return self.gzip_stream(h, body)
         return super().respond(h, behaviour, body)
+
+    def gzip_stream(self, h: _Handler, body: dict[str, Any]) -> None:
+        """The `ok` stream, recorded, then sent gzip-compressed with `Content-Encoding: gzip`."""
+
+        class Recorder:
+            def __init__(self) -> None:
+                self.wfile = io.BytesIO()
+                self.headers = h.headers
+
+            def send_response(self, status: int) -> None:
+                pass
+
+            def send_header(self, name: str, value: str) -> None:
+                pass
+
+            def end_headers(self) -> None:
+                pass
+
+        rec = Recorder()
+        super().respond(rec, "ok", body)  # type: ignore[arg-type]
+        data = gzip.compress(rec.wfile.getvalue())
+        h.send_response(200)
+        h.send_header("Content-Type", "text/event-stream")
+        h.send_header("Content-Encoding", "gzip")
+        h.send_header("Content-Length", str(len(data)))
+        h.end_headers()
+        h.wfile.write(data)
 
     def stream_text(self, h: _Handler, body: dict[str, Any], text: str, piece: int) -> None:
         saved = self.reply, self.piece
@@ -100,9 +133,11 @@ class HostileOpenAIServer(_Hostile, OpenAIServer):
         model = body.get("model", "fake")
         self.start_sse(h)
         self.write(h, self._chunk(model, {"role": "assistant", "content": ""}))
-        if behaviour == "cut_short":
+        if behaviour in ("cut_short", "done_without_finish"):
             for piece in ("## Decisions\n", "half of a sum", "mary and then"):
                 self.write(h, self._chunk(model, {"content": piece}))
+            if behaviour == "done_without_finish":
+                self.write(h, "data: [DONE]\n\n")
             return
         if behaviour == "endless_line":
             self.write(h, 'data: {"id": "chatcmpl-fake", "choices": [{"index": 0, "delta": {"content": "')
@@ -129,7 +164,7 @@ class HostileAnthropicServer(_Hostile, AnthropicServer):
 
     def hostile_stream(self, h: _Handler, body: dict[str, Any], behaviour: str) -> None:
         self._start(h, body.get("model", "fake"))
-        if behaviour == "cut_short":
+        if behaviour in ("cut_short", "done_without_finish"):  # (no `[DONE]` in this protocol: a stream cut short)
             for piece in ("## Decisions\n", "half of a sum", "mary and then"):
                 self.write(h, self._delta(piece))
             self.write(h, self._event("content_block_stop", {"type": "content_block_stop", "index": 0}))

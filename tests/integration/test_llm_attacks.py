@@ -79,6 +79,20 @@ def test_a_stream_cut_short_is_an_error_retried_and_never_written(server_cls: An
         srv.default = "ok"
         res = run_compaction(demo, RunOptions(summarizer=s, retry_policy=FAST))
         assert res.status == "committed" and res.entry is not None and res.entry["summary"].startswith(srv.reply)
+        if kind == "openai":  # `data: [DONE]` ends a chat-completions stream too, even with no finish_reason
+            srv.default = "done_without_finish"
+            assert summarize(s, REQ).text == "## Decisions\nhalf of a summary and then"
+
+
+@pytest.mark.parametrize(("server_cls", "kind"), SERVERS, ids=IDS)
+def test_no_compression_is_asked_and_a_compressed_reply_is_refused(server_cls: Any, kind: str) -> None:
+    with server_cls(default="gzip_stream") as srv:
+        s = make_summarizer(kind, base_url=srv.base_url, api_key=KEYS[kind], model="m1", env={})  # type: ignore[arg-type]
+        with pytest.raises(ProviderError) as info:
+            summarize(s, REQ)
+        headers = {k.lower(): v for k, v in srv.requests[0]["headers"].items()}
+    assert headers["accept-encoding"] == "identity"
+    assert (info.value.kind, info.value.retryable) == ("malformed", False) and "Content-Encoding: gzip" in info.value.message
 
 
 # ----------------------------------------------------------------------------------------------- 10. error text
