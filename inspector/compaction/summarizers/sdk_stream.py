@@ -162,11 +162,16 @@ class SdkSummarizer:
                 raise
             except BaseException as exc:
                 raise map_sdk_error(provider, exc, secrets, self._sdk) from None
+            finally:
+                abort()  # a refused stream (over a cap, cut short) is not read any further: the server sees it closed
 
         def abort() -> None:
             resp = holder.get("response")
             if resp is not None:
-                resp.close()
+                try:
+                    resp.close()
+                except Exception:
+                    pass
 
         def scrubbed() -> Iterator[str]:
             scrubber = StreamScrubber(values)
