@@ -41,6 +41,8 @@ is a server gone wrong, and an error."""
 ERROR_TEXT_MAX_CHARS = 300
 """What is kept (and shown) of an error text a server sent; the rest is cut, with a note saying how much."""
 PUMP_QUEUE_ITEMS = 64
+"""How many streamed pieces may wait for the reader (`pump`)."""
+
 
 def is_context_overflow_text(text: str) -> bool:
     """pi-ai's test for an overflow error message (one home: `inspector.compaction.triggers`)."""
