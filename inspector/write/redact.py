@@ -11,6 +11,11 @@ a breaker's `last_error`) goes through `scrub_secrets` before it is shown or per
 
 Secrets shorter than 6 characters are not scrubbed by value (they would erase ordinary words); the pattern
 rules still apply.
+
+Summary text a server streams (which a hostile or broken server can fill with the Authorization header it was
+sent) is scrubbed by value only, with `scrub_values` / `StreamScrubber` (the key the summarizer sent, its other
+headers, and the known secrets above): the key-shaped patterns would also erase what a summary legitimately
+says about code (`api_key=os.environ[...]`, "the Authorization header").
 """
 
 from __future__ import annotations
@@ -71,20 +76,79 @@ def env_secret_values(env: Mapping[str, str] | None = None) -> list[str]:
     return out
 
 
-def scrub_secrets(text: str, extra: Iterable[str | None] = (), env: Mapping[str, str] | None = None) -> str:
-    """`text` with every known secret value and every key-shaped token replaced by `[redacted]`."""
-    if not text:
-        return text
+def secret_values(extra: Iterable[str | None] = (), env: Mapping[str, str] | None = None) -> list[str]:
+    """Every secret scrubbed by value: the registered ones, `extra` and the key-like environment variables'
+    values (at least 6 characters each), longest first."""
     with _REGISTERED_LOCK:
         values = set(_REGISTERED)
     values.update(v for v in extra if v and len(v) >= _MIN_SECRET_LEN)
     values.update(env_secret_values(env))
-    for value in sorted(values, key=len, reverse=True):
+    return sorted(values, key=len, reverse=True)
+
+
+def scrub_values(text: str, values: Iterable[str]) -> str:
+    """`text` with every one of `values` (longest first, as `secret_values` orders them) replaced by `[redacted]`."""
+    for value in values:
         if value in text:
             text = text.replace(value, REDACTED)
+    return text
+
+
+def scrub_secrets(text: str, extra: Iterable[str | None] = (), env: Mapping[str, str] | None = None) -> str:
+    """`text` with every known secret value and every key-shaped token replaced by `[redacted]`."""
+    if not text:
+        return text
+    text = scrub_values(text, secret_values(extra, env))
     for pattern in _PATTERNS:
         if pattern.groups >= 2:
             text = pattern.sub(lambda m: m.group(1) + m.group(2) + REDACTED, text)
         else:
             text = pattern.sub(REDACTED, text)
     return text
+
+
+class StreamScrubber:
+    """Scrubs secret values out of a text that arrives in pieces (a streamed summary), even a secret split over
+    several pieces: `feed` returns what is safe to show now, holding back only the end of the text that could be
+    the start of a secret; `flush` returns what is held back at the end. What it returns, put together, holds none
+    of the values."""
+
+    def __init__(self, values: Iterable[str]) -> None:
+        self.values = [v for v in values if v]
+        self._pending = ""
+
+    def feed(self, piece: str) -> str:
+        """What of the text so far can be shown (scrubbed), given one more piece."""
+        if not self.values:
+            return piece
+        text = self._pending + piece
+        out: list[str] = []
+        while True:
+            # The earliest secret in the text, if any: what is before it is safe, the secret is replaced.
+            hits = [(i, v) for v in self.values if (i := text.find(v)) >= 0]
+            if not hits:
+                break
+            i, value = min(hits, key=lambda h: (h[0], -len(h[1])))
+            out.append(text[:i] + REDACTED)
+            text = text[i + len(value):]
+        keep = self._could_start_a_secret(text)
+        out.append(text[: len(text) - keep])
+        self._pending = text[len(text) - keep:]
+        return "".join(out)
+
+    def _could_start_a_secret(self, text: str) -> int:
+        """The length of the longest end of `text` that some secret starts with (0: none)."""
+        held = 0
+        for value in self.values:
+            i = text.find(value[0], max(0, len(text) - len(value) + 1))
+            while i >= 0 and len(text) - i > held:
+                if value.startswith(text[i:]):
+                    held = len(text) - i
+                    break
+                i = text.find(value[0], i + 1)
+        return held
+
+    def flush(self) -> str:
+        """The text held back (no secret can complete it any more)."""
+        rest, self._pending = self._pending, ""
+        return rest

@@ -1,9 +1,11 @@
 """What the run view shows, folded from the runner's events (`inspector.write.events`), and its rendering.
 
 `RunProgress.apply(event)` keeps one row per stage (status, calls, tokens in/out, elapsed, ETA, retries,
-fallbacks), the streamed summary text (its tail), and the outcome. `render_progress` and `render_breaker` turn it
-and a `CircuitStatus` into Rich renderables; every piece of session or provider text goes through `Text` (never
-markup). No logic of the run lives here: the runner decided everything the events say.
+fallbacks), the streamed summary text (its tail), the last `MAX_NOTES` notes, and the outcome. `render_progress`
+and `render_breaker` turn it and a `CircuitStatus` into Rich renderables; every piece of session or provider
+text goes through `Text` (never markup) and `make_inert` (a server's escape sequences are shown, not obeyed), and
+notes are cut to `NOTE_CHARS`: what is kept and drawn is bounded whatever a server sends. No logic of the run
+lives here: the runner decided everything the events say.
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from inspector.base.textsafe import make_inert
+from inspector.base.textsafe import cut, make_inert
 from inspector.write.breaker import CircuitStatus
 from inspector.write.events import RunEvent
 
 STREAM_TAIL_CHARS = 1200
+MAX_NOTES = 50
+NOTE_CHARS = 500
 
 
 @dataclass
@@ -60,6 +64,10 @@ class RunProgress:
         self.rows.append(row)
         return row
 
+    def _note(self, text: str) -> None:
+        self.notes.append(cut(text, NOTE_CHARS))
+        del self.notes[:-MAX_NOTES]
+
     def apply(self, event: RunEvent) -> None:
         """Fold one event in."""
         d: dict[str, Any] = event.to_json()
@@ -76,21 +84,21 @@ class RunProgress:
             if d["tokens_in"] or d["tokens_out"]:
                 row.tokens_in, row.tokens_out = d["tokens_in"], d["tokens_out"]
         elif kind == "text_streamed":
-            self.streamed = (self.streamed + d["text"])[-STREAM_TAIL_CHARS:]
+            self.streamed = (self.streamed + d["text"][-STREAM_TAIL_CHARS:])[-STREAM_TAIL_CHARS:]
         elif kind == "retry_scheduled":
             self._row(d["stage"]).retries += 1
-            self.notes.append(f"retry {d['attempt']}/{d['max_attempts']} in {d['delay_ms']} ms: {d['error']}")
+            self._note(f"retry {d['attempt']}/{d['max_attempts']} in {d['delay_ms']} ms: {d['error']}")
         elif kind == "fallback_used":
             self._row(d["stage"]).fallbacks.append(d["fallback"])
-            self.notes.append(f"fallback {d['fallback']}: {d['reason']}")
+            self._note(f"fallback {d['fallback']}: {d['reason']}")
         elif kind == "breaker_changed":
-            self.notes.append(f"circuit {d['provider']}: {d['old']} → {d['new']} ({d['failures']} failures)")
+            self._note(f"circuit {d['provider']}: {d['old']} → {d['new']} ({d['failures']} failures)")
         elif kind == "committed":
             self.outcome, self.entry_id, self.message = "committed", d["entry_id"], f"committed {d['entry_id']} ({d['mode']})"
         elif kind == "nothing_written":
-            self.outcome, self.message = "nothing_written", f"nothing written: {d['reason']}"
+            self.outcome, self.message = "nothing_written", cut(f"nothing written: {d['reason']}", NOTE_CHARS)
         elif kind == "failed":
-            self.outcome, self.message = "failed", f"failed: {d['message']}"
+            self.outcome, self.message = "failed", cut(f"failed: {d['message']}", NOTE_CHARS)
 
 
 def _secs(ms: int | None) -> str:

@@ -4,7 +4,9 @@
 tokens before, append vs truncate, and the file: the bundled demo or a read-only file is copied to a temp
 dir first, and the screen says so). Enter starts the run: a thread worker calls
 `inspector.write.runner.run_compaction` and posts every event as a `RunEventPosted` message (progress
-ones replace each other through `can_replace`); Esc or ctrl+c cancels at any moment (nothing is written). The
+ones replace each other through `can_replace`; streamed text is gathered into one pending tail and posted as one
+`RunEventPosted` at a time, so a server streaming a million tiny pieces cannot fill the app's message queue);
+Esc or ctrl+c cancels at any moment (nothing is written). The
 result shows tokens before/after (the new context, from the session re-opened after the write), and `u` undoes
 it with `undo_last_compaction`.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -30,12 +33,11 @@ from inspector.base.textsafe import make_inert
 from inspector.figures.forecast.plan import PlanOptions, plan_compaction
 from inspector.session.session import open_session
 from inspector.write.breaker import CircuitBreaker
-from inspector.write.events import RunEvent
+from inspector.write.events import RunEvent, TextStreamed
 from inspector.write.runner import RunOptions, RunResult, run_compaction
 from inspector.write.summarizers import CancelToken, RulesSummarizer, Summarizer
 from inspector.write.undo import undo_last_compaction
-
-from .progress_state import RunProgress, render_breaker, render_progress
+from widgets.compaction.progress_state import STREAM_TAIL_CHARS, RunProgress, render_breaker, render_progress
 
 
 def writable_target(path: Path, packaged: Path | None = None) -> tuple[Path, str | None]:
@@ -101,6 +103,8 @@ class CompactRunScreen(Screen[None]):
         self.progress = RunProgress()
         self.phase = "confirm"
         self.result: RunResult | None = None
+        self._stream_lock = threading.Lock()
+        self._stream_tail: TextStreamed | None = None
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
@@ -150,11 +154,31 @@ class CompactRunScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="compaction-run")
     def _run(self) -> None:
         options = RunOptions(summarizer=self.summarizer, plan=self.plan_options, truncate=self.truncate, breaker=self.breaker)
-        result = run_compaction(self.target, options, lambda e: self.post_message(RunEventPosted(e)), self.cancel)
+        result = run_compaction(self.target, options, self._post_event, self.cancel)
         self.post_message(RunFinished(result))
 
+    def _post_event(self, event: RunEvent) -> None:
+        """Post a runner event (from the worker thread); streamed text joins the tail not yet shown, if any."""
+        if isinstance(event, TextStreamed):
+            with self._stream_lock:
+                pending = self._stream_tail
+                text = (pending.text if pending is not None else "") + event.text[-STREAM_TAIL_CHARS:]
+                self._stream_tail = TextStreamed(at_ms=event.at_ms, stage=event.stage, text=text[-STREAM_TAIL_CHARS:], call=event.call)
+                if pending is not None:
+                    return  # its message is on its way, and will carry this text too
+            self.post_message(RunEventPosted(event))  # a marker: the handler takes the pending tail
+            return
+        self.post_message(RunEventPosted(event))
+
     def on_run_event_posted(self, message: RunEventPosted) -> None:
-        self.progress.apply(message.event)
+        event = message.event
+        if isinstance(event, TextStreamed):
+            with self._stream_lock:
+                tail, self._stream_tail = self._stream_tail, None
+            if tail is None:
+                return
+            event = tail
+        self.progress.apply(event)
         self.query_one("#run-progress", Static).update(render_progress(self.progress))
         if message.event.kind == "breaker_changed":
             self._show_breaker()
@@ -212,7 +236,7 @@ class CompactRunScreen(Screen[None]):
 
 def open_compact_screen(screen: Screen[Any], path: Path, config: dict[str, Any] | None, context_window: int | None) -> None:
     """Push the run screen for `path` from `screen` (the demo is found with `widgets.launch.demo_path`)."""
-    from ..launch import demo_path
+    from widgets.launch import demo_path
 
     try:
         breaker: CircuitBreaker | None = CircuitBreaker()

@@ -6,6 +6,7 @@ import argparse
 import errno
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -192,12 +193,26 @@ def open_or_fail(path: Path) -> Session | None:
         return None
 
 
+# The UTF-8 forms of the characters `textsafe.make_inert` escapes that JSON itself leaves raw: DEL, the C1
+# controls, ALM, LRM/RLM, the line/paragraph separators, the bidi embeddings/overrides/isolates and the interlinear
+# annotations (orjson escapes C0 itself). Outside strings orjson writes only ASCII, so every match is in a string.
+_RAW_IN_JSON = re.compile(rb"(?:\x7f|\xc2[\x80-\x9f]|\xd8\x9c|\xe2(?:\x80[\x8e\x8f\xa8-\xae]|\x81[\xa6-\xa9])|\xef\xbf[\xb9-\xbb])")
+
+
+def _escaped(match: re.Match[bytes]) -> bytes:
+    return b"\\u%04x" % ord(match.group().decode("utf-8"))
+
+
 def dumps_json(data: Any) -> bytes:
-    """Indented JSON; text with lone surrogates (a soft trim can cut a pair, as OpenClaw does) is escaped."""
+    """Indented JSON; text with lone surrogates (a soft trim can cut a pair, as OpenClaw does) is escaped, and so
+    is every terminal-control character (C1 controls and bidi controls included): `\\u009b`, `\\u202e`."""
     try:
-        return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
+        out = orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
     except TypeError:
         return json.dumps(data, indent=2, ensure_ascii=True).encode("ascii")
+    if (out.isascii() and b"\x7f" not in out) or not _RAW_IN_JSON.search(out):
+        return out
+    return _RAW_IN_JSON.sub(_escaped, out)
 
 
 COUNTING_HELPER_MIN_BYTES = 16 * 1024 * 1024

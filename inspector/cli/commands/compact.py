@@ -2,7 +2,9 @@
 
 The run itself is `inspector.write.runner.run_compaction`; this module only asks, renders its events
 (a `rich.progress` display on stderr when stderr is a terminal, plain lines otherwise) and prints the result
-on stdout. Keys are never printed: errors are scrubbed by the summarizers, and no option value is echoed.
+on stdout. Keys are never printed: errors and summaries are scrubbed by the summarizers, and no option value is
+echoed. Every event line is made inert (a server's escape sequences are shown, not obeyed) and cut to
+`MAX_EVENT_LINE_CHARS`, so one event costs the display a bounded time whatever a server sent.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from inspector.base.textsafe import make_inert
+from inspector.base.textsafe import cut, make_inert
 from inspector.cli.commands._common import EXIT_ERROR, console, note_rules_config, print_json
 from inspector.figures.forecast.plan import PlanOptions
 from inspector.rules.openclaw_2026_4_12.window_guard import context_window_arg
@@ -44,6 +46,7 @@ Exit codes: 0 written (or --dry-run done), 1 nothing written (declined, cancelle
 """
 
 EXIT_NOTHING = 1
+MAX_EVENT_LINE_CHARS = 1000
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
@@ -74,6 +77,11 @@ def _err(message: str) -> None:
     print(f"session-inspector: {make_inert(message, keep_newlines=False)}", file=sys.stderr)
 
 
+def _shown(text: str) -> str:
+    """One line of untrusted text as the terminal gets it: cut, then inert."""
+    return make_inert(cut(text, MAX_EVENT_LINE_CHARS), keep_newlines=False)
+
+
 class EventRenderer:
     """Renders runner events on stderr: a `rich.progress` display on a terminal, one plain line each otherwise."""
 
@@ -99,6 +107,9 @@ class EventRenderer:
         self.console.print(Text(self._line(d)))
 
     def _line(self, d: dict[str, Any]) -> str:
+        return _shown(self._text(d))
+
+    def _text(self, d: dict[str, Any]) -> str:
         k = d["kind"]
         if k == "stage_started":
             return f"[{d['index']}/{d['total']}] {d['stage']}: {d['label']}"
@@ -125,13 +136,13 @@ class EventRenderer:
         assert self.progress is not None
         k = d["kind"]
         if k == "stage_started":
-            self.tasks[d["stage"]] = self.progress.add_task(make_inert(f"{d['stage']}: {d['label']}", keep_newlines=False), total=max(1, d["calls"]))
+            self.tasks[d["stage"]] = self.progress.add_task(_shown(f"{d['stage']}: {d['label']}"), total=max(1, d["calls"]))
         elif k == "stage_progress" and d["stage"] in self.tasks:
             self.progress.update(self.tasks[d["stage"]], completed=d["done"], total=d["total"])
         elif k == "stage_finished" and d["stage"] in self.tasks:
             task = self.tasks[d["stage"]]
             total = self.progress.tasks[task].total or 1
-            self.progress.update(task, completed=total, description=make_inert(f"{d['stage']}: {d['status']}", keep_newlines=False))
+            self.progress.update(task, completed=total, description=_shown(f"{d['stage']}: {d['status']}"))
         else:
             self.progress.console.print(Text(self._line(d)))
 
@@ -259,5 +270,5 @@ def _print(result: RunResult, args: argparse.Namespace) -> int:
         out.print(Text("Dry run: nothing written. The entry that would be written:", style="bold"))
         print_json(result.entry, rules=False)
     else:
-        out.print(Text(make_inert(f"Nothing written ({result.status}): {result.reason}", keep_newlines=False)))
+        out.print(Text(_shown(f"Nothing written ({result.status}): {result.reason}")))
     return code

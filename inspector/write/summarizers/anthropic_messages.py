@@ -24,6 +24,8 @@ class AnthropicMessagesSummarizer(SdkSummarizer):
     def _make_client(self, config: ProviderConfig, timeout_s: float) -> tuple[Any, Any]:
         import anthropic
 
+        from inspector.write.summarizers.http_caps import NO_COMPRESSION, capped_http_client
+
         client = anthropic.Anthropic(
             api_key=config.api_key,
             base_url=config.base_url,
@@ -31,7 +33,8 @@ class AnthropicMessagesSummarizer(SdkSummarizer):
             timeout=timeout_s,
             # pi-ai (through its SDK) authenticates with `x-api-key`; this SDK sends `Authorization: Bearer`.
             # Both are sent, so Anthropic-compatible proxies that only read one of them accept the call.
-            default_headers={"x-api-key": config.api_key or "", **dict(config.headers)},
+            default_headers={**NO_COMPRESSION, "x-api-key": config.api_key or "", **dict(config.headers)},
+            http_client=capped_http_client(anthropic),
         )
         return anthropic, client
 
@@ -68,3 +71,9 @@ class AnthropicMessagesSummarizer(SdkSummarizer):
             if out_tokens is not None:
                 usage["output"] = out_tokens
             usage["stop"] = getattr(getattr(event, "delta", None), "stop_reason", None)
+        elif etype == "message_stop":
+            usage["message_stop"] = True
+
+    def _complete(self, usage: dict[str, Any], response: Any) -> bool:
+        """A Messages stream ends with `message_stop`."""
+        return bool(usage.get("message_stop"))

@@ -8,8 +8,13 @@ the end. A `CancelToken` stops a stream at any moment (`SummaryCancelled` is rai
 Every failure is a `ProviderError`: which provider, the HTTP status if any, `retryable` (the runner retries
 those: rate limits, 5xx, dropped connections, malformed bodies), `timeout` (never retried, as OpenClaw's
 `retryAsync` does not retry timeouts), `context_overflow` (pi-ai's overflow patterns: the input is too large,
-retrying the same request is pointless). Its message is scrubbed of keys (`redact.scrub_secrets`) and it carries
-no reference to the SDK exception (which holds the request, and so the key).
+retrying the same request is pointless), `incomplete` (the stream ended before its end: retried) or `too_large`
+(over a cap: not retried). Its message is scrubbed of keys (`redact.scrub_secrets`), cut to
+`ERROR_TEXT_MAX_CHARS` (marked as cut) and made inert (`textsafe.make_inert`: a server's escape sequences
+become visible text); it carries no reference to the SDK exception (which holds the request, and so the key).
+
+What a server sends is bounded: a summary may not pass `SUMMARY_MAX_CHARS` (an error, never a truncated summary),
+and `pump` holds at most `PUMP_QUEUE_ITEMS` pieces a reader has not taken yet.
 """
 
 from __future__ import annotations
@@ -21,11 +26,23 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from inspector.base.textsafe import cut, make_inert
 from inspector.rules.openclaw_2026_4_12.compaction.prompts import SummaryPrompt
 from inspector.write.redact import scrub_secrets
 
 Purpose = Literal["history", "turn_prefix", "merge", "dropped"]
 POLL_S = 0.05
+
+SUMMARY_MAX_CHARS = 1_000_000
+"""The longest summary a server may stream for one call. OpenClaw asks for at most 0.8 x reserveTokens (13,107
+tokens, ~52,000 characters, with the default 16,384), the largest single replies models give today are ~128k
+tokens (~500,000 characters), and the written summary is cut to 16,000 characters anyway: a reply past this
+is a server gone wrong, and an error."""
+ERROR_TEXT_MAX_CHARS = 300
+"""What is kept (and shown) of an error text a server sent; the rest is cut, with a note saying how much."""
+PUMP_QUEUE_ITEMS = 64
+"""How many streamed pieces may wait for the reader (`pump`)."""
+
 
 def is_context_overflow_text(text: str) -> bool:
     """pi-ai's test for an overflow error message (one home: `inspector.rules.openclaw_2026_4_12.compaction.triggers`)."""
@@ -34,7 +51,7 @@ def is_context_overflow_text(text: str) -> bool:
     return is_context_overflow_error(text)
 
 
-ErrorKind = Literal["http", "timeout", "connection", "malformed", "auth", "config", "empty"]
+ErrorKind = Literal["http", "timeout", "connection", "malformed", "auth", "config", "empty", "incomplete", "too_large"]
 
 
 class ProviderError(Exception):
@@ -56,7 +73,7 @@ class ProviderError(Exception):
         self.status = status
         self.retryable = retryable
         self.context_overflow = context_overflow
-        self.message = scrub_secrets(message, secrets)
+        self.message = make_inert(cut(scrub_secrets(message, secrets), ERROR_TEXT_MAX_CHARS), keep_newlines=False)
         super().__init__(self.message)
 
     @property
@@ -198,18 +215,37 @@ def pump(
     SDK streams block in socket reads that another thread cannot interrupt reliably, so the blocking part runs
     in its own thread; this generator gives up on it at once when the token is cancelled or nothing arrived for
     `idle_timeout_s` (then `abort()` closes the response so the thread ends soon). Exceptions raised by
-    `produce` are re-raised here.
+    `produce` are re-raised here. At most `PUMP_QUEUE_ITEMS` items wait for the reader: `put` blocks while the
+    queue is full (a server cannot fill memory faster than the reader takes its text), and raises
+    `SummaryCancelled` in the producer once the reader has stopped.
     """
-    q: queue.Queue[Any] = queue.Queue()
+    q: queue.Queue[Any] = queue.Queue(maxsize=PUMP_QUEUE_ITEMS)
     stop = threading.Event()
+
+    def put(item: Any) -> None:
+        # Blocks while the reader is behind (so an endless stream is read no faster than it is used), and gives
+        # up once the reader is gone.
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=POLL_S)
+                return
+            except queue.Full:
+                continue
+        raise SummaryCancelled("the reader stopped")
+
+    def offer(item: Any) -> None:
+        try:
+            put(item)
+        except SummaryCancelled:
+            pass
 
     def run() -> None:
         try:
-            produce(q.put, stop)
+            produce(put, stop)
         except BaseException as exc:
-            q.put(("__error__", exc))
+            offer(("__error__", exc))
         finally:
-            q.put(_DONE)
+            offer(_DONE)
 
     thread = threading.Thread(target=run, name="summarizer-stream", daemon=True)
     thread.start()

@@ -27,12 +27,15 @@ class OpenAIChatSummarizer(SdkSummarizer):
     def _make_client(self, config: ProviderConfig, timeout_s: float) -> tuple[Any, Any]:
         import openai  # the SDK is imported only when an LLM summarizer is used
 
+        from inspector.write.summarizers.http_caps import NO_COMPRESSION, capped_http_client
+
         client = openai.OpenAI(
             api_key=config.api_key,
             base_url=config.base_url,
             max_retries=0,
             timeout=timeout_s,
-            default_headers=dict(config.headers) or None,
+            default_headers={**NO_COMPRESSION, **dict(config.headers)},
+            http_client=capped_http_client(openai),
         )
         return openai, client
 
@@ -74,3 +77,10 @@ class OpenAIChatSummarizer(SdkSummarizer):
                 usage["stop"] = choice.finish_reason
         if getattr(event, "model", None):
             usage["model"] = event.model
+
+    def _complete(self, usage: dict[str, Any], response: Any) -> bool:
+        """A chat-completions stream ends with a `finish_reason` (then usage and `data: [DONE]`)."""
+        from inspector.write.summarizers.http_caps import capped_body
+
+        body = capped_body(response)
+        return bool(usage.get("stop")) or (body is not None and body.saw_done)

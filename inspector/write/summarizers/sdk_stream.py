@@ -3,27 +3,41 @@ mapping of SDK errors to `ProviderError`, and pi-ai's surrogate sanitizing.
 
 `SdkSummarizer.stream` runs the provider's streaming call in `pump` (cancel, idle timeout, abort by closing the
 response); a subclass says how to build its client and body (`_make_client`, `build_body`), how to open the stream
-(`_open`) and how to read one streamed event (`_on_event`).
+(`_open`), how to read one streamed event (`_on_event`) and whether the stream reached its end (`_complete`).
+
+Everything a server sends is untrusted:
+
+* a stream that stops before its end (the connection closed, no end event) is an `incomplete` error, retried
+  like a dropped connection, never a summary;
+* a summary past `SUMMARY_MAX_CHARS` is a `too_large` error, and so is a reply past the byte caps of
+  `http_caps` (which also bounds what is read of an error body);
+* the summary text is scrubbed of the key the summarizer sent and its other headers (and every other known
+  secret, `redact.secret_values`) as it streams, before anyone sees a piece of it (`redact.StreamScrubber`);
+  the server's model name and stop reason are scrubbed and cut too.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
+from inspector.base.textsafe import cut
+from inspector.write.redact import StreamScrubber, scrub_secrets, scrub_values, secret_values
 from inspector.write.summarizers.base import (
+    SUMMARY_MAX_CHARS,
     CancelToken,
     ErrorKind,
     ProviderError,
+    SummaryCancelled,
     SummaryRequest,
     SummaryResult,
     SummaryStream,
     is_context_overflow_text,
     pump,
 )
-from inspector.write.summarizers.keys import ProviderConfig
+from inspector.write.summarizers.keys import LOCAL_PLACEHOLDER_KEY, ProviderConfig
 
 DEFAULT_TIMEOUT_S = 120.0
 _LONE_SURROGATE = re.compile("[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]")
@@ -41,6 +55,12 @@ def map_sdk_error(provider: str, exc: BaseException, secrets: tuple[str | None, 
     """An `openai`/`anthropic` SDK exception as a `ProviderError` (the two SDKs share their error classes' names)."""
     if isinstance(exc, ProviderError):
         return exc
+    from inspector.write.summarizers.http_caps import ResponseRefused, ResponseTooLarge
+
+    if isinstance(exc, ResponseTooLarge):
+        return ProviderError(provider, f"{provider}: {exc}; refused", kind="too_large", secrets=secrets)
+    if isinstance(exc, ResponseRefused):
+        return ProviderError(provider, f"{provider}: {exc}; refused", kind="malformed", secrets=secrets)
     name = type(exc).__name__
     status = getattr(exc, "status_code", None)
     text = str(getattr(exc, "message", None) or exc) or name
@@ -77,8 +97,15 @@ class SdkSummarizer:
         self._sdk, self._client = self._make_client(config, timeout_s)
 
     def _make_client(self, config: ProviderConfig, timeout_s: float) -> tuple[Any, Any]:
-        """The SDK module (imported only when this summarizer is used) and its client, with SDK retries off."""
+        """The SDK module (imported only when this summarizer is used) and its client, with SDK retries off,
+        `http_caps.capped_http_client` as its HTTP client and `http_caps.NO_COMPRESSION` among its headers."""
         raise NotImplementedError
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """What this summarizer sends that must never come back out: its key and its configured headers."""
+        key = self.config.api_key if self.config.api_key != LOCAL_PLACEHOLDER_KEY else None
+        return tuple(v for v in (key, *self.config.headers.values()) if v)
 
     def build_body(self, request: SummaryRequest) -> dict[str, Any]:
         """The JSON body pi-ai would send for this request."""
@@ -92,6 +119,10 @@ class SdkSummarizer:
         """Read one streamed event: text deltas to `put`, usage facts into `usage`."""
         raise NotImplementedError
 
+    def _complete(self, usage: dict[str, Any], response: Any) -> bool:
+        """Whether the stream that just ended reached its end (its final event), rather than being cut short."""
+        raise NotImplementedError
+
     def stream(self, request: SummaryRequest, cancel: CancelToken | None = None) -> SummaryStream:
         """Stream the summary's text."""
         if cancel is not None:
@@ -99,33 +130,74 @@ class SdkSummarizer:
         body = self.build_body(request)
         usage: dict[str, Any] = {}
         holder: dict[str, Any] = {}
-        secrets = (self.config.api_key, *self.config.headers.values())
+        secrets = self.secrets
+        values = secret_values(secrets)
+        provider = self.provider
 
         def produce(put: Put, stop: threading.Event) -> None:
+            chars = 0
+
+            def counted(text: Any) -> None:
+                nonlocal chars
+                if not isinstance(text, str):
+                    raise ProviderError(provider, f"{provider}: unreadable response (text of type {type(text).__name__})", kind="malformed",
+                                        retryable=True)
+                chars += len(text)
+                if chars > SUMMARY_MAX_CHARS:
+                    raise ProviderError(provider, f"{provider}: the summary passed {SUMMARY_MAX_CHARS:,} characters; refused",
+                                        kind="too_large")
+                put(text)
+
             try:
                 response = self._open(body)
                 holder["response"] = response
                 for event in response:
                     if stop.is_set():
-                        break
-                    self._on_event(event, put, usage)
+                        return
+                    self._on_event(event, counted, usage)
+                if not stop.is_set() and not self._complete(usage, response):
+                    raise ProviderError(provider, f"{provider}: the stream ended before its end (cut short); nothing of it is used",
+                                        kind="incomplete", retryable=True)
+            except SummaryCancelled:
+                raise
             except BaseException as exc:
-                raise map_sdk_error(self.provider, exc, secrets, self._sdk) from None
+                raise map_sdk_error(provider, exc, secrets, self._sdk) from None
+            finally:
+                abort()  # a refused stream (over a cap, cut short) is not read any further: the server sees it closed
 
         def abort() -> None:
             resp = holder.get("response")
             if resp is not None:
-                resp.close()
+                try:
+                    resp.close()
+                except Exception:
+                    pass
 
-        deltas = pump(
-            produce,
-            cancel,
-            idle_timeout_s=self.idle_timeout_s,
-            on_timeout=lambda: ProviderError(self.provider, f"{self.provider}: no data for {self.idle_timeout_s:g} s (timed out)", kind="timeout"),
-            abort=abort,
-        )
+        def scrubbed() -> Iterator[str]:
+            scrubber = StreamScrubber(values)
+            for delta in pump(
+                produce,
+                cancel,
+                idle_timeout_s=self.idle_timeout_s,
+                on_timeout=lambda: ProviderError(provider, f"{provider}: no data for {self.idle_timeout_s:g} s (timed out)", kind="timeout"),
+                abort=abort,
+            ):
+                shown = scrubber.feed(delta)
+                if shown:
+                    yield shown
+            rest = scrubber.flush()
+            if rest:
+                yield rest
+
+        def fact(key: str) -> str | None:
+            value = usage.get(key)
+            return cut(scrub_secrets(value, secrets), 200) if isinstance(value, str) else None
+
+        def count(key: str) -> int | None:
+            value = usage.get(key)
+            return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**53 else None
 
         def finish(text: str) -> SummaryResult:
-            return SummaryResult(text, usage.get("input"), usage.get("output"), usage.get("stop"), usage.get("model") or self.model)
+            return SummaryResult(scrub_values(text, values), count("input"), count("output"), fact("stop"), fact("model") or self.model)
 
-        return SummaryStream(deltas, finish)
+        return SummaryStream(scrubbed(), finish)
