@@ -20,6 +20,7 @@ from inspector.samples.demo import demo_session_path
 
 from .app import InspectorApp
 from .options import FixedClock, InspectorOptions
+from .user_config import CONFIG_ENV
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT_DIR = ROOT / "screenshots"
@@ -118,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     demo = demo_session_path()
+    os.environ[CONFIG_ENV] = "/nonexistent-session-inspector-config.toml"  # the default keys, not the developer's keymap
     cwd = os.getcwd()
     os.chdir(demo.parent)  # the header then names the file without a machine-specific directory
     try:

@@ -19,7 +19,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from inspector.base.safeio import FileTooLargeError, NotRegularFileError, read_regular_file
+
 CONFIG_ENV = "SESSION_INSPECTOR_CONFIG"
+MAX_CONFIG_BYTES = 1024 * 1024
+"""A config file larger than this is not read (it is a few lines of TOML)."""
 APP_NAME = "session-inspector"
 SECTIONS = ("keymap",)
 
@@ -48,11 +52,13 @@ def load_user_config(env: Mapping[str, str] | None = None) -> UserConfig:
     """Read the config file; never raises (a problem leaves the defaults and is listed in `problems`)."""
     path = config_path(env)
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_regular_file(path, MAX_CONFIG_BYTES).decode("utf-8")
     except FileNotFoundError:
         return UserConfig(path, {})
     except UnicodeDecodeError as exc:
         return UserConfig(path, {}, (f"not UTF-8 text ({exc.reason} at byte {exc.start})",))
+    except (NotRegularFileError, FileTooLargeError) as exc:
+        return UserConfig(path, {}, (f"not read: {str(exc).rpartition(': ')[2]}",))
     except OSError as exc:
         return UserConfig(path, {}, (f"cannot be read: {exc.strerror or exc}",))
     try:

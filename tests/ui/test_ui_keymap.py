@@ -20,7 +20,7 @@ from widgets.keymap import BOUND_MODULES, binding_ids, remapped
 from widgets.pruning.screen import PruningScreen
 from widgets.screens.help import HelpScreen
 from widgets.screens.inspector import InspectorScreen
-from widgets.user_config import CONFIG_ENV, config_path, load_user_config
+from widgets.user_config import CONFIG_ENV, MAX_CONFIG_BYTES, config_path, load_user_config
 
 ID_FORM = re.compile(r"[a-z][a-z_0-9]*(\.[a-z][a-z_0-9]*)+")
 
@@ -159,7 +159,12 @@ def test_the_config_file_is_read_from_the_user_config_dir_or_the_override(tmp_pa
     missing = load_user_config({CONFIG_ENV: str(tmp_path / "absent.toml")})
     assert missing.keymap == {} and missing.problems == ()
     unreadable = load_user_config({CONFIG_ENV: str(tmp_path)})  # a directory
-    assert unreadable.keymap == {} and unreadable.problems[0].startswith("cannot be read")
+    assert unreadable.keymap == {} and unreadable.problems[0] == "not read: a directory, not a regular file"
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)  # nobody writes it: reading it as a file would hang
+    assert load_user_config({CONFIG_ENV: str(fifo)}).problems == ("not read: a FIFO (named pipe), not a regular file",)
+    (tmp_path / "huge.toml").write_bytes(b"#" * (MAX_CONFIG_BYTES + 1))
+    assert load_user_config({CONFIG_ENV: str(tmp_path / "huge.toml")}).problems[0].startswith("not read: ")
     (tmp_path / "c.toml").write_text('[keymap]\nestimator.next = "E"\n"pruning.preview" = "ctrl+p, P"\n', encoding="utf-8")
     config = load_user_config({CONFIG_ENV: str(tmp_path / "c.toml")})
     assert config.keymap == {"estimator.next": "E", "pruning.preview": "ctrl+p, P"} and config.problems == ()
