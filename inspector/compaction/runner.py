@@ -15,6 +15,9 @@ replaced or moved to another branch meanwhile is refused). Stages, in OpenClaw's
 5. `commit`.
 
 When nothing real is left to summarize, the boundary summary (`boundary.py`) is written with no call at all.
+Before planning, a run that may write finishes what crashed writes of this session left and carries lines
+written late into a file a rewrite replaced (`writer.recover_session`, reported in `recovered`); a compaction
+appended by another run since the plan ends the run with "nothing to compact" (`writer.CompactedMeanwhile`).
 A cancel (`CancelToken`) or the safety timeout (default 15 min) stops the run at any moment with nothing
 written; a "Summary unavailable" fallback is written only with `accept_fallback`. Every step is reported as
 an `events.RunEvent` to `emit`; exactly one of `Committed` / `NothingWritten` / `Failed` ends the run.
@@ -46,6 +49,7 @@ from .breaker import CircuitBreaker
 from .calls import BreakerOpen, RetryPolicy
 from .events import Committed, Failed, NothingWritten, RunEvent, StageFinished, StageName, StageStarted
 from .items import SummaryItem, items_for_positions
+from .journal import Journal
 from .lock import LockHeld
 from .plan import CompactionPlan, PlanOptions, plan_compaction
 from .prepare import NothingToPlan, prepare_compaction
@@ -60,7 +64,7 @@ from .summarizers.prompts import (
     safeguard_structured_instructions,
 )
 from .summarizers.rules import RulesSummarizer
-from .writer import CommitResult, PlanSnapshot, commit_compaction
+from .writer import CommitResult, CompactedMeanwhile, PlanSnapshot, commit_compaction, recover_session
 
 DEFAULT_TIMEOUT_S = 15 * 60.0
 
@@ -120,6 +124,8 @@ class RunResult:
     error: dict[str, Any] = field(default_factory=dict)
     snapshot: PlanSnapshot | None = None
     """The file as the plan saw it (a later commit of the same summary passes it as `since`)."""
+    recovered: list[str] = field(default_factory=list)
+    """What was done before the run to finish crashed writes (`writer.recover_session`), and at commit."""
 
     @property
     def retries(self) -> int:
@@ -154,6 +160,7 @@ class RunResult:
             "fallbacks": self.fallbacks,
             "fallback_summary": self.fallback_summary,
             "error": self.error,
+            "recovered": self.recovered + list(self.commit.recovered if self.commit else ()),
         }
 
 
@@ -201,6 +208,8 @@ class _Run:
 
     # ------------------------------------------------------------------ the run
     def run(self) -> RunResult:
+        if not self.o.dry_run and Journal().needs_recovery(self.path):
+            self.result.recovered = recover_session(self.path, clock=self.clock, lock_timeout_ms=self.o.lock_timeout_ms)
         session = open_session(self.path)
         snapshot = PlanSnapshot.of(self.path)
         self.result.snapshot = snapshot
@@ -412,6 +421,8 @@ def run_compaction(
         return _failed(run, "summarize", f"{exc.message}; nothing written", exc.to_json())
     except LockHeld as exc:
         return _failed(run, "commit", f"{exc.hint}; nothing written")
+    except CompactedMeanwhile as exc:
+        return run._nothing(str(exc))
     except (SessionWriteError, OSError, ValueError) as exc:
         return _failed(run, "commit", str(exc))
     finally:
