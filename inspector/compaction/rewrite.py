@@ -308,7 +308,7 @@ def _carry_after_rename(
     settled: dict[str, dict[str, Any]],
 ) -> tuple[int, list[str]]:
     """Step 6: append what landed in the replaced file since the last carry, then journal the outcome (with the
-    `settled` changes of compaction records). Never raises for an I/O error: the rename is done, the records stay
+    `settled` changes of compaction records). Never raises: the rename is done; on an error the records stay
     `pending` and the next run confirms them and carries the lines."""
     notes: list[str] = []
     carried = 0
@@ -325,9 +325,11 @@ def _carry_after_rename(
             notes.append(f"{len(rest) - len(lines)} bytes of an unfinished line were written into the replaced file after the rewrite; "
                          f"they are not in the session (no hard link could keep the replaced file: {record.kept} is a copy)")
         journal.update_replaced(record.record_id, record_changes=settled, status="open" if linked else "closed", carried_upto=carried_upto)
-    except OSError as exc:
-        notes.append(f"the lines written into the replaced file during the rename could not be carried over now ({exc.strerror or exc}); "
-                     f"they are kept in {record.kept} and the next compact or undo carries them")
+    except Exception as exc:  # the rename is done: report, never fail the rewrite now
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        where = (f"they are kept in {record.kept} and the next compact or undo carries them" if linked
+                 else f"they are lost with the replaced file (no hard link could keep it: {record.kept} is a copy)")
+        notes.append(f"the lines written into the replaced file during the rename could not be carried over ({why}); {where}")
     return carried, notes
 
 
@@ -443,7 +445,8 @@ def recover_replaced(path: Path, journal: Journal) -> list[str]:
                              f"the file it replaced is kept as {rec.kept}")
                 continue
             journal.update_replaced(rec.record_id, record_changes={rec.undo_of: {"status": "undone"}} if rec.undo_of else None, status="open")
-            notes.append(f"confirmed the {rec.purpose}, renamed into place before a crash")
+            if rec.undo_of:  # (a truncation's confirmation is reported with its compaction record, by `writer.recover_pending`)
+                notes.append(f"confirmed the {rec.purpose}, renamed into place before a crash")
         if rec.undo_of:  # the undo is in place: its compaction is undone, even if a crash came before it said so
             undone = journal.record(rec.undo_of)
             if undone is not None and undone.status == "committed":

@@ -212,6 +212,23 @@ def test_undo_accepts_a_checkpoint_that_only_grew(session: Path, env: dict[str, 
     assert ids_of(session) == ids_of_bytes(original) + ["late0001"]
 
 
+def test_a_late_line_whose_parent_the_truncation_removed_is_reparented_when_carried(session: Path, env: dict[str, str]) -> None:
+    done = cli("compact", session, "--truncate", "--yes", "--json", *FORCE, env=env)
+    checkpoint = Path(json.loads(done.stdout)["commit"]["checkpoint"])
+    assert "r1" not in ids_of(session)  # summarized and removed; its nearest kept ancestor is m0 (as for cu1)
+    with open(checkpoint, "ab") as f:  # written late into the replaced file by a process that kept it open
+        f.write(b'{"type":"custom","customType":"x","data":{},"id":"late0001","parentId":"r1","timestamp":"2026-06-07T09:00:00.000Z"}\n')
+        f.write(b'{"type":"custom","customType":"x","data":{},"id":"late0002","parentId":"late0001","timestamp":"2026-06-07T09:00:01.000Z"}\n')
+    again = cli("compact", session, "--yes", "--json", *FORCE, env=env)
+    assert any("carried 2 line(s)" in n for n in json.loads(again.stdout)["recovered"]), again.stdout
+    parents = {}
+    for raw in session.read_bytes().split(b"\n"):
+        if raw.strip() and raw != BROKEN_LINE:
+            o = json.loads(raw)
+            parents[o["id"]] = o.get("parentId")
+    assert parents["late0001"] == parents["cu1"] == "m0" and parents["late0002"] == "late0001"
+
+
 # --------------------------------------------------------------------------------------------------------------
 # The session truncated in place during a truncating compaction
 # --------------------------------------------------------------------------------------------------------------
