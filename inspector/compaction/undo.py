@@ -127,10 +127,10 @@ def verified_checkpoint(path: Path, rec: JournalRecord) -> bytes:
     else:  # a record from before checkpoints had a digest: the checkpoint was a copy of exactly `size_before` bytes
         sound = len(data) == size
     if not sound:
+        why = (f"{len(data)} bytes where {size} were recorded: cut short since" if len(data) < size
+               else f"its first {size} bytes are not the ones recorded (SHA-256): edited or replaced since")
         raise SessionWriteError(
-            f"{path}: the checkpoint {checkpoint} is not the file as it was before compaction {rec.entry_id} "
-            f"({len(data)} bytes, expected {size} bytes with the recorded SHA-256: truncated, edited or replaced since); "
-            "nothing changed"
+            f"{path}: the checkpoint {checkpoint} is not the file as it was before compaction {rec.entry_id} ({why}); nothing changed"
         )
     if not ends_with_newline(data[:size]):
         raise SessionWriteError(f"{path}: the checkpoint {checkpoint} does not end with a complete line; nothing changed")

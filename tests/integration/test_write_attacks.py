@@ -184,8 +184,11 @@ def _tamper_replace(cp: Path, other: Path) -> None:
     os.replace(other, cp)  # another session's content, longer than the original
 
 
-@pytest.mark.parametrize("tamper", [_tamper_cut_mid_line, _tamper_drop_entries, _tamper_replace], ids=["torn", "shortened", "replaced"])
-def test_undo_refuses_a_checkpoint_that_is_not_the_file_as_it_was(session: Path, env: dict[str, str], tmp_path: Path, tamper: Any) -> None:
+@pytest.mark.parametrize(("tamper", "why"), [(_tamper_cut_mid_line, "cut short since"), (_tamper_drop_entries, "cut short since"),
+                                           (_tamper_replace, "are not the ones recorded (SHA-256): edited or replaced since")],
+                         ids=["torn", "shortened", "replaced"])
+def test_undo_refuses_a_checkpoint_that_is_not_the_file_as_it_was(session: Path, env: dict[str, str], tmp_path: Path, tamper: Any,
+                                                                  why: str) -> None:
     done = cli("compact", session, "--truncate", "--yes", "--json", *FORCE, env=env)
     assert done.returncode == 0, done.stderr
     checkpoint = Path(json.loads(done.stdout)["commit"]["checkpoint"])
@@ -196,6 +199,7 @@ def test_undo_refuses_a_checkpoint_that_is_not_the_file_as_it_was(session: Path,
     undo = cli("undo", session, env=env)
     assert undo.returncode == 2 and undo.stdout == ""
     assert f"the checkpoint {checkpoint} is not the file as it was before compaction" in undo.stderr, undo.stderr
+    assert why in undo.stderr and "nothing changed" in undo.stderr
     assert session.read_bytes() == before
     assert not lock_path_for(session).exists() and not list(session.parent.glob("*.bak-*"))
 
