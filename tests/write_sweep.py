@@ -30,8 +30,9 @@ from test_compaction_writer import BROKEN_LINE, rich_session
 from inspector.write import faults
 from inspector.write.journal import Journal
 from inspector.write.lock import lock_path_for
+from inspector.write.recovery import recover_session
 from inspector.write.undo import undo_last_compaction
-from inspector.write.writer import commit_compaction, recover_session
+from inspector.write.writer import commit_compaction
 
 MAX_RANK = 40  # a full run does ~45 file operations, at most ~20 of one kind
 AFTER_STOP = 3  # lines the writer still appends once the compaction / undo process is gone

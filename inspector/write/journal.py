@@ -10,7 +10,7 @@ Each compaction commit adds a record:
   bytes), the SHA-256 and size of the rewritten content as we renamed it into place, and its new identity.
 
 An append is recorded as `pending` before the line is written and `committed` after its fsync; a pending
-record found later is resolved by `writer.recover_pending` (a torn line of ours is cut off, a complete one is
+record found later is resolved by `recovery.recover_pending` (a torn line of ours is cut off, a complete one is
 confirmed). `undo` marks its record `undone`, and gives the file's new identity (its rename) to the older
 committed records of that file, so they can be undone in turn. The newest `MAX_RECORDS` records are kept.
 
@@ -20,7 +20,7 @@ and the new file's size and SHA-256 (to tell, after a crash, whether the rename 
 before the rename, `open` while the kept file may still receive lines a process writes into the replaced file,
 `closed` when it cannot (a copy, or the kept file is gone) and `abandoned` when the rename never happened.
 An undo's record is marked `undone` (`mark_undone`'s change) in the same write that journals its outcome, or
-when the next run finds the undo's rename done (`rewrite.recover_replaced`).
+when the next run finds the undo's rename done (`recovery.recover_replaced`).
 """
 
 from __future__ import annotations

@@ -26,8 +26,8 @@ A full disk (or a file size limit, or a quota) while writing the temp file or th
 saying so, with the temp files removed and the session untouched.
 
 A crash anywhere leaves the old file or the new one in place, and the journal knows which bytes of the replaced
-file the session may lack. `recover_replaced`, run under the lock by the next `compact` or `undo`, finishes the
-job: a rename that never happened is `abandoned` (the hard link, only a second name of the live file, is
+file the session may lack. `recovery.recover_replaced`, run under the lock by the next `compact` or `undo`,
+finishes the job: a rename that never happened is `abandoned` (the hard link, only a second name of the live file, is
 removed); one that did is confirmed, and the kept file's complete lines past `carried_upto` that the session
 does not hold yet are appended (re-parented onto their nearest ancestor still in the session) and reported. It
 does so at every later run while the kept file exists: a process that keeps the replaced file open and goes on
@@ -49,17 +49,17 @@ from inspector.base.clock import SystemClock, now_ms
 from inspector.js.timeutil import iso_from_ms
 from inspector.write.journal import Journal, JournalRecord, ReplacedFile, new_record_id, normalized_path
 from inspector.write.sessionfile import (
-    SessionLines,
     SessionWriteError,
     complete_lines,
-    ends_with_newline,
-    parse_lines,
-    read_file,
     read_from,
     read_settled,
 )
 from inspector.write.statefile import fsync_dir, write_all
 
+TRUNCATE_TMP_SUFFIX = ".truncate-tmp"
+UNDO_TMP_SUFFIX = ".undo-tmp"
+REWRITE_TMP_SUFFIXES = (TRUNCATE_TMP_SUFFIX, UNDO_TMP_SUFFIX)
+"""The temp files of the two rewrites (a truncation's, an undo's): one a crash left is removed by the next run."""
 MAX_ATTEMPTS = 5
 MAX_CARRY_ROUNDS = 20
 _TAIL_CHECK = 4096
@@ -162,7 +162,8 @@ def remove_stale_temps(path: Path, suffixes: tuple[str, ...]) -> list[Path]:
     return removed
 
 
-def _append(path: Path, data: bytes) -> None:
+def append_synced(path: Path, data: bytes) -> None:
+    """Append `data` to `path` with one `O_APPEND` write, then fsync."""
     fd = os.open(path, os.O_WRONLY | os.O_APPEND)
     try:
         write_all(fd, data)
@@ -205,7 +206,7 @@ def _keep(path: Path, keep_as: Path, st0: os.stat_result, snapshot: bytes, mode:
     return True
 
 
-def _drop_alias(kept: Path, path: Path) -> bool:
+def drop_alias(kept: Path, path: Path) -> bool:
     """Remove `kept` when it is only a second name of the live file (a rewrite that never renamed)."""
     try:
         a, b = os.stat(kept), os.stat(path)
@@ -327,7 +328,7 @@ def rewrite_session_file(
                 os.unlink(tmp)
             if record is not None:
                 with contextlib.suppress(OSError):
-                    _drop_alias(keep_as, path)
+                    drop_alias(keep_as, path)
                 with contextlib.suppress(OSError):
                     journal.update_replaced(record.record_id, status="abandoned")
         raise
@@ -371,7 +372,7 @@ def _carry_after_rename(
         if lines:
             piece = carry(lines)
             if piece:
-                _append(path, piece)
+                append_synced(path, piece)
             carried = len(piece)
             carried_upto += len(lines)
         if len(rest) > len(lines) and not linked:
@@ -386,125 +387,3 @@ def _carry_after_rename(
         notes.append(f"the lines written into the replaced file during the rename could not be carried over ({why}); {where}")
     return carried, notes
 
-
-# --------------------------------------------------------------------------------------------------------------
-# Recovery: finish what a crash (or a process writing late into the replaced file) left
-# --------------------------------------------------------------------------------------------------------------
-
-
-def _starts_with(path: Path, size: int, sha256: str) -> bool:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        head = os.pread(fd, size, 0) if size else b""
-        while len(head) < size:
-            more = os.pread(fd, size - len(head), len(head))
-            if not more:
-                return False
-            head += more
-    finally:
-        os.close(fd)
-    return hashlib.sha256(head).hexdigest() == sha256
-
-
-def _line_key(raw: bytes) -> bytes:
-    return hashlib.blake2b(raw, digest_size=16).digest()
-
-
-def late_lines(replaced: bytes, lines: bytes, current: bytes) -> tuple[bytes, int, int]:
-    """What to append to the session (`current`) for `lines` found late in the replaced file (`replaced`, up to and
-    including them): each line not already in the session, re-parented onto its nearest ancestor (through the
-    replaced file's entries) that the session holds. Returns (bytes to append, lines carried, lines already there)."""
-    old = SessionLines(replaced)
-    cur = parse_lines(current)
-    present: set[Any] = {line.id for line in cur if line.is_entry}
-    seen = {_line_key(line.raw) for line in cur}
-    out: list[bytes] = []
-    already = 0
-    for line in parse_lines(lines):
-        raw = line.raw
-        if not raw.strip():
-            continue
-        new = raw
-        if line.is_entry and line.parent_id is not None and line.parent_id not in present:
-            parent: Any = line.parent_id
-            walked: set[Any] = set()
-            while parent is not None and parent not in present and parent in old.by_id and parent not in walked:
-                walked.add(parent)
-                parent = old.by_id[parent].parent_id
-            if parent != line.parent_id:
-                new = line.with_parent(parent)
-        if _line_key(raw) in seen or _line_key(new) in seen:
-            already += 1
-            continue
-        out.append(new)
-        seen.add(_line_key(new))
-        if line.is_entry:
-            present.add(line.id)
-    return (b"\n".join(out) + b"\n" if out else b""), len(out), already
-
-
-def _carry_late(path: Path, rec: ReplacedFile, journal: Journal) -> list[str]:
-    kept = Path(rec.kept)
-    try:
-        st = os.stat(kept)
-    except FileNotFoundError:
-        journal.update_replaced(rec.record_id, status="closed")
-        return [f"{kept} (the file the {rec.purpose} replaced) was removed: lines written into it after byte {rec.carried_upto} "
-                "can no longer be carried over"]
-    if (st.st_dev, st.st_ino) != (rec.replaced_dev, rec.replaced_ino):
-        journal.update_replaced(rec.record_id, status="closed")  # a copy: nobody writes into it
-        return []
-    if st.st_size <= rec.carried_upto:
-        return []
-    replaced = read_file(kept)
-    late = replaced[rec.carried_upto :]
-    lines = complete_lines(late)
-    notes = []
-    if lines:
-        current = read_file(path)
-        if not ends_with_newline(current):
-            return [f"{len(lines)} bytes were written into the file the {rec.purpose} replaced ({kept}) and are not in the session yet; "
-                    "not carried now because the session's last line is being written. Run again."]
-        data, n, already = late_lines(replaced[: rec.carried_upto + len(lines)], lines, current)
-        if data:
-            _append(path, data)
-        journal.update_replaced(rec.record_id, carried_upto=rec.carried_upto + len(lines))
-        if n:
-            notes.append(f"carried {n} line(s) into the session that were written into the file the {rec.purpose} replaced "
-                         f"({kept}) after it was replaced (a process wrote there late or keeps it open)")
-        if already:
-            notes.append(f"{already} line(s) written into {kept} after the {rec.purpose} were already in the session")
-    unfinished = len(late) - len(lines)
-    if unfinished:
-        notes.append(f"{kept} (replaced by the {rec.purpose}) ends with an unfinished line of {unfinished} bytes at offset "
-                     f"{st.st_size - unfinished}: not carried (still being written, or cut off)")
-    return notes
-
-
-def recover_replaced(path: Path, journal: Journal) -> list[str]:
-    """Resolve the rewrites of `path` a crash interrupted and carry late lines of replaced files (under the lock)."""
-    path = Path(path)
-    notes: list[str] = []
-    for rec in journal.replaced_for(path):
-        if rec.status == "pending":
-            st = os.stat(path)
-            if (st.st_dev, st.st_ino) == (rec.replaced_dev, rec.replaced_ino):
-                _drop_alias(Path(rec.kept), path)
-                journal.update_replaced(rec.record_id, status="abandoned")
-                notes.append(f"the {rec.purpose} was interrupted before its rename: the file was not changed")
-                continue
-            if not _starts_with(path, rec.new_size, rec.new_sha256):
-                journal.update_replaced(rec.record_id, status="closed")
-                notes.append(f"the {rec.purpose} was interrupted and the file was replaced since by something else; "
-                             f"the file it replaced is kept as {rec.kept}")
-                continue
-            undone = (rec.undo_of, st.st_dev, st.st_ino) if rec.undo_of else None  # the undo's file is the one in place
-            journal.update_replaced(rec.record_id, undone=undone, status="open")
-            if rec.undo_of:  # (a truncation's confirmation is reported with its compaction record, by `writer.recover_pending`)
-                notes.append(f"confirmed the {rec.purpose}, renamed into place before a crash")
-        if rec.undo_of:  # the undo is in place: its compaction is undone, even if a crash came before it said so
-            reverted = journal.record(rec.undo_of)
-            if reverted is not None and reverted.status == "committed":
-                journal.update(rec.undo_of, status="undone")
-        notes += _carry_late(path, rec, journal)
-    return notes

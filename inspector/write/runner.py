@@ -16,7 +16,7 @@ replaced or moved to another branch meanwhile is refused). Stages, in OpenClaw's
 
 When nothing real is left to summarize, the boundary summary (`boundary.py`) is written with no call at all.
 Before planning, a run that may write finishes what crashed writes of this session left and carries lines
-written late into a file a rewrite replaced (`writer.recover_session`, reported in `recovered`); a compaction
+written late into a file a rewrite replaced (`recovery.recover_session`, reported in `recovered`); a compaction
 appended by another run since the plan ends the run with "nothing to compact" (`writer.CompactedMeanwhile`).
 A cancel (`CancelToken`) or the safety timeout (default 15 min) stops the run at any moment with nothing
 written; a "Summary unavailable" fallback is written only with `accept_fallback`. Every step is reported as
@@ -64,11 +64,12 @@ from inspector.write.calls import BreakerOpen, RetryPolicy
 from inspector.write.events import Committed, Failed, NothingWritten, RunEvent, StageFinished, StageName, StageStarted
 from inspector.write.journal import Journal
 from inspector.write.lock import LockHeld
+from inspector.write.recovery import recover_session
 from inspector.write.sessionfile import SessionWriteError
 from inspector.write.staged import Msg, Stager, synthetic_message
 from inspector.write.summarizers.base import CancelToken, ProviderError, Summarizer, SummaryCancelled
 from inspector.write.summarizers.rule_based import RulesSummarizer
-from inspector.write.writer import CommitResult, CompactedMeanwhile, PlanSnapshot, commit_compaction, recover_session
+from inspector.write.writer import CommitResult, CompactedMeanwhile, PlanSnapshot, commit_compaction
 
 DEFAULT_TIMEOUT_S = 15 * 60.0
 
@@ -129,7 +130,7 @@ class RunResult:
     snapshot: PlanSnapshot | None = None
     """The file as the plan saw it (a later commit of the same summary passes it as `since`)."""
     recovered: list[str] = field(default_factory=list)
-    """What was done before the run to finish crashed writes (`writer.recover_session`), and at commit."""
+    """What was done before the run to finish crashed writes (`recovery.recover_session`), and at commit."""
 
     @property
     def retries(self) -> int:

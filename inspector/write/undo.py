@@ -15,7 +15,7 @@ Under the session lock, using the write journal (`journal.py`):
   replaced by those checkpoint bytes plus everything appended since (lines whose parent is our entry
   re-parented onto its parent).
 
-Both first finish what crashed writes left (`writer.recover_pending`: lines written late into a replaced file
+Both first finish what crashed writes left (`recovery.recover_pending`: lines written late into a replaced file
 are carried over and reported in `recovered`), then rewrite through `rewrite.py`: `<file>.undo-tmp`, fsync,
 rename, lines appended during the undo carried over, and the file as it was before the undo kept as
 `<file>.bak-<pid>-<ms>` (OpenClaw's repair-backup name; a hard link to the replaced file). Anything that does
@@ -34,7 +34,8 @@ from typing import Any
 from inspector.base.clock import Clock, SystemClock, now_ms
 from inspector.write.journal import Journal, JournalRecord
 from inspector.write.lock import DEFAULT_TIMEOUT_MS, acquire_session_write_lock
-from inspector.write.rewrite import remove_stale_temps, rewrite_session_file
+from inspector.write.recovery import recover_pending
+from inspector.write.rewrite import REWRITE_TMP_SUFFIXES, UNDO_TMP_SUFFIX, remove_stale_temps, rewrite_session_file
 from inspector.write.sessionfile import (
     Buffer,
     RawLine,
@@ -47,9 +48,6 @@ from inspector.write.sessionfile import (
     resolve_session_path,
     unterminated_line_error,
 )
-from inspector.write.writer import REWRITE_TMP_SUFFIXES, recover_pending
-
-UNDO_TMP_SUFFIX = ".undo-tmp"
 
 
 @dataclass(frozen=True)

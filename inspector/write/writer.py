@@ -16,7 +16,7 @@ entry exactly as OpenClaw's safeguard compaction gets it written (pi's `appendCo
 Append mode writes the whole line with one `os.write` on an `O_APPEND` descriptor, then fsyncs. It refuses a
 file whose last line is incomplete (a writer mid-line), a file without a v3 header, and a file it cannot lock
 (`lock.LockHeld`). The write is journaled (`journal.py`) as pending before and committed after, for `undo` and
-for `recover_pending` (which cuts off a line of ours torn by a crash, the only partial state possible).
+for `recovery.recover_pending` (which cuts off a line of ours torn by a crash, the only partial state possible).
 
 `truncate=True` does what OpenClaw's `truncateAfterCompaction` does after its compaction, in a single atomic
 step: the new file (kept lines + the new entry) is written to `<file>.truncate-tmp`, fsynced and renamed over
@@ -44,7 +44,14 @@ from inspector.base.clock import Clock, SystemClock, now_ms
 from inspector.js.timeutil import iso_from_ms
 from inspector.write.journal import Journal, JournalRecord, new_record_id, normalized_path
 from inspector.write.lock import DEFAULT_TIMEOUT_MS, acquire_session_write_lock
-from inspector.write.rewrite import PreparedRewrite, recover_replaced, remove_stale_temps, rewrite_session_file
+from inspector.write.recovery import recover_pending
+from inspector.write.rewrite import (
+    REWRITE_TMP_SUFFIXES,
+    TRUNCATE_TMP_SUFFIX,
+    PreparedRewrite,
+    remove_stale_temps,
+    rewrite_session_file,
+)
 from inspector.write.sessionfile import (
     Buffer,
     SessionLines,
@@ -61,15 +68,11 @@ from inspector.write.sessionfile import (
     new_entry_id,
     parse_lines,
     read_exact,
-    read_file,
     read_from,
     read_settled,
     resolve_session_path,
 )
 from inspector.write.truncate import HeartbeatSettings, nearest_kept_ancestor, plan_truncation, render_truncation
-
-TRUNCATE_TMP_SUFFIX = ".truncate-tmp"
-REWRITE_TMP_SUFFIXES = (TRUNCATE_TMP_SUFFIX, ".undo-tmp")
 
 
 @dataclass(frozen=True)
@@ -199,60 +202,6 @@ def _leaf_id(data: Buffer, path: Path) -> str:
     if not isinstance(leaf.id, str):
         raise SessionWriteError(f"{path}: the last entry has no id, so a compaction would have no parent; nothing written")
     return leaf.id
-
-
-def recover_pending(path: Path, journal: Journal) -> list[str]:
-    """Resolve what a crashed process left pending, and carry lines written late into files a rewrite replaced
-    (`rewrite.recover_replaced`). Call under the lock. Returns what was done."""
-    notes = []
-    for rec in journal.pending(path):
-        data = read_file(path)
-        if rec.mode == "truncate":
-            end = rec.size_after or 0
-            if rec.content_sha256 and hashlib.sha256(data[:end]).hexdigest() == rec.content_sha256:
-                dev, ino = file_identity(path)
-                journal.update(rec.record_id, status="committed", dev=dev, ino=ino)
-                notes.append(f"confirmed truncation with compaction {rec.entry_id} renamed into place before a crash")
-            else:
-                journal.update(rec.record_id, status="abandoned")
-                notes.append(f"truncation with compaction {rec.entry_id} never replaced the file (interrupted before its rename)")
-            continue
-        start = rec.size_before
-        head = b'{"type":"compaction","id":"' + rec.entry_id.encode() + b'"'
-        full = data[start : start + rec.line_len]
-        if len(full) == rec.line_len and hashlib.sha256(full).hexdigest() == rec.line_sha256:
-            journal.update(rec.record_id, status="committed", offset=start, size_after=start + rec.line_len)
-            notes.append(f"confirmed compaction {rec.entry_id} written before a crash")
-        elif len(data) > start and len(data) < start + rec.line_len and data[start:].startswith(head) and b"\n" not in data[start:]:
-            fd = os.open(path, os.O_WRONLY)
-            try:
-                os.ftruncate(fd, start)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            journal.update(rec.record_id, status="abandoned")
-            notes.append(f"removed the torn line of compaction {rec.entry_id} left by a crash")
-        else:
-            journal.update(rec.record_id, status="abandoned")
-            notes.append(f"compaction {rec.entry_id} was never written (the writer stopped before it)")
-    return notes + recover_replaced(path, journal)
-
-
-def recover_session(
-    path: Path | str, *, journal: Journal | None = None, clock: Clock | None = None, lock_timeout_ms: int = DEFAULT_TIMEOUT_MS
-) -> list[str]:
-    """Under the session lock, finish what crashed writes left (`recover_pending`) and remove their temp files.
-
-    A symlinked path recovers its target; a file this user cannot write is refused (`SessionWriteError`), as a
-    commit refuses it. Returns what was done (empty when there was nothing to do); raises `lock.LockHeld` when
-    the lock is busy.
-    """
-    path = resolve_session_path(path)
-    journal = journal or Journal()
-    with acquire_session_write_lock(path, timeout_ms=lock_timeout_ms, clock=clock or SystemClock()):
-        check_file_writable(path, "nothing written")
-        notes = recover_pending(path, journal)
-        return notes + [f"removed {t.name} left by an interrupted rewrite" for t in remove_stale_temps(path, REWRITE_TMP_SUFFIXES)]
 
 
 def commit_compaction(
@@ -507,6 +456,4 @@ __all__ = [
     "WriterHooks",
     "checkpoint_path_for",
     "commit_compaction",
-    "recover_pending",
-    "recover_session",
 ]
