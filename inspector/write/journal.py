@@ -5,24 +5,34 @@ Each compaction commit adds a record:
 
 * `mode` `append`: the entry id, its parent, the byte offset and SHA-256 of the line we appended, the file's
   identity (`dev`, `ino`) and size before/after;
-* `mode` `truncate`: also the checkpoint copy (the file as it was just before the rewrite), the SHA-256 and
-  size of the rewritten file as we renamed it into place, and its new identity.
+* `mode` `truncate`: also the checkpoint (the file as it was just before the rewrite) with its size and SHA-256
+  (`checkpoint_size`, `checkpoint_sha256`: `undo` refuses a checkpoint that no longer starts with exactly those
+  bytes), the SHA-256 and size of the rewritten content as we renamed it into place, and its new identity.
 
 An append is recorded as `pending` before the line is written and `committed` after its fsync; a pending
-record found later is resolved by `writer.recover_pending` (a torn line of ours is cut off, a complete one is
+record found later is resolved by `recovery.recover_pending` (a torn line of ours is cut off, a complete one is
 confirmed). `undo` marks its record `undone`, and gives the file's new identity (its rename) to the older
 committed records of that file, so they can be undone in turn. The newest `MAX_RECORDS` records are kept.
+
+Every whole-file rewrite (truncation, undo) also adds a `ReplacedFile` record (`rewrite.py`): where the replaced
+file is kept (its checkpoint or backup, a hard link to it), how many of its bytes are already in the new file,
+and the new file's size and SHA-256 (to tell, after a crash, whether the rename happened). It is `pending`
+before the rename, `open` while the kept file may still receive lines a process writes into the replaced file,
+`closed` when it cannot (a copy, or the kept file is gone) and `abandoned` when the rename never happened.
+An undo's record is marked `undone` (`mark_undone`'s change) in the same write that journals its outcome, or
+when the next run finds the undo's rename done (`recovery.recover_replaced`).
 """
 
 from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from inspector.write.statefile import JsonStateFile, state_dir
+from inspector.write.statefile import JsonStateFile, StateLoad, state_dir
 
 JOURNAL_FILE_NAME = "journal.json"
 MAX_RECORDS = 500
@@ -55,6 +65,8 @@ class JournalRecord:
     checkpoint: str | None = None
     content_sha256: str | None = None
     entries_removed: int | None = None
+    checkpoint_size: int | None = None
+    checkpoint_sha256: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The stored form."""
@@ -62,6 +74,43 @@ class JournalRecord:
 
     @classmethod
     def from_json(cls, raw: Any) -> JournalRecord | None:
+        """A record from the stored form (None when it is not one)."""
+        if not isinstance(raw, dict):
+            return None
+        fields: dict[str, Any] = {k: raw.get(k) for k in cls.__dataclass_fields__ if k in raw}
+        try:
+            return cls(**fields)
+        except TypeError:
+            return None
+
+
+ReplacedStatus = Literal["pending", "open", "closed", "abandoned"]
+
+
+@dataclass
+class ReplacedFile:
+    """A session file a rewrite replaced, kept reachable so that lines written into it late are not lost."""
+
+    record_id: str
+    path: str
+    purpose: str
+    kept: str
+    replaced_dev: int
+    replaced_ino: int
+    carried_upto: int
+    new_size: int
+    new_sha256: str
+    status: ReplacedStatus
+    created_at: str
+    undo_of: str | None = None
+    """For an undo: the compaction record it reverts (marked `undone` when a crash hid whether it did)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored form."""
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_json(cls, raw: Any) -> ReplacedFile | None:
         """A record from the stored form (None when it is not one)."""
         if not isinstance(raw, dict):
             return None
@@ -94,10 +143,39 @@ class Journal:
                     out.append(rec)
         return out
 
+    @staticmethod
+    def _replaced(data: dict[str, Any]) -> list[ReplacedFile]:
+        raw = data.get("replaced")
+        out = []
+        if isinstance(raw, list):
+            for item in raw:
+                rec = ReplacedFile.from_json(item)
+                if rec is not None:
+                    out.append(rec)
+        return out
+
+    def _save(self, loaded: StateLoad, records: list[JournalRecord], replaced: list[ReplacedFile]) -> None:
+        self.file.save(
+            {"version": 1, "records": [r.to_json() for r in records[-MAX_RECORDS:]], "replaced": [r.to_json() for r in replaced[-MAX_RECORDS:]]},
+            loaded,
+        )
+
+    def _change(self, change: Callable[[list[JournalRecord], list[ReplacedFile]], None]) -> None:
+        with self.file.locked() as loaded:
+            ok = loaded.problem is None
+            records = self._records(loaded.data) if ok else []
+            replaced = self._replaced(loaded.data) if ok else []
+            change(records, replaced)
+            self._save(loaded, records, replaced)
+
     def records_for(self, path: Path | str) -> list[JournalRecord]:
         """Records of one session file, oldest first."""
         key = _norm(path)
         return [r for r in self._records(self.file.read().data) if r.path == key]
+
+    def record(self, record_id: str) -> JournalRecord | None:
+        """The compaction record with this id (None when unknown)."""
+        return next((r for r in self._records(self.file.read().data) if r.record_id == record_id), None)
 
     def last_committed(self, path: Path | str) -> JournalRecord | None:
         """The newest committed record of a file (what `undo` reverts)."""
@@ -108,12 +186,22 @@ class Journal:
         """Pending appends of a file (a process died between intent and confirmation)."""
         return [r for r in self.records_for(path) if r.status == "pending"]
 
+    def replaced_for(self, path: Path | str) -> list[ReplacedFile]:
+        """Files rewrites of `path` replaced that may still hold lines to carry over (`pending` or `open`), oldest first."""
+        key = _norm(path)
+        return [r for r in self._replaced(self.file.read().data) if r.path == key and r.status in ("pending", "open")]
+
+    def needs_recovery(self, path: Path | str) -> bool:
+        """True when a crash left something of `path` to resolve, or a replaced file is still watched."""
+        data = self.file.read().data
+        key = _norm(path)
+        return any(r.path == key and r.status == "pending" for r in self._records(data)) or any(
+            r.path == key and r.status in ("pending", "open") for r in self._replaced(data)
+        )
+
     def add(self, record: JournalRecord) -> None:
         """Store a new record."""
-        with self.file.locked() as loaded:
-            records = self._records(loaded.data) if loaded.problem is None else []
-            records.append(record)
-            self.file.save({"version": 1, "records": [r.to_json() for r in records[-MAX_RECORDS:]]}, loaded)
+        self._change(lambda records, replaced: records.append(record))
 
     def mark_undone(self, record_id: str, dev: int, ino: int) -> None:
         """Mark a record `undone` after `undo` renamed the file (`dev`, `ino`) into place.
@@ -121,25 +209,58 @@ class Journal:
         The older committed records of the same file take the new identity: the replacement was this tool's own,
         so the previous compaction can be undone next (newest first), its content still checked as usual.
         """
-        with self.file.locked() as loaded:
-            records = self._records(loaded.data) if loaded.problem is None else []
-            target = next((r for r in records if r.record_id == record_id), None)
-            if target is not None:
-                target.status = "undone"
-                for r in records:
-                    if r.path == target.path and r.status == "committed":
-                        r.dev, r.ino = dev, ino
-            self.file.save({"version": 1, "records": [r.to_json() for r in records[-MAX_RECORDS:]]}, loaded)
+        self._change(lambda records, replaced: _mark_undone(records, record_id, dev, ino))
 
     def update(self, record_id: str, **changes: Any) -> None:
         """Change fields of a stored record."""
-        with self.file.locked() as loaded:
-            records = self._records(loaded.data) if loaded.problem is None else []
-            for r in records:
-                if r.record_id == record_id:
-                    for k, v in changes.items():
-                        setattr(r, k, v)
-            self.file.save({"version": 1, "records": [r.to_json() for r in records[-MAX_RECORDS:]]}, loaded)
+        self._change(lambda records, replaced: _set(records, record_id, changes))
+
+    def add_replaced(self, record: ReplacedFile, with_record: JournalRecord | None = None) -> None:
+        """Store a new replaced-file record (and `with_record`, the compaction it writes, in the same write)."""
+
+        def change(records: list[JournalRecord], replaced: list[ReplacedFile]) -> None:
+            replaced.append(record)
+            if with_record is not None:
+                records.append(with_record)
+
+        self._change(change)
+
+    def update_replaced(
+        self,
+        record_id: str,
+        *,
+        record_changes: dict[str, dict[str, Any]] | None = None,
+        undone: tuple[str, int, int] | None = None,
+        **changes: Any,
+    ) -> None:
+        """Change fields of a stored replaced-file record and, in the same write, of the compaction records in
+        `record_changes` (record id -> fields) and, for an undo, mark its compaction undone (`undone`: record id,
+        dev, ino of the file renamed into place, as `mark_undone`): a rewrite's outcome is journaled at once."""
+
+        def change(records: list[JournalRecord], replaced: list[ReplacedFile]) -> None:
+            _set(replaced, record_id, changes)
+            for rid, fields in (record_changes or {}).items():
+                _set(records, rid, fields)
+            if undone is not None:
+                _mark_undone(records, *undone)
+
+        self._change(change)
+
+
+def _set(items: list[Any], record_id: str, changes: dict[str, Any]) -> None:
+    for r in items:
+        if r.record_id == record_id:
+            for k, v in changes.items():
+                setattr(r, k, v)
+
+
+def _mark_undone(records: list[JournalRecord], record_id: str, dev: int, ino: int) -> None:
+    target = next((r for r in records if r.record_id == record_id), None)
+    if target is not None:
+        target.status = "undone"
+        for r in records:
+            if r.path == target.path and r.status == "committed":
+                r.dev, r.ino = dev, ino
 
 
 def new_record_id() -> str:

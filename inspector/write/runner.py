@@ -15,6 +15,9 @@ replaced or moved to another branch meanwhile is refused). Stages, in OpenClaw's
 5. `commit`.
 
 When nothing real is left to summarize, the boundary summary (`boundary.py`) is written with no call at all.
+Before planning, a run that may write finishes what crashed writes of this session left and carries lines
+written late into a file a rewrite replaced (`recovery.recover_session`, reported in `recovered`); a compaction
+appended by another run since the plan ends the run with "nothing to compact" (`writer.CompactedMeanwhile`).
 A cancel (`CancelToken`) or the safety timeout (default 15 min) stops the run at any moment with nothing
 written; a "Summary unavailable" fallback is written only with `accept_fallback`. Every step is reported as
 an `events.RunEvent` to `emit`; exactly one of `Committed` / `NothingWritten` / `Failed` ends the run.
@@ -59,12 +62,14 @@ from inspector.session.session import EntryChangedOnDisk, open_session
 from inspector.write.breaker import CircuitBreaker
 from inspector.write.calls import BreakerOpen, RetryPolicy
 from inspector.write.events import Committed, Failed, NothingWritten, RunEvent, StageFinished, StageName, StageStarted
+from inspector.write.journal import Journal
 from inspector.write.lock import LockHeld
+from inspector.write.recovery import recover_session
 from inspector.write.sessionfile import SessionWriteError
 from inspector.write.staged import Msg, Stager, synthetic_message
 from inspector.write.summarizers.base import CancelToken, ProviderError, Summarizer, SummaryCancelled
 from inspector.write.summarizers.rule_based import RulesSummarizer
-from inspector.write.writer import CommitResult, PlanSnapshot, commit_compaction
+from inspector.write.writer import CommitResult, CompactedMeanwhile, PlanSnapshot, commit_compaction
 
 DEFAULT_TIMEOUT_S = 15 * 60.0
 
@@ -124,6 +129,8 @@ class RunResult:
     error: dict[str, Any] = field(default_factory=dict)
     snapshot: PlanSnapshot | None = None
     """The file as the plan saw it (a later commit of the same summary passes it as `since`)."""
+    recovered: list[str] = field(default_factory=list)
+    """What was done before the run to finish crashed writes (`recovery.recover_session`), and at commit."""
 
     @property
     def retries(self) -> int:
@@ -158,6 +165,7 @@ class RunResult:
             "fallbacks": self.fallbacks,
             "fallback_summary": self.fallback_summary,
             "error": self.error,
+            "recovered": self.recovered + list(self.commit.recovered if self.commit else ()),
         }
 
 
@@ -205,6 +213,8 @@ class _Run:
 
     # ------------------------------------------------------------------ the run
     def run(self) -> RunResult:
+        if not self.o.dry_run and Journal().needs_recovery(self.path):
+            self.result.recovered = recover_session(self.path, clock=self.clock, lock_timeout_ms=self.o.lock_timeout_ms)
         session = open_session(self.path)
         snapshot = PlanSnapshot.of(self.path)
         self.result.snapshot = snapshot
@@ -416,6 +426,8 @@ def run_compaction(
         return _failed(run, "summarize", f"{exc.message}; nothing written", exc.to_json())
     except LockHeld as exc:
         return _failed(run, "commit", f"{exc.hint}; nothing written")
+    except CompactedMeanwhile as exc:
+        return run._nothing(str(exc))
     except EntryChangedOnDisk as exc:
         return _failed(run, "commit", f"{run.path}: the session file changed during the compaction ({exc}: another program rewrote "
                                       "or truncated it while it was read); nothing written. Run compact again once nothing else "

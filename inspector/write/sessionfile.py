@@ -13,8 +13,8 @@ branch from a leaf to the root (`getBranch`, guarded against `parentId` cycles, 
 from __future__ import annotations
 
 import errno
-import mmap
 import os
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,8 @@ class SessionWriteError(Exception):
     """A write was refused or failed; nothing was changed unless the message says otherwise."""
 
 
-Buffer = bytes | mmap.mmap
+Buffer = bytes
+"""What the writers parse: a file read whole (never an mmap, see `read_exact`)."""
 
 
 class RawLine:
@@ -360,35 +361,50 @@ def read_file(path: Path) -> bytes:
         return f.read()
 
 
-class MappedFile:
-    """A read-only mmap of a file's first `size` bytes (an empty file maps to `b""`); use as a context manager."""
-
-    def __init__(self, fd: int, size: int) -> None:
-        self.size = size
-        self._mm = mmap.mmap(fd, size, access=mmap.ACCESS_READ) if size else None
-
-    @property
-    def data(self) -> Buffer:
-        """The mapped bytes."""
-        return self._mm if self._mm is not None else b""
-
-    def close(self) -> None:
-        """Unmap."""
-        if self._mm is not None:
-            self._mm.close()
-            self._mm = None
-
-    def __enter__(self) -> MappedFile:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+def read_exact(fd: int, size: int, path: Path) -> bytes:
+    """The first `size` bytes of an open file, read (never mapped: a mapping of a file that another process
+    truncates in place kills the process with SIGBUS). A file now shorter than `size` is a `SessionWriteError`."""
+    chunks: list[bytes] = []
+    got = 0
+    while got < size:
+        chunk = os.pread(fd, min(size - got, 1 << 24), got)
+        if not chunk:
+            raise SessionWriteError(f"{path}: the file shrank while it was being read (truncated in place by another process?); nothing changed")
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
 
 
-def map_file(path: Path) -> MappedFile:
-    """Map the whole file as it is now."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        return MappedFile(fd, os.fstat(fd).st_size)
-    finally:
-        os.close(fd)
+SETTLE_TRIES = 50
+SETTLE_PAUSE_S = 0.002
+
+
+def read_settled(fd: int, path: Path) -> bytes:
+    """The whole open file, read again (a few times, ~0.1 s at most) while its last line is unfinished.
+
+    Another process's `write` of a line that crosses a page boundary can be seen half done for an instant; a line
+    that stays unfinished (a writer died mid-line) is returned as is, for the caller's check to refuse.
+    """
+    data = read_exact(fd, os.fstat(fd).st_size, path)
+    for _ in range(SETTLE_TRIES):
+        if ends_with_newline(data):
+            break
+        time.sleep(SETTLE_PAUSE_S)
+        data = read_exact(fd, os.fstat(fd).st_size, path)
+    return data
+
+
+def read_from(fd: int, offset: int) -> bytes:
+    """Everything from `offset` to the end of an open file (b"" when it is shorter)."""
+    chunks: list[bytes] = []
+    while True:
+        chunk = os.pread(fd, 1 << 20, offset)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        offset += len(chunk)
+
+
+def complete_lines(data: bytes) -> bytes:
+    """`data` up to and including its last `\n` (the lines a writer has finished)."""
+    return data[: data.rfind(b"\n") + 1]

@@ -10,12 +10,16 @@ Under the session lock, using the write journal (`journal.py`):
   rewritten without it; entries appended after it whose `parentId` is our entry are re-parented onto its parent
   (the leaf it was appended to), re-serialized with their key order kept; every other line stays byte for byte.
 * truncate mode: the file must still start with exactly the content we renamed into place (SHA-256 of its
-  first `size_after` bytes). It is replaced by the checkpoint copy plus everything appended since (lines whose
-  parent is our entry re-parented onto its parent).
+  first `size_after` bytes), and the checkpoint must still start with exactly the file as it was (the journal's
+  `checkpoint_size` and `checkpoint_sha256`; a truncated, edited or replaced checkpoint is refused). The file is
+  replaced by those checkpoint bytes plus everything appended since (lines whose parent is our entry
+  re-parented onto its parent).
 
-Both first save the current file as `<file>.bak-<pid>-<ms>` (OpenClaw's repair-backup name), then write
-`<file>.undo-tmp`, fsync, rename (`rewrite.py`, which also keeps lines appended during the undo). Anything that
-does not match what the journal says refuses with a clear message and changes nothing.
+Both first finish what crashed writes left (`recovery.recover_pending`: lines written late into a replaced file
+are carried over and reported in `recovered`), then rewrite through `rewrite.py`: `<file>.undo-tmp`, fsync,
+rename, lines appended during the undo carried over, and the file as it was before the undo kept as
+`<file>.bak-<pid>-<ms>` (OpenClaw's repair-backup name; a hard link to the replaced file). Anything that does
+not match what the journal says refuses with a clear message and changes nothing.
 """
 
 from __future__ import annotations
@@ -30,7 +34,8 @@ from typing import Any
 from inspector.base.clock import Clock, SystemClock, now_ms
 from inspector.write.journal import Journal, JournalRecord
 from inspector.write.lock import DEFAULT_TIMEOUT_MS, acquire_session_write_lock
-from inspector.write.rewrite import remove_stale_temps, rewrite_session_file
+from inspector.write.recovery import recover_pending
+from inspector.write.rewrite import REWRITE_TMP_SUFFIXES, UNDO_TMP_SUFFIX, remove_stale_temps, rewrite_session_file
 from inspector.write.sessionfile import (
     Buffer,
     RawLine,
@@ -43,9 +48,6 @@ from inspector.write.sessionfile import (
     resolve_session_path,
     unterminated_line_error,
 )
-from inspector.write.writer import recover_pending
-
-UNDO_TMP_SUFFIX = ".undo-tmp"
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,7 @@ class UndoResult:
     size_after: int
     reparented: int
     restored_from: Path | None = None
+    recovered: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON for `undo --json`."""
@@ -72,6 +75,7 @@ class UndoResult:
             "size_after": self.size_after,
             "reparented": self.reparented,
             "restored_from": str(self.restored_from) if self.restored_from else None,
+            "recovered": list(self.recovered),
         }
 
 
@@ -123,6 +127,29 @@ def _locate_append(data: Buffer, rec: JournalRecord) -> int | None:
     return None
 
 
+def verified_checkpoint(path: Path, rec: JournalRecord) -> bytes:
+    """The checkpoint's bytes as the journal recorded them (the file before the truncation), or a refusal."""
+    checkpoint = Path(rec.checkpoint or "")
+    try:
+        data = read_file(checkpoint)
+    except OSError as exc:
+        raise SessionWriteError(f"{path}: the checkpoint {checkpoint} cannot be read ({exc.strerror or exc}); nothing changed") from None
+    size = rec.checkpoint_size if rec.checkpoint_size is not None else rec.size_before
+    if rec.checkpoint_sha256 is not None:
+        sound = len(data) >= size and hashlib.sha256(data[:size]).hexdigest() == rec.checkpoint_sha256
+    else:  # a record from before checkpoints had a digest: the checkpoint was a copy of exactly `size_before` bytes
+        sound = len(data) == size
+    if not sound:
+        why = (f"{len(data)} bytes where {size} were recorded: cut short since" if len(data) < size
+               else f"its first {size} bytes are not the ones recorded (SHA-256): edited or replaced since")
+        raise SessionWriteError(
+            f"{path}: the checkpoint {checkpoint} is not the file as it was before compaction {rec.entry_id} ({why}); nothing changed"
+        )
+    if not ends_with_newline(data[:size]):
+        raise SessionWriteError(f"{path}: the checkpoint {checkpoint} does not end with a complete line; nothing changed")
+    return data[:size]
+
+
 def undo_last_compaction(
     path: Path | str,
     *,
@@ -136,8 +163,9 @@ def undo_last_compaction(
     clock = clock or SystemClock()
     with acquire_session_write_lock(path, timeout_ms=lock_timeout_ms, clock=clock):
         check_file_writable(path, "nothing changed")
-        recover_pending(path, journal)
-        remove_stale_temps(path, (UNDO_TMP_SUFFIX, ".truncate-tmp"))
+        recovered = tuple(recover_pending(path, journal)) + tuple(
+            f"removed {t.name} left by an interrupted rewrite" for t in remove_stale_temps(path, REWRITE_TMP_SUFFIXES)
+        )
         rec = journal.last_committed(path)
         if rec is None:
             raise SessionWriteError(f"{path}: no compaction written by this tool to undo")
@@ -166,10 +194,7 @@ def undo_last_compaction(
 
         else:
             checkpoint = Path(rec.checkpoint or "")
-            try:
-                original = read_file(checkpoint)
-            except OSError as exc:
-                raise SessionWriteError(f"{path}: the checkpoint {checkpoint} cannot be read ({exc.strerror or exc}); nothing changed") from None
+            original = verified_checkpoint(path, rec)
             restored_from = checkpoint
 
             def build(snapshot: Buffer) -> tuple[bytes, Callable[[bytes], bytes]]:
@@ -186,8 +211,8 @@ def undo_last_compaction(
                 return content, _carry_for(rec, counter)
 
         size_before = os.stat(path).st_size
-        outcome = rewrite_session_file(path, build, tmp_suffix=UNDO_TMP_SUFFIX, copy_to=backup)
-        journal.mark_undone(rec.record_id, outcome.dev, outcome.ino)
+        outcome = rewrite_session_file(path, build, tmp_suffix=UNDO_TMP_SUFFIX, keep_as=backup, journal=journal,
+                                       purpose=f"undo of compaction {rec.entry_id}", undo_of=rec.record_id)
         return UndoResult(
             path=path,
             mode=rec.mode,
@@ -197,4 +222,5 @@ def undo_last_compaction(
             size_after=outcome.written_size + outcome.carried_bytes,
             reparented=counter[0],
             restored_from=restored_from,
+            recovered=recovered + outcome.notes,
         )

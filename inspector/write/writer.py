@@ -9,17 +9,24 @@ entry exactly as OpenClaw's safeguard compaction gets it written (pi's `appendCo
 * `timestamp`: `new Date().toISOString()` of the injected clock;
 * `parentId`: the leaf *at commit time* (the last entry in the file, re-read under the lock), so entries
   another process appended during the run stay in the kept tail. With `since` (the file as the plan saw it),
-  the commit refuses when the file was replaced or the new leaf is not a descendant of the planned one.
+  the commit refuses when the file was replaced or the new leaf is not a descendant of the planned one, and
+  stops (`CompactedMeanwhile`, "nothing to compact") when a compaction entry was appended since the plan (a
+  second run over the same history: the first one's compaction is kept, the second writes nothing).
 
 Append mode writes the whole line with one `os.write` on an `O_APPEND` descriptor, then fsyncs. It refuses a
 file whose last line is incomplete (a writer mid-line), a file without a v3 header, and a file it cannot lock
 (`lock.LockHeld`). The write is journaled (`journal.py`) as pending before and committed after, for `undo` and
-for `recover_pending` (which cuts off a line of ours torn by a crash, the only partial state possible).
+for `recovery.recover_pending` (which cuts off a line of ours torn by a crash, the only partial state possible).
 
 `truncate=True` does what OpenClaw's `truncateAfterCompaction` does after its compaction, in a single atomic
 step: the new file (kept lines + the new entry) is written to `<file>.truncate-tmp`, fsynced and renamed over
-the original (`rewrite.py`), after a checkpoint copy `<sessionId>.checkpoint.<uuid>.jsonl` of the file as it
-was. When the truncation would remove nothing, the entry is simply appended.
+the original (`rewrite.py`, which carries the lines appended meanwhile and keeps the replaced file reachable).
+The checkpoint `<sessionId>.checkpoint.<uuid>.jsonl` is the replaced file itself (a hard link; its first
+`checkpoint_size` bytes, whose SHA-256 the journal keeps, are the file as it was). When the truncation would
+remove nothing, the entry is simply appended.
+
+The session is read, never mapped: a file truncated in place by another process during the commit is a clear
+`SessionWriteError` (lock released), not a SIGBUS.
 """
 
 from __future__ import annotations
@@ -37,10 +44,16 @@ from inspector.base.clock import Clock, SystemClock, now_ms
 from inspector.js.timeutil import iso_from_ms
 from inspector.write.journal import Journal, JournalRecord, new_record_id, normalized_path
 from inspector.write.lock import DEFAULT_TIMEOUT_MS, acquire_session_write_lock
-from inspector.write.rewrite import remove_stale_temps, rewrite_session_file
+from inspector.write.recovery import recover_pending
+from inspector.write.rewrite import (
+    REWRITE_TMP_SUFFIXES,
+    TRUNCATE_TMP_SUFFIX,
+    PreparedRewrite,
+    remove_stale_temps,
+    rewrite_session_file,
+)
 from inspector.write.sessionfile import (
     Buffer,
-    MappedFile,
     SessionLines,
     SessionWriteError,
     check_file_writable,
@@ -52,15 +65,14 @@ from inspector.write.sessionfile import (
     id_in_file,
     last_entry,
     lines_from,
-    map_file,
     new_entry_id,
     parse_lines,
-    read_file,
+    read_exact,
+    read_from,
+    read_settled,
     resolve_session_path,
 )
 from inspector.write.truncate import HeartbeatSettings, nearest_kept_ancestor, plan_truncation, render_truncation
-
-TRUNCATE_TMP_SUFFIX = ".truncate-tmp"
 
 
 @dataclass(frozen=True)
@@ -74,16 +86,20 @@ class PlanSnapshot:
 
     @classmethod
     def of(cls, path: Path) -> PlanSnapshot:
-        """Take a snapshot of `path` now (reads the whole file).
+        """Take a snapshot of `path` now (reads the whole file: read, never mapped).
 
         A last line still being written (no `\n` yet) is left out, as the plan's reader leaves it out: the
         snapshot ends at a line boundary, so the line, once complete, is a line appended since the plan.
         """
-        with map_file(path) as mapped:
-            size = complete_lines_size(mapped.data)
-            leaf = last_entry(mapped.data, size)
-        dev, ino = file_identity(path)
-        return cls(size, leaf.id if leaf is not None else None, dev, ino)
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            st = os.fstat(fd)
+            data = read_exact(fd, st.st_size, path)
+        finally:
+            os.close(fd)
+        size = complete_lines_size(data)
+        leaf = last_entry(data, size)
+        return cls(size, leaf.id if leaf is not None else None, st.st_dev, st.st_ino)
 
 
 @dataclass
@@ -138,6 +154,10 @@ class CommitResult:
         }
 
 
+class CompactedMeanwhile(SessionWriteError):
+    """A compaction entry was appended since the plan (another run): this one writes nothing."""
+
+
 def checkpoint_path_for(path: Path) -> Path:
     """OpenClaw's checkpoint name: `<name without ext>.checkpoint.<uuid><ext or .jsonl>` beside the file."""
     stem, ext = os.path.splitext(path.name)
@@ -162,6 +182,11 @@ def _check_since(data: Buffer, since: PlanSnapshot, path: Path) -> None:
     seen: set[Any] = set()
     while current in new_ids and current not in seen:
         seen.add(current)
+        if new_ids[current].type == "compaction":
+            raise CompactedMeanwhile(
+                f"nothing to compact: compaction {current} was written into {path} since this one was planned "
+                "(another compact run or OpenClaw compacted the same history); nothing written"
+            )
         current = new_ids[current].parent_id
     if current != since.leaf_id:
         raise SessionWriteError(
@@ -177,40 +202,6 @@ def _leaf_id(data: Buffer, path: Path) -> str:
     if not isinstance(leaf.id, str):
         raise SessionWriteError(f"{path}: the last entry has no id, so a compaction would have no parent; nothing written")
     return leaf.id
-
-
-def recover_pending(path: Path, journal: Journal) -> list[str]:
-    """Resolve appends a crashed process left pending (call under the lock). Returns what was done."""
-    notes = []
-    for rec in journal.pending(path):
-        data = read_file(path)
-        if rec.mode == "truncate":
-            end = rec.size_after or 0
-            if rec.content_sha256 and hashlib.sha256(data[:end]).hexdigest() == rec.content_sha256:
-                dev, ino = file_identity(path)
-                journal.update(rec.record_id, status="committed", dev=dev, ino=ino)
-                notes.append(f"confirmed truncation with compaction {rec.entry_id} renamed into place before a crash")
-            else:
-                journal.update(rec.record_id, status="abandoned")
-                notes.append(f"truncation with compaction {rec.entry_id} never replaced the file (checkpoint {rec.checkpoint} kept)")
-            continue
-        start = rec.size_before
-        head = b'{"type":"compaction","id":"' + rec.entry_id.encode() + b'"'
-        full = data[start : start + rec.line_len]
-        if len(full) == rec.line_len and hashlib.sha256(full).hexdigest() == rec.line_sha256:
-            journal.update(rec.record_id, status="committed", offset=start, size_after=start + rec.line_len)
-            notes.append(f"confirmed compaction {rec.entry_id} written before a crash")
-        elif len(data) > start and len(data) < start + rec.line_len and data[start:].startswith(head) and b"\n" not in data[start:]:
-            with open(path, "r+b") as f:
-                f.truncate(start)
-                f.flush()
-                os.fsync(f.fileno())
-            journal.update(rec.record_id, status="abandoned")
-            notes.append(f"removed the torn line of compaction {rec.entry_id} left by a crash")
-        else:
-            journal.update(rec.record_id, status="abandoned")
-            notes.append(f"compaction {rec.entry_id} was never written (the writer stopped before it)")
-    return notes
 
 
 def commit_compaction(
@@ -241,7 +232,7 @@ def commit_compaction(
             hooks.after_lock()
         check_file_writable(path, "nothing written")
         recovered = tuple(recover_pending(path, journal)) + tuple(
-            f"removed {t.name} left by an interrupted rewrite" for t in remove_stale_temps(path, (TRUNCATE_TMP_SUFFIX, ".undo-tmp"))
+            f"removed {t.name} left by an interrupted rewrite" for t in remove_stale_temps(path, REWRITE_TMP_SUFFIXES)
         )
         if since is not None and file_identity(path) != (since.dev, since.ino):
             raise SessionWriteError(
@@ -297,23 +288,21 @@ def _commit_append(
 ) -> CommitResult:
     entry_id: str | None = None
     fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-    mapped: MappedFile | None = None
+    fd_read = os.open(path, os.O_RDONLY)
     try:
         if hooks.before_write:
             hooks.before_write()
         for _ in range(200):
-            if mapped is not None:
-                mapped.close()
-            mapped = map_file(path)  # the file as it is now, without reading it into memory
-            entry, line = make_entry(mapped.data, entry_id)
+            data = read_settled(fd_read, path)  # the file as it is now (read: never mapped)
+            entry, line = make_entry(data, entry_id)
             entry_id = entry["id"]
-            if os.fstat(fd).st_size == mapped.size:
+            if os.fstat(fd).st_size == len(data):
                 break
             # someone appended since we looked: look again, so that our parent is the real leaf
         else:
             raise SessionWriteError(f"{path}: the file keeps growing; could not find a quiet moment to append; nothing written")
-        size_before = mapped.size
-        mapped.close()
+        size_before = len(data)
+        del data
         record = _pending_record(path, "append", entry, line, size_before)
         journal.add(record)
         n = os.write(fd, line)
@@ -328,8 +317,7 @@ def _commit_append(
         st = os.fstat(fd)
         size_after, dev, ino = st.st_size, st.st_dev, st.st_ino
     finally:
-        if mapped is not None:
-            mapped.close()
+        os.close(fd_read)
         os.close(fd)
     offset = _find_line(path, line, size_before)
     journal.update(record.record_id, status="committed", offset=offset, size_after=offset + len(line), dev=dev, ino=ino)
@@ -357,8 +345,7 @@ def _find_line(path: Path, line: bytes, expected: int) -> int:
     try:
         if os.pread(fd, len(line), expected) == line:
             return expected
-        with MappedFile(fd, os.fstat(fd).st_size) as mapped:
-            pos = mapped.data.find(line, expected)
+        pos = read_from(fd, 0).find(line, expected)
     finally:
         os.close(fd)
     return pos if pos >= 0 else expected
@@ -398,35 +385,36 @@ def _commit_truncate(
 
     checkpoint = checkpoint_path_for(path)
 
-    def before_rename() -> None:
-        entry, line, content = state["entry"], state["line"], state["content"]
+    def companion(prepared: PreparedRewrite) -> JournalRecord:
+        entry, line, content = state["entry"], state["line"], prepared.content
         state["record"] = _pending_record(
             path,
             "truncate",
             entry,
             line,
-            state["snapshot_size"],
+            prepared.snapshot_size,
             offset=len(content) - len(line),
             size_after=len(content),
             checkpoint=str(checkpoint),
             content_sha256=hashlib.sha256(content).hexdigest(),
             entries_removed=len(state["plan"].removed),
+            checkpoint_size=prepared.snapshot_size,
+            checkpoint_sha256=prepared.snapshot_sha256,
         )
-        journal.add(state["record"])
-        if hooks.before_rename:
-            hooks.before_rename()
+        return state["record"]
 
     try:
-        outcome = rewrite_session_file(path, build, tmp_suffix=TRUNCATE_TMP_SUFFIX, copy_to=checkpoint, before_rename=before_rename)
+        outcome = rewrite_session_file(path, build, tmp_suffix=TRUNCATE_TMP_SUFFIX, keep_as=checkpoint, journal=journal,
+                                       purpose=lambda: f"truncation with compaction {state['entry_id']}", companion=companion,
+                                       before_rename=hooks.before_rename)
     except _NothingToTruncate as why:
         return _commit_append(path, make_entry, journal, hooks, recovered, True, str(why))
     except BaseException:
-        if "record" in state:
+        if "record" in state and not _renamed(path, state["record"]):
             journal.update(state["record"].record_id, status="abandoned")
         raise
     entry, line, plan = state["entry"], state["line"], state["plan"]
     content_end = outcome.written_size
-    journal.update(state["record"].record_id, status="committed", dev=outcome.dev, ino=outcome.ino)
     return CommitResult(
         path=path,
         mode="truncate",
@@ -442,8 +430,18 @@ def _commit_truncate(
         checkpoint=checkpoint,
         entries_removed=len(plan.removed),
         carried_bytes=outcome.carried_bytes,
-        recovered=recovered,
+        recovered=recovered + outcome.notes,
     )
+
+
+def _renamed(path: Path, rec: JournalRecord) -> bool:
+    """Whether the truncation of `rec` is in place (its content starts the file)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(rec.size_after or 0)
+    except OSError:
+        return False
+    return hashlib.sha256(head).hexdigest() == rec.content_sha256
 
 
 class _NothingToTruncate(Exception):
@@ -452,10 +450,10 @@ class _NothingToTruncate(Exception):
 
 __all__ = [
     "CommitResult",
+    "CompactedMeanwhile",
     "PlanSnapshot",
     "SessionWriteError",
     "WriterHooks",
     "checkpoint_path_for",
     "commit_compaction",
-    "recover_pending",
 ]

@@ -5,12 +5,14 @@ Real parts only: real processes (the CLI as a subprocess wherever a hang, a reso
 capabilities are involved, `run_cli` in-process otherwise; another process holds the lock or writes the file),
 real FIFOs and directories at the lock path, a real full file system (a 1 MB tmpfs, where this machine lets the
 test mount one) and a real file size limit (`RLIMIT_FSIZE`, which makes `write()` fail with EFBIG like a full
-disk, for a subprocess everywhere).
+disk, for a subprocess everywhere). The one stand-in: a file system without hard links (where the checkpoint
+and the backup must be copies) is `link(2)` failing with EPERM, as vfat's does (`_no_link`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import resource
@@ -255,7 +257,9 @@ def test_undo_refuses_a_read_only_file(tmp_path: Path, unprivileged: tuple[list[
 
 
 # --------------------------------------------------------------------------------------------------------------
-# 5. A full disk during the checkpoint copy: a clear refusal, no torn checkpoint, the session untouched
+# 5. A full disk: the checkpoint and the backup are hard links and take no space; where they must be copies (a
+#    file system without hard links), a copy that does not fit is a clear refusal, never a torn checkpoint, and so
+#    is a new file that does not fit
 # --------------------------------------------------------------------------------------------------------------
 
 
@@ -273,14 +277,46 @@ def _limit_file_size(limit: int) -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # write() then fails with EFBIG instead of killing the process
 
 
+def _no_link(*args: Any, **kwargs: Any) -> None:
+    """`os.link` on a file system without hard links (vfat, some network mounts): EPERM."""
+    raise OSError(errno.EPERM, os.strerror(errno.EPERM))
+
+
+NO_HARD_LINKS = """
+import errno, os, runpy
+def _no_link(*args, **kwargs):
+    raise OSError(errno.EPERM, os.strerror(errno.EPERM))
+os.link = _no_link
+runpy.run_module("inspector", run_name="__main__", alter_sys=True)
+"""
+
+
+def cli_process_without_hard_links(args: list[Any], env: dict[str, str], **kw: Any) -> subprocess.CompletedProcess[str]:
+    """`cli_process` in a process where `link(2)` fails as on a file system without hard links (as `_no_link`)."""
+    return subprocess.run([sys.executable, "-c", NO_HARD_LINKS, *map(str, args)], capture_output=True, text=True, env=env, cwd=ROOT,
+                          timeout=60, **kw)
+
+
+def test_a_file_size_limit_does_not_stop_a_checkpoint_that_is_a_hard_link(tmp_path: Path, state_dir: Path) -> None:
+    (tmp_path / "s").mkdir()
+    session = build_session(tmp_path / "s" / f"{SID}.jsonl", turns=24, big=3000)
+    original, inode = session.read_bytes(), session.stat().st_ino
+    # the truncated file (~20 KB) fits under the limit; a copy of the whole file (~150 KB) would not, a link writes nothing
+    out = cli_process(["compact", session, "--yes", "--truncate", "--keep-recent-tokens", "10", "--json"], env_for(state_dir),
+                      preexec_fn=lambda: _limit_file_size(len(original) // 2))
+    assert out.returncode == 0, out.stderr
+    checkpoint = Path(json.loads(out.stdout)["commit"]["checkpoint"])
+    assert checkpoint.stat().st_ino == inode and checkpoint.read_bytes() == original
+
+
 def test_a_file_size_limit_during_the_checkpoint_copy_is_a_clear_refusal(tmp_path: Path, state_dir: Path) -> None:
     (tmp_path / "s").mkdir()
     session = build_session(tmp_path / "s" / f"{SID}.jsonl", turns=24, big=3000)
     original = session.read_bytes()
-    # the truncated file (~20 KB) fits under the limit; the checkpoint copy of the whole file (~150 KB) does not
+    # no hard links: the checkpoint is a copy of the whole file (~150 KB), which the limit cuts; the truncated file fits
     limit = len(original) // 2
-    out = cli_process(["compact", session, "--yes", "--truncate", "--keep-recent-tokens", "10"], env_for(state_dir),
-                      preexec_fn=lambda: _limit_file_size(limit))
+    out = cli_process_without_hard_links(["compact", session, "--yes", "--truncate", "--keep-recent-tokens", "10"], env_for(state_dir),
+                                         preexec_fn=lambda: _limit_file_size(limit))
     _assert_refused_for_space(out, session, original, "the copy")
 
     # the same for undo's backup copy: an append-mode compaction, then undo under a limit the copy crosses
@@ -288,8 +324,13 @@ def test_a_file_size_limit_during_the_checkpoint_copy_is_a_clear_refusal(tmp_pat
     assert out.returncode == 0, out.stderr
     compacted = session.read_bytes()
     line = len(compacted) - len(original)
-    out = cli_process(["undo", session], env_for(state_dir), preexec_fn=lambda: _limit_file_size(len(compacted) - line // 2))
+    out = cli_process_without_hard_links(["undo", session], env_for(state_dir),
+                                         preexec_fn=lambda: _limit_file_size(len(compacted) - line // 2))
     _assert_refused_for_space(out, session, compacted, "the copy")
+
+    # with hard links the backup takes no space, but the new file must fit: under half its size, a clear refusal
+    out = cli_process(["undo", session], env_for(state_dir), preexec_fn=lambda: _limit_file_size(len(original) // 2))
+    _assert_refused_for_space(out, session, compacted, "the new file")
 
 
 @pytest.fixture
@@ -309,12 +350,18 @@ def small_tmpfs(tmp_path: Path) -> Iterator[Path]:
             subprocess.run(["umount", "-l", str(mnt)], capture_output=True, timeout=30)
 
 
-def test_a_full_file_system_during_the_checkpoint_copy_is_a_clear_refusal(small_tmpfs: Path) -> None:
+def test_a_full_file_system_during_the_checkpoint_copy_is_a_clear_refusal(small_tmpfs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     session = build_session(small_tmpfs / f"{SID}.jsonl", turns=40, big=8000)  # ~670 KB on a 1 MB file system
     original = session.read_bytes()
     assert 600_000 < len(original) < 1_000_000
-    out = run_cli(["compact", session, "--yes", "--truncate", "--keep-recent-tokens", "10"])
+    args = ["compact", session, "--yes", "--truncate", "--keep-recent-tokens", "10", "--json"]
+    with monkeypatch.context() as m:  # no hard links: the checkpoint is a copy, which does not fit
+        m.setattr(os, "link", _no_link)
+        out = run_cli(args)
     _assert_refused_for_space(out, session, original, "the copy")
+    out = run_cli(args)  # with hard links the checkpoint takes no space: the same compaction is written
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert Path(json.loads(out.stdout)["commit"]["checkpoint"]).read_bytes() == original
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -32,7 +32,9 @@ Compact PATH as OpenClaw 2026.4's safeguard compaction does (pi 0.66.1 preparati
 summary, token-share parts and chunks with the rolling summary, the merge, the split-turn prefix, then the
 assembly (recent turns verbatim, tool failures, <read-files>/<modified-files>, the 16000-character cap).
 The entry is appended under OpenClaw's session lock (--truncate: the file is also rewritten as OpenClaw's
-truncateAfterCompaction does, after a checkpoint copy). `session-inspector undo PATH` reverts it.
+truncateAfterCompaction does; the checkpoint is the replaced file, kept). `session-inspector undo PATH`
+reverts it. A compaction another run appended since the plan: nothing to compact (exit 1). Lines a crashed
+rewrite left in a replaced file are carried over first and reported ("recovered").
 
 Summarizers: rules (default: offline, deterministic, no key), openai (any OpenAI-compatible server),
 anthropic (the Messages API). Model, base URL and key come from the flags, the environment
@@ -41,8 +43,8 @@ anthropic (the Messages API). Model, base URL and key come from the flags, the e
 
 Without --yes the entry is shown and confirmed on a terminal; without a terminal, --yes is required.
 A "Summary unavailable" fallback is written only with --accept-fallback.
-Exit codes: 0 written (or --dry-run done), 1 nothing written (declined, cancelled, fallback refused),
-2 error.
+Exit codes: 0 written (or --dry-run done), 1 nothing written (declined, cancelled, fallback refused,
+compacted meanwhile), 2 error.
 """
 
 EXIT_NOTHING = 1
@@ -181,6 +183,9 @@ def _session_model(path: Path) -> tuple[str | None, str | None] | None:
 
 def run(args: argparse.Namespace) -> int:
     """Compact, render, print; see DESCRIPTION for the exit codes."""
+    from inspector.write.faults import install_from_env
+
+    install_from_env()
     if not args.path.is_file():
         _err(f"{args.path}: no such session file")
         return EXIT_ERROR
@@ -232,7 +237,7 @@ def run(args: argparse.Namespace) -> int:
 def _commit_shown(path: Path, shown: RunResult, options: RunOptions, renderer: EventRenderer) -> RunResult:
     from inspector.write.lock import LockHeld
     from inspector.write.sessionfile import SessionWriteError
-    from inspector.write.writer import commit_compaction
+    from inspector.write.writer import CompactedMeanwhile, commit_compaction
 
     entry = shown.entry or {}
     try:
@@ -240,6 +245,9 @@ def _commit_shown(path: Path, shown: RunResult, options: RunOptions, renderer: E
                                 truncate=options.truncate, since=shown.snapshot, lock_timeout_ms=options.lock_timeout_ms)
     except LockHeld as exc:
         shown.status, shown.reason = "failed", f"{exc.hint}; nothing written"
+        return shown
+    except CompactedMeanwhile as exc:
+        shown.status, shown.reason = "nothing_written", str(exc)
         return shown
     except (SessionWriteError, OSError) as exc:
         shown.status, shown.reason = "failed", str(exc)
@@ -258,6 +266,8 @@ def _print(result: RunResult, args: argparse.Namespace) -> int:
         print_json(result.to_json())
         return code
     out = console()
+    for note in result.to_json()["recovered"]:
+        out.print(Text(make_inert(f"recovered: {note}", keep_newlines=False), style="yellow"))
     if result.status == "committed" and result.commit is not None:
         c = result.commit
         out.print(Text(f"Compacted {c.path}: entry {c.entry_id} ({c.mode}), first kept {c.first_kept_entry_id}"))

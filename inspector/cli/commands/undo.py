@@ -22,7 +22,11 @@ An appended compaction entry is removed and entries appended after it are re-par
 truncating compaction is reverted by restoring its checkpoint copy plus everything appended since. The file as
 it was before the undo is kept as <file>.bak-<pid>-<ms>. Nothing is changed when the file no longer matches
 what was written, or while another process holds the lock.
---json prints {"path", "mode", "entry_id", "backup", "size_before", "size_after", "reparented", "restored_from"}.
+A truncating compaction's checkpoint must still hold exactly the bytes recorded when it was made (size and
+SHA-256); a truncated, edited or replaced checkpoint is refused (exit 2). Lines written late into a file a
+rewrite replaced are carried over first and reported ("recovered").
+--json prints {"path", "mode", "entry_id", "backup", "size_before", "size_after", "reparented", "restored_from",
+"recovered"}.
 """
 
 
@@ -43,6 +47,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Undo, print what was done; one clear line on stderr and exit 2 when it cannot."""
+    from inspector.write.faults import install_from_env
+
+    install_from_env()
     if not args.path.is_file():
         print(f"session-inspector: {args.path}: no such session file", file=sys.stderr)
         return EXIT_ERROR
@@ -58,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
         print_json(result.to_json())
         return 0
     out = console()
+    for note in result.recovered:
+        out.print(Text(make_inert(f"recovered: {note}", keep_newlines=False), style="yellow"))
     how = "restored the checkpoint" if result.mode == "truncate" else "removed the appended entry"
     out.print(Text(f"Undid compaction {result.entry_id}: {how}; {result.reparented} later entries re-parented."))
     if result.restored_from:
