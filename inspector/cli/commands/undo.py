@@ -19,8 +19,9 @@ Revert the last compaction session-inspector wrote into PATH, under OpenClaw's s
 reverts the previous one, newest first. A symlinked PATH reverts its target (the link stays a link).
 
 An appended compaction entry is removed and entries appended after it are re-parented onto its parent; a
-truncating compaction is reverted by restoring its checkpoint copy plus everything appended since. The file as
-it was before the undo is kept as <file>.bak-<pid>-<ms>. Nothing is changed when the file no longer matches
+truncating compaction is reverted by restoring its checkpoint (the file as it was before the compaction, kept as a
+hard link, or a copy where the file system has none) plus everything appended since. The file as it was before
+the undo is kept as <file>.bak-<pid>-<ms>. Nothing is changed when the file no longer matches
 what was written, or while another process holds the lock.
 A truncating compaction's checkpoint must still hold exactly the bytes recorded when it was made (size and
 SHA-256); a truncated, edited or replaced checkpoint is refused (exit 2). Lines written late into a file a
