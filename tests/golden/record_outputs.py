@@ -24,6 +24,16 @@ text output loses the lines starting with `rules:` / `Rules:`. A case's record i
 normalized stdout, plus of the normalized stderr unless the command's stderr is not deterministic (`compact`: its
 progress lines carry elapsed milliseconds). Each input also has an `<input>__input` case: the digest of the input
 files themselves, so a changed fixture builder shows up as such.
+
+History of the recording (what changed on purpose, and nothing else, checked with `--check --baseline` against a
+`--dump` of the code before each change):
+1. Recorded at bcce042, before the engine was regrouped into layered folders. The regrouped engine, with `--rules`
+   and the `rules` field, gave all 409 cases identical (also with `--rules openclaw-2026.4.12` appended).
+2. Re-recorded after two deliberate changes, which are the only differences: the reserve rule has one home
+   (`timeline --json`'s `compaction_reserve.source` is the plan's `floor` / `pi default` /
+   `config:agents.defaults.compaction.reserveTokens`, with a new `floor_source`; its text line says
+   `(floor: openclaw default 20,000)`), 24 cases; `compact --json` gains `recovered` (what a run carried over from an
+   interrupted rewrite), 23 cases.
 """
 
 from __future__ import annotations

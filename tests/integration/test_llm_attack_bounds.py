@@ -1,6 +1,6 @@
 """The LLM path under attack (issue 28): what a server sends costs bounded memory and time. Real processes
 (`python -m inspector compact`) against hostile servers on 127.0.0.1, through both official SDKs, with the child's
-peak memory read from `os.wait4` and its wall time measured:
+peak memory read from `os.wait4` in a small launcher process (`_measure`) and its wall time measured:
 
 * an endless stream and an endless SSE line (each server stops on its own after `ENDLESS_S`, the bound of the
   test itself) are refused at the summary cap / line cap: the client stops reading within seconds, with a bounded
@@ -11,11 +11,9 @@ peak memory read from `os.wait4` and its wall time measured:
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,22 +39,37 @@ class Measured:
     stderr: str
 
 
+# The CLI is started by a small launcher process, which waits for it and reports its `ru_maxrss`: a child's
+# `ru_maxrss` starts from the memory of the process that spawned it (Linux records the spawner's high-water mark
+# when the child execs), so spawned straight from a pytest worker that has run other tests it would report that
+# worker's size, not the CLI's.
+_LAUNCHER = """
+import os, signal, subprocess, sys, threading
+rss_path, kill_after, out_path, err_path, *cmd = sys.argv[1:]
+with open(out_path, "wb") as out, open(err_path, "wb") as err:
+    proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+    killer = threading.Timer(float(kill_after), proc.kill)
+    killer.start()
+    _, status, usage = os.wait4(proc.pid, 0)
+    killer.cancel()
+with open(rss_path, "w") as f:
+    f.write(f"{usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}")
+"""
+
+
 def _measure(args: list[str], env: dict[str, str], tmp: Path, kill_after: float) -> Measured:
-    """Run `python -m inspector ARGS`, kill it after `kill_after` s, and read its own rusage (not other children's)."""
-    out_path, err_path = tmp / "stdout", tmp / "stderr"
-    with out_path.open("wb") as out, err_path.open("wb") as err:
-        t0 = time.monotonic()
-        proc = subprocess.Popen([sys.executable, "-m", "inspector", *args], stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env,
-                                cwd=ROOT)
-        killer = threading.Timer(kill_after, proc.kill)
-        killer.start()
-        try:
-            _, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            killer.cancel()
-        wall = time.monotonic() - t0
-        proc.returncode = os.waitstatus_to_exitcode(status)
-    return Measured(proc.returncode, wall, usage.ru_maxrss / 1024, out_path.read_text(errors="replace"), err_path.read_text(errors="replace"))
+    """Run `python -m inspector ARGS`, kill it after `kill_after` s, and read its own peak RSS (`_LAUNCHER`)."""
+    out_path, err_path, rss_path = tmp / "stdout", tmp / "stderr", tmp / "maxrss"
+    t0 = time.monotonic()
+    launcher = subprocess.run(
+        [sys.executable, "-c", _LAUNCHER, str(rss_path), str(kill_after), str(out_path), str(err_path),
+         sys.executable, "-m", "inspector", *args],
+        stdin=subprocess.DEVNULL, env=env, cwd=ROOT, timeout=kill_after + 60, check=False,
+    )
+    wall = time.monotonic() - t0
+    assert launcher.returncode == 0, "the launcher failed"
+    peak_kb, code = map(int, rss_path.read_text().split())
+    return Measured(code, wall, peak_kb / 1024, out_path.read_text(errors="replace"), err_path.read_text(errors="replace"))
 
 
 def _session(tmp_path: Path) -> Path:
