@@ -63,8 +63,8 @@ class UnknownRulesError(ValueError):
 class RuleSet:
     """Everything that is one release's rule, the one way into it.
 
-    Each part is a module of the release's folder, loaded on first use: `tokens` (estimators, their fused fast
-    path, usage), `pruning_settings`, `pruner`, `ttl`, `thinking`, `tool_guard`, `snippet` (context pruning),
+    Each part is a module of the release's folder, loaded on first use: `context_rebuild` (the context the model
+    sees), `tokens` (estimators, their fused fast path, usage), `pruning_settings`, `pruner`, `ttl`, `thinking`, `tool_guard`, `snippet` (context pruning),
     `compaction_settings`, `prepare` (cut point), `safeguard`, `chunking`, `stages`, `triggers`, `boundary`,
     `assembly`, `prompts` (compaction), `window_guard`, `config_schema`, `model_catalog`.
     """
@@ -74,6 +74,7 @@ class RuleSet:
     _loaded: dict[str, ModuleType] = field(default_factory=dict, compare=False, repr=False)
 
     PARTS = {
+        "context_rebuild": "context_rebuild",
         "tokens": "tokens",
         "pruning_settings": "pruning.settings",
         "pruner": "pruning.pruner",
