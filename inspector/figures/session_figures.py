@@ -405,7 +405,9 @@ def session_stats(
         )
     ]
     counts, tik_info = tiktoken_counts_for(session, ctx, encoding)
-    ctx_totals: dict[str, int | None] = {est.field: sum(estimate_sizes(ctx.messages, est.name)) for est in index_estimators(session)}
+    ctx_totals: dict[str, int | None] = {
+        est.field: sum(estimate_sizes(ctx.messages, est.name)) for est in index_estimators(session)
+    }
     ctx_totals["tiktoken"] = sum(c for c in counts if c is not None) if counts is not None else None
     return {
         "file": overview.file,

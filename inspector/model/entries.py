@@ -369,7 +369,9 @@ class Entry(_PackedNumbers):
     usage_packed: bytes | None = None
     block_kinds: tuple[str, ...] = ()
 
-    line = property(lambda self: self.layout.line(self.nums), doc="1-based physical line number (0 while unknown, in a tail view).")
+    line = property(
+        lambda self: self.layout.line(self.nums), doc="1-based physical line number (0 while unknown, in a tail view)."
+    )
     offset = property(lambda self: self.layout.offset(self.nums), doc="Byte offset of the line's start.")
     length = property(lambda self: self.layout.length(self.nums), doc="Byte length of the line, without the newline.")
     migrated_role = property(lambda self: bool(self.layout.flags(self.nums) & FLAG_MIGRATED_ROLE))

@@ -65,8 +65,8 @@ def other_entry_parts(
     """What an entry of a type other than `message` holds, from its line `obj`: `(timestamp, data, role, nums)`.
 
     `data` is the line (a `custom_message` without its content, re-read on demand); `role` and the estimates in
-    `nums` (packed by `READER_LAYOUT`) are those of the message it contributes to the context, if any. The reader (`EntryReader`) and the
-    workers that pack entries (`column_runs`) both build them here.
+    `nums` (packed by `READER_LAYOUT`) are those of the message it contributes to the context, if any. The reader
+    (`EntryReader`) and the workers that pack entries (`column_runs`) both build them here.
     """
     ts = obj.get("timestamp")
     data = {k: v for k, v in obj.items() if k != "content"} if etype == m.CUSTOM_MESSAGE else obj

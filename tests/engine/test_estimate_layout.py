@@ -60,7 +60,7 @@ def session_file(tmp_path: Path) -> Path:
             header(),
             entry("model_change", "m1", None, provider="anthropic", modelId="claude-sonnet-4-5"),
             msg("u1", "m1", user("read both files")),
-            msg("a1", "u1", assistant("", tool_calls=[("c1", "read", {"path": "a.py"}), ("c2", "exec", {"command": "ls"})], usage=USAGE)),
+            msg("a1", "u1", assistant("", tool_calls=[("c1", "read", {"path": "a.py"}), ("c2", "exec", {})], usage=USAGE)),
             msg("t1", "a1", tool_result("c1", "read", "x" * 4000, details={"lines": 1})),
             msg("t2", "t1", tool_result("c2", "exec", "y" * 900)),
             msg("a2", "t2", assistant("both read", usage=USAGE)),
@@ -122,7 +122,8 @@ def test_a_layout_fills_the_first_slots_and_reads_them_back_by_name() -> None:
     assert TWO_LAYOUT.message_timestamp(none) is None
 
     # The reader's fast path packs the same numbers (narrow while they fit).
-    assert nl.pack_row(*nl.WIDE.unpack(row)) == TWO_LAYOUT.pack_row(7, 100, 50, (3, 12), 1767225601000, m.FLAG_EXCLUDED_FROM_CONTEXT)
+    fast = TWO_LAYOUT.pack_row(7, 100, 50, (3, 12), 1767225601000, m.FLAG_EXCLUDED_FROM_CONTEXT)
+    assert len(fast) == nl.NARROW_SIZE and fast == nl.pack_row(*nl.WIDE.unpack(row))
     assert list(TWO_LAYOUT.sizes([row, none, row], "guard")) == [12, 0, 12]
     assert list(TWO_LAYOUT.sizes(iter([]), "pi")) == []
 
