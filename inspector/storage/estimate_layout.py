@@ -44,6 +44,8 @@ class NamedEstimator(Protocol):
 class EstimateLayout:
     """The slots of a rule set's estimators in a packed row, and every read of a row (`model.RowLayout`).
 
+    A row has a fixed capacity, `nums_layout.ESTIMATE_SLOTS` (4): a rule set with fewer estimators leaves the slots
+    past its own at 0, one with more is refused (the row, and the snapshot format with it, would have to widen).
     Get one with `estimate_layout(estimators)`: one object per distinct tuple of estimators (a snapshot restores
     the same one). `estimators` are kept as given (the rule set's `Estimator`s: their labels and units for the
     figures that show them)."""
