@@ -74,7 +74,7 @@ class ContextBreakdown(VerticalScroll):
         total = data.total
         grid = Table.grid(padding=(0, 1))
         grid.add_column()
-        title = Text(f"By tool · {data.estimator} · total {total:,} {unit}", style="bold")
+        title = Text(f"By tool · {data.estimator.field} · total {total:,} {unit}", style="bold")
         parts: list[Any] = [title]
         if note:
             parts.append(Text(note, style="italic"))

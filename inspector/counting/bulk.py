@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import gc
 import signal
-import struct
 import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
@@ -29,6 +28,7 @@ from inspector.model import entries as m
 from inspector.read import parallel
 from inspector.read.jsonl_reader import agent_message_of
 from inspector.read.records import decode_line
+from inspector.storage import nums_layout as nl
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -58,8 +58,7 @@ MAX_READ = 8 * 1024 * 1024
 """A coalesced read stops growing at this size (a single longer line is still read whole)."""
 UNREADABLE = -1
 """The count given to a row whose bytes no longer parse into the object that was indexed."""
-_LOCATION = struct.Struct("<qqq")
-"""The head of `model.NUMS`: line, offset, length."""
+_location = nl.location
 
 
 class LineJob(NamedTuple):
@@ -234,7 +233,7 @@ def context_line_jobs(session: Session, ctx: m.SessionContext, known: dict[int, 
     summaries: list[int] = []
     todo: list[LineJob] = []
     for pos, row in enumerate(ctx.messages):
-        _, offset, length = _LOCATION.unpack_from(row.nums)
+        _, offset, length = _location(row.nums)
         count = known.get(offset)
         if count is not None:
             counts[pos] = count

@@ -1,4 +1,4 @@
-"""Where the context goes: totals by role and by tool, and the largest messages (for any estimator).
+"""Where the context goes: totals by role and by tool, and the largest messages (for any of the index's estimators).
 
 `context_breakdown` returns a typed `Breakdown`; its `to_json()` is `stats --json`'s `context.breakdown`, and the
 UI's "Where it goes" panel renders the same object, so the panel and the JSON cannot disagree.
@@ -10,10 +10,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from inspector.figures.sizes import estimate_sizes, index_estimators
 from inspector.model import entries as m
+from inspector.rules.ruleset import Estimator
 from inspector.session.session import Session
-
-ESTIMATOR_FIELDS = ("pi_tokens", "openclaw_prune_chars", "openclaw_compaction_tokens", "tool_guard_chars")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,29 +71,23 @@ class LargestMessage:
 
 @dataclass(frozen=True, slots=True)
 class Breakdown:
-    """Totals by role and by tool (largest first) and the largest messages, under one estimator field."""
+    """Totals by role and by tool (largest first) and the largest messages, under one estimator."""
 
-    estimator: str
+    estimator: Estimator
     total: int
     by_role: tuple[RoleShare, ...]
     by_tool: tuple[ToolShare, ...]
     largest: tuple[LargestMessage, ...]
 
     def to_json(self) -> dict[str, Any]:
-        """`stats --json`'s `context.breakdown`: `estimator`, `total`, `by_role`, `by_tool`, `largest`."""
+        """`stats --json`'s `context.breakdown`: `estimator` (its `--json` field), `total`, `by_role`, `by_tool`, `largest`."""
         return {
-            "estimator": self.estimator,
+            "estimator": self.estimator.field,
             "total": self.total,
             "by_role": [r.to_json() for r in self.by_role],
             "by_tool": [t.to_json() for t in self.by_tool],
             "largest": [x.to_json() for x in self.largest],
         }
-
-
-def message_size(row: m.ContextMessage, estimator: str) -> int:
-    """One context message's size under `estimator` (one of `ESTIMATOR_FIELDS`)."""
-    estimates = row.estimates
-    return getattr(estimates, estimator) if estimates is not None else 0
 
 
 def tool_of(session: Session, row: m.ContextMessage) -> str | None:
@@ -106,16 +100,18 @@ def _share(size: int, total: int) -> float:
     return round(size / total, 4) if total else 0.0
 
 
-def context_breakdown(session: Session, ctx: m.SessionContext, estimator: str = "pi_tokens", top: int = 10) -> Breakdown:
-    """Totals by role and by tool (tool calls and their results together), and the `top` largest messages."""
-    if estimator not in ESTIMATOR_FIELDS:
-        raise ValueError(f"unknown estimator {estimator!r}; one of {', '.join(ESTIMATOR_FIELDS)}")
+def context_breakdown(session: Session, ctx: m.SessionContext, estimator: str = "pi", top: int = 10) -> Breakdown:
+    """Totals by role and by tool (tool calls and their results together), and the `top` largest messages, under
+    the estimator called `estimator` (one of `index_estimators(session)`)."""
+    known = index_estimators(session)
+    chosen = next((e for e in known if e.name == estimator), None)
+    if chosen is None:
+        raise ValueError(f"unknown estimator {estimator!r}; one of {', '.join(e.name for e in known)}")
     by_role: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # messages, size
     by_tool: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # calls, results, size
     total = 0
     sizes = []
-    for row in ctx.messages:
-        size = message_size(row, estimator)
+    for row, size in zip(ctx.messages, estimate_sizes(ctx.messages, estimator)):
         total += size
         r = by_role[row.role]
         r[0] += 1
@@ -141,7 +137,7 @@ def context_breakdown(session: Session, ctx: m.SessionContext, estimator: str = 
     roles = sorted(by_role.items(), key=lambda kv: -kv[1][1])
     tools = sorted(by_tool.items(), key=lambda kv: -kv[1][2])
     return Breakdown(
-        estimator=estimator,
+        estimator=chosen,
         total=total,
         by_role=tuple(RoleShare(name, v[0], v[1], _share(v[1], total)) for name, v in roles),
         by_tool=tuple(ToolShare(name, v[0], v[1], v[2], _share(v[2], total)) for name, v in tools),

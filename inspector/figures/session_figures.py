@@ -12,6 +12,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from inspector.counting.bulk import UNREADABLE, context_line_jobs, count_lines
 from inspector.counting.counter import TokenCounter, get_token_counter
 from inspector.figures.breakdown import context_breakdown
 from inspector.figures.overview import ContextOverview, ContextUsage, SessionFigures, guard_to_json, window_to_json
-from inspector.figures.sizes import estimate_sizes, running_totals
+from inspector.figures.sizes import estimate_sizes, index_estimators, running_totals
 from inspector.host.openclaw_config import load_openclaw_config
 from inspector.model import entries as m
 from inspector.rules.openclaw_2026_4_12.tokens.context_usage import last_context_usage
@@ -33,7 +34,6 @@ from inspector.rules.openclaw_2026_4_12.window_guard import (
 from inspector.session.context import compactions_on_path
 from inspector.session.session import Session
 
-ESTIMATORS = ("pi_tokens", "openclaw_prune_chars", "openclaw_compaction_tokens", "tool_guard_chars")
 USAGE_FIELDS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
 COST_FIELDS = ("input", "output", "cacheRead", "cacheWrite", "total")
 
@@ -98,12 +98,13 @@ def estimator_ratios(session: Session, ctx: m.SessionContext, tiktoken_counts: l
     For every assistant message with recorded usage, the prompt it was sent with is estimated as the sum of
     the context messages before it; the recorded prompt is `input + cacheRead + cacheWrite`. The ratio is
     Σ estimate / Σ recorded (1.0 = exact; below 1 the estimator undercounts — note that the system prompt and
-    tool schemas are never in the transcript, so every estimator is expected to be somewhat below 1).
+    tool schemas are never in the transcript, so every estimator is expected to be somewhat below 1). Each of the
+    index's estimators has a ratio, those in tokens first (keyed by their field), then those in characters divided
+    by `CHARS_PER_TOKEN_ESTIMATE` (keyed by their field and `_div4`).
     """
     entries = session.entries
-    running = dict.fromkeys(ESTIMATORS, 0)
     running_tiktoken = 0
-    est_sum = dict.fromkeys(ESTIMATORS, 0)
+    sampled: list[int] = []  # the positions of the sampled calls
     tik_sum = 0
     recorded_sum: int | float = 0
     samples = 0
@@ -117,21 +118,20 @@ def estimator_ratios(session: Session, ctx: m.SessionContext, tiktoken_counts: l
             if prompt > 0:
                 samples += 1
                 recorded_sum += prompt
-                for k in ESTIMATORS:
-                    est_sum[k] += running[k]
+                sampled.append(pos)
                 tik_sum += running_tiktoken
-        if row.estimates:
-            for k in ESTIMATORS:
-                running[k] += getattr(row.estimates, k)
         count = tiktoken_counts[pos] if tiktoken_counts is not None else None
         if count is not None:
             running_tiktoken += count
     out: dict[str, Any] = {"samples": samples, "recorded_prompt_tokens": recorded_sum}
     if recorded_sum:
-        out["pi_tokens"] = round(est_sum["pi_tokens"] / recorded_sum, 4)
-        out["openclaw_compaction_tokens"] = round(est_sum["openclaw_compaction_tokens"] / recorded_sum, 4)
-        out["openclaw_prune_chars_div4"] = round(est_sum["openclaw_prune_chars"] / CHARS_PER_TOKEN_ESTIMATE / recorded_sum, 4)
-        out["tool_guard_chars_div4"] = round(est_sum["tool_guard_chars"] / CHARS_PER_TOKEN_ESTIMATE / recorded_sum, 4)
+        for est in sorted(index_estimators(session), key=lambda e: e.unit != "tok"):
+            running = running_totals(estimate_sizes(ctx.messages, est.name))
+            est_sum = sum(running[pos - 1] for pos in sampled if pos)  # the messages before each sampled call
+            if est.unit == "tok":
+                out[est.field] = round(est_sum / recorded_sum, 4)
+            else:
+                out[f"{est.field}_div4"] = round(est_sum / CHARS_PER_TOKEN_ESTIMATE / recorded_sum, 4)
         if tiktoken_counts is not None:
             out["tiktoken"] = round(tik_sum / recorded_sum, 4)
     return out
@@ -203,11 +203,11 @@ def session_figures(
     session: Session,
     ctx: m.SessionContext,
     window_options: WindowOptions,
-    estimator: str = "pi_tokens",
+    estimator: str = "pi",
     top: int = 10,
     previous: SessionFigures | None = None,
 ) -> SessionFigures:
-    """Overview, breakdown (under the estimator field `estimator`, `top` largest) and diagnostics of `ctx`.
+    """Overview, breakdown (under the estimator called `estimator`, `top` largest) and diagnostics of `ctx`.
 
     With `previous`, its breakdown and diagnostics (linear in the session's size) are reused and only the
     overview is recomputed: the cheap path for frequent live refreshes of very large sessions.
@@ -227,12 +227,15 @@ def context_report(
     """`context --json`: one row per context message with every estimator, plus window and guard."""
     overview = context_overview(session, ctx, window_options)
     counts, tik_info = tiktoken_counts_for(session, ctx, encoding)
-    cumulative = running_totals(estimate_sizes(ctx.messages, "pi_tokens"))
+    estimators = index_estimators(session)
+    fields = [est.field for est in estimators]
+    columns = [estimate_sizes(ctx.messages, est.name) for est in estimators]  # 0 for a message without estimates
+    cumulative = running_totals(estimate_sizes(ctx.messages, "pi"))
     entries = session.entries
     rows = []
-    for pos, row in enumerate(ctx.messages):
+    for pos, (row, values) in enumerate(zip(ctx.messages, zip(*columns) if columns else repeat(()))):
         e = entries[row.entry_index]
-        est: dict[str, int | None] = {**(row.estimates.to_json() if row.estimates else dict.fromkeys(ESTIMATORS, 0))}
+        est: dict[str, int | None] = dict(zip(fields, values))
         est["tiktoken"] = counts[pos] if counts is not None else None
         rows.append(
             {
@@ -260,7 +263,7 @@ def context_report(
         "guard": guard_to_json(overview.guard),
         "tiktoken": tik_info,
         "totals": {
-            **{k: sum(r["estimates"][k] for r in rows) for k in ESTIMATORS},
+            **{field: sum(column) for field, column in zip(fields, columns)},
             "tiktoken": sum(c for c in counts if c is not None) if counts is not None else None,
             "estimate_context_tokens": overview.usage.to_json(),
         },
@@ -380,7 +383,7 @@ def session_stats(
     """`stats --json`: counts, tree shape, compactions, models, token totals, usage, window, diagnostics."""
     ctx = session.context(leaf_id)
     entries = session.entries
-    figures = session_figures(session, ctx, window_options, "pi_tokens", top=10)
+    figures = session_figures(session, ctx, window_options, "pi", top=10)
     overview = figures.overview
     by_type, by_role, models = shape_totals(session)
     compaction_indices = entries.indices_of_type(m.COMPACTION)
@@ -402,8 +405,9 @@ def session_stats(
         )
     ]
     counts, tik_info = tiktoken_counts_for(session, ctx, encoding)
-    estimates = [e for e in (r.estimates for r in ctx.messages) if e]  # each unpacked once
-    ctx_totals = {k: sum(getattr(e, k) for e in estimates) for k in ESTIMATORS}
+    ctx_totals: dict[str, int | None] = {
+        est.field: sum(estimate_sizes(ctx.messages, est.name)) for est in index_estimators(session)
+    }
     ctx_totals["tiktoken"] = sum(c for c in counts if c is not None) if counts is not None else None
     return {
         "file": overview.file,

@@ -10,16 +10,25 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Sequence
-from typing import Any
+from operator import attrgetter
 
-from inspector.figures.breakdown import ESTIMATOR_FIELDS
 from inspector.model import entries as m
 from inspector.rules.openclaw_2026_4_12.tokens import calculate_context_tokens
+from inspector.rules.ruleset import Estimator
+from inspector.session.session import Session
 
 UNKNOWN = -1
 """A size that is not known or does not apply (e.g. recorded usage on a tool result)."""
 
-_NO_PACKED = object()
+_nums = attrgetter("nums")
+
+
+def index_estimators(session: Session) -> tuple[Estimator, ...]:
+    """The estimators the session's index holds a value of for every message, in its order: those of the rule set
+    the reader computed them with (`READER_RULES` until the reader takes the session's). The figures iterate these,
+    never a list of their own."""
+    estimators: tuple[Estimator, ...] = session.entries.layout.estimators
+    return estimators
 
 
 def int_array(values: Iterable[int] = ()) -> array:
@@ -28,18 +37,13 @@ def int_array(values: Iterable[int] = ()) -> array:
 
 
 def estimate_sizes(messages: Sequence[m.ContextMessage], estimator: str, start: int = 0, stop: int | None = None) -> array:
-    """The size of each message of `messages[start:stop]` under an estimator field of `ESTIMATOR_FIELDS`
-    (`pi_tokens`, `openclaw_prune_chars`, ...); 0 for a message without estimates."""
-    i = ESTIMATOR_FIELDS.index(estimator)
-    out = int_array()
-    for r in messages[start:stop]:
-        packed: Any = getattr(r, "est_packed", _NO_PACKED)
-        if packed is _NO_PACKED:
-            est = r.estimates
-            out.append(getattr(est, estimator) if est else 0)
-        else:
-            out.append(packed[i] if packed else 0)
-    return out
+    """The size of each message of `messages[start:stop]` under the estimator called `estimator` (`"pi"`: a name of
+    `index_estimators`); 0 for a message without estimates. Read from the rows' packed numbers by their layout, the
+    estimate's slot found once (`EstimateLayout.sizes`)."""
+    rows = messages[start:stop]
+    if not rows:
+        return int_array()
+    return rows[0].layout.sizes(map(_nums, rows), estimator)
 
 
 def recorded_output_sizes(messages: Sequence[m.ContextMessage], start: int = 0, stop: int | None = None) -> array:

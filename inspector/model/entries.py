@@ -13,11 +13,11 @@ import math
 import operator
 import struct
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import reduce
 from itertools import filterfalse
-from typing import Any
+from typing import Any, Protocol
 
 USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
 COST_KEYS = ("input", "output", "cacheRead", "cacheWrite", "total")
@@ -241,27 +241,38 @@ class Diagnostic:
         }
 
 
-@dataclass(slots=True)
-class Estimates:
-    """Per-message size estimates, each named after the code it reproduces (see `inspector.rules.openclaw_2026_4_12.tokens`)."""
+class Estimates(Mapping[str, int]):
+    """A message's size estimates by estimator name (`estimates["pi"]`), read-only, in its rule set's order (each
+    estimator named after the code it reproduces: see the release's `tokens`). `to_json()` keys them by each
+    estimator's `--json` field (`pi_tokens`)."""
 
-    pi_tokens: int
-    openclaw_prune_chars: int
-    openclaw_compaction_tokens: int
-    tool_guard_chars: int
+    __slots__ = ("_fields", "_names", "_values")
+
+    def __init__(self, names: tuple[str, ...], fields: tuple[str, ...], values: tuple[int, ...]) -> None:
+        self._names = names
+        self._fields = fields
+        self._values = values
+
+    def __getitem__(self, name: str) -> int:
+        try:
+            return self._values[self._names.index(name)]
+        except ValueError:
+            raise KeyError(name) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __repr__(self) -> str:
+        return f"Estimates({dict(zip(self._names, self._values))!r})"
 
     def to_json(self) -> dict[str, int]:
-        return {
-            "pi_tokens": self.pi_tokens,
-            "openclaw_prune_chars": self.openclaw_prune_chars,
-            "openclaw_compaction_tokens": self.openclaw_compaction_tokens,
-            "tool_guard_chars": self.tool_guard_chars,
-        }
+        """`{field: value}` in the rule set's order (`{"pi_tokens": ..., ...}`)."""
+        return dict(zip(self._fields, self._values))
 
 
-# Per-entry numbers in one bytes object: line, offset, length, the four estimates (-1 = the entry maps to no
-# message), the message timestamp (NaN = none) and flags. ~100 bytes where separate ints took ~250.
-_NUMS = NUMS = struct.Struct("<qqqqqqqdq")
 FLAG_MIGRATED_ROLE = 1
 """A v2 `hookMessage` read as `custom`."""
 FLAG_EXCLUDED_FROM_CONTEXT = 2
@@ -270,44 +281,64 @@ FLAG_NON_OBJECT_USAGE = 4
 """An assistant whose `usage` is truthy but not an object (nothing packed; pi still takes it as usage)."""
 
 
-def pack_nums(line: int, offset: int, length: int, estimates: tuple | None, message_timestamp: Any, flags: int = 0) -> bytes:
-    est = estimates if estimates is not None else (-1, -1, -1, -1)
-    ts = float(message_timestamp) if type(message_timestamp) in (int, float) else _NAN
-    return _NUMS.pack(line, offset, length, *est, ts, flags)
+class RowLayout(Protocol):
+    """How the packed numbers of an entry (`Entry.nums`, `ContextMessage.nums`) are read. Storage gives every row its
+    layout (`inspector.storage.estimate_layout.EstimateLayout`): it alone knows where each number lies, and which
+    estimate is in which slot."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The names of the estimates the rows hold, in their rule set's order."""
+        ...
+
+    @property
+    def estimators(self) -> tuple[Any, ...]:
+        """The estimators of those estimates, in the same order (the rule set's `Estimator`s: label, unit, ...)."""
+        ...
+
+    def line(self, nums: bytes) -> int: ...
+
+    def offset(self, nums: bytes) -> int: ...
+
+    def length(self, nums: bytes) -> int: ...
+
+    def flags(self, nums: bytes) -> int: ...
+
+    def message_timestamp(self, nums: bytes) -> int | float | None: ...
+
+    def estimates(self, nums: bytes) -> Estimates | None: ...
+
+    def estimate(self, nums: bytes, name: str) -> int | None: ...
+
+    def sizes(self, rows: Iterable[bytes], name: str) -> array[int]:
+        """The estimate `name` of each of `rows` (the `nums` of rows of this layout), 0 for a row of no message."""
+        ...
 
 
-def _num_field(i: int, doc: str) -> property:
-    return property(lambda self: _NUMS.unpack(self.nums)[i], doc=doc)
-
-
-class _PackedEstimates:
-    """`estimates` and `message_timestamp` read from the packed `nums` of an entry (or its context row)."""
+class _PackedNumbers:
+    """`estimates`, `estimate(name)` and `message_timestamp` of an entry (or its context row), read from its packed
+    `nums` by its `layout`."""
 
     __slots__ = ()
 
     @property
     def estimates(self) -> Estimates | None:
-        """The four estimates of the message this produces (None: it produces none)."""
-        v = _NUMS.unpack(self.nums)  # type: ignore[attr-defined]
-        return None if v[3] < 0 else Estimates(v[3], v[4], v[5], v[6])
+        """The estimates of the message this produces, by name (None: it produces none)."""
+        return self.layout.estimates(self.nums)  # type: ignore[attr-defined, no-any-return]
 
-    @property
-    def est_packed(self) -> tuple | None:
-        """The estimates as a comparable tuple (None: no message)."""
-        v = _NUMS.unpack(self.nums)  # type: ignore[attr-defined]
-        return None if v[3] < 0 else v[3:7]
+    def estimate(self, name: str) -> int | None:
+        """The estimate called `name` (`"pi"`) of the message this produces (None: it produces none); KeyError when
+        the rule set has no estimator of that name."""
+        return self.layout.estimate(self.nums, name)  # type: ignore[attr-defined, no-any-return]
 
     @property
     def message_timestamp(self) -> int | float | None:
         """`message.timestamp` (epoch ms) of the message this produces, if it has a numeric one."""
-        ts = _NUMS.unpack(self.nums)[7]  # type: ignore[attr-defined]
-        if math.isnan(ts):
-            return None
-        return int(ts) if ts.is_integer() else ts
+        return self.layout.message_timestamp(self.nums)  # type: ignore[attr-defined, no-any-return]
 
 
 @dataclass(slots=True)
-class Entry(_PackedEstimates):
+class Entry(_PackedNumbers):
     """Metadata of one non-header line of a session file.
 
     `index` is the position in `Session.entries` (file order, valid entries only); `line`/`offset`/`length`
@@ -317,11 +348,12 @@ class Entry(_PackedEstimates):
 
     For entries that map to a context message (`message`, `custom_message`, non-empty `branch_summary`,
     and `compaction` as its summary message) `role` is the AgentMessage role and `estimates` are computed
-    at index time. Numbers live packed in `nums` (see `pack_nums`) to keep 300k entries small.
+    at index time. Numbers live packed in `nums`, read by `layout` (the table's), to keep 300k entries small.
     """
 
     index: int
     nums: bytes
+    layout: RowLayout = field(repr=False)
     type: str
     id: str | None
     parent_id: str | None
@@ -337,13 +369,15 @@ class Entry(_PackedEstimates):
     usage_packed: bytes | None = None
     block_kinds: tuple[str, ...] = ()
 
-    line = _num_field(0, "1-based physical line number (0 while unknown, in a tail view).")
-    offset = _num_field(1, "Byte offset of the line's start.")
-    length = _num_field(2, "Byte length of the line, without the newline.")
-    migrated_role = property(lambda self: bool(_NUMS.unpack(self.nums)[8] & FLAG_MIGRATED_ROLE))
-    excluded_from_context = property(lambda self: bool(_NUMS.unpack(self.nums)[8] & FLAG_EXCLUDED_FROM_CONTEXT))
+    line = property(
+        lambda self: self.layout.line(self.nums), doc="1-based physical line number (0 while unknown, in a tail view)."
+    )
+    offset = property(lambda self: self.layout.offset(self.nums), doc="Byte offset of the line's start.")
+    length = property(lambda self: self.layout.length(self.nums), doc="Byte length of the line, without the newline.")
+    migrated_role = property(lambda self: bool(self.layout.flags(self.nums) & FLAG_MIGRATED_ROLE))
+    excluded_from_context = property(lambda self: bool(self.layout.flags(self.nums) & FLAG_EXCLUDED_FROM_CONTEXT))
     non_object_usage = property(
-        lambda self: bool(_NUMS.unpack(self.nums)[8] & FLAG_NON_OBJECT_USAGE),
+        lambda self: bool(self.layout.flags(self.nums) & FLAG_NON_OBJECT_USAGE),
         doc="The recorded usage is truthy but not an object (only this flag is kept).",
     )
     usage = property(lambda self: unpack_usage(self.usage_packed), doc="Recorded provider usage (assistant messages).")
@@ -358,7 +392,7 @@ class Entry(_PackedEstimates):
 
 
 @dataclass(slots=True)
-class ContextMessage(_PackedEstimates):
+class ContextMessage(_PackedNumbers):
     """One message of the rebuilt context (pi `buildSessionContext`), in order.
 
     `entry_index`/`entry_id`/`line` name the entry that produced it: for the virtual compaction-summary and
@@ -372,6 +406,7 @@ class ContextMessage(_PackedEstimates):
     role: str
     tool_name: str | None
     nums: bytes
+    layout: RowLayout = field(repr=False)
     usage_packed: bytes | None
     excluded_from_llm: bool = False
 

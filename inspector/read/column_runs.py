@@ -22,7 +22,6 @@ worker does the same within its range. Tool call ids travel encoded, as the tabl
 
 from __future__ import annotations
 
-import struct
 from array import array
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -31,7 +30,7 @@ from typing import Any
 from inspector.model import entries as m
 from inspector.read.agent_message import other_entry_parts
 from inspector.read.record_types import ErrorRecord, MessageRecord, OtherRecord
-from inspector.read.records import extract_record
+from inspector.read.records import READER_LAYOUT, extract_record
 from inspector.storage import nums_layout as nl
 from inspector.storage.call_cells import CALL_IDS, ODD_CELL, RESULT_ID, call_cell
 from inspector.storage.extra_cells import Extra, pack_extra
@@ -39,10 +38,6 @@ from inspector.storage.extra_cells import Extra, pack_extra
 HUGE_LINE_BYTES = 16 * 1024 * 1024
 """A line longer than this is reported (`huge_line`): its content is never kept in memory."""
 _MESSAGE_FIELDS = len(MessageRecord._fields)
-_NO_ESTIMATES = (-1, -1, -1, -1)
-_NAN = float("nan")
-_narrow_pack = nl.NARROW.pack
-_wide_pack = nl.WIDE.pack
 _NARROW_SIZE = nl.NARROW_SIZE
 
 Row = tuple[int, int, int, tuple[Any, ...]]
@@ -173,16 +168,9 @@ class _RunBuilder:
             run.usage_buffer += usage
 
 
-def message_nums(
-    line: int, offset: int, length: int, estimates: tuple[int, int, int, int] | None, timestamp: float | None, flags: int
-) -> bytes:
-    """A message entry's packed numbers from its record's fields (narrow when they fit: `nums_layout.pack_row`)."""
-    est = estimates if estimates is not None else _NO_ESTIMATES
-    ts = _NAN if timestamp is None else float(timestamp)
-    try:
-        return _narrow_pack(line, offset, length, *est, ts, flags)
-    except struct.error:
-        return _wide_pack(line, offset, length, *est, ts, flags)
+message_nums = READER_LAYOUT.pack_row
+"""A message entry's packed numbers from its record's fields `(line, offset, length, estimates, timestamp, flags)`
+(narrow when they fit: `EstimateLayout.pack_row`)."""
 
 
 def plain_other(obj: Any, note: str | None, length: int) -> bool:

@@ -31,6 +31,7 @@ from inspector.read.agent_message import agent_message_of, other_entry_parts
 from inspector.read.column_runs import HUGE_LINE_BYTES, ColumnRun, message_nums
 from inspector.read.records import (
     NESTED_TOO_DEEP,
+    READER_LAYOUT,
     ErrorRecord,
     MessageRecord,
     OtherRecord,
@@ -96,7 +97,9 @@ class EntryReader:
         self.header_line: int | None = None
         self.invalid_header = False
         self.version = version
-        self.entries = EntryTable() if entries is None else entries
+        self.entries = EntryTable(READER_LAYOUT) if entries is None else entries
+        if self.entries.layout != READER_LAYOUT:
+            raise ValueError(f"a reader fills tables of {READER_LAYOUT!r}, not {self.entries.layout!r}")
         self._shape_codes = self.entries.shape_codes
         self.parsed_count = 0  # objects JSON.parse accepted, header included (pi's entries[] index)
         self._v1_ids_by_ordinal: dict[int, str] = {}
@@ -279,7 +282,7 @@ class EntryReader:
             self.report(m.Diagnostic("unknown_type", f"unknown entry type {etype!r}; kept as opaque", "info", line, offset))
         eid, parent = self._ids(obj.get("id"), obj.get("parentId"), line, offset, ordinal)
         timestamp, data, role, nums = other_entry_parts(etype, obj, line, offset, length, self.version)
-        entry = m.Entry(len(self.entries), nums, etype, eid, parent, timestamp, data, role)
+        entry = m.Entry(len(self.entries), nums, READER_LAYOUT, etype, eid, parent, timestamp, data, role)
         if etype == m.COMPACTION and self.version < 2:
             self._migrate_v1_compaction(entry, obj)
         return self.entries.append(entry)

@@ -26,8 +26,8 @@ class MessageRecord(NamedTuple):
     """A `message` entry's metadata; its content is dropped (re-read from disk on demand).
 
     `id`/`parent_id` are the stored values, whatever their type (the reader checks them). `flags` are
-    `model.FLAG_*` bits. `estimates` are `estimate_all` of the message, None when the entry has no `message`
-    object.
+    `model.FLAG_*` bits. `estimates` are `estimate_all` of the message (in the order of `records.READER_LAYOUT`),
+    None when the entry has no `message` object.
     """
 
     id: Any
@@ -42,7 +42,7 @@ class MessageRecord(NamedTuple):
     usage_packed: bytes | None
     message_timestamp: int | float | None
     block_kinds: tuple[str, ...]
-    estimates: tuple[int, int, int, int] | None
+    estimates: tuple[int, ...] | None
     flags: int
     note: str | None
 

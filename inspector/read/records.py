@@ -23,11 +23,15 @@ from inspector.js.jsjson import js_truthy
 from inspector.model import entries as m
 from inspector.read.fused_record import BY_ROLE as _FUSED
 from inspector.read.record_types import ErrorRecord, MessageRecord, OtherRecord, Record, block_kinds, interned
-from inspector.rules.openclaw_2026_4_12.tokens import estimate_all
+from inspector.rules.openclaw_2026_4_12.tokens import ESTIMATORS, estimate_all
+from inspector.storage.estimate_layout import estimate_layout
 
 ESTIMATES_RULES = "openclaw-2026.4.12"
 """The rule set whose estimates `estimate_all` computes (`inspector.rules.ruleset.READER_RULES`, which a test holds
 equal): the index cache keys its snapshots by it."""
+READER_LAYOUT = estimate_layout(ESTIMATORS)
+"""Where the reader packs the estimates `estimate_all` computes (`ESTIMATES_RULES`' estimators, in its order): the
+layout of every table it fills."""
 
 __all__ = [
     "ErrorRecord",

@@ -13,6 +13,7 @@ from typing import Any
 from inspector.model import entries as m
 from inspector.rules.openclaw_2026_4_12.tokens.usage import NON_OBJECT_USAGE, UsageRow
 from inspector.session.tree import SessionTree
+from inspector.storage import nums_layout as nl
 from inspector.storage.entry_table import EntryTable
 
 SIBLING_SCAN_LIMIT = 2000
@@ -45,9 +46,9 @@ def _settings_after(entry: m.Entry, model: dict[str, Any] | None, thinking_level
     return model, thinking_level
 
 
-_FLAGS_BYTE = m.NUMS.size - 8
+_FLAGS_BYTE = nl.FLAGS_BYTE
 """Offset in `Entry.nums` of the low byte of the flags (little-endian; every flag fits in it)."""
-
+_line = nl.row_line
 
 _ContextMessage = m.ContextMessage
 _EXCLUDED = m.FLAG_EXCLUDED_FROM_CONTEXT
@@ -72,8 +73,7 @@ def usage_row(entry: m.Entry) -> UsageRow:
             usage = entry.usage
         elif entry.non_object_usage:
             usage = NON_OBJECT_USAGE
-    est = entry.est_packed
-    return UsageRow(entry.role, entry.stop_reason, usage, est[0] if est is not None else 0)
+    return UsageRow(entry.role, entry.stop_reason, usage, entry.estimate("pi") or 0)
 
 
 def build_context(
@@ -283,15 +283,11 @@ def context_row(entries: EntryTable, index: int, position: int) -> m.ContextMess
     """The context row at `position` for entry `index`, from the columns."""
     nums = entries.nums_of(index)
     shape = entries.shapes[entries.shape[index]]
-    # ContextMessage's fields in order (positional: a call with nine keywords costs more, once per context row).
+    # ContextMessage's fields in order (positional: a call with ten keywords costs more, once per context row).
     return _ContextMessage(
-        position, index, entries.id_of(index), _line(nums), shape[1] or "?", shape[2], nums,
+        position, index, entries.id_of(index), _line(nums), shape[1] or "?", shape[2], nums, entries.layout,
         entries.usage_packed(index), bool(nums[_FLAGS_BYTE] & _EXCLUDED),
     )  # fmt: skip
-
-
-def _line(nums: bytes) -> int:
-    return int.from_bytes(nums[:8], "little", signed=True)
 
 
 def extend_context(tree: SessionTree, ctx: m.SessionContext, index: int) -> bool:

@@ -7,8 +7,9 @@ the context's path walk, the figures' counts and sums) read the columns directly
 
 Columns, one row per entry in file order:
 
-- `nums`: the packed numbers (line, offset, length, the four estimates, message timestamp, flags), 40 bytes a row
-  while they fit 32 bits, else `model.NUMS`' 72 (`inspector.storage.nums_layout`: the buffer's type says which);
+- `nums`: the packed numbers (line, offset, length, the estimates, message timestamp, flags), 40 bytes a row
+  while they fit 32 bits, else 72 (`inspector.storage.nums_layout`: the buffer's type says which); which estimate is
+  in which slot is the table's `layout` (`inspector.storage.estimate_layout`), given to every `Entry` built;
 - `ids`, `parent_ids`: the id strings (a parent id is the parent's own string object). A table restored from a
   snapshot holds them packed (`inspector.storage.packed_ids`) and builds the lists on first use of `ids` or `parent_ids`:
   `id_of(i)` and `parent_id_of(i)` read one without building them (the point reads of an appended run);
@@ -66,10 +67,13 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
         return code
 
     def append(self, entry: m.Entry) -> int:
-        """Add an `Entry` at the end (its `index` must be `len(self)`); returns its index."""
+        """Add an `Entry` at the end (its `index` must be `len(self)`, its numbers packed by the table's `layout`);
+        returns its index."""
         index = len(self)
         if entry.index != index:
             raise ValueError(f"entry index {entry.index} appended at {index}")
+        if entry.layout is not self.layout and entry.layout != self.layout:
+            raise ValueError(f"an entry of {entry.layout!r} appended to a table of {self.layout!r}")
         shape = (entry.type, entry.role, entry.tool_name, entry.provider, entry.model, entry.stop_reason, entry.block_kinds)
         calls: Any = entry.tool_call_ids or entry.tool_call_id
         if entry.tool_call_ids and entry.tool_call_id is not None:
@@ -226,7 +230,7 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
         slot = self.usage_slot[i]
         usage = None if slot < 0 else self._usage_at(slot)
         return m.Entry(
-            i, row, t, self.id_of(i), self.parent_id_of(i), timestamp, data,
+            i, row, self.layout, t, self.id_of(i), self.parent_id_of(i), timestamp, data,
             role, tool_name, tcid, tcids, provider, model, stop, usage, kinds,
         )  # fmt: skip
 
@@ -259,7 +263,7 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
         return self.shapes[self.shape[i]][1]
 
     def nums_of(self, i: int) -> bytes:
-        """The packed numbers of entry `i` (`model.NUMS`, wide, whatever the table's layout)."""
+        """The packed numbers of entry `i` (a `nums_layout.WIDE` row, whatever the buffer's layout)."""
         return self._wide_row(i)
 
     def data_of(self, i: int) -> dict[str, Any] | None:
@@ -317,5 +321,4 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
 
     def line_of(self, i: int) -> int:
         """The line number of entry `i`."""
-        line: int = m.NUMS.unpack(self.nums_of(i))[0]
-        return line
+        return nl.row_line(self.nums_of(i))

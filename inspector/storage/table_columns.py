@@ -17,6 +17,7 @@ from typing import Any
 from inspector.model import entries as m
 from inspector.storage import nums_layout as nl
 from inspector.storage.buffers import out_of_band
+from inspector.storage.estimate_layout import EstimateLayout
 from inspector.storage.extra_cells import Extra
 from inspector.storage.packed_extras import PackedExtras
 from inspector.storage.packed_ids import PackedIds
@@ -62,7 +63,9 @@ class TableColumns:
     """The columns of an entry table, one row per entry (see `inspector.storage.entry_table`), and the reads of one row
     across a restored table's frozen rows and the rows added since; the ids. `EntryTable` adds rows and reads them."""
 
-    def __init__(self) -> None:
+    def __init__(self, layout: EstimateLayout) -> None:
+        self.layout = layout
+        """Which estimate lies in which slot of the packed numbers (the rule set's that computed them)."""
         self.nums: bytearray = bytearray()  # narrow rows, or a `nums_layout.WideNums` of wide ones
         self._frozen: FrozenColumns | None = None  # a restored table's first rows (see the module docstring)
         self._id_cols: IdColumns = (0, None, [], [])

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from inspector.model import entries as m
 from inspector.read.column_runs import ColumnRun, extract_range_runs
+from inspector.read.records import READER_LAYOUT as LAYOUT
 from inspector.storage import nums_layout as nl
 from inspector.storage.call_cells import ODD_CELL, BothCalls, call_cell, extended_ends
 from inspector.storage.entry_table import EntryTable
@@ -44,7 +45,7 @@ def same_cell(a: object, b: object) -> bool:
 @PROPS
 @given(st.lists(cells, max_size=10), st.lists(st.lists(ids, min_size=1, max_size=3).map(tuple) | ids | st.none(), max_size=10))
 def test_every_calls_cell_comes_back_equal(rows: list, run_cells: list) -> None:
-    table = EntryTable()
+    table = EntryTable(LAYOUT)
     table.shape_code((m.MESSAGE, "assistant", None, None, None, None, ()))
     for k, calls in enumerate(rows):
         table.add_row(NUMS, f"r{k}", None, 0, calls, None)
@@ -78,7 +79,7 @@ def test_every_calls_cell_comes_back_equal(rows: list, run_cells: list) -> None:
 def test_cells_with_no_encoding_are_kept_as_they_are() -> None:
     assert call_cell(("a\x00b", "c")) == ODD_CELL and call_cell(BothCalls(("x", ("y",)))) == ODD_CELL
     assert call_cell("a\x00b") != ODD_CELL, "a single result id may hold a NUL"
-    table = EntryTable()
+    table = EntryTable(LAYOUT)
     table.shape_code((m.MESSAGE, "assistant", None, None, None, None, ()))
     table.add_row(NUMS, "a", None, 0, ("a\x00b", "c"), None)
     table.add_row(NUMS, "b", None, 0, "x", None)

@@ -106,7 +106,7 @@ def test_runaway_messages_have_the_documented_pi_tokens(tmp_path):
     for name, tokens in expected.items():
         e = s.entry_by_id(ids[name])
         assert e is not None and e.estimates is not None
-        assert e.estimates.pi_tokens == tokens, name
+        assert e.estimates["pi"] == tokens, name
 
 
 def test_runaway_shape(tmp_path):

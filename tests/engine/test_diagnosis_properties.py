@@ -89,7 +89,7 @@ def test_timeline_invariants(ops, window):
             expected = 0
             if rebuilt is not None:
                 expected = sum(
-                    r.estimates.pi_tokens
+                    r.estimates["pi"]
                     for r in rebuilt.messages
                     if r.estimates and not r.excluded_from_llm and s.entries[r.entry_index].stop_reason not in ("error", "aborted")
                 )

@@ -159,7 +159,7 @@ def test_estimate_matches_a_full_rebuild_before_every_call(runaway):
         parent = ctx.path[call.path_position - 1]
         rebuilt = build_context(s.tree, parent)
         expected = sum(
-            r.estimates.pi_tokens
+            r.estimates["pi"]
             for r in rebuilt.messages
             if r.estimates and not (s.entries[r.entry_index].stop_reason in ("error", "aborted"))
         )

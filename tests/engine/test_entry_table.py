@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from inspector.figures.session_figures import shape_totals, usage_totals
 from inspector.model import entries as m
+from inspector.read.records import READER_LAYOUT as LAYOUT
 from inspector.session.context import build_context, compactions_on_path
 from inspector.session.session import Session, open_session
 from inspector.storage.entry_range import EntryRange
@@ -54,7 +55,7 @@ def entries(draw: st.DrawFn) -> list[m.Entry]:
         out.append(
             m.Entry(
                 index,
-                m.pack_nums(draw(st.integers(0, 10**9)), draw(st.integers(0, 2**50)), draw(st.integers(0, 2**31)), estimates, draw(st.none() | st.floats(0, 2e12)), draw(st.integers(0, 7))),
+                LAYOUT.pack_nums(draw(st.integers(0, 10**9)), draw(st.integers(0, 2**50)), draw(st.integers(0, 2**31)), estimates, draw(st.none() | st.floats(0, 2e12)), draw(st.integers(0, 7))), LAYOUT,
                 draw(st.sampled_from([m.MESSAGE, m.CUSTOM, m.COMPACTION, "future"])),
                 draw(st.none() | short),
                 draw(st.none() | short),
@@ -92,7 +93,7 @@ def _same(a: object, b: object) -> bool:
 @PROPS
 @given(entries())
 def test_every_entry_comes_back_equal(items: list[m.Entry]) -> None:
-    table = EntryTable()
+    table = EntryTable(LAYOUT)
     for e in items:
         assert table.append(e) == e.index
     assert len(table) == len(items)
@@ -108,17 +109,17 @@ def test_every_entry_comes_back_equal(items: list[m.Entry]) -> None:
 
 
 def test_an_index_out_of_order_is_refused() -> None:
-    table = EntryTable()
+    table = EntryTable(LAYOUT)
     try:
-        table.append(m.Entry(3, m.pack_nums(1, 0, 1, None, None), m.MESSAGE, "a", None))
+        table.append(m.Entry(3, LAYOUT.pack_nums(1, 0, 1, None, None), LAYOUT, m.MESSAGE, "a", None))
     except ValueError:
         return
     raise AssertionError("an entry whose index is not the table's length was accepted")
 
 
 def test_data_is_a_fresh_copy() -> None:
-    table = EntryTable()
-    table.append(m.Entry(0, m.pack_nums(2, 0, 1, None, None), m.CUSTOM, "a", None, "t", {"timestamp": "t", "data": {"n": 1}}))
+    table = EntryTable(LAYOUT)
+    table.append(m.Entry(0, LAYOUT.pack_nums(2, 0, 1, None, None), LAYOUT, m.CUSTOM, "a", None, "t", {"timestamp": "t", "data": {"n": 1}}))
     first = table[0]
     assert first.data is not None
     first.data["data"]["n"] = 2
@@ -267,10 +268,10 @@ def test_a_path_usage_summed_from_joined_rows_equals_one_summed_usage_by_usage(m
     """`PathUsage.plus_rows` (the packed usages of a piece of the path, joined by `EntryTable.usage_rows`) keeps the
     same total and the same marks as `PathUsage.plus` over the piece's usages one by one; a piece may not pass a mark."""
     monkeypatch.setattr(m, "PATH_USAGE_STEP", step)
-    table = EntryTable()
+    table = EntryTable(LAYOUT)
     for i in range(23):
         usage = None if i % 4 == 1 else {"input": i, "output": 2**50 + i, "cost": {"total": 0.1 * i}}
-        table.append(m.Entry(i, m.pack_nums(i + 2, 0, 1, None, None), m.MESSAGE, f"e{i}", None, role="assistant",
+        table.append(m.Entry(i, LAYOUT.pack_nums(i + 2, 0, 1, None, None), LAYOUT, m.MESSAGE, f"e{i}", None, role="assistant",
                              usage_packed=m.pack_usage(usage) if usage is not None else None))
     path = [0, 2, 1, 5, 4, 3, *range(6, 23)]
     by_usage = m.PathUsage().plus(table.usage_column(path))

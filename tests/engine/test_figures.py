@@ -94,9 +94,9 @@ def test_usage_round_trips_and_fill_is_none_for_a_zero_window(tmp_path):
 def test_breakdown_is_typed_and_shares_assistant_turns_between_their_tools(tmp_path):
     session = open_session(session_file(tmp_path))
     ctx = session.context()
-    b = context_breakdown(session, ctx, "pi_tokens", top=3)
+    b = context_breakdown(session, ctx, "pi", top=3)
     assert isinstance(b, Breakdown) and len(b.largest) == 3
-    assert b.total == sum(r.estimates.pi_tokens for r in ctx.messages if r.estimates)
+    assert b.total == sum(r.estimates["pi"] for r in ctx.messages if r.estimates)
     assert sum(r.size for r in b.by_role) == b.total
     tools = {t.name: t for t in b.by_tool}
     assert tools["read"].results == 1 and tools["read"].calls == 1 and tools["exec"].calls == 1
@@ -119,9 +119,9 @@ def test_previous_figures_reuse_breakdown_and_diagnostics(tmp_path):
 def test_sizes_and_running_totals(tmp_path):
     session = open_session(session_file(tmp_path))
     msgs = session.context().messages
-    pi = estimate_sizes(msgs, "pi_tokens")
-    assert list(pi) == [r.estimates.pi_tokens if r.estimates else 0 for r in msgs]
-    assert list(estimate_sizes(msgs, "openclaw_prune_chars", 1, 3)) == [r.estimates.openclaw_prune_chars for r in msgs[1:3]]
+    pi = estimate_sizes(msgs, "pi")
+    assert list(pi) == [r.estimates["pi"] if r.estimates else 0 for r in msgs]
+    assert list(estimate_sizes(msgs, "openclaw_prune", 1, 3)) == [r.estimates["openclaw_prune"] for r in msgs[1:3]]
     totals = running_totals(pi)
     assert list(totals) == [sum(pi[: i + 1]) for i in range(len(pi))]
     assert list(running_totals(pi, 2, None, totals[1])) == list(totals[2:])

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inspector.model import entries as m
+from inspector.read.records import READER_LAYOUT as LAYOUT
 from inspector.storage.entry_table import EntryTable
 from inspector.storage.table_columns import FrozenColumns
 
@@ -41,7 +42,7 @@ def _add(table: EntryTable, rows: list) -> None:
         i = len(table)
         usage = None if tokens is None else m.pack_usage({"input": tokens, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": tokens + 1})
         entry = m.Entry(
-            i, m.pack_nums(i + 1, offset + i, 10, (1, 2, 3, 4), 1767225601000.0), m.CUSTOM if data else m.MESSAGE, f"e{i}",
+            i, LAYOUT.pack_nums(i + 1, offset + i, 10, (1, 2, 3, 4), 1767225601000.0), LAYOUT, m.CUSTOM if data else m.MESSAGE, f"e{i}",
             f"e{i - 1}" if i else None, None, data, "assistant" if not data else None, None,
             calls if type(calls) is str else None, calls if type(calls) is tuple else (), usage_packed=usage,
         )  # fmt: skip
@@ -65,7 +66,7 @@ def _same(got: EntryTable, want: EntryTable) -> None:
 @settings(max_examples=120, deadline=None)
 @given(st.lists(_row, min_size=1, max_size=15), st.lists(_row, max_size=8), st.lists(_row, max_size=4))
 def test_a_restored_table_answers_as_the_one_it_was_stored_from(first: list, more: list, last: list) -> None:
-    table = EntryTable()
+    table = EntryTable(LAYOUT)
     _add(table, first)
     back = _restored(table)
     assert isinstance(back._frozen, FrozenColumns) and type(back._frozen.nums) is memoryview, "read where it lies"
@@ -82,7 +83,7 @@ def test_a_restored_table_answers_as_the_one_it_was_stored_from(first: list, mor
 
 
 def test_an_older_pickle_protocol_copies_the_frozen_columns() -> None:
-    table = EntryTable()
+    table = EntryTable(LAYOUT)
     _add(table, [(0, "r", 5, None), (2**33, ("a", "b"), None, {"summary": "s", "n": 1})])
     back = _restored(table)
     copied = pickle.loads(pickle.dumps(back, protocol=4))  # before protocol 5: no out-of-band buffers

@@ -1,5 +1,5 @@
 """The entry table's two layouts of packed numbers (`inspector.storage.nums_layout`): narrow rows while every number fits,
-the wide `model.NUMS` once one does not.
+the wide `nums_layout.WIDE` once one does not.
 
 - a row comes back exactly (every field, NaN and the sign of the estimates included) from either layout, and is
   narrow exactly when its numbers fit;
@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inspector.model import entries as m
+from inspector.read.records import READER_LAYOUT as LAYOUT
 from inspector.storage import nums_layout as nl
 from inspector.storage.entry_table import EntryTable
 
@@ -37,7 +38,7 @@ def fits(line: int, offset: int, length: int, est: tuple[int, ...], flags: int) 
 
 def same_row(a: bytes, b: bytes) -> bool:
     """Wide rows equal field by field, NaN equal to NaN."""
-    return all(x == y or (isinstance(x, float) and math.isnan(x) and math.isnan(y)) for x, y in zip(m.NUMS.unpack(a), m.NUMS.unpack(b), strict=True))
+    return all(x == y or (isinstance(x, float) and math.isnan(x) and math.isnan(y)) for x, y in zip(nl.WIDE.unpack(a), nl.WIDE.unpack(b), strict=True))
 
 
 rows = st.tuples(
@@ -54,8 +55,8 @@ rows = st.tuples(
 @given(rows)
 def test_a_row_comes_back_exactly_from_either_layout(values: tuple) -> None:
     line, offset, length, est, ts, flags = values
-    wide = m.pack_nums(line, offset, length, est, ts, flags)
-    row = nl.pack_row(*m.NUMS.unpack(wide))
+    wide = LAYOUT.pack_nums(line, offset, length, est, ts, flags)
+    row = nl.pack_row(*nl.WIDE.unpack(wide))
     assert len(row) == (nl.NARROW_SIZE if fits(line, offset, length, est, flags) else nl.WIDE_SIZE)
     assert nl.narrowed(wide) == row
     buf = nl.add_row(bytearray(), row)
@@ -66,17 +67,17 @@ def test_a_row_comes_back_exactly_from_either_layout(values: tuple) -> None:
 @PROPS
 @given(st.lists(rows, min_size=1, max_size=12), st.integers(0, 11))
 def test_a_table_turns_wide_at_the_first_row_that_does_not_fit(items: list[tuple], cut: int) -> None:
-    wides = [m.pack_nums(line, offset, length, est, ts, flags) for line, offset, length, est, ts, flags in items]
-    table = EntryTable()
+    wides = [LAYOUT.pack_nums(line, offset, length, est, ts, flags) for line, offset, length, est, ts, flags in items]
+    table = EntryTable(LAYOUT)
     for i, wide in enumerate(wides):
-        table.append(m.Entry(i, wide, m.MESSAGE, f"e{i}", None))
+        table.append(m.Entry(i, wide, LAYOUT, m.MESSAGE, f"e{i}", None))
     assert len(table.nums) == len(wides) * nl.row_size(table.nums)
     assert (type(table.nums) is nl.WideNums) == any(len(nl.narrowed(w)) == nl.WIDE_SIZE for w in wides)
     assert all(same_row(table.nums_of(i), w) and same_row(table[i].nums, w) for i, w in enumerate(wides))
 
     # The same rows as two whole runs (a worker's columns), each in its own layout, joined in order.
     cut = min(cut, len(wides))
-    joined = EntryTable()
+    joined = EntryTable(LAYOUT)
     for part in (wides[:cut], wides[cut:]):
         buf = bytearray()
         for w in part:
@@ -87,9 +88,9 @@ def test_a_table_turns_wide_at_the_first_row_that_does_not_fit(items: list[tuple
 
 
 def test_narrow_rows_after_a_wide_one_are_widened() -> None:
-    table = EntryTable()
-    small = m.pack_nums(1, 10, 5, (1, 2, 3, 4), 1.5, 2)
-    big = m.pack_nums(2, 5 * U32, 5, None, None, 0)
+    table = EntryTable(LAYOUT)
+    small = LAYOUT.pack_nums(1, 10, 5, (1, 2, 3, 4), 1.5, 2)
+    big = LAYOUT.pack_nums(2, 5 * U32, 5, None, None, 0)
     table.add_row(nl.narrowed(small), "a", None, 0, None, None)
     assert type(table.nums) is bytearray and len(table.nums) == nl.NARROW_SIZE
     table.add_row(nl.narrowed(big), "b", "a", 0, None, None)
@@ -113,16 +114,16 @@ def test_lines_shifted_past_32_bits_turn_the_rows_wide() -> None:
     assert [nl.NARROW.unpack_from(shifted, i * nl.NARROW_SIZE)[:2] for i in range(3)] == [(1001, 100), (1002, 200), (1003, 300)]
     far = nl.shift_lines(bytearray(rows), U32 - 2)
     assert type(far) is nl.WideNums
-    assert [m.NUMS.unpack(nl.wide_row(far, i))[:2] for i in range(3)] == [(U32 - 1, 100), (U32, 200), (U32 + 1, 300)]
+    assert [nl.WIDE.unpack(nl.wide_row(far, i))[:2] for i in range(3)] == [(U32 - 1, 100), (U32, 200), (U32 + 1, 300)]
     again = nl.shift_lines(far, 5)  # a wide buffer is shifted in place
-    assert again is far and [m.NUMS.unpack(nl.wide_row(far, i))[0] for i in range(3)] == [U32 + 4, U32 + 5, U32 + 6]
+    assert again is far and [nl.WIDE.unpack(nl.wide_row(far, i))[0] for i in range(3)] == [U32 + 4, U32 + 5, U32 + 6]
 
 
 def test_a_wide_table_pickles_as_wide() -> None:
-    table = EntryTable()
-    rows = [m.pack_nums(1, 7, 3, (1, 2, 3, 4), None, 0), m.pack_nums(2, 6 * U32, 3, None, 17.25, 4)]
+    table = EntryTable(LAYOUT)
+    rows = [LAYOUT.pack_nums(1, 7, 3, (1, 2, 3, 4), None, 0), LAYOUT.pack_nums(2, 6 * U32, 3, None, 17.25, 4)]
     for i, row in enumerate(rows):
-        table.append(m.Entry(i, row, m.MESSAGE, f"e{i}", None))
+        table.append(m.Entry(i, row, LAYOUT, m.MESSAGE, f"e{i}", None))
     back = pickle.loads(pickle.dumps(table, protocol=pickle.HIGHEST_PROTOCOL))
     assert type(back.nums) is nl.WideNums and bytes(back.nums) == bytes(table.nums)
     assert [back.nums_of(i) for i in range(2)] == rows
@@ -131,8 +132,8 @@ def test_a_wide_table_pickles_as_wide() -> None:
 
 
 def test_narrow_layout_is_the_wide_one_in_40_bytes() -> None:
-    assert nl.NARROW_SIZE == 40 and nl.WIDE_SIZE == m.NUMS.size == 72
-    assert len(nl.NARROW.format.strip("<")) == len(m.NUMS.format.strip("<")), "one narrow field per wide field"
+    assert nl.NARROW_SIZE == 40 and nl.WIDE_SIZE == nl.WIDE.size == 72
+    assert len(nl.NARROW.format.strip("<")) == len(nl.WIDE.format.strip("<")), "one narrow field per wide field"
     try:
         nl.NARROW.pack(U32, 0, 0, 0, 0, 0, 0, 0.0, 0)
     except struct.error:

@@ -11,18 +11,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inspector.model import entries as m
+from inspector.read.records import READER_LAYOUT as LAYOUT
 from inspector.storage.entry_table import EntryTable
 from inspector.storage.id_index import IdIndex
 from inspector.storage.packed_ids import PackedIds
 
-_NUMS = m.pack_nums(1, 0, 1, None, None)
+_NUMS = LAYOUT.pack_nums(1, 0, 1, None, None)
 _id = st.one_of(st.sampled_from(["a", "b", "", "é", "\ud800", "x" * 30, "a\x00b"]), st.text(max_size=5), st.none(), st.integers(-3, 3))
 
 
 def _table(ids: list, parents: list) -> EntryTable:
-    table = EntryTable()
+    table = EntryTable(LAYOUT)
     for eid, pid in zip(ids, parents):
-        table.append(m.Entry(len(table), _NUMS, m.MESSAGE, eid, pid))
+        table.append(m.Entry(len(table), _NUMS, LAYOUT, m.MESSAGE, eid, pid))
     return table
 
 
@@ -96,7 +97,7 @@ def test_a_restored_table_reads_ids_without_building_them(rows: list, more: list
     back = _restored(_table(ids, parents))
     assert back.ids_packed
     for eid, pid in more:  # rows added after the restore
-        back.append(m.Entry(len(back), _NUMS, m.MESSAGE, eid, pid))
+        back.append(m.Entry(len(back), _NUMS, LAYOUT, m.MESSAGE, eid, pid))
         ids.append(eid)
         parents.append(pid)
     n = len(ids)
@@ -124,7 +125,7 @@ def test_a_long_range_builds_the_lists_once() -> None:
 def _add_rows(table: EntryTable, ids: list[str], go: threading.Event) -> None:
     go.wait()
     for i in range(len(table), len(ids)):
-        table.append(m.Entry(i, _NUMS, m.MESSAGE, ids[i], ids[i - 1]))
+        table.append(m.Entry(i, _NUMS, LAYOUT, m.MESSAGE, ids[i], ids[i - 1]))
 
 
 def test_rows_added_while_another_thread_builds_the_lists_are_all_kept() -> None:
@@ -153,17 +154,17 @@ _cell = st.one_of(
 def test_packed_extras_read_back_as_they_were(cells: list, more: list) -> None:
     """Entries with `data` (JSON cells, or kept as they are when JSON would not give them back) restored from a
     snapshot, then more added: every entry's `data` and `timestamp` as the table held them, and stored again whole."""
-    table = EntryTable()
+    table = EntryTable(LAYOUT)
     for data, elsewhere in cells:
         own = (data or {}).get("timestamp")
         timestamp = "elsewhere" if elsewhere else (own if isinstance(own, str) else None)  # "elsewhere": a tuple cell
-        table.append(m.Entry(len(table), _NUMS, m.CUSTOM, f"e{len(table)}", None, timestamp, data))
+        table.append(m.Entry(len(table), _NUMS, LAYOUT, m.CUSTOM, f"e{len(table)}", None, timestamp, data))
     expected = [(e.timestamp, e.data) for e in table]
     back = _restored(table)
     assert type(back.extras).__name__ == "PackedExtras"
     assert [(e.timestamp, e.data) for e in back] == expected
     for data in more:
-        back.append(m.Entry(len(back), _NUMS, m.CUSTOM, f"e{len(back)}", None, None, data))
+        back.append(m.Entry(len(back), _NUMS, LAYOUT, m.CUSTOM, f"e{len(back)}", None, None, data))
         expected.append((None, data))
     assert [(e.timestamp, e.data) for e in back] == expected
     again = _restored(back)

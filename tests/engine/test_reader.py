@@ -268,7 +268,7 @@ def test_huge_single_line_is_parsed_without_keeping_content(tmp_path):
     p = write_lines(tmp_path / "big.jsonl", [header(), msg("u1", None, user("a")), msg("t1", "u1", tool_result("c", "read", big)), msg("a1", "t1", assistant("k"))])
     s = open_session(p)
     t1 = s.entry_by_id("t1")
-    assert t1.estimates.pi_tokens == len(big) // 4
+    assert t1.estimates["pi"] == len(big) // 4
     assert t1.data is None
     assert any(d.kind == "huge_line" and d.line == 3 for d in s.diagnostics)
     assert [r[1] for r in rows(s)] == ["u1", "t1", "a1"]
@@ -322,8 +322,8 @@ def test_tail_session_is_the_end_of_the_full_index(tmp_path):
     full = open_session(p)
     tail = tail_session(p, 10)
     assert tail.provisional and not full.provisional and tail.valid and tail.version == 3
-    assert [(e.id, e.offset, e.length, e.est_packed) for e in tail.entries] == [
-        (e.id, e.offset, e.length, e.est_packed) for e in full.entries[-10:]
+    assert [(e.id, e.offset, e.length, e.estimates) for e in tail.entries] == [
+        (e.id, e.offset, e.length, e.estimates) for e in full.entries[-10:]
     ]
     assert [r.entry_id for r in tail.context().messages] == [r.entry_id for r in full.context().messages[-10:]]
     assert tail.load_message(tail.entries[-1]) == full.load_message(full.entries[-1])

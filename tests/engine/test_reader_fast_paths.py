@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from inspector.figures.session_figures import sum_usage
 from inspector.js.jsjson import JSStringifyError, js_stringify, js_stringify_len
 from inspector.model import entries as m
+from inspector.read.records import READER_LAYOUT as LAYOUT
 from inspector.rules.openclaw_2026_4_12.tokens import (
     estimate_all,
     openclaw_compaction_tokens,
@@ -51,7 +52,7 @@ def _reference_totals(usages: list[object]) -> dict:
 
 def _entries(usages: list[object]) -> list[m.Entry]:
     return [
-        m.Entry(i, m.pack_nums(i + 1, 0, 1, None, None), m.MESSAGE, f"e{i}", None, role="assistant", usage_packed=m.pack_usage(u))
+        m.Entry(i, LAYOUT.pack_nums(i + 1, 0, 1, None, None), LAYOUT, m.MESSAGE, f"e{i}", None, role="assistant", usage_packed=m.pack_usage(u))
         for i, u in enumerate(usages)
     ]
 

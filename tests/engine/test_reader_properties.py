@@ -157,7 +157,7 @@ def test_incremental_reads_equal_one_shot_read(lines, cuts):
             assert not res.reset
             live.context()
         once = open_session(p)
-        key = lambda s: [(e.id, e.parent_id, e.type, e.line, e.offset, e.length, e.est_packed) for e in s.entries]
+        key = lambda s: [(e.id, e.parent_id, e.type, e.line, e.offset, e.length, e.estimates) for e in s.entries]
         assert key(live) == key(once)
         rebuilt = build_context(live.tree, None)
         assert [(r.entry_index, r.role) for r in live.context().messages] == [(r.entry_index, r.role) for r in rebuilt.messages]
@@ -180,7 +180,7 @@ def test_parallel_index_equals_serial_index(tmp_path, monkeypatch):
     monkeypatch.setattr(par, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(par, "CHUNKS_PER_WORKER", 7)
     parallel = open_session(p)
-    key = lambda s: [(e.id, e.parent_id, e.type, e.line, e.offset, e.length, e.est_packed, e.usage_packed, e.data) for e in s.entries]
+    key = lambda s: [(e.id, e.parent_id, e.type, e.line, e.offset, e.length, e.estimates, e.usage_packed, e.data) for e in s.entries]
     assert key(parallel) == key(serial)
     assert [d.to_json() for d in parallel.all_diagnostics()] == [d.to_json() for d in serial.all_diagnostics()]
     assert parallel.pending_bytes == serial.pending_bytes == len(b'{"partial":')

@@ -59,7 +59,7 @@ def test_reader_follows_a_concurrent_writer_process(tmp_path):
     session.refresh()
     assert session.pending_bytes == 0
     once = open_session(path)
-    key = lambda s: [(e.id, e.parent_id, e.line, e.offset, e.length, e.est_packed) for e in s.entries]
+    key = lambda s: [(e.id, e.parent_id, e.line, e.offset, e.length, e.estimates) for e in s.entries]
     assert key(session) == key(once)
     assert len(session.entries) == 1500
     live_rows = [(r.entry_index, r.role) for r in session.context().messages]

@@ -96,7 +96,7 @@ def compare(session: Session, plan: CompactionPlan, res: dict[str, Any]) -> list
         check("entry ids", [e.id for e in entries], [e["id"] for e in res["entries"]])
     ctx = session.context(plan.leaf_id)
     check("path", list(ctx.path), res["path"])
-    pi_tokens = [int(entries[i].est_packed[0]) if entries[i].type == "message" and entries[i].est_packed else None for i in ctx.path]
+    pi_tokens = [entries[i].estimate("pi") if entries[i].type == "message" else None for i in ctx.path]
     check("estimateTokens per path message", pi_tokens, res["pathTokens"])
     check("context messages", len(ctx.messages), res["contextMessages"])
     check("estimateContextTokens", plan.context_tokens, res["estimateContextTokens"]["tokens"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 
 from rich.console import Console
@@ -9,11 +10,13 @@ from test_ui_support import HOSTILE, NOW, basic_builder, compaction_builder, wri
 
 from inspector.figures.session_figures import WindowOptions, context_report
 from inspector.rules.openclaw_2026_4_12.tokens import calculate_context_tokens
+from inspector.rules.ruleset import Estimator
 from inspector.samples.fixtures import SessionBuilder
 from inspector.samples.png import png_base64
 from inspector.session.session import open_session
+from inspector.storage.estimate_layout import estimate_layout
 from widgets.browser.table import relative_time
-from widgets.detail.render import DetailData, DetailStyles, image_summary, render_detail
+from widgets.detail.render import DetailData, DetailStyles, estimator_rows, image_summary, render_detail
 from widgets.transcript.layout import token_bar
 from widgets.transcript.model import TranscriptModel
 from widgets.transcript.previews import compact_number, message_preview_text, preview
@@ -128,6 +131,19 @@ def test_detail_render_cuts_long_blocks_and_shows_every_estimator(tmp_path):
     console.print(render_detail(data, DetailStyles(), raw=True))
     raw = console.export_text()
     assert "raw JSON line" in raw and '"role":"toolResult"' in raw
+
+
+def test_detail_shows_the_estimators_its_entry_was_estimated_with(tmp_path):
+    """A rule set with other estimators needs no change to the pane: it lists the entry's layout's, tokens first."""
+    model = model_of(tmp_path, basic_builder())
+    row = next(r for r in range(model.row_count) if model.entry(r).tool_name == "read" and model.role_of(r) == "toolResult")
+    entry = model.entry(row)
+    pi = Estimator("pi", "pi_tokens", "tok", "pi chars/4", "")
+    words = Estimator("words", "word_chars", "chars", "word chars", "")
+    layout = estimate_layout((words, pi))
+    nums = layout.pack_nums(entry.line, entry.offset, entry.length, (4321, 1234), None)
+    two = DetailData(dataclasses.replace(entry, nums=nums, layout=layout), None, None, None)
+    assert estimator_rows(two) == [("pi chars/4", "1,234 tok"), ("word", "4,321 chars")]
 
 
 def test_search_finds_text_in_visible_content_only(tmp_path):

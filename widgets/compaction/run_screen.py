@@ -31,6 +31,7 @@ from textual.widgets import Footer, Static
 
 from inspector.base.textsafe import make_inert
 from inspector.figures.forecast.plan import PlanOptions, plan_compaction
+from inspector.figures.sizes import estimate_sizes
 from inspector.session.session import open_session
 from inspector.write.breaker import CircuitBreaker
 from inspector.write.events import RunEvent, TextStreamed
@@ -201,7 +202,7 @@ class CompactRunScreen(Screen[None]):
         """The new context's estimate, from the session re-opened after the write (pi chars/4 per message)."""
         session = open_session(self.target)
         ctx = session.context()
-        return sum(int(row.est_packed[0]) for row in ctx.messages if row.est_packed)
+        return sum(estimate_sizes(ctx.messages, "pi"))
 
     def action_cancel_or_close(self) -> None:
         """Cancel a running compaction (nothing is written), or close the screen."""

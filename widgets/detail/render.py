@@ -139,16 +139,14 @@ def _kv_table(rows: list[tuple[str, str]], styles: DetailStyles) -> Table:
 
 
 def estimator_rows(data: DetailData) -> list[tuple[str, str]]:
-    """Every estimator for the message, as (name, value) pairs."""
+    """Every estimator for the message, as (name, value) pairs: those of the rule set its estimates were computed
+    with, the ones in tokens first, each named by its label without the unit its value shows."""
     est = data.entry.estimates
     rows: list[tuple[str, str]] = []
     if est is not None:
-        rows += [
-            ("pi chars/4", f"{est.pi_tokens:,} tok"),
-            ("OpenClaw compaction", f"{est.openclaw_compaction_tokens:,} tok"),
-            ("OpenClaw pruning", f"{est.openclaw_prune_chars:,} chars"),
-            ("tool-result guard", f"{est.tool_guard_chars:,} chars"),
-        ]
+        for estimator in sorted(data.entry.layout.estimators, key=lambda e: e.unit != "tok"):
+            unit_word = " tokens" if estimator.unit == "tok" else f" {estimator.unit}"
+            rows.append((estimator.label.removesuffix(unit_word), f"{est[estimator.name]:,} {estimator.unit}"))
     if data.tiktoken is not None:
         rows.append(("tiktoken", f"{data.tiktoken:,} tok"))
     elif data.tiktoken_note:
@@ -302,5 +300,5 @@ def render_detail(data: DetailData, styles: DetailStyles, *, show_all: bool = Fa
 def summary_line(data: DetailData) -> str:
     """A one-line title for the pane's border."""
     e = data.entry
-    size = e.estimates.pi_tokens if e.estimates else None
+    size = e.estimate("pi")
     return f"line {e.line} · {e.id or e.type} · {compact_number(size)} tok"

@@ -41,7 +41,7 @@ from ..options import InspectorOptions
 from ..session_header import HeaderData, SessionHeader
 from ..transcript.columns import TranscriptColumns
 from ..transcript.inspector_views import TranscriptViews
-from ..transcript.model import ESTIMATOR_LABELS, ESTIMATOR_UNITS, ESTIMATORS, TranscriptModel, breakdown_field
+from ..transcript.model import ESTIMATOR_LABELS, ESTIMATOR_UNITS, ESTIMATORS, TranscriptModel, breakdown_estimator
 from ..transcript.navigation import TranscriptNavigator
 from ..transcript.new_entries import NewEntriesIndicator
 from ..transcript.search_bar import SearchBar
@@ -229,7 +229,7 @@ class InspectorScreen(DiagnosisViews, TranscriptViews, SidePanelViews, Compactio
         )
         self.request_diagnosis(figures)
         self.query_one("#gauge", ContextGauge).data = figures.overview
-        _field, note = breakdown_field(self.estimator)
+        _name, note = breakdown_estimator(self.estimator)
         self.query_one("#breakdown", ContextBreakdown).show(figures.breakdown, self._unit(), note)
         self._update_columns()
         damaged = figures.damaged_lines
@@ -370,8 +370,8 @@ class InspectorScreen(DiagnosisViews, TranscriptViews, SidePanelViews, Compactio
     @work(thread=True, exclusive=True, group="breakdown", description="estimator")
     def _prepare_estimator(self, session: Session, model: TranscriptModel, estimator: str) -> None:
         model.prepare(estimator)
-        field, note = breakdown_field(estimator)
-        self.post_message(EstimatorReady(model, estimator, context_breakdown(session, model.ctx, field, top=TOP_N), note))
+        name, note = breakdown_estimator(estimator)
+        self.post_message(EstimatorReady(model, estimator, context_breakdown(session, model.ctx, name, top=TOP_N), note))
 
     @on(EstimatorReady)
     def _estimator_ready(self, message: EstimatorReady) -> None:

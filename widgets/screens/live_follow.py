@@ -28,7 +28,7 @@ from inspector.model import entries as m
 from inspector.session.session import Session, SessionOpenError
 
 from ..heap import freeze_long_lived
-from ..transcript.model import TranscriptModel, breakdown_field
+from ..transcript.model import TranscriptModel, breakdown_estimator
 
 FULL_FIGURES_BELOW = 20_000  # sessions up to this many entries get breakdown + diagnostics on every refresh
 FULL_FIGURES_IDLE = 2.0  # larger ones: header and gauge on every refresh; breakdown and diagnostics in the
@@ -133,7 +133,7 @@ class LiveFollower:
         model.marks = old_model.marks
         if previous is None:
             model.set_marks(MarkKind.CACHE_EXPIRED, cache_expiry_marks(session, ctx, window_options.config, now_ms(self.clock)))
-        figures = session_figures(session, ctx, window_options, breakdown_field(view.estimator)[0], previous=previous)
+        figures = session_figures(session, ctx, window_options, breakdown_estimator(view.estimator)[0], previous=previous)
         if result.reset:
             freeze_long_lived()
         self.screen.post_message(self.Refreshed(result.reset, result.notice, model, figures, previous is None))
@@ -162,5 +162,5 @@ class LiveFollower:
             )
 
     def _full_figures(self, session: Session, ctx: m.SessionContext, estimator: str) -> None:
-        figures = session_figures(session, ctx, self.window_options(), breakdown_field(estimator)[0])
+        figures = session_figures(session, ctx, self.window_options(), breakdown_estimator(estimator)[0])
         self.screen.post_message(self.FiguresReady(ctx, figures))

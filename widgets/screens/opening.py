@@ -29,7 +29,7 @@ from inspector.session.tail import tail_session
 
 from ..heap import freeze_long_lived
 from ..options import InspectorOptions
-from ..transcript.model import TranscriptModel, breakdown_field
+from ..transcript.model import TranscriptModel, breakdown_estimator
 from .error import ErrorInfo, special_file_kind
 
 TAIL_FIRST_MIN_BYTES = 32 * 1024 * 1024
@@ -136,7 +136,7 @@ class SessionOpener:
         model = TranscriptModel(session, ctx)
         model.prepare(estimator)
         model.set_marks(MarkKind.CACHE_EXPIRED, cache_expiry_marks(session, ctx, window_options.config, now_ms(o.clock)))
-        figures = session_figures(session, ctx, window_options, breakdown_field(estimator)[0])
+        figures = session_figures(session, ctx, window_options, breakdown_estimator(estimator)[0])
         freeze_long_lived()
         self.screen.post_message(self.Opened(session, model, figures))
 

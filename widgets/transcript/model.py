@@ -1,7 +1,7 @@
 """The rows the transcript shows, and the per-row numbers under each estimator (UI glue, no widget).
 
 Every number comes from the engine: per-message sizes and running totals from `inspector.figures.sizes` (pi chars/4 and
-OpenClaw pruning chars from `Entry.estimates`, the recorded usage, pi's `calculateContextTokens`: the same
+OpenClaw pruning chars from the rows' estimates, the recorded usage, pi's `calculateContextTokens`: the same
 functions `context --json` uses), tiktoken counts from `inspector.counting.counter.get_token_counter` (filled lazily by the
 transcript for the rows that are looked at) and the row marks from `inspector.figures.marks` (`marks`, one overlay keyed
 by entry). This module only arranges them: which rows are shown (context only, or every entry with off-path
@@ -51,17 +51,17 @@ ESTIMATOR_HELP: dict[str, str] = {
     "usage": "what the provider recorded: output per assistant call; context = usage total at that call",
 }
 
-ESTIMATOR_FIELDS: dict[str, str] = {"pi": "pi_tokens", "prune": "openclaw_prune_chars"}
-"""The engine's estimate field behind each per-message estimator of the transcript."""
+ESTIMATE_NAMES: dict[str, str] = {"pi": "pi", "prune": "openclaw_prune"}
+"""The rule set's estimator (by name) behind each per-message estimator of the transcript that the index holds."""
 
 
-def breakdown_field(estimator: str) -> tuple[str, str | None]:
-    """The estimate field the breakdown uses under the transcript's `estimator`, and a note when it is substituted
-    (tiktoken and recorded usage have no per-tool totals: pi chars/4 stands in)."""
-    field = ESTIMATOR_FIELDS.get(estimator)
-    if field is None:
-        return "pi_tokens", f"breakdown by pi chars/4 ({estimator} has no per-tool totals)"
-    return field, None
+def breakdown_estimator(estimator: str) -> tuple[str, str | None]:
+    """The estimator (by name) the breakdown uses under the transcript's `estimator`, and a note when it is
+    substituted (tiktoken and recorded usage have no per-tool totals: pi chars/4 stands in)."""
+    name = ESTIMATE_NAMES.get(estimator)
+    if name is None:
+        return "pi", f"breakdown by pi chars/4 ({estimator} has no per-tool totals)"
+    return name, None
 
 SUMMARY_ROLES = frozenset({"compactionSummary", "branchSummary"})
 _arr = int_array
@@ -329,8 +329,8 @@ class TranscriptModel:
         return [None if v == UNKNOWN else v for v in self._size_array(estimator)]
 
     def _compute_sizes(self, estimator: str, start: int, stop: int) -> array:
-        if estimator in ESTIMATOR_FIELDS:
-            return estimate_sizes(self.ctx.messages, ESTIMATOR_FIELDS[estimator], start, stop)
+        if estimator in ESTIMATE_NAMES:
+            return estimate_sizes(self.ctx.messages, ESTIMATE_NAMES[estimator], start, stop)
         if estimator == "usage":
             return _saturating(lambda a, b: recorded_output_sizes(self.ctx.messages, a, b), start, stop)
         raise ValueError(f"unknown estimator {estimator!r}")

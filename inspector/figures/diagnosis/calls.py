@@ -270,7 +270,7 @@ def walk_calls(session: Session, ctx: m.SessionContext, prices: ModelCatalog | N
 
     def describe(row: m.ContextMessage) -> AddedMessage:
         """A context row as an `AddedMessage` (its pi tokens, whether pi sends it)."""
-        tokens = row.estimates.pi_tokens if row.estimates else 0
+        tokens = row.estimate("pi") or 0
         return AddedMessage(row.entry_id, row.line, row.role, row.tool_name, tokens, _sent(entries, row))
 
     first_pos: dict[str, int] = {}  # entry id -> its first position on the path (build_context's first-kept scan)

@@ -66,8 +66,7 @@ class ToolUse:
         """pi's chars/4 estimate of the result message (0 without a result)."""
         if self.result_entry is None:
             return 0
-        est = self.result_entry.estimates
-        return est.pi_tokens if est else 0
+        return self.result_entry.estimate("pi") or 0
 
 
 @dataclass(slots=True)

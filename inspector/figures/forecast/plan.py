@@ -323,8 +323,7 @@ def _rows(session: Session, ctx: m.SessionContext, plan: CompactionPlan, prep: P
     out = []
     for row in ctx.messages:
         e = entries[row.entry_index]
-        est = row.est_packed
-        tokens = int(est[2]) if est else 0
+        tokens = row.estimate("openclaw_compaction") or 0
         idx = row.entry_index
         if idx == ctx.compaction_index and e.type == m.COMPACTION:
             out.append(ContextRole(row.index, row.entry_id, row.line, row.role, tokens, PREVIOUS_SUMMARY))

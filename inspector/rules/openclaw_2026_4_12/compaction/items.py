@@ -119,8 +119,7 @@ def _needs_disk(entry: m.Entry) -> bool:
 
 def item_for_entry(session: Session, entry: m.Entry, position: int) -> SummaryItem:
     """The item for the message a path entry contributes (a `message`, `custom_message` or `branch_summary`)."""
-    est = entry.est_packed
-    tokens = int(est[2]) if est is not None else 0  # openclaw_compaction_tokens
+    tokens = entry.estimate("openclaw_compaction") or 0
     if entry.type == m.CUSTOM_MESSAGE:
         return SummaryItem(position, entry.index, "custom", tokens)
     if entry.type == m.BRANCH_SUMMARY:

@@ -4,7 +4,7 @@ A line-by-line port of pi-coding-agent 0.66.1 `dist/core/compaction/compaction.j
 `findValidCutPoints`, `findTurnStartIndex`, `findCutPoint`, `extractFileOperations`) and
 `compaction/utils.js` (`extractFileOpsFromMessage`, `computeFileLists`), working on entry metadata:
 
-- sizes are the packed per-entry `pi_tokens` (pi `estimateTokens`, computed at index time), so walking a
+- sizes are the packed per-entry `pi` estimate (pi `estimateTokens`, computed at index time), so walking a
   300k-entry path reads nothing from disk;
 - only the assistant messages whose tool calls may name `read`/`write`/`edit` in the summarized range are
   re-read, for the file operations.
@@ -130,8 +130,7 @@ def is_cut_point(entry: m.Entry) -> bool:
 
 def _message_tokens(entry: m.Entry) -> int:
     """pi `estimateTokens(entry.message)` from the packed estimate (0 for a message pi could not estimate)."""
-    est = entry.est_packed
-    return int(est[0]) if est is not None else 0
+    return entry.estimate("pi") or 0
 
 
 def find_turn_start_index(entries: Sequence[m.Entry], path: Sequence[int], pos: int, start: int) -> int:

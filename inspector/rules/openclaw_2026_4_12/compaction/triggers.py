@@ -345,7 +345,7 @@ def pre_prompt_route(
     The system prompt estimates 0 (pi's `estimateTokens` has no `system` role), so only the history and the
     prompt count: `ceil((Σ estimateTokens + prompt) * 1.2)` against `budget - min(reserve, budget - min(8000, budget/2))`.
     """
-    messages_tokens = sum(int(r.est_packed[2]) for r in ctx.messages if r.est_packed is not None)
+    messages_tokens = sum(r.estimate("openclaw_compaction") or 0 for r in ctx.messages)
     estimated = max(0, math.ceil((messages_tokens + prompt_tokens) * SAFETY_MARGIN))
     budget = max(1, math.floor(window))
     requested = max(0, math.floor(reserve))

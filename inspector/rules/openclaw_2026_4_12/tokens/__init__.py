@@ -15,6 +15,7 @@ All lengths are JavaScript string lengths (UTF-16 code units, spec §3.3). The p
 """
 
 from inspector.js.jsjson import js_len
+from inspector.rules.openclaw_2026_4_12 import RELEASE
 from inspector.rules.openclaw_2026_4_12.tokens.estimators import (
     OMITTED_ASSISTANT_REASONING_TEXT,
     OPENCLAW_IMAGE_CHAR_ESTIMATE,
@@ -53,12 +54,17 @@ from inspector.rules.openclaw_2026_4_12.tokens.usage import (
     message_usage_row,
 )
 
+ESTIMATORS = RELEASE.estimators
+"""The estimators `estimate_all` computes, in the order of its tuple (this release's: `pi`, `openclaw_prune`,
+`openclaw_compaction`, `tool_guard`)."""
+
 __all__ = [
     "BRANCH_SUMMARY_PREFIX",
     "BRANCH_SUMMARY_SUFFIX",
     "CHARS_PER_TOKEN_ESTIMATE",
     "COMPACTION_SUMMARY_PREFIX",
     "COMPACTION_SUMMARY_SUFFIX",
+    "ESTIMATORS",
     "OMITTED_ASSISTANT_REASONING_TEXT",
     "OPENCLAW_IMAGE_CHAR_ESTIMATE",
     "PI_IMAGE_CHARS",
