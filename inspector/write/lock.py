@@ -8,14 +8,16 @@ tool-result truncation. Taking the same lock the same way is what makes our writ
   (Linux only, omitted elsewhere). The descriptor stays open while the lock is held. Unlike OpenClaw, the payload
   is written to a temp file that is then hard-linked into place (`_create_lock_file`), so a crash can never leave
   an empty lock behind (OpenClaw's would block everyone for 30 minutes).
-* on `EEXIST` the payload is inspected (`inspect_lock_payload`): stale when the pid is missing, dead (or a
-  zombie) or recycled (its current starttime differs from the stored one), or when `createdAt` is invalid or
-  older than `stale_ms` (30 min). When the only reasons are a missing pid / invalid createdAt, the lock file's
-  mtime decides instead (`> stale_ms` old). Our own pid without a starttime while we do not hold the lock is
-  an orphan of this process: stale. A stale lock is deleted and the acquire retried at once; otherwise wait
-  `min(1000, 50 * attempt)` ms and retry until the timeout (default 10 s), then raise `LockHeld`.
+* on `EEXIST` the payload is inspected (`inspect_lock_payload`, in `lock_owner.py` with the pid probes): stale
+  when the pid is missing, dead (or a zombie) or recycled (its current starttime differs from the stored one),
+  or when `createdAt` is invalid or older than `stale_ms` (30 min). When the only reasons are a missing pid /
+  invalid createdAt, the lock file's mtime decides instead (`> stale_ms` old). Our own pid without a starttime
+  while we do not hold the lock is an orphan of this process: stale. A stale lock is deleted and the acquire
+  retried at once; otherwise wait `min(1000, 50 * attempt)` ms and retry until the timeout (default 10 s), then
+  raise `LockHeld`.
 * re-entrant within the process (a count per lock path); released when the count drops to zero, at exit
-  (`atexit`) and on SIGTERM / SIGINT / SIGQUIT / SIGABRT (when no other handler is installed for it).
+  (`atexit`) and on SIGTERM / SIGINT / SIGQUIT / SIGABRT (when no other handler is installed for it; the held
+  locks and that cleanup are in `lock_holds.py`).
 * something at the lock path that is not a regular file (a directory, a FIFO, a socket, a device) is never
   opened blocking nor taken for a holder's lock: it raises `LockPathNotAFile` naming it (OpenClaw would hang
   reading a FIFO, and wait for a directory's mtime to age). An existing lock is read with `O_NONBLOCK` and a
@@ -31,16 +33,11 @@ held here only for the short commit of a compaction (the summaries are produced 
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import errno
 import json
 import os
-import re
-import signal
 import stat
-import sys
-import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -49,28 +46,33 @@ from pathlib import Path
 from typing import Any
 
 from inspector.base.clock import Clock, SystemClock, now_ms
-from inspector.js.timeutil import iso_from_ms, iso_to_ms
+from inspector.js.timeutil import iso_from_ms
+from inspector.write.lock_holds import _HELD, _HELD_LOCK, _Held, _register_cleanup
+from inspector.write.lock_owner import (
+    LockInspection,
+    _needs_mtime_fallback,
+    _read_regular,
+    _should_reclaim,
+    inspect_lock_payload,
+    is_pid_alive,
+    process_start_time,
+    read_lock_payload,
+)
 
 DEFAULT_TIMEOUT_MS = 10_000
 DEFAULT_STALE_MS = 30 * 60 * 1000
 MAX_BACKOFF_MS = 1000
 BACKOFF_STEP_MS = 50
-CLEANUP_SIGNALS = ("SIGINT", "SIGTERM", "SIGQUIT", "SIGABRT")
 
 __all__ = [
     "DEFAULT_STALE_MS",
     "DEFAULT_TIMEOUT_MS",
     "LockHeld",
-    "LockInspection",
     "LockPathNotAFile",
     "SessionWriteLock",
     "acquire_session_write_lock",
     "inspect_lock",
-    "inspect_lock_payload",
-    "is_pid_alive",
     "lock_path_for",
-    "process_start_time",
-    "read_lock_payload",
 ]
 
 
@@ -135,88 +137,6 @@ def lock_path_problem(lock_path: Path) -> str | None:
         return None
 
 
-def _read_regular(path: Path) -> bytes | None:
-    """The bytes of a regular file; None when it is missing, unreadable or not a regular file (never blocks)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        chunks = []
-        while chunk := os.read(fd, 1 << 16):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-# --------------------------------------------------------------------------------------------------------------
-# Processes
-# --------------------------------------------------------------------------------------------------------------
-
-
-def _valid_pid(pid: Any) -> bool:
-    return type(pid) is int and pid > 0
-
-
-def _is_zombie(pid: int) -> bool:
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        with open(f"/proc/{pid}/status", encoding="utf-8", errors="replace") as f:
-            status = f.read()
-    except OSError:
-        return False
-    m = re.search(r"^State:\s+(\S)", status, re.M)
-    return bool(m and m.group(1) == "Z")
-
-
-def is_pid_alive(pid: Any) -> bool:
-    """OpenClaw's `isPidAlive`: `kill(pid, 0)` succeeds and the process is not a zombie (EPERM counts as alive)."""
-    if not _valid_pid(pid):
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OSError:
-        return False
-    return not _is_zombie(pid)
-
-
-def process_start_time(pid: Any) -> int | None:
-    """Field 22 (`starttime`, clock ticks since boot) of `/proc/<pid>/stat`; None off Linux or when unreadable."""
-    if not sys.platform.startswith("linux") or not _valid_pid(pid):
-        return None
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as f:
-            stat = f.read()
-    except OSError:
-        return None
-    end = stat.rfind(")")
-    if end < 0:
-        return None
-    fields = stat[end + 1 :].lstrip().split()
-    if len(fields) < 20:
-        return None
-    try:
-        value = int(fields[19])
-    except ValueError:
-        return None
-    return value if value >= 0 else None
-
-
-# --------------------------------------------------------------------------------------------------------------
-# Payload and staleness
-# --------------------------------------------------------------------------------------------------------------
-
-
 def lock_path_for(session_file: Path | str) -> Path:
     """`<realpath(dirname)>/<basename>.lock`, as OpenClaw computes it (the file itself is not resolved)."""
     p = Path(os.path.abspath(session_file))
@@ -224,161 +144,6 @@ def lock_path_for(session_file: Path | str) -> Path:
     with contextlib.suppress(OSError):
         directory = Path(os.path.realpath(directory))
     return directory / (p.name + ".lock")
-
-
-def _valid_lock_number(value: Any) -> bool:
-    return type(value) is int and value >= 0
-
-
-def read_lock_payload(lock_path: Path) -> dict[str, Any] | None:
-    """OpenClaw's `readLockPayload`: the valid fields of the lock file's JSON, or None when unreadable.
-
-    Only a regular file is read, without blocking (a FIFO at the lock path reads as None, it does not hang).
-    """
-    data = _read_regular(Path(lock_path))
-    if data is None:
-        return None
-    try:
-        parsed = json.loads(data.decode("utf-8", errors="replace"))
-    except ValueError:
-        return None
-    if not isinstance(parsed, dict):
-        return {}
-    payload: dict[str, Any] = {}
-    if _valid_lock_number(parsed.get("pid")) and parsed["pid"] > 0:
-        payload["pid"] = parsed["pid"]
-    if isinstance(parsed.get("createdAt"), str):
-        payload["createdAt"] = parsed["createdAt"]
-    if _valid_lock_number(parsed.get("starttime")):
-        payload["starttime"] = parsed["starttime"]
-    return payload
-
-
-@dataclass(frozen=True)
-class LockInspection:
-    """What a lock payload says (OpenClaw's `inspectLockPayload`)."""
-
-    pid: int | None
-    pid_alive: bool
-    created_at: str | None
-    age_ms: int | None
-    stale: bool
-    stale_reasons: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON for `--json` output."""
-        return {
-            "pid": self.pid,
-            "pid_alive": self.pid_alive,
-            "created_at": self.created_at,
-            "age_ms": self.age_ms,
-            "stale": self.stale,
-            "stale_reasons": list(self.stale_reasons),
-        }
-
-
-def inspect_lock_payload(payload: dict[str, Any] | None, stale_ms: int, now: int) -> LockInspection:
-    """Stale reasons of a payload: missing-pid / dead-pid / recycled-pid, invalid-createdAt / too-old."""
-    payload = payload or {}
-    pid = payload.get("pid") if _valid_lock_number(payload.get("pid")) and payload.get("pid", 0) > 0 else None
-    alive = is_pid_alive(pid) if pid is not None else False
-    created_at = payload.get("createdAt") if isinstance(payload.get("createdAt"), str) else None
-    created_ms = iso_to_ms(created_at) if created_at is not None else None
-    age_ms = max(0, now - created_ms) if created_ms is not None else None
-    stored_start = payload.get("starttime") if _valid_lock_number(payload.get("starttime")) else None
-    recycled = False
-    if alive and pid is not None and stored_start is not None:
-        current = process_start_time(pid)
-        recycled = current is not None and current != stored_start
-    reasons: list[str] = []
-    if pid is None:
-        reasons.append("missing-pid")
-    elif not alive:
-        reasons.append("dead-pid")
-    elif recycled:
-        reasons.append("recycled-pid")
-    if age_ms is None:
-        reasons.append("invalid-createdAt")
-    elif age_ms > stale_ms:
-        reasons.append("too-old")
-    return LockInspection(pid, alive, created_at, age_ms, bool(reasons), tuple(reasons))
-
-
-def _needs_mtime_fallback(details: LockInspection) -> bool:
-    return details.stale and all(r in ("missing-pid", "invalid-createdAt") for r in details.stale_reasons)
-
-
-def _should_reclaim(lock_path: Path, details: LockInspection, stale_ms: int, now: int) -> bool:
-    """OpenClaw's `shouldReclaimContendedLockFile`."""
-    if not details.stale:
-        return False
-    if not _needs_mtime_fallback(details):
-        return True
-    try:
-        mtime_ms = os.stat(lock_path).st_mtime * 1000
-    except FileNotFoundError:
-        return False
-    except OSError:
-        return True
-    return max(0.0, now - mtime_ms) > stale_ms
-
-
-# --------------------------------------------------------------------------------------------------------------
-# Held locks (process-wide), cleanup on exit and signals
-# --------------------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class _Held:
-    lock_path: Path
-    fd: int
-    count: int = 1
-    acquired_at_ms: int = 0
-
-
-_HELD: dict[str, _Held] = {}
-_HELD_LOCK = threading.RLock()
-_CLEANUP_REGISTERED = False
-
-
-def _release_all() -> None:
-    with _HELD_LOCK:
-        for key, held in list(_HELD.items()):
-            with contextlib.suppress(OSError):
-                os.close(held.fd)
-            with contextlib.suppress(OSError):
-                os.unlink(held.lock_path)
-            _HELD.pop(key, None)
-
-
-def _signal_handler(signum: int, frame: Any) -> None:
-    _release_all()
-    with contextlib.suppress(Exception):
-        signal.signal(signum, signal.SIG_DFL)
-    os.kill(os.getpid(), signum)
-
-
-def _register_cleanup() -> None:
-    global _CLEANUP_REGISTERED
-    if _CLEANUP_REGISTERED:
-        return
-    _CLEANUP_REGISTERED = True
-    atexit.register(_release_all)
-    if threading.current_thread() is not threading.main_thread():
-        return
-    for name in CLEANUP_SIGNALS:
-        signum = getattr(signal, name, None)
-        if signum is None:
-            continue
-        try:
-            current = signal.getsignal(signum)
-        except (ValueError, OSError):
-            continue
-        # Only take over signals nobody else handles (Python's own SIGINT -> KeyboardInterrupt is left alone:
-        # the `finally` of the lock's `with` block releases it, and atexit covers the rest).
-        if current is signal.SIG_DFL:
-            with contextlib.suppress(ValueError, OSError):
-                signal.signal(signum, _signal_handler)
 
 
 class SessionWriteLock:

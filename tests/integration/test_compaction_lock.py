@@ -15,15 +15,8 @@ import pytest
 from conftest import ROOT
 
 from inspector.base.clock import FixedClock
-from inspector.write.lock import (
-    LockHeld,
-    acquire_session_write_lock,
-    inspect_lock,
-    inspect_lock_payload,
-    lock_path_for,
-    process_start_time,
-    read_lock_payload,
-)
+from inspector.write.lock import LockHeld, acquire_session_write_lock, inspect_lock, lock_path_for
+from inspector.write.lock_owner import inspect_lock_payload, process_start_time, read_lock_payload
 
 HOLDER = """
 import sys, time
