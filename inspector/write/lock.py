@@ -21,7 +21,7 @@ tool-result truncation. Taking the same lock the same way is what makes our writ
 * something at the lock path that is not a regular file (a directory, a FIFO, a socket, a device) is never
   opened blocking nor taken for a holder's lock: it raises `LockPathNotAFile` naming it (OpenClaw would hang
   reading a FIFO, and wait for a directory's mtime to age). An existing lock is read with `O_NONBLOCK` and a
-  type check (`_read_regular`), so one swapped in between the checks cannot hang the reader either.
+  type check (`read_regular`), so one swapped in between the checks cannot hang the reader either.
 
 One deliberate difference: OpenClaw's `isPidAlive` treats `EPERM` from `kill(pid, 0)` (a live process of
 another user) as dead and would reclaim that lock; here such a pid counts as alive, because reclaiming a live
@@ -47,16 +47,16 @@ from typing import Any
 
 from inspector.base.clock import Clock, SystemClock, now_ms
 from inspector.js.timeutil import iso_from_ms
-from inspector.write.lock_holds import _HELD, _HELD_LOCK, _Held, _register_cleanup
+from inspector.write.lock_holds import HELD, HELD_LOCK, Held, register_cleanup
 from inspector.write.lock_owner import (
     LockInspection,
-    _needs_mtime_fallback,
-    _read_regular,
-    _should_reclaim,
     inspect_lock_payload,
     is_pid_alive,
+    needs_mtime_fallback,
     process_start_time,
     read_lock_payload,
+    read_regular,
+    should_reclaim,
 )
 
 DEFAULT_TIMEOUT_MS = 10_000
@@ -149,7 +149,7 @@ def lock_path_for(session_file: Path | str) -> Path:
 class SessionWriteLock:
     """A held session write lock; `release()` (or leaving the `with` block) gives it back."""
 
-    def __init__(self, key: str, held: _Held) -> None:
+    def __init__(self, key: str, held: Held) -> None:
         self._key = key
         self._held = held
         self._released = False
@@ -164,13 +164,13 @@ class SessionWriteLock:
         if self._released:
             return
         self._released = True
-        with _HELD_LOCK:
-            if _HELD.get(self._key) is not self._held:
+        with HELD_LOCK:
+            if HELD.get(self._key) is not self._held:
                 return
             self._held.count -= 1
             if self._held.count > 0:
                 return
-            _HELD.pop(self._key, None)
+            HELD.pop(self._key, None)
             with contextlib.suppress(OSError):
                 os.close(self._held.fd)
             with contextlib.suppress(OSError):
@@ -248,7 +248,7 @@ def _create_lock_file(lock_path: Path, payload: bytes) -> int:
 
 
 def _read_raw(path: Path) -> bytes | None:
-    return _read_regular(path)
+    return read_regular(path)
 
 
 def _payload_bytes(pid: int, created_at: str, starttime: int | None) -> bytes:
@@ -273,13 +273,13 @@ def acquire_session_write_lock(
     read-only directory).
     """
     clock = clock or SystemClock()
-    _register_cleanup()
+    register_cleanup()
     session_path = Path(os.path.abspath(session_file))
     session_path.parent.mkdir(parents=True, exist_ok=True)
     lock_path = lock_path_for(session_path)
     key = str(lock_path)
-    with _HELD_LOCK:
-        held = _HELD.get(key)
+    with HELD_LOCK:
+        held = HELD.get(key)
         if allow_reentrant and held is not None:
             held.count += 1
             return SessionWriteLock(key, held)
@@ -292,9 +292,9 @@ def acquire_session_write_lock(
         payload_bytes = _payload_bytes(os.getpid(), iso_from_ms(now_ms(clock)), process_start_time(os.getpid()))
         fd = _create_lock_file(lock_path, payload_bytes)
         if fd >= 0:
-            new_held = _Held(lock_path=lock_path, fd=fd, acquired_at_ms=now_ms(clock))
-            with _HELD_LOCK:
-                _HELD[key] = new_held
+            new_held = Held(lock_path=lock_path, fd=fd, acquired_at_ms=now_ms(clock))
+            with HELD_LOCK:
+                HELD[key] = new_held
             return SessionWriteLock(key, new_held)
         kind = lock_path_problem(lock_path)
         if kind is not None:
@@ -303,14 +303,14 @@ def acquire_session_write_lock(
         payload = read_lock_payload(lock_path)
         now = now_ms(clock)
         inspected = inspect_lock_payload(payload, stale_ms, now)
-        with _HELD_LOCK:
-            held_here = key in _HELD
+        with HELD_LOCK:
+            held_here = key in HELD
         if payload is not None and payload.get("pid") == os.getpid() and "starttime" not in payload and not held_here:
             inspected = LockInspection(
                 inspected.pid, inspected.pid_alive, inspected.created_at, inspected.age_ms, True,
                 inspected.stale_reasons + ("orphan-self-pid",),
             )
-        if _should_reclaim(lock_path, inspected, stale_ms, now):
+        if should_reclaim(lock_path, inspected, stale_ms, now):
             # Narrow OpenClaw's reclaim race a little: only delete the lock we inspected, not one another
             # process created in between (the check and the unlink are still two steps, as in OpenClaw).
             if _read_raw(lock_path) == raw_before:
@@ -356,11 +356,11 @@ def inspect_lock(session_file: Path | str, *, clock: Clock | None = None, stale_
     """Look at a session's lock without touching it."""
     clock = clock or SystemClock()
     lock_path = lock_path_for(session_file)
-    with _HELD_LOCK:
-        ours = str(lock_path) in _HELD
+    with HELD_LOCK:
+        ours = str(lock_path) in HELD
     if not lock_path.exists():
         return LockStatus(lock_path, False, held_by_us=ours)
     inspected = inspect_lock_payload(read_lock_payload(lock_path), stale_ms, now_ms(clock))
-    if inspected.stale and _needs_mtime_fallback(inspected) and not _should_reclaim(lock_path, inspected, stale_ms, now_ms(clock)):
+    if inspected.stale and needs_mtime_fallback(inspected) and not should_reclaim(lock_path, inspected, stale_ms, now_ms(clock)):
         inspected = LockInspection(inspected.pid, inspected.pid_alive, inspected.created_at, inspected.age_ms, False, ())
     return LockStatus(lock_path, True, inspected, ours)

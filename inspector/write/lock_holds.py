@@ -16,30 +16,36 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+__all__ = ["CLEANUP_SIGNALS", "HELD", "HELD_LOCK", "Held", "register_cleanup"]
+
 CLEANUP_SIGNALS = ("SIGINT", "SIGTERM", "SIGQUIT", "SIGABRT")
 
 
 @dataclass
-class _Held:
+class Held:
+    """One lock this process holds: its file, the descriptor kept open, how many holds share it, since when."""
+
     lock_path: Path
     fd: int
     count: int = 1
     acquired_at_ms: int = 0
 
 
-_HELD: dict[str, _Held] = {}
-_HELD_LOCK = threading.RLock()
+HELD: dict[str, Held] = {}
+"""The locks this process holds, by normalized lock path."""
+HELD_LOCK = threading.RLock()
+"""Guards `HELD`."""
 _CLEANUP_REGISTERED = False
 
 
 def _release_all() -> None:
-    with _HELD_LOCK:
-        for key, held in list(_HELD.items()):
+    with HELD_LOCK:
+        for key, held in list(HELD.items()):
             with contextlib.suppress(OSError):
                 os.close(held.fd)
             with contextlib.suppress(OSError):
                 os.unlink(held.lock_path)
-            _HELD.pop(key, None)
+            HELD.pop(key, None)
 
 
 def _signal_handler(signum: int, frame: Any) -> None:
@@ -49,7 +55,8 @@ def _signal_handler(signum: int, frame: Any) -> None:
     os.kill(os.getpid(), signum)
 
 
-def _register_cleanup() -> None:
+def register_cleanup() -> None:
+    """Release every held lock at exit and on the cleanup signals (installed once per process)."""
     global _CLEANUP_REGISTERED
     if _CLEANUP_REGISTERED:
         return

@@ -23,12 +23,15 @@ __all__ = [
     "LockInspection",
     "inspect_lock_payload",
     "is_pid_alive",
+    "needs_mtime_fallback",
     "process_start_time",
     "read_lock_payload",
+    "read_regular",
+    "should_reclaim",
 ]
 
 
-def _read_regular(path: Path) -> bytes | None:
+def read_regular(path: Path) -> bytes | None:
     """The bytes of a regular file; None when it is missing, unreadable or not a regular file (never blocks)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
@@ -118,7 +121,7 @@ def read_lock_payload(lock_path: Path) -> dict[str, Any] | None:
 
     Only a regular file is read, without blocking (a FIFO at the lock path reads as None, it does not hang).
     """
-    data = _read_regular(Path(lock_path))
+    data = read_regular(Path(lock_path))
     if data is None:
         return None
     try:
@@ -187,15 +190,16 @@ def inspect_lock_payload(payload: dict[str, Any] | None, stale_ms: int, now: int
     return LockInspection(pid, alive, created_at, age_ms, bool(reasons), tuple(reasons))
 
 
-def _needs_mtime_fallback(details: LockInspection) -> bool:
+def needs_mtime_fallback(details: LockInspection) -> bool:
+    """Whether the payload alone cannot date the lock (no pid, or no valid `createdAt`): the file's mtime decides."""
     return details.stale and all(r in ("missing-pid", "invalid-createdAt") for r in details.stale_reasons)
 
 
-def _should_reclaim(lock_path: Path, details: LockInspection, stale_ms: int, now: int) -> bool:
+def should_reclaim(lock_path: Path, details: LockInspection, stale_ms: int, now: int) -> bool:
     """OpenClaw's `shouldReclaimContendedLockFile`."""
     if not details.stale:
         return False
-    if not _needs_mtime_fallback(details):
+    if not needs_mtime_fallback(details):
         return True
     try:
         mtime_ms = os.stat(lock_path).st_mtime * 1000
