@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -233,3 +234,19 @@ def sweep(tmp_path: Path, zygote: Zygote, what: str, kind: str) -> None:
     assert any(op == "replace" and re.search(r"\.jsonl\.(truncate|undo)-tmp -> .*\.jsonl$", target) for op, target in killed), killed
     assert recovered_trials > 0
     assert time.monotonic() - t0 < 60
+
+
+@pytest.fixture(autouse=True)
+def sweep_state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """This tool's state dir (journal, breaker) inside the test's own folder (a sweep module imports it)."""
+    d = tmp_path / "state"
+    monkeypatch.setenv("SESSION_INSPECTOR_STATE_DIR", str(d))
+    return d
+
+
+@pytest.fixture
+def zygote(tmp_path: Path) -> Iterator[Zygote]:
+    """The pre-started process each trial forks its run from (closed after the test)."""
+    z = Zygote(tmp_path / "zygote.log")
+    yield z
+    z.close()

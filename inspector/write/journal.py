@@ -30,7 +30,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from inspector.write.statefile import JsonStateFile, StateLoad, state_dir
 
@@ -44,8 +44,27 @@ def _norm(path: Path | str) -> str:
     return os.path.realpath(os.path.abspath(path))
 
 
+class _Stored:
+    """A journal record's stored form: its fields as a JSON object, read back leniently."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored form."""
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_json(cls, raw: Any) -> Self | None:
+        """A record from the stored form (None when it is not one)."""
+        if not isinstance(raw, dict):
+            return None
+        fields: dict[str, Any] = {k: raw.get(k) for k in cls.__dataclass_fields__ if k in raw}  # type: ignore[attr-defined]
+        try:
+            return cls(**fields)
+        except TypeError:
+            return None
+
+
 @dataclass
-class JournalRecord:
+class JournalRecord(_Stored):
     """One write this tool made (or was about to make) to a session file."""
 
     record_id: str
@@ -68,27 +87,12 @@ class JournalRecord:
     checkpoint_size: int | None = None
     checkpoint_sha256: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        """The stored form."""
-        return dict(self.__dict__)
-
-    @classmethod
-    def from_json(cls, raw: Any) -> JournalRecord | None:
-        """A record from the stored form (None when it is not one)."""
-        if not isinstance(raw, dict):
-            return None
-        fields: dict[str, Any] = {k: raw.get(k) for k in cls.__dataclass_fields__ if k in raw}
-        try:
-            return cls(**fields)
-        except TypeError:
-            return None
-
 
 ReplacedStatus = Literal["pending", "open", "closed", "abandoned"]
 
 
 @dataclass
-class ReplacedFile:
+class ReplacedFile(_Stored):
     """A session file a rewrite replaced, kept reachable so that lines written into it late are not lost."""
 
     record_id: str
@@ -105,20 +109,6 @@ class ReplacedFile:
     undo_of: str | None = None
     """For an undo: the compaction record it reverts (marked `undone` when a crash hid whether it did)."""
 
-    def to_json(self) -> dict[str, Any]:
-        """The stored form."""
-        return dict(self.__dict__)
-
-    @classmethod
-    def from_json(cls, raw: Any) -> ReplacedFile | None:
-        """A record from the stored form (None when it is not one)."""
-        if not isinstance(raw, dict):
-            return None
-        fields: dict[str, Any] = {k: raw.get(k) for k in cls.__dataclass_fields__ if k in raw}
-        try:
-            return cls(**fields)
-        except TypeError:
-            return None
 
 
 @dataclass

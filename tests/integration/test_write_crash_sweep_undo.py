@@ -5,25 +5,12 @@ See `tests/write_sweep.py` for the trials and what is checked after each kill.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from write_sweep import Zygote, sweep
+from write_sweep import Zygote, sweep, sweep_state_dir, zygote
 
-
-@pytest.fixture(autouse=True)
-def state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    d = tmp_path / "state"
-    monkeypatch.setenv("SESSION_INSPECTOR_STATE_DIR", str(d))
-    return d
-
-
-@pytest.fixture
-def zygote(tmp_path: Path) -> Iterator[Zygote]:
-    z = Zygote(tmp_path / "zygote.log")
-    yield z
-    z.close()
+__all__ = ["sweep_state_dir", "zygote"]  # the sweep's fixtures, used by name
 
 
 @pytest.mark.parametrize("kind", ["pi", "held"])

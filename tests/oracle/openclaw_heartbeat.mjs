@@ -10,6 +10,7 @@
 // results: [{"text": "...", "didStrip": bool} | {"shouldSkip": bool, "text": "...", "didStrip": bool}]
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { extract } from "./bundle_extract.mjs";
 
 const [dist] = process.argv.slice(2);
 const files = readdirSync(dist);
@@ -22,23 +23,6 @@ function defining(prefix, probe) {
   throw new Error(`no ${prefix}*.js in ${dist} defines ${probe}`);
 }
 
-function extract(lines, names) {
-  const out = [];
-  for (const name of names) {
-    const fn = lines.findIndex((l) => l.startsWith(`function ${name}(`));
-    if (fn >= 0) {
-      const end = lines.findIndex((l, i) => i > fn && l === "}");
-      out.push(lines.slice(fn, end + 1).join("\n"));
-      continue;
-    }
-    const c = lines.findIndex((l) => l.startsWith(`const ${name} =`));
-    if (c < 0) throw new Error(`not found in bundle: ${name}`);
-    let end = c;
-    while (!lines[end].trimEnd().endsWith(";")) end++;
-    out.push(lines.slice(c, end + 1).join("\n"));
-  }
-  return out.join("\n");
-}
 
 const source = [
   extract(defining("utils-", "function escapeRegExp("), ["escapeRegExp"]),

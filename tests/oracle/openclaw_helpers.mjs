@@ -9,6 +9,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { extract } from "./bundle_extract.mjs";
 
 const [ocDist, piDist] = process.argv.slice(2);
 const { estimateTokens } = await import(pathToFileURL(join(piDist, "core/compaction/compaction.js")).href);
@@ -16,23 +17,6 @@ const bundle = (prefix) => {
   const name = readdirSync(ocDist).find((f) => f.startsWith(prefix) && f.endsWith(".js"));
   return readFileSync(join(ocDist, name), "utf8").split("\n");
 };
-function extract(lines, names) {
-  const out = [];
-  for (const name of names) {
-    const fn = lines.findIndex((l) => l.startsWith(`function ${name}(`));
-    if (fn >= 0) {
-      const end = lines.findIndex((l, i) => i > fn && l === "}");
-      out.push(lines.slice(fn, end + 1).join("\n"));
-      continue;
-    }
-    const c = lines.findIndex((l) => l.startsWith(`const ${name} =`));
-    if (c < 0) throw new Error(`not found in bundle: ${name}`);
-    let end = c;
-    while (!lines[end].trimEnd().endsWith(";")) end++;
-    out.push(lines.slice(c, end + 1).join("\n"));
-  }
-  return out.join("\n");
-}
 const mct = bundle("model-context-tokens-");
 const repair = bundle("session-transcript-repair-");
 const helpers = bundle("pi-embedded-helpers-");
