@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from inspector.rules.ruleset import UnknownRulesError, known_rule_ids
+from inspector.host.rules_choice import add_rules_option
 
 from .options import InspectorOptions
 
@@ -26,19 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--demo", action="store_true", help="open the bundled demo session")
     p.add_argument("--context-window", type=int, default=None, metavar="N", help="override the context window (tokens)")
     p.add_argument("--config", type=Path, default=None, help="OpenClaw config file (default: the user's openclaw.json)")
-    p.add_argument(
-        "--rules", type=rules_arg, default=None, metavar="ID",
-        help=f"follow this release's rules (known: {', '.join(known_rule_ids())}; default: chosen from the session, "
-        "openclaw.json's meta.lastTouchedVersion, the installed openclaw, in that order)",
-    )
+    add_rules_option(p)
     return p
-
-
-def rules_arg(text: str) -> str:
-    """argparse type of `--rules ID`: a known rule set id (exit 2 with the known ids otherwise)."""
-    if text not in known_rule_ids():
-        raise argparse.ArgumentTypeError(str(UnknownRulesError(text)))
-    return text
 
 
 def parse_args(argv: list[str]) -> InspectorOptions:

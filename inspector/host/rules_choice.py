@@ -9,11 +9,9 @@ than it; the reason says when that is not the exact release.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.rules.ruleset import (
     DEFAULT_RULES,
@@ -24,6 +22,9 @@ from inspector.rules.ruleset import (
     release_for_version,
     releases,
 )
+
+if TYPE_CHECKING:
+    import argparse
 
 VERSION_TIMEOUT_S = 5.0
 """How long `openclaw --version` may take before the installed OpenClaw is left out of the choice."""
@@ -63,6 +64,9 @@ _installed: dict[tuple[str, int, int], str | None] = {}
 def installed_openclaw_version(env: Mapping[str, str] | None = None) -> str | None:
     """The version `openclaw --version` prints for the `openclaw` on PATH (None: none, or it did not answer in
     time). Asked once per binary (path, size, mtime) in a process."""
+    import shutil
+    import subprocess
+
     found = shutil.which("openclaw", path=(env if env is not None else os.environ).get("PATH"))
     if found is None:
         return None
@@ -123,3 +127,24 @@ def choose_rules(
         if installed is not None:
             return _by_version(installed, "the installed openclaw --version", "installed")
     return RuleChoice(DEFAULT_RULES, "default")
+
+
+def rules_arg(text: str) -> str:
+    """argparse type of `--rules ID`: a known rule set id (exit 2 with the known ids otherwise)."""
+    import argparse
+
+    if text not in known_rule_ids():
+        raise argparse.ArgumentTypeError(str(UnknownRulesError(text)))
+    return text
+
+
+def add_rules_option(p: argparse.ArgumentParser) -> None:
+    """`--rules ID`: the release whose rules the command follows (every command and the app have it; the known ids in
+    its help)."""
+    if any("--rules" in action.option_strings for action in p._actions):
+        return
+    p.add_argument(
+        "--rules", type=rules_arg, default=None, metavar="ID",
+        help=f"follow this release's rules (known: {', '.join(known_rule_ids())}; default: chosen from the session, "
+        "openclaw.json's meta.lastTouchedVersion, the installed openclaw, in that order)",
+    )

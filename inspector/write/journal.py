@@ -30,7 +30,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import Any, Literal, Self, TypeVar
 
 from inspector.write.statefile import JsonStateFile, StateLoad, state_dir
 
@@ -42,6 +42,9 @@ Status = Literal["pending", "committed", "undone", "abandoned"]
 
 def _norm(path: Path | str) -> str:
     return os.path.realpath(os.path.abspath(path))
+
+
+_S = TypeVar("_S", bound="_Stored")
 
 
 class _Stored:
@@ -61,6 +64,14 @@ class _Stored:
             return cls(**fields)
         except TypeError:
             return None
+
+
+def _stored_list(data: dict[str, Any], key: str, kind: type[_S]) -> list[_S]:
+    """The well-formed records of `kind` in the journal's list `key` (others are skipped)."""
+    raw = data.get(key)
+    if not isinstance(raw, list):
+        return []
+    return [rec for item in raw if (rec := kind.from_json(item)) is not None]
 
 
 @dataclass
@@ -124,25 +135,11 @@ class Journal:
 
     @staticmethod
     def _records(data: dict[str, Any]) -> list[JournalRecord]:
-        raw = data.get("records")
-        out = []
-        if isinstance(raw, list):
-            for item in raw:
-                rec = JournalRecord.from_json(item)
-                if rec is not None:
-                    out.append(rec)
-        return out
+        return _stored_list(data, "records", JournalRecord)
 
     @staticmethod
     def _replaced(data: dict[str, Any]) -> list[ReplacedFile]:
-        raw = data.get("replaced")
-        out = []
-        if isinstance(raw, list):
-            for item in raw:
-                rec = ReplacedFile.from_json(item)
-                if rec is not None:
-                    out.append(rec)
-        return out
+        return _stored_list(data, "replaced", ReplacedFile)
 
     def _save(self, loaded: StateLoad, records: list[JournalRecord], replaced: list[ReplacedFile]) -> None:
         self.file.save(

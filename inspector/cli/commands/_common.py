@@ -56,28 +56,6 @@ def add_session_options(p: argparse.ArgumentParser, *, leaf: bool = False) -> No
     add_width_option(p)
 
 
-def rules_arg(text: str) -> str:
-    """argparse type of `--rules ID`: a known rule set id (exit 2 with the known ids otherwise)."""
-    from inspector.rules.ruleset import UnknownRulesError, known_rule_ids
-
-    if text not in known_rule_ids():
-        raise argparse.ArgumentTypeError(str(UnknownRulesError(text)))
-    return text
-
-
-def add_rules_option(p: argparse.ArgumentParser) -> None:
-    """`--rules ID`: the release whose rules the command follows (every command has it; the known ids in its help)."""
-    from inspector.rules.ruleset import known_rule_ids
-
-    if any("--rules" in action.option_strings for action in p._actions):
-        return
-    p.add_argument(
-        "--rules", type=rules_arg, default=None, metavar="ID",
-        help=f"follow this release's rules (known: {', '.join(known_rule_ids())}; default: chosen from the session, "
-        "openclaw.json's meta.lastTouchedVersion, the installed openclaw, in that order)",
-    )
-
-
 class _RulesState:
     """What the running command's rule choice is made from, and the choice once made."""
 
