@@ -111,14 +111,17 @@ def choose_rules(
     if session_path is not None:
         version = session_format_version(session_path)
         if version is not None:
-            newer = [r for r in releases() if r.max_session_version >= version]
-            if not newer:
+            writers = [r for r in releases() if r.max_session_version >= version]
+            if not writers:
                 newest = releases()[-1]
                 return RuleChoice(
                     newest.id,
                     f"the session is format v{version}, newer than any release carried; the newest is {newest.id}",
                     "session",
                 )
+            first = writers[0]
+            if first is not releases()[0]:
+                return RuleChoice(first.id, f"the session is format v{version}, first written by {first.id}", "session")
     version_text = config_version(config)
     if version_text is not None:
         return _by_version(version_text, "openclaw.json (meta.lastTouchedVersion)", "config")

@@ -11,12 +11,13 @@ from one place, never copied into a second folder.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
 RULES_PACKAGE = "inspector.rules"
-RELEASE_FOLDERS: tuple[str, ...] = ("openclaw_2026_4_12",)
+RELEASE_FOLDERS: tuple[str, ...] = ("openclaw_2026_4_12", "openclaw_2026_9_6")
 """The release folders under `inspector/rules/`, oldest first. A new release adds its folder here."""
 DEFAULT_RULES = "openclaw-2026.4.12"
 """The rule set a session gets when nothing says which release wrote it."""
@@ -49,6 +50,9 @@ class Release:
     estimators: tuple[Estimator, ...]
     max_session_version: int
     """The newest session format version (the header's `version`) this release writes."""
+    inherits: str | None = None
+    """The release whose folder holds every rule part this one did not change (a part's module missing from this
+    release's folder is that release's): a new release folder holds only what changed, nothing copied."""
 
 
 class UnknownRulesError(ValueError):
@@ -115,12 +119,31 @@ class RuleSet:
         raise KeyError(name)
 
     def part(self, name: str) -> ModuleType:
-        """The module of this release that holds the rule part `name` (one of `PARTS`), imported once."""
+        """The module of this release that holds the rule part `name` (one of `PARTS`), imported once: this
+        release's own, or, when its folder has none, the one of the release it `inherits` from."""
         mod = self._loaded.get(name)
         if mod is None:
-            mod = importlib.import_module(f"{self.package}.{self.PARTS[name]}")
+            mod = self._own_part(name)
+            if mod is None:
+                if self.release.inherits is None:
+                    raise ModuleNotFoundError(f"{self.id} has no rule part {name!r}")
+                mod = rule_set(self.release.inherits).part(name)
             self._loaded[name] = mod
         return mod
+
+    def owns(self, name: str) -> bool:
+        """Whether this release's own folder holds the part `name` (False: it is inherited unchanged)."""
+        return self._own_part(name) is not None
+
+    def _own_part(self, name: str) -> ModuleType | None:
+        module = f"{self.package}.{self.PARTS[name]}"
+        if importlib.util.find_spec(module.rsplit(".", 1)[0]) is None:
+            return None
+        try:
+            found = importlib.util.find_spec(module)
+        except ModuleNotFoundError:
+            return None
+        return None if found is None else importlib.import_module(module)
 
     def __getattr__(self, name: str) -> Any:
         if name in RuleSet.PARTS:

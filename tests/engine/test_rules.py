@@ -33,11 +33,26 @@ def test_the_default_rule_set_is_openclaw_2026_4_12_with_pi_0_66_1() -> None:
 
 
 @pytest.mark.parametrize("part", ALL_PARTS)
-def test_every_part_of_every_rule_set_is_a_module_of_its_own_folder(part: str) -> None:
+def test_every_part_of_every_rule_set_is_its_own_folder_s_or_the_inherited_release_s(part: str) -> None:
     for rules_id in known_rule_ids():
         rules = rule_set(rules_id)
         module = getattr(rules, part)
-        assert module.__name__.startswith(rules.package + "."), (rules_id, part, module.__name__)
+        if rules.owns(part):
+            assert module.__name__.startswith(rules.package + "."), (rules_id, part, module.__name__)
+        else:
+            assert rules.release.inherits is not None, (rules_id, part)
+            assert module is rule_set(rules.release.inherits).part(part), (rules_id, part)
+
+
+def test_a_release_folder_holds_only_what_changed_the_rest_is_inherited_not_copied(tmp_path: Path) -> None:
+    newer = rule_set("openclaw-2026.9.6")
+    assert newer.release.inherits == DEFAULT_RULES
+    # a part missing from the newer folder is the very module of the older one (not a copy)
+    for part in ALL_PARTS:
+        if not newer.owns(part):
+            assert getattr(newer, part) is getattr(rule_set(DEFAULT_RULES), part)
+    with pytest.raises(AttributeError):
+        newer.no_such_part  # noqa: B018
 
 
 def test_rule_set_parts_are_what_the_engine_uses() -> None:
