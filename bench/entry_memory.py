@@ -27,6 +27,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
+from inspector.read.estimates import reader_estimates
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))  # PYTHONPATH wins: compare two checkouts with the same script
 
@@ -65,7 +67,7 @@ def measure(kind: str, path: str) -> dict:
                 return rec
 
         size = os.stat(path).st_size
-        rows, _, _ = extract_range(path, 0, min(size, 16 << 20), 1, 3)
+        rows, _, _ = extract_range(path, 0, min(size, 16 << 20), 1, 3, reader_estimates())
         dumps, loads = [], []
         for _ in range(20):
             t0 = time.process_time()

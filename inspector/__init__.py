@@ -13,3 +13,10 @@ It never imports Textual or the UI (`widgets/`): an import-linter contract, run 
   (the one "now"), `textsafe` (untrusted text made inert), `discovery` (where sessions live);
 * `samples`: the demo session and the test-fixture builder, apart from the core.
 """
+
+from inspector.read.estimates import register_resolver as _register_resolver
+from inspector.rules.ruleset import resolve_reader_estimates as _resolve_reader_estimates
+
+# The composition root: code below the rules (the reader, the session) names a rule set by id; this is how the id
+# becomes that rule set's estimators.
+_register_resolver(_resolve_reader_estimates)

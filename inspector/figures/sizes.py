@@ -25,7 +25,7 @@ _nums = attrgetter("nums")
 
 def index_estimators(session: Session) -> tuple[Estimator, ...]:
     """The estimators the session's index holds a value of for every message, in its order: those of the rule set
-    the reader computed them with (`READER_RULES` until the reader takes the session's). The figures iterate these,
+    the reader computed them with (the session's: `Session.rules_id`). The figures iterate these,
     never a list of their own."""
     estimators: tuple[Estimator, ...] = session.entries.layout.estimators
     return estimators

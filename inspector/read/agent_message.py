@@ -11,8 +11,7 @@ from typing import Any
 from inspector.js.jsjson import js_truthy
 from inspector.js.timeutil import iso_to_ms
 from inspector.model import entries as m
-from inspector.read.records import READER_LAYOUT
-from inspector.rules.openclaw_2026_4_12.tokens import estimate_all
+from inspector.read.estimates import ReaderEstimates
 
 
 def agent_message_of(entry: m.Entry, obj: dict[str, Any], version: int) -> dict[str, Any] | None:
@@ -60,18 +59,18 @@ def agent_message_for(t: str, obj: dict[str, Any], version: int) -> dict[str, An
 
 
 def other_entry_parts(
-    etype: str, obj: dict[str, Any], line: int, offset: int, length: int, version: int
+    etype: str, obj: dict[str, Any], line: int, offset: int, length: int, version: int, est: ReaderEstimates
 ) -> tuple[str | None, dict[str, Any], str | None, bytes]:
     """What an entry of a type other than `message` holds, from its line `obj`: `(timestamp, data, role, nums)`.
 
     `data` is the line (a `custom_message` without its content, re-read on demand); `role` and the estimates in
-    `nums` (packed by `READER_LAYOUT`) are those of the message it contributes to the context, if any. The reader
+    `nums` (`est`'s, packed by its layout) are those of the message it contributes to the context, if any. The reader
     (`EntryReader`) and the workers that pack entries (`column_runs`) both build them here.
     """
     ts = obj.get("timestamp")
     data = {k: v for k, v in obj.items() if k != "content"} if etype == m.CUSTOM_MESSAGE else obj
     msg = agent_message_for(etype, obj, version)
     if msg is None:
-        return (ts if isinstance(ts, str) else None), data, None, READER_LAYOUT.pack_nums(line, offset, length, None, None)
-    nums = READER_LAYOUT.pack_nums(line, offset, length, estimate_all(msg), msg.get("timestamp"))
+        return (ts if isinstance(ts, str) else None), data, None, est.layout.pack_nums(line, offset, length, None, None)
+    nums = est.layout.pack_nums(line, offset, length, est.estimate_all(msg), msg.get("timestamp"))
     return (ts if isinstance(ts, str) else None), data, msg["role"], nums

@@ -29,8 +29,9 @@ from typing import Any
 
 from inspector.model import entries as m
 from inspector.read.agent_message import other_entry_parts
+from inspector.read.estimates import ReaderEstimates
 from inspector.read.record_types import ErrorRecord, MessageRecord, OtherRecord
-from inspector.read.records import READER_LAYOUT, extract_record
+from inspector.read.records import extract_record
 from inspector.storage import nums_layout as nl
 from inspector.storage.call_cells import CALL_IDS, ODD_CELL, RESULT_ID, call_cell
 from inspector.storage.extra_cells import Extra, pack_extra
@@ -78,7 +79,9 @@ RangeParts = list[ColumnRun | list[Row]]
 class _RunBuilder:
     """Packs message records into `ColumnRun`s, and the other lines into row lists, in file order."""
 
-    def __init__(self) -> None:
+    def __init__(self, est: ReaderEstimates) -> None:
+        self.est = est
+        self.message_nums = est.layout.pack_row
         self.parts: RangeParts = []
         self.run: ColumnRun | None = None
         self.shape_codes: dict[tuple[Any, ...], int] = {}
@@ -112,7 +115,7 @@ class _RunBuilder:
         if parent:
             parent = known.get(parent, parent)  # the parent's own id string (memory)
         known[eid] = eid
-        nums = message_nums(line, offset, length, est, ts, flags)
+        nums = self.message_nums(line, offset, length, est, ts, flags)
         self._add(run, nums, eid, parent, (m.MESSAGE, role, tool_name, provider, model, stop, kinds), calls, usage)
         return True
 
@@ -125,7 +128,7 @@ class _RunBuilder:
         if parent:
             parent = self.known_ids.get(parent, parent)
         self.known_ids[eid] = eid
-        timestamp, data, role, nums = other_entry_parts(etype, obj, line, offset, length, version)
+        timestamp, data, role, nums = other_entry_parts(etype, obj, line, offset, length, version, self.est)
         run.extras[len(run.ids)] = pack_extra(timestamp, data)
         self._add(run, nl.narrowed(nums), eid, parent, (etype, role, None, None, None, None, ()), b"", None)
 
@@ -168,11 +171,6 @@ class _RunBuilder:
             run.usage_buffer += usage
 
 
-message_nums = READER_LAYOUT.pack_row
-"""A message entry's packed numbers from its record's fields `(line, offset, length, estimates, timestamp, flags)`
-(narrow when they fit: `EstimateLayout.pack_row`)."""
-
-
 def plain_other(obj: Any, note: str | None, length: int) -> bool:
     """A parsed line of a known entry type other than `message` that the reader would take without a diagnostic
     and without its own state (string id, string or null parent; v2+ files)."""
@@ -198,7 +196,9 @@ def plain_message(rec: tuple[Any, ...], length: int) -> bool:
     )
 
 
-def extract_range_runs(path: str, start: int, end: int, first_line: int, version: int) -> tuple[RangeParts, int, bytes]:
+def extract_range_runs(
+    path: str, start: int, end: int, first_line: int, version: int, est: ReaderEstimates
+) -> tuple[RangeParts, int, bytes]:
     """The complete lines in bytes [start, end) of a file as `ColumnRun`s and rows (see the module docstring).
 
     Returns `(parts, lines_seen, tail)`; `tail` is what follows the last newline before `end`.
@@ -207,11 +207,11 @@ def extract_range_runs(path: str, start: int, end: int, first_line: int, version
 
     scanner = LineScanner(path)
     scanner.resume(start, first_line)
-    builder = _RunBuilder()
+    builder = _RunBuilder(est)
     counted = False  # a record the reader counts as parsed was sent as a row
     packable = version >= 2
     for line, offset, raw in scanner.scan_until(end):
-        rec = extract_record(raw, version)
+        rec = extract_record(raw, version, est)
         if rec is None:
             continue
         wire = tuple(rec)

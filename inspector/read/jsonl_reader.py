@@ -28,10 +28,10 @@ import orjson
 from inspector.js.jsjson import json_kind
 from inspector.model import entries as m
 from inspector.read.agent_message import agent_message_of, other_entry_parts
-from inspector.read.column_runs import HUGE_LINE_BYTES, ColumnRun, message_nums
+from inspector.read.column_runs import HUGE_LINE_BYTES, ColumnRun
+from inspector.read.estimates import ReaderEstimates, reader_estimates
 from inspector.read.records import (
     NESTED_TOO_DEEP,
-    READER_LAYOUT,
     ErrorRecord,
     MessageRecord,
     OtherRecord,
@@ -86,26 +86,39 @@ class EntryReader:
     """Turns records (in file order) into `Entry` metadata and diagnostics, keeping pi's loader state.
 
     Feed lines with `feed(line, offset, data)`, or pre-extracted records with `accept_record`; it can be
-    called again with lines appended later.
+    called again with lines appended later. The estimates are `est`'s (a rule set's; None: the default rule set's),
+    and `entries` must be packed with its layout.
     """
 
     def __init__(
-        self, report: Callable[[m.Diagnostic], None], version: int = m.CURRENT_SESSION_VERSION, entries: EntryTable | None = None
+        self,
+        report: Callable[[m.Diagnostic], None],
+        version: int = m.CURRENT_SESSION_VERSION,
+        entries: EntryTable | None = None,
+        est: ReaderEstimates | None = None,
     ) -> None:
         self.report = report
         self.header: dict[str, Any] | None = None
         self.header_line: int | None = None
         self.invalid_header = False
         self.version = version
-        self.entries = EntryTable(READER_LAYOUT) if entries is None else entries
-        if self.entries.layout != READER_LAYOUT:
-            raise ValueError(f"a reader fills tables of {READER_LAYOUT!r}, not {self.entries.layout!r}")
+        est = reader_estimates() if est is None else est
+        self.rules_id = est.rules_id
+        """The rule set whose estimates this reader computes (`est`; kept by id: a snapshot stores no functions)."""
+        self.entries = EntryTable(est.layout) if entries is None else entries
+        if self.entries.layout != est.layout:
+            raise ValueError(f"a reader of {est.rules_id} fills tables of {est.layout!r}, not {self.entries.layout!r}")
         self._shape_codes = self.entries.shape_codes
         self.parsed_count = 0  # objects JSON.parse accepted, header included (pi's entries[] index)
         self._v1_ids_by_ordinal: dict[int, str] = {}
         self._v1_prev_id: str | None = None
         self.saw_crlf = False
         self.id_of: Callable[[str], str | None] = lambda pid: None
+
+    @property
+    def est(self) -> ReaderEstimates:
+        """The estimates this reader computes (its rule set's)."""
+        return reader_estimates(self.rules_id)
 
     def start_after_header(self, header: dict[str, Any] | None = None) -> None:
         """Read lines that come after the header without having read it (a tail read from the end of a file):
@@ -124,7 +137,7 @@ class EntryReader:
         if data[-1:] == b"\r" and not self.saw_crlf:
             self.saw_crlf = True
             self.report(m.Diagnostic("crlf", "CRLF line endings (the \\r is whitespace to JSON.parse)", "info", line, offset))
-        rec = extract_record(data, self.version)
+        rec = extract_record(data, self.version, self.est)
         if rec is None:
             return None
         if type(rec) is ErrorRecord and not terminated:
@@ -266,7 +279,7 @@ class EntryReader:
                 self.report(m.Diagnostic("bad_role", f"message has no string 'role' ({role!r})", "error", line, offset))
                 role = "<missing>"
         calls = call_ids or tool_call_id  # the tool call ids, else the id of the call it answers (None: neither)
-        nums = message_nums(line, offset, length, est, ts, flags)
+        nums = self.est.layout.pack_row(line, offset, length, est, ts, flags)
         shape = (_MESSAGE, role, tool_name, provider, model, stop, kinds)
         code = self._shape_codes.get(shape)
         if code is None:
@@ -281,8 +294,8 @@ class EntryReader:
         elif etype not in m.KNOWN_ENTRY_TYPES:
             self.report(m.Diagnostic("unknown_type", f"unknown entry type {etype!r}; kept as opaque", "info", line, offset))
         eid, parent = self._ids(obj.get("id"), obj.get("parentId"), line, offset, ordinal)
-        timestamp, data, role, nums = other_entry_parts(etype, obj, line, offset, length, self.version)
-        entry = m.Entry(len(self.entries), nums, READER_LAYOUT, etype, eid, parent, timestamp, data, role)
+        timestamp, data, role, nums = other_entry_parts(etype, obj, line, offset, length, self.version, self.est)
+        entry = m.Entry(len(self.entries), nums, self.est.layout, etype, eid, parent, timestamp, data, role)
         if etype == m.COMPACTION and self.version < 2:
             self._migrate_v1_compaction(entry, obj)
         return self.entries.append(entry)

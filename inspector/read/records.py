@@ -6,32 +6,24 @@ content dropped), `OtherRecord` for any other object (kept whole: they are small
 tuple pickles through a Python-level `__getnewargs__` and unpickles through a Python-level `__new__`, which made
 a worker's `pickle.dumps` about 2.3x slower per record; a plain tuple is rewrapped in the parent with the C-level
 `tuple.__new__` (`bench/entry_memory.py` measures it). `inspector.read.jsonl_reader.EntryReader` turns records
-into `Entry` metadata, in file order. User, assistant and tool-result messages take the fused one-pass path of
-`fused_record` (equal to `message_record_reference`, the general path every other message takes). The record
-types live in `record_types` (re-exported here).
+into `Entry` metadata, in file order. The estimates are a rule set's (`inspector.read.estimates.ReaderEstimates`,
+passed in): roles its fused builders cover take them (one pass, equal to `message_record_reference`, the general
+path every other message takes). The record types live in `record_types` (re-exported here).
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 
 from inspector.js.jsjson import js_truthy
 from inspector.model import entries as m
-from inspector.read.fused_record import BY_ROLE as _FUSED
+from inspector.read.estimates import ReaderEstimates
 from inspector.read.record_types import ErrorRecord, MessageRecord, OtherRecord, Record, block_kinds, interned
-from inspector.rules.openclaw_2026_4_12.tokens import ESTIMATORS, estimate_all
-from inspector.storage.estimate_layout import estimate_layout
-
-ESTIMATES_RULES = "openclaw-2026.4.12"
-"""The rule set whose estimates `estimate_all` computes (`inspector.rules.ruleset.READER_RULES`, which a test holds
-equal): the index cache keys its snapshots by it."""
-READER_LAYOUT = estimate_layout(ESTIMATORS)
-"""Where the reader packs the estimates `estimate_all` computes (`ESTIMATES_RULES`' estimators, in its order): the
-layout of every table it fills."""
 
 __all__ = [
     "ErrorRecord",
@@ -147,11 +139,15 @@ def from_wire(fields: tuple[Any, ...]) -> Record:
     return _tuple_new(_BY_LENGTH[len(fields)], fields)
 
 
-def message_record_reference(obj: dict[str, Any], version: int, note: str | None) -> MessageRecord:
-    """The general path from a `message` entry to its record: every role, `hookMessage` migrated in v1/v2 files.
+def message_record_reference(
+    obj: dict[str, Any], version: int, note: str | None, estimate_all: Callable[[dict[str, Any]], tuple[int, ...]]
+) -> MessageRecord:
+    """The general path from a `message` entry to its record: every role, `hookMessage` migrated in v1/v2 files;
+    `estimate_all` is the rule set's (`ReaderEstimates.estimate_all`).
 
-    `fused_record.message_record` (user, assistant and tool results, in one pass) must give exactly this; the
-    tests compare them. The migration changes `obj`'s message in place (the estimates see the new role).
+    A rule set's fused builders (`ReaderEstimates.fused`: user, assistant and tool results, in one pass) must give
+    exactly this; the tests compare them. The migration changes `obj`'s message in place (the estimates see the new
+    role).
     """
     msg = obj.get("message")
     if type(msg) is not dict:
@@ -203,8 +199,9 @@ def message_record_reference(obj: dict[str, Any], version: int, note: str | None
     )  # fmt: skip
 
 
-def extract_record(data: bytes, version: int) -> Record | None:
-    """Parse one line and keep only what the index needs (see the module docstring). None for a blank line."""
+def extract_record(data: bytes, version: int, est: ReaderEstimates) -> Record | None:
+    """Parse one line and keep only what the index needs (see the module docstring), the estimates `est`'s. None for
+    a blank line."""
     if not data or (data[0] in _WS and not data.strip()):
         return None
     note = None
@@ -221,13 +218,15 @@ def extract_record(data: bytes, version: int) -> Record | None:
     if type(msg) is dict:
         role = msg.get("role")
         if type(role) is str:
-            make = _FUSED.get(role)
+            make = est.fused.get(role)
             if make is not None:
                 return make(obj, msg, note)
-    return message_record_reference(obj, version, note)
+    return message_record_reference(obj, version, note, est.estimate_all)
 
 
-def extract_range(path: str, start: int, end: int, first_line: int, version: int) -> tuple[list[tuple[int, int, int, tuple[Any, ...]]], int, bytes]:
+def extract_range(
+    path: str, start: int, end: int, first_line: int, version: int, est: ReaderEstimates
+) -> tuple[list[tuple[int, int, int, tuple[Any, ...]]], int, bytes]:
     """Records for the complete lines in bytes [start, end) of a file (a worker's share of a big file).
 
     Returns `(rows, lines_seen, tail)`: rows are `(line, offset, length, to_wire(record))`; `tail` is what follows
@@ -239,7 +238,7 @@ def extract_range(path: str, start: int, end: int, first_line: int, version: int
     scanner.resume(start, first_line)
     out = []
     for line, offset, raw in scanner.scan_until(end):
-        rec = extract_record(raw, version)
+        rec = extract_record(raw, version, est)
         if rec is not None:
             out.append((line, offset, len(raw), tuple(rec)))  # to_wire, inlined
     return out, scanner.next_line - first_line, scanner.pending

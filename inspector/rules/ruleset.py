@@ -21,9 +21,6 @@ RELEASE_FOLDERS: tuple[str, ...] = ("openclaw_2026_4_12", "openclaw_2026_9_6")
 """The release folders under `inspector/rules/`, oldest first. A new release adds its folder here."""
 DEFAULT_RULES = "openclaw-2026.4.12"
 """The rule set a session gets when nothing says which release wrote it."""
-READER_RULES = DEFAULT_RULES
-"""The rule set whose estimates the reader computes at index time (the one release carried so far); the index
-cache keys its snapshots by it."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +73,7 @@ class RuleSet:
     release: Release
     package: str
     _loaded: dict[str, ModuleType] = field(default_factory=dict, compare=False, repr=False)
+    _made: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     PARTS = {
         "context_rebuild": "context_rebuild",
@@ -145,6 +143,23 @@ class RuleSet:
             return None
         return None if found is None else importlib.import_module(module)
 
+    @property
+    def reader_estimates(self) -> Any:
+        """What the reader computes for each message under these rules (`inspector.read.estimates.ReaderEstimates`):
+        the `tokens` part's `estimate_all`, its estimators' layout, and its fused record builders (`FUSED_BY_ROLE`)
+        when it has them."""
+        got = self._made.get("reader_estimates")
+        if got is None:
+            from inspector.read.estimates import ReaderEstimates
+            from inspector.storage.estimate_layout import estimate_layout
+
+            tokens = self.tokens
+            got = ReaderEstimates(
+                self.id, estimate_layout(self.estimators), tokens.estimate_all, getattr(tokens, "FUSED_BY_ROLE", {})
+            )
+            self._made["reader_estimates"] = got
+        return got
+
     def __getattr__(self, name: str) -> Any:
         if name in RuleSet.PARTS:
             return self.part(name)
@@ -183,6 +198,12 @@ def rule_set(rules_id: str = DEFAULT_RULES) -> RuleSet:
         package, release = known[rules_id]
         got = _RULE_SETS[rules_id] = RuleSet(release, package)
     return got
+
+
+def resolve_reader_estimates(rules_id: str | None) -> Any:
+    """`rule_set(rules_id).reader_estimates` (None: the default rule set): registered by `inspector/__init__.py` as
+    the reader's way from a rule set id to its estimators."""
+    return rule_set(rules_id or DEFAULT_RULES).reader_estimates
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ from itertools import compress
 from typing import Any
 
 from inspector.model import entries as m
-from inspector.rules.openclaw_2026_4_12.tokens.usage import NON_OBJECT_USAGE, UsageRow
 from inspector.session.tree import SessionTree
 from inspector.storage import nums_layout as nl
 from inspector.storage.entry_table import EntryTable
@@ -52,28 +51,6 @@ _line = nl.row_line
 
 _ContextMessage = m.ContextMessage
 _EXCLUDED = m.FLAG_EXCLUDED_FROM_CONTEXT
-
-
-def usage_rows_from_end(entries: Sequence[m.Entry], ctx: m.SessionContext) -> Iterator[UsageRow]:
-    """The context's messages as pi `estimateContextTokens` rows, from the last one backwards, from the index's
-    metadata alone (no message re-read): feed them to `inspector.rules.openclaw_2026_4_12.tokens.context_tokens_from_end`.
-
-    Lazy: recorded usage is unpacked only for the assistant messages actually reached.
-    """
-    for row in reversed(ctx.messages):
-        yield usage_row(entries[row.entry_index])
-
-
-def usage_row(entry: m.Entry) -> UsageRow:
-    """The entry as pi's `estimateContextTokens` sees it: role, stop reason, recorded usage (unpacked only for an
-    assistant message) and pi tokens."""
-    usage: object = None
-    if entry.role == "assistant":
-        if entry.usage_packed is not None:
-            usage = entry.usage
-        elif entry.non_object_usage:
-            usage = NON_OBJECT_USAGE
-    return UsageRow(entry.role, entry.stop_reason, usage, entry.estimate("pi") or 0)
 
 
 def build_context(

@@ -13,8 +13,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from inspector.read.estimates import reader_estimates
 from inspector.read.parallel import PARALLEL_MIN_BYTES
-from inspector.read.records import ESTIMATES_RULES
 from inspector.session import snapshot
 from inspector.session.session import Session, open_session
 from inspector.storage.cache._hash import blake2b
@@ -52,9 +52,10 @@ _opened: dict[int, _Opened] = {}
 """Sessions opened through the cache and not saved yet, by `id()` (held until `save_opened`)."""
 
 
-def index_entry_name(path: str | os.PathLike[str], rules_id: str = ESTIMATES_RULES) -> str:
-    """The snapshot's file name for a session path and the rule set whose estimates it holds (one per resolved
-    path and rule set: switching rules never restores another rule set's estimates)."""
+def index_entry_name(path: str | os.PathLike[str], rules_id: str | None = None) -> str:
+    """The snapshot's file name for a session path and the rule set whose estimates it holds (None: the default
+    rule set; one per resolved path and rule set: switching rules never restores another rule set's estimates)."""
+    rules_id = reader_estimates(rules_id).rules_id
     material = f"{rules_id}\0{resolved(path)}".encode("utf-8", "surrogateescape")
     return entry_name(KIND, blake2b(material, digest_size=16).hexdigest())
 
@@ -85,7 +86,7 @@ def _extendable(session: Session, key: FileKey, size: int) -> bool:
     return True
 
 
-def _restore(path: Path, *, mapped: bool) -> tuple[Session, bool | None] | None:
+def _restore(path: Path, *, mapped: bool, rules_id: str | None = None) -> tuple[Session, bool | None] | None:
     """`(session, resave)` from the cache, or None (nothing usable: the caller indexes the file). `resave` is
     None for an unchanged file, else whether enough was read since the snapshot to write it again. `mapped`: the
     snapshot may be a memory map (`store.read_entry`), for a process that ends soon after."""
@@ -93,7 +94,7 @@ def _restore(path: Path, *, mapped: bool) -> tuple[Session, bool | None] | None:
         directory = checked_dir(create=False)
     except CacheUnavailable:
         return None
-    name = index_entry_name(path)
+    name = index_entry_name(path, rules_id)
     got = read_entry(directory, name, mapped=mapped)
     if got is None:
         return None
@@ -127,22 +128,23 @@ def _restore(path: Path, *, mapped: bool) -> tuple[Session, bool | None] | None:
     return session, result.reset or session.file_size - key.end > max(RESAVE_MIN_BYTES, key.end // RESAVE_FRACTION)
 
 
-def open_cached(path: Path | str, *, enabled: bool = True) -> Session:
-    """Open and index a session file, through the cache when `enabled`. Raises `SessionOpenError` as `open_session`.
+def open_cached(path: Path | str, *, enabled: bool = True, rules_id: str | None = None) -> Session:
+    """Open and index a session file under the rule set `rules_id` (None: the default), through the cache when
+    `enabled`. Raises `SessionOpenError` as `open_session`.
 
     For a headless command: a restored session may read its snapshot through a memory map (`store.read_entry`)."""
     path = Path(path)
     if not enabled:
-        return open_session(path)
+        return open_session(path, rules_id)
     before = _stat(path)
     restored = None
     if before is not None:
         try:
-            restored = _restore(path, mapped=True)
+            restored = _restore(path, mapped=True, rules_id=rules_id)
         except Exception:  # the cache must never be why a file cannot be opened
             restored = None
     if restored is None:
-        session, how, dirty = open_session(path), COLD, True
+        session, how, dirty = open_session(path, rules_id), COLD, True
     else:
         session, resave = restored
         how, dirty = (RESTORED, False) if resave is None else (EXTENDED, resave)
@@ -150,13 +152,13 @@ def open_cached(path: Path | str, *, enabled: bool = True) -> Session:
     return session
 
 
-def restore(path: Path | str) -> Session | None:
+def restore(path: Path | str, rules_id: str | None = None) -> Session | None:
     """The session from its snapshot when the file is unchanged or only grew (extended), else None; never raises.
 
     For a long-lived opener (the UI): nothing is registered for `save_opened`.
     """
     try:
-        restored = _restore(Path(path), mapped=False)
+        restored = _restore(Path(path), mapped=False, rules_id=rules_id)
     except Exception:  # the cache must never be why a file cannot be opened
         return None
     return None if restored is None else restored[0]
@@ -192,7 +194,7 @@ def save(session: Session) -> bool:
     except Exception:  # unpicklable state: no snapshot, never a crash
         return False
     header = {"kind": KIND, "code": code_version(), "file": key.to_json()}
-    written = write_entry(directory, index_entry_name(session.path), header, payload)
+    written = write_entry(directory, index_entry_name(session.path, session.rules_id), header, payload)
     if written:
         opened.dirty = False
         opened.counts = _token_count(session)

@@ -19,6 +19,7 @@ from inspector.base.safeio import NotRegularFileError, open_regular
 from inspector.model import entries as m
 from inspector.read import parallel
 from inspector.read.column_runs import ColumnRun
+from inspector.read.estimates import ReaderEstimates, reader_estimates
 from inspector.read.jsonl_reader import BOM, EntryReader, agent_message_of, peek_version
 from inspector.read.lines import FileIdentity, FileReplaced, LineScanner, read_range
 from inspector.read.records import decode_line
@@ -58,9 +59,16 @@ class Session:
     provisional = False
     """True for a tail-only preview (`inspector.session.tail.tail_session`) shown while the full index is built."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, rules_id: str | None = None) -> None:
         self.path = Path(path)
+        self.rules_id = reader_estimates(rules_id).rules_id
+        """The id of the rule set this session is read with: its estimates, its figures (`figures.rules_of`)."""
         self._reset_state()
+
+    @property
+    def estimates(self) -> ReaderEstimates:
+        """The per-message estimates the index holds: those of the session's rule set."""
+        return reader_estimates(self.rules_id)
 
     @classmethod
     def provisional_from_tail(
@@ -85,8 +93,8 @@ class Session:
 
     def _reset_state(self) -> None:
         self.diagnostics: list[m.Diagnostic] = []
-        self.tree = SessionTree()
-        self.reader = EntryReader(self.diagnostics.append, entries=self.tree.entries)
+        self.tree = SessionTree(EntryTable(self.estimates.layout))
+        self.reader = EntryReader(self.diagnostics.append, entries=self.tree.entries, est=self.estimates)
         self._link_reader()
         self.scanner = LineScanner(self.path)
         self.pending_bytes = 0
@@ -209,7 +217,7 @@ class Session:
         link = self.tree.link
         base = 0
         tail = b""
-        for parts, lines_seen, tail in parallel.parse_ranges(str(self.path), bounds, version):  # noqa: B007 (the last range's tail is used after the loop)
+        for parts, lines_seen, tail in parallel.parse_ranges(str(self.path), bounds, version, self.estimates):  # noqa: B007 (the last range's tail is used after the loop)
             # The columns grow while worker results come and go: no holes left in the heap. Set once the workers
             # are forked (they read the file in big blocks: a mapping per block would cost them page faults).
             keep_big_allocations_mapped()
@@ -380,6 +388,7 @@ def _check_openable(path: Path) -> None:
         raise SessionOpenError(f"{path}: {exc.strerror or exc}") from None
 
 
-def open_session(path: Path | str) -> Session:
-    """Open and index a session file. Raises `SessionOpenError` with a one-line reason."""
-    return Session(path).load()
+def open_session(path: Path | str, rules_id: str | None = None) -> Session:
+    """Open and index a session file under the rule set `rules_id` (None: the default). Raises `SessionOpenError`
+    with a one-line reason."""
+    return Session(path, rules_id).load()

@@ -69,7 +69,7 @@ def read_tail(path: Path | str, count: int = 1000, version: int = m.CURRENT_SESS
         reader.start_after_header()  # the header lies before the tail: do not expect it here
     entries: list[m.Entry] = []
     for data in lines:
-        rec = extract_record(data, version)
+        rec = extract_record(data, version, reader.est)
         if rec is not None:
             e = reader.accept_record(0, offset, len(data), rec)
             if e is not None:

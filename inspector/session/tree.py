@@ -14,7 +14,7 @@ from itertools import compress, filterfalse
 from typing import Any
 
 from inspector.model import entries as m
-from inspector.read.records import READER_LAYOUT
+from inspector.read.estimates import reader_estimates
 from inspector.storage.entry_table import EntryTable
 from inspector.storage.id_index import IdIndex
 
@@ -40,7 +40,7 @@ class SessionTree:
     """
 
     def __init__(self, entries: EntryTable | None = None) -> None:
-        self.entries = EntryTable(READER_LAYOUT) if entries is None else entries
+        self.entries = EntryTable(reader_estimates().layout) if entries is None else entries
         self.by_id = IdIndex()
         self.by_id.attach(self.entries)
         self._first_child: dict[str, int] | None = None

@@ -21,10 +21,12 @@ from hypothesis import strategies as st
 
 from inspector.model import entries as m
 from inspector.read.column_runs import ColumnRun, extract_range_runs
-from inspector.read.records import READER_LAYOUT as LAYOUT
+from inspector.read.estimates import reader_estimates
 from inspector.storage import nums_layout as nl
 from inspector.storage.call_cells import ODD_CELL, BothCalls, call_cell, extended_ends
 from inspector.storage.entry_table import EntryTable
+
+LAYOUT = reader_estimates().layout
 
 PROPS = settings(max_examples=150, deadline=None)
 
@@ -95,7 +97,7 @@ def test_a_worker_sends_a_message_whose_call_ids_have_no_encoding_as_a_row(tmp_p
     plain = b'{"type":"message","id":"r","parentId":"a","message":{"role":"toolResult","toolCallId":"c","toolName":"t","content":[]}}'
     path = tmp_path / "s.jsonl"
     path.write_bytes(b"\n".join([header, first, odd, plain]) + b"\n")
-    parts, _, _ = extract_range_runs(str(path), 0, path.stat().st_size, 1, 3)
+    parts, _, _ = extract_range_runs(str(path), 0, path.stat().st_size, 1, 3, reader_estimates())
     kinds = [type(p).__name__ for p in parts]
     assert kinds == ["list", "ColumnRun", "list", "ColumnRun"], kinds  # the header; u; the odd one as a row; r
     row = parts[2][0]

@@ -14,6 +14,7 @@ from test_entry_table import HEADER, context_key, growing_sessions
 
 import inspector.read.parallel as par
 from inspector.read.column_runs import ColumnRun, extract_range_runs
+from inspector.read.estimates import reader_estimates
 from inspector.session.session import Session, open_session
 
 ODD_LINES = [
@@ -87,7 +88,7 @@ def test_a_range_sends_rows_until_a_record_is_counted(tmp_path: Path) -> None:
     data = b"{broken\n\n" + "".join(jline(o) + "\n" for o in [HEADER, *msgs]).encode() + b'{"tail":'
     path = tmp_path / "r.jsonl"
     path.write_bytes(data)
-    parts, lines_seen, tail = extract_range_runs(str(path), 0, len(data), 1, 3)
+    parts, lines_seen, tail = extract_range_runs(str(path), 0, len(data), 1, 3, reader_estimates())
     kinds = [("run", len(p)) if isinstance(p, ColumnRun) else ("rows", [row[0] for row in p]) for p in parts]
     assert kinds == [("rows", [1, 3]), ("run", 3), ("rows", [7]), ("run", 2)]
     assert (lines_seen, tail) == (9, b'{"tail":')
@@ -100,6 +101,6 @@ def test_a_v1_file_is_never_packed(tmp_path: Path) -> None:
     ]
     path = tmp_path / "v1.jsonl"
     path.write_text("".join(jline(o) + "\n" for o in v1))
-    parts, _, _ = extract_range_runs(str(path), 0, path.stat().st_size, 1, 1)
+    parts, _, _ = extract_range_runs(str(path), 0, path.stat().st_size, 1, 1, reader_estimates())
     assert not any(isinstance(p, ColumnRun) for p in parts)
     assert_same(*both_ways(path, 2))

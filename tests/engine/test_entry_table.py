@@ -26,11 +26,13 @@ from hypothesis import strategies as st
 
 from inspector.figures.session_figures import shape_totals, usage_totals
 from inspector.model import entries as m
-from inspector.read.records import READER_LAYOUT as LAYOUT
+from inspector.read.estimates import reader_estimates
 from inspector.session.context import build_context, compactions_on_path
 from inspector.session.session import Session, open_session
 from inspector.storage.entry_range import EntryRange
 from inspector.storage.entry_table import EntryTable
+
+LAYOUT = reader_estimates().layout
 
 PROPS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 HEADER = {"type": "session", "version": 3, "id": "t", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/"}

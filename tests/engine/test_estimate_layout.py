@@ -5,7 +5,7 @@ figures without a change to either.
 - `Estimates` is a read-only name -> int mapping in the rule set's order; `to_json()` keys it by each `--json` field;
 - `EstimateLayout` puts a rule set's estimators in the first slots of a row (the rest hold 0; -1 everywhere for an
   entry of no message), reads one by name, many at once (`sizes`), and refuses more estimators than a row holds;
-- the reader packs with the layout of `READER_RULES`' estimators, in the order `estimate_all` computes them, and a
+- the reader packs with the layout of the session's rule set's estimators, in the order `estimate_all` computes them, and a
   snapshot restores the very same layout object;
 - a two-estimator release, packed into a session's table: `row.estimate`, `estimate_sizes`, `context_breakdown`,
   `context --json` and `stats --json` follow its estimators.
@@ -24,9 +24,9 @@ from inspector.figures.breakdown import context_breakdown
 from inspector.figures.session_figures import WindowOptions, context_report, session_stats
 from inspector.figures.sizes import estimate_sizes, index_estimators
 from inspector.model import entries as m
-from inspector.read.records import READER_LAYOUT
+from inspector.read.estimates import reader_estimates
 from inspector.rules.openclaw_2026_4_12 import tokens
-from inspector.rules.ruleset import READER_RULES, Estimator, Release, rule_set
+from inspector.rules.ruleset import DEFAULT_RULES, Estimator, Release, rule_set
 from inspector.session import snapshot
 from inspector.session.session import Session, open_session
 from inspector.session.tree import SessionTree
@@ -51,6 +51,9 @@ TWO = Release(
 TWO_LAYOUT = estimate_layout(TWO.estimators)
 FROM_READER = {"pi": "pi", "guard": "tool_guard"}
 """The reader's estimate each of `TWO`'s takes its value from."""
+
+READER_LAYOUT = reader_estimates().layout
+"""The layout the reader packs a session of the default rule set with."""
 
 
 def session_file(tmp_path: Path) -> Path:
@@ -141,7 +144,7 @@ def test_a_layout_refuses_more_estimators_than_a_row_holds_and_repeated_names() 
 
 
 def test_the_reader_packs_the_estimates_of_its_rule_set_in_the_order_estimate_all_computes_them() -> None:
-    assert READER_LAYOUT.estimators == rule_set(READER_RULES).estimators == tokens.ESTIMATORS
+    assert READER_LAYOUT.estimators == rule_set(DEFAULT_RULES).estimators == tokens.ESTIMATORS
     assert READER_LAYOUT.names == ("pi", "openclaw_prune", "openclaw_compaction", "tool_guard")
     msg_ = tool_result("c1", "read", "x" * 4000, details={"lines": 1})
     row = READER_LAYOUT.pack_nums(1, 0, 1, tokens.estimate_all(msg_), None)

@@ -10,9 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inspector.model import entries as m
-from inspector.read.records import READER_LAYOUT as LAYOUT
+from inspector.read.estimates import reader_estimates
 from inspector.storage.entry_table import EntryTable
 from inspector.storage.table_columns import FrozenColumns
+
+LAYOUT = reader_estimates().layout
 
 
 def _restored(table: EntryTable) -> EntryTable:

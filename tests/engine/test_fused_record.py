@@ -1,4 +1,4 @@
-"""The indexer's fused record path (`formats.fused_record`) gives exactly the general path's record.
+"""The indexer's fused record path (2026.4.12's `tokens.fused_record`, the reader's `ReaderEstimates.fused`) gives exactly the general path's record.
 
 `extract_record` builds a user, assistant or tool-result entry's `MessageRecord` in one pass over the message;
 `records.message_record_reference` builds it field by field and then runs `estimate_all` (itself held equal to
@@ -18,19 +18,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inspector.js.jsjson import js_stringify
-from inspector.read.fused_record import BY_ROLE
+from inspector.read.estimates import reader_estimates
 from inspector.read.records import MessageRecord, decode_line, extract_record, message_record_reference
+from inspector.rules.openclaw_2026_4_12.tokens import estimate_all
 from inspector.rules.openclaw_2026_4_12.tokens.fused import stringify_len_or_throw, utf16_len_of_utf8
+from inspector.rules.openclaw_2026_4_12.tokens.fused_record import BY_ROLE
 
 
 def _reference(line: bytes, version: int = 3) -> tuple:
     """The general path's record for a line (parsed as `extract_record` parses it)."""
     obj, note = decode_line(line)
-    return tuple(message_record_reference(obj, version, note))
+    return tuple(message_record_reference(obj, version, note, estimate_all))
 
 
 def _check_line(line: bytes, version: int = 3) -> None:
-    rec = extract_record(line, version)
+    rec = extract_record(line, version, reader_estimates())
     assert type(rec) is MessageRecord
     expected = _reference(line, version)
     assert tuple(rec) == expected
@@ -107,7 +109,7 @@ def test_duplicate_keys_keep_the_last_value_like_json_parse() -> None:
     ]
     for line in lines:
         _check_line(line)
-    rec = extract_record(lines[1], 3)
+    rec = extract_record(lines[1], 3, reader_estimates())
     assert rec.role == "assistant" and rec.model == "b" and rec.tool_name == "zz" and rec.tool_call_ids == ("2",)
 
 
@@ -126,7 +128,7 @@ def test_fused_record_on_the_corpus() -> None:
     checked = 0
     for path in files:
         for line in _lines_of(path):
-            rec = extract_record(line, 3)
+            rec = extract_record(line, 3, reader_estimates())
             if type(rec) is MessageRecord and rec.role in BY_ROLE:
                 assert tuple(rec) == _reference(line)
                 checked += 1
@@ -139,7 +141,7 @@ def test_fused_record_on_both_benchmark_shapes(tmp_path, shape: str) -> None:
     bench_generator().generate(path, entries=1200, seed=11, shape=shape)
     roles = set()
     for line in _lines_of(path):
-        rec = extract_record(line, 3)
+        rec = extract_record(line, 3, reader_estimates())
         if type(rec) is MessageRecord:
             assert tuple(rec) == _reference(line)
             roles.add(rec.role)

@@ -20,9 +20,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inspector.model import entries as m
-from inspector.read.records import READER_LAYOUT as LAYOUT
+from inspector.read.estimates import reader_estimates
 from inspector.storage import nums_layout as nl
 from inspector.storage.entry_table import EntryTable
+
+LAYOUT = reader_estimates().layout
 
 PROPS = settings(max_examples=150, deadline=None)
 

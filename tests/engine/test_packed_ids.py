@@ -11,10 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inspector.model import entries as m
-from inspector.read.records import READER_LAYOUT as LAYOUT
+from inspector.read.estimates import reader_estimates
 from inspector.storage.entry_table import EntryTable
 from inspector.storage.id_index import IdIndex
 from inspector.storage.packed_ids import PackedIds
+
+LAYOUT = reader_estimates().layout
 
 _NUMS = LAYOUT.pack_nums(1, 0, 1, None, None)
 _id = st.one_of(st.sampled_from(["a", "b", "", "é", "\ud800", "x" * 30, "a\x00b"]), st.text(max_size=5), st.none(), st.integers(-3, 3))

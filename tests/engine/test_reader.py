@@ -6,6 +6,7 @@ import os
 
 from conftest import assistant, entry, header, jline, msg, tool_result, user, write_lines
 
+from inspector.read.estimates import reader_estimates
 from inspector.rules.openclaw_2026_4_12.tokens import COMPACTION_SUMMARY_PREFIX
 from inspector.session.session import open_session
 
@@ -341,7 +342,7 @@ def test_message_entry_fields_come_from_the_record_by_name():
 
     a = assistant("hi", tool_calls=[("c1", "read", {"path": "a"}), ("c2", "exec", {"command": "ls"})], stop="toolUse")
     line = jline(msg("a1", "p0", a)).encode()
-    rec = extract_record(line, 3)
+    rec = extract_record(line, 3, reader_estimates())
     assert type(rec) is MessageRecord
     reader = EntryReader(lambda d: None)
     reader.start_after_header()

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from inspector.figures.session_figures import sum_usage
 from inspector.js.jsjson import JSStringifyError, js_stringify, js_stringify_len
 from inspector.model import entries as m
-from inspector.read.records import READER_LAYOUT as LAYOUT
+from inspector.read.estimates import reader_estimates
 from inspector.rules.openclaw_2026_4_12.tokens import (
     estimate_all,
     openclaw_compaction_tokens,
@@ -26,6 +26,8 @@ from inspector.rules.openclaw_2026_4_12.tokens import (
     tool_guard_chars,
 )
 from inspector.rules.openclaw_2026_4_12.tokens.fused import stringify_len_or_throw
+
+LAYOUT = reader_estimates().layout
 
 # -- usage totals ------------------------------------------------------------------------------------------------
 

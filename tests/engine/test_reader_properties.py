@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pi_reference import build_session_context, load_entries, migrate
 
+from inspector.read.estimates import reader_estimates
 from inspector.session.context import build_context
 from inspector.session.session import Session, open_session
 
@@ -212,7 +213,7 @@ def test_records_cross_processes_as_plain_tuples_and_come_back_named():
 
     lines = [b'{"type":"message","id":"a","parentId":null,"message":{"role":"assistant","content":[],"usage":{}}}',
              b'{"type":"label","id":"l","parentId":"a","targetId":"a"}', b'{"broken']
-    recs = [extract_record(line, 3) for line in lines]
+    recs = [extract_record(line, 3, reader_estimates()) for line in lines]
     assert [type(r) for r in recs] == [MessageRecord, OtherRecord, ErrorRecord]
     for rec in recs:
         wire = pickle.loads(pickle.dumps(to_wire(rec), protocol=pickle.HIGHEST_PROTOCOL))

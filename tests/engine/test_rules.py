@@ -10,10 +10,8 @@ from pathlib import Path
 import pytest
 
 from inspector.host.rules_choice import choose_rules, config_version, installed_openclaw_version, session_format_version
-from inspector.read.records import ESTIMATES_RULES
 from inspector.rules.ruleset import (
     DEFAULT_RULES,
-    READER_RULES,
     RuleSet,
     UnknownRulesError,
     known_rule_ids,
@@ -77,9 +75,27 @@ def test_estimators_are_named_and_in_index_order() -> None:
         rules.estimator("nope")
 
 
-def test_the_reader_computes_the_estimates_of_the_rule_set_the_cache_keys_by() -> None:
-    assert ESTIMATES_RULES == READER_RULES
-    assert ESTIMATES_RULES in known_rule_ids()
+def test_the_reader_computes_the_estimates_of_the_session_s_rule_set_and_the_cache_keys_by_it(tmp_path: Path) -> None:
+    from inspector.read.estimates import reader_estimates
+    from inspector.session.index_cache import index_entry_name
+    from inspector.session.session import open_session
+
+    path = tmp_path / "s.jsonl"
+    path.write_text(
+        '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}\n'
+        '{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01Z",'
+        '"message":{"role":"user","content":"hello there","timestamp":1}}\n'
+    )
+    for rules_id in known_rule_ids():
+        est = reader_estimates(rules_id)
+        assert est.rules_id == rules_id
+        assert est.estimate_all is rule_set(rules_id).tokens.estimate_all
+        session = open_session(path, rules_id)
+        assert session.rules_id == rules_id and session.entries.layout is est.layout
+    assert reader_estimates().rules_id == DEFAULT_RULES
+    names = {index_entry_name(path, rules_id) for rules_id in known_rule_ids()}
+    assert len(names) == len(known_rule_ids())  # one snapshot per rule set: never another rule set's estimates
+    assert index_entry_name(path) == index_entry_name(path, DEFAULT_RULES)
 
 
 def test_an_unknown_id_is_an_error_that_lists_the_known_ids() -> None:

@@ -111,8 +111,9 @@ class SessionOpener:
         self.window_options, self.config_error = window_options, error
         self.rule_choice = choose_rules(o.rules, session_path=self.path, config=window_options.config, env=o.env)
         self._show_tail_first()
-        cached = restore_cached(self.path)  # the index a headless command saved (`inspector.storage.cache`), if still valid
-        session = cached or Session(self.path)
+        rules_id = self.rule_choice.id
+        cached = restore_cached(self.path, rules_id)  # the index a headless command saved under these rules, if still valid
+        session = cached or Session(self.path, rules_id)
         done = threading.Event()
         if cached is None:
             self.screen.run_worker(lambda: self._progress(session, done), thread=True, group="open-progress", description="progress")

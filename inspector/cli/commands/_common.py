@@ -155,17 +155,19 @@ def check_supported(path: Path) -> None:
 
 
 def open_or_fail(path: Path) -> Session | None:
-    """Open a session; on failure print one clear line to stderr and return None.
+    """Open a session under the command's rule set (`rule_choice`); on failure print one clear line to stderr and
+    return None.
 
     A Claude Code or Codex transcript raises `CommandExit` with exit code 3 instead.
     """
     check_supported(path)
+    rules_id = rule_choice().id
     try:
         if not _cache_enabled:
-            return open_session(path)
+            return open_session(path, rules_id)
         from inspector.session.index_cache import open_cached
 
-        return open_cached(path)
+        return open_cached(path, rules_id=rules_id)
     except SessionOpenError as exc:
         print(f"session-inspector: {exc}", file=sys.stderr)
         return None

@@ -27,6 +27,7 @@ from inspector.host.listing.byte_window import FileWindow, NotRegularFile
 from inspector.host.listing.walk import Walk, name_decision
 from inspector.model import entries as m
 from inspector.read.detect import CLAUDE_CODE, CODEX, UNKNOWN, FileFormat, classify_lines, detect_format
+from inspector.read.estimates import reader_estimates
 from inspector.read.jsonl_reader import BOM, peek_version, synthetic_v1_id
 from inspector.read.records import OtherRecord, extract_record
 from inspector.rules.openclaw_2026_4_12.tokens.usage import context_tokens_from_end
@@ -141,8 +142,9 @@ def _count_compactions(data: bytes, version: int) -> int:
     """Compaction entries in a whole file, parsing only the lines that mention one (a line that does not parse is
     no entry, terminated or not)."""
     count = 0
+    est = reader_estimates()
     for line in _lines_with(data, b'"compaction"'):
-        rec = extract_record(line, version)
+        rec = extract_record(line, version, est)
         if type(rec) is OtherRecord and type(rec.obj) is dict and rec.obj.get("type") == m.COMPACTION:
             count += 1
     return count
@@ -150,8 +152,9 @@ def _count_compactions(data: bytes, version: int) -> int:
 
 def _scan_name(data: bytes, version: int) -> str | None:
     """The session name of a whole file: the latest `session_info` that sets or clears it."""
+    est = reader_estimates()
     for line in _lines_with(data, b"session_info", last_first=True):
-        rec = extract_record(line, version)
+        rec = extract_record(line, version, est)
         if type(rec) is OtherRecord and type(rec.obj) is dict and rec.obj.get("type") == m.SESSION_INFO:
             decided, name = name_decision(rec.obj)
             if decided:
@@ -237,7 +240,7 @@ def _glance(window: FileWindow) -> SessionGlance:
 
 def _from_index(walk: Walk, path: Path) -> None:
     """Decide the path's figures with the full index (only for files small enough to be read whole)."""
-    from inspector.session.context import usage_rows_from_end
+    from inspector.rules.openclaw_2026_4_12.tokens.usage import usage_rows_from_end
     from inspector.session.session import SessionOpenError, open_session
 
     try:

@@ -16,8 +16,8 @@ from typing import Any
 from inspector.model import entries as m
 from inspector.read.jsonl_reader import EntryReader
 from inspector.read.records import ErrorRecord, extract_record
-from inspector.rules.openclaw_2026_4_12.tokens.usage import UsageRow, context_tokens_from_end, is_valid_assistant_usage
-from inspector.session.context import maps_to_message, usage_row
+from inspector.rules.openclaw_2026_4_12.tokens.usage import UsageRow, context_tokens_from_end, is_valid_assistant_usage, usage_row
+from inspector.session.context import maps_to_message
 
 
 def name_decision(data: dict[str, Any]) -> tuple[bool, str | None]:
@@ -59,7 +59,7 @@ class Walk:
 
     def accept(self, offset: int, data: bytes, terminated: bool) -> None:
         """One line, met walking backwards."""
-        rec = extract_record(data, self.reader.version)
+        rec = extract_record(data, self.reader.version, self.reader.est)
         if rec is None or (not terminated and type(rec) is ErrorRecord):
             return  # blank, or a writer mid-line: the full reader does not take it either
         entry = self.reader.accept_record(0, offset, len(data), rec)

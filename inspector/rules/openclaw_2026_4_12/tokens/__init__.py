@@ -30,6 +30,7 @@ from inspector.rules.openclaw_2026_4_12.tokens.estimators import (
     tool_guard_chars,
 )
 from inspector.rules.openclaw_2026_4_12.tokens.fused import estimate_all
+from inspector.rules.openclaw_2026_4_12.tokens.fused_record import BY_ROLE as FUSED_BY_ROLE
 from inspector.rules.openclaw_2026_4_12.tokens.measure import (
     CHARS_PER_TOKEN_ESTIMATE,
     UNKNOWN_THROW_CHARS,
@@ -65,6 +66,7 @@ __all__ = [
     "COMPACTION_SUMMARY_PREFIX",
     "COMPACTION_SUMMARY_SUFFIX",
     "ESTIMATORS",
+    "FUSED_BY_ROLE",
     "OMITTED_ASSISTANT_REASONING_TEXT",
     "OPENCLAW_IMAGE_CHAR_ESTIMATE",
     "PI_IMAGE_CHARS",

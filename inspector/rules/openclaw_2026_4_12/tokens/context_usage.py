@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from inspector.model import entries as m
-from inspector.rules.openclaw_2026_4_12.tokens.usage import context_tokens_from_end
-from inspector.session.context import usage_rows_from_end
+from inspector.rules.openclaw_2026_4_12.tokens.usage import context_tokens_from_end, usage_rows_from_end
 from inspector.session.session import Session
 
 

@@ -9,11 +9,12 @@ only the messages after it are estimated.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from inspector.js.jsjson import js_truthy
+from inspector.model import entries as m
 from inspector.rules.openclaw_2026_4_12.tokens.estimators import pi_estimate_tokens
 
 __all__ = [
@@ -25,6 +26,8 @@ __all__ = [
     "estimate_context_tokens",
     "is_valid_assistant_usage",
     "message_usage_row",
+    "usage_row",
+    "usage_rows_from_end",
 ]
 
 NON_OBJECT_USAGE = "<usage that is not an object>"
@@ -71,6 +74,28 @@ class UsageRow(NamedTuple):
     stop_reason: Any
     usage: Any
     pi_tokens: int
+
+
+def usage_rows_from_end(entries: Sequence[m.Entry], ctx: m.SessionContext) -> Iterator[UsageRow]:
+    """The context's messages as pi `estimateContextTokens` rows, from the last one backwards, from the index's
+    metadata alone (no message re-read): feed them to `context_tokens_from_end`.
+
+    Lazy: recorded usage is unpacked only for the assistant messages actually reached.
+    """
+    for row in reversed(ctx.messages):
+        yield usage_row(entries[row.entry_index])
+
+
+def usage_row(entry: m.Entry) -> UsageRow:
+    """The entry as pi's `estimateContextTokens` sees it: role, stop reason, recorded usage (unpacked only for an
+    assistant message) and pi tokens."""
+    usage: object = None
+    if entry.role == "assistant":
+        if entry.usage_packed is not None:
+            usage = entry.usage
+        elif entry.non_object_usage:
+            usage = NON_OBJECT_USAGE
+    return UsageRow(entry.role, entry.stop_reason, usage, entry.estimate("pi") or 0)
 
 
 def is_valid_assistant_usage(role: Any, stop_reason: Any, usage: Any) -> bool:

@@ -1,8 +1,9 @@
-"""The indexer's fast path for a `message` entry: its `MessageRecord` (metadata and the four estimates) in one
-pass over the message.
+"""The indexer's fast path for a `message` entry under this release's rules: its `MessageRecord` (metadata and the
+four estimates) in one pass over the message (`FUSED_BY_ROLE` of the `tokens` part, which the reader takes through
+`inspector.read.estimates.ReaderEstimates.fused`).
 
-`BY_ROLE[role](obj, msg, note)` equals `records.message_record_reference` (the general path: the record's fields,
-then `tokens.estimate_all` over the message again), field for field; property tests, the corpus and both benchmark
+`BY_ROLE[role](obj, msg, note)` equals `inspector.read.records.message_record_reference` (the general path: the
+record's fields, then `tokens.estimate_all` over the message again), field for field; property tests, the corpus and both benchmark
 shapes hold them equal. It goes straight to the role's own measure (`tokens.fused`: `text_and_image_chars`,
 `assistant_chars`, `tool_result_guard`, the same pieces `estimate_all` is made of) instead of dispatching on the
 role again, and takes a tool result of one ASCII text block by `len()`. Every other role (`hookMessage`, migrated

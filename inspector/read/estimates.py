@@ -1,0 +1,54 @@
+"""What the reader computes for each message at index time: a rule set's estimates, handed to it from above.
+
+The reader (`records`, `column_runs`, `jsonl_reader`) is below the rules in the layers: it does not know which
+release's estimators it runs. A `ReaderEstimates` carries them: the rule set's id (the index cache keys its
+snapshots by it), the `EstimateLayout` rows are packed with, `estimate_all` (a message dict -> its estimates in the
+layout's order) and, optionally, a fused record builder per role (`fused`: `role -> (obj, msg, note) ->
+MessageRecord`, equal to the general path field for field, for speed). `inspector.rules.ruleset.RuleSet.reader_estimates`
+makes one from a release's `tokens` part; the composition root (`inspector/__init__.py`) registers the resolver
+that `reader_estimates(rules_id)` uses, so that code below the rules can name a rule set by its id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from inspector.read.record_types import MessageRecord
+from inspector.storage.estimate_layout import EstimateLayout
+
+FusedBuilder = Callable[[dict[str, Any], dict[str, Any], "str | None"], MessageRecord]
+"""A fused record builder: `(entry obj, its message dict, parse note) -> MessageRecord`."""
+
+
+@dataclass(frozen=True, eq=False)
+class ReaderEstimates:
+    """A rule set's per-message estimates, as the reader needs them (see the module docstring).
+
+    Pickles by reference (its functions are module-level), so worker processes get the same one."""
+
+    rules_id: str
+    layout: EstimateLayout
+    estimate_all: Callable[[dict[str, Any]], tuple[int, ...]]
+    fused: Mapping[str, FusedBuilder] = field(default_factory=dict)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (reader_estimates, (self.rules_id,))
+
+
+_resolver: Callable[[str | None], ReaderEstimates] | None = None
+
+
+def register_resolver(resolve: Callable[[str | None], ReaderEstimates]) -> None:
+    """Set how a rule set id (None: the default rule set) becomes its `ReaderEstimates` (done once, by the
+    composition root)."""
+    global _resolver
+    _resolver = resolve
+
+
+def reader_estimates(rules_id: str | None = None) -> ReaderEstimates:
+    """The reader estimates of the rule set `rules_id` (None: the default rule set)."""
+    if _resolver is None:  # pragma: no cover - inspector/__init__.py registers it before anything reads
+        raise RuntimeError("no rule set resolver registered (import inspector first)")
+    return _resolver(rules_id)
