@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from inspector.figures.overview import is_unsupported
+from inspector.figures.rules_of import rules_of
 from inspector.model import entries as m
-from inspector.rules.openclaw_2026_4_12.tokens.context_usage import last_context_usage
 from inspector.session.session import SessionOpenError, open_session
 
 UNSUPPORTED = "not an OpenClaw / pi session"
@@ -51,7 +51,7 @@ def summarize_session(path: Path) -> SessionSummary:
     if is_unsupported(session):
         return SessionSummary(error=UNSUPPORTED)
     ctx = session.context()
-    usage = last_context_usage(session, ctx)
+    usage = rules_of(session).context_usage.last_context_usage(session, ctx)
     compactions = sum(1 for e in session.entries if e.type == m.COMPACTION)
     return SessionSummary(len(ctx.messages), usage["tokens"], compactions, session.tree.session_name)
 

@@ -21,8 +21,8 @@ from enum import Enum
 from typing import Any
 
 from inspector.figures.pruning.expiry import ExpiryInfo, expired_tool_results
+from inspector.figures.rules_of import rules_of
 from inspector.model import entries as m
-from inspector.rules.openclaw_2026_4_12.pruning.settings import resolve_settings
 from inspector.session.session import Session
 
 
@@ -178,6 +178,6 @@ def cache_expiry_marks(session: Session, ctx: m.SessionContext, config: dict[str
     OpenClaw's pruning settings come from `config` (`openclaw.json` data; defaults when None); the payload is
     `expired_tool_results`' `ExpiryInfo` (age, expired since), the same figure `prune --json` reports.
     """
-    settings = resolve_settings(config).settings
+    settings = rules_of(session).pruning_settings.resolve_settings(config).settings
     found: dict[int, ExpiryInfo] = expired_tool_results(session, ctx, settings, now_ms)
     return [RowMark(MarkKind.CACHE_EXPIRED, entry_index, info) for entry_index, info in found.items()]

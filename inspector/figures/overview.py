@@ -9,12 +9,14 @@ per figure): a number on screen and the same number in JSON come from the same o
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.figures.breakdown import Breakdown
 from inspector.model import entries as m
-from inspector.rules.openclaw_2026_4_12.window_guard import ContextWindow, Guard
 from inspector.session.session import Session
+
+if TYPE_CHECKING:
+    from inspector.rules.openclaw_2026_4_12.window_guard import ContextWindow, Guard
 
 DAMAGE_KINDS = frozenset({"unparseable", "not_object", "bad_type", "bad_message", "bad_role", "bad_id", "bad_parent", "invalid_utf8"})
 """Diagnostic kinds of lines pi would skip or could not use (the "damaged lines" the UI names)."""

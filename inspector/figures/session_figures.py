@@ -14,25 +14,22 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.counting.bulk import UNREADABLE, context_line_jobs, count_lines
 from inspector.counting.counter import TokenCounter, get_token_counter
 from inspector.figures.breakdown import context_breakdown
 from inspector.figures.overview import ContextOverview, ContextUsage, SessionFigures, guard_to_json, window_to_json
+from inspector.figures.rules_of import rules_of
 from inspector.figures.sizes import estimate_sizes, index_estimators, running_totals
 from inspector.host.openclaw_config import load_openclaw_config
 from inspector.model import entries as m
-from inspector.rules.openclaw_2026_4_12.tokens.context_usage import last_context_usage
-from inspector.rules.openclaw_2026_4_12.tokens.measure import CHARS_PER_TOKEN_ESTIMATE
-from inspector.rules.openclaw_2026_4_12.window_guard import (
-    ContextWindow,
-    Guard,
-    evaluate_context_window_guard,
-    resolve_context_window,
-)
+from inspector.rules.ruleset import RuleSet
 from inspector.session.context import compactions_on_path
 from inspector.session.session import Session
+
+if TYPE_CHECKING:
+    from inspector.rules.openclaw_2026_4_12.window_guard import ContextWindow, Guard
 
 USAGE_FIELDS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
 COST_FIELDS = ("input", "output", "cacheRead", "cacheWrite", "total")
@@ -54,21 +51,21 @@ def load_window_options(
     return WindowOptions(config=loaded.data, override=override), loaded.error
 
 
-def window_for(ctx: m.SessionContext, options: WindowOptions) -> ContextWindow:
-    """OpenClaw's context window for the context's model under `options` (`resolve_context_window`)."""
+def window_for(rules: RuleSet, ctx: m.SessionContext, options: WindowOptions) -> ContextWindow:
+    """The context window `rules` give the context's model under `options` (its `resolve_context_window`)."""
     model = ctx.model or {}
-    return resolve_context_window(model.get("provider"), model.get("modelId"), options.config, options.override)
+    return rules.window_guard.resolve_context_window(model.get("provider"), model.get("modelId"), options.config, options.override)  # type: ignore[no-any-return]
 
 
-def window_guard(window: ContextWindow, model: dict[str, Any] | None = None) -> Guard:
-    """OpenClaw's window guard for `window` (warn below 32000, block below 16000), with its own log text."""
+def window_guard(rules: RuleSet, window: ContextWindow, model: dict[str, Any] | None = None) -> Guard:
+    """The window guard of `rules` for `window` (2026.4.12: warn below 32000, block below 16000), with its log text."""
     model = model or {}
-    return evaluate_context_window_guard(window, provider=model.get("provider"), model_id=model.get("modelId"))
+    return rules.window_guard.evaluate_context_window_guard(window, provider=model.get("provider"), model_id=model.get("modelId"))  # type: ignore[no-any-return]
 
 
-def guard_json(window: ContextWindow, model: dict[str, Any] | None = None) -> dict[str, Any]:
-    """`window_guard(window, model)` as JSON (`level`, `warn_below`, `hard_min`, `message`)."""
-    return guard_to_json(window_guard(window, model))
+def guard_json(rules: RuleSet, window: ContextWindow, model: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`window_guard(rules, window, model)` as JSON (`level`, `warn_below`, `hard_min`, `message`)."""
+    return guard_to_json(window_guard(rules, window, model))
 
 
 def window_json(window: ContextWindow) -> dict[str, Any]:
@@ -100,8 +97,9 @@ def estimator_ratios(session: Session, ctx: m.SessionContext, tiktoken_counts: l
     Σ estimate / Σ recorded (1.0 = exact; below 1 the estimator undercounts — note that the system prompt and
     tool schemas are never in the transcript, so every estimator is expected to be somewhat below 1). Each of the
     index's estimators has a ratio, those in tokens first (keyed by their field), then those in characters divided
-    by `CHARS_PER_TOKEN_ESTIMATE` (keyed by their field and `_div4`).
+    by the rules' `CHARS_PER_TOKEN_ESTIMATE` (keyed by their field and `_div4`).
     """
+    chars_per_token = rules_of(session).tokens.CHARS_PER_TOKEN_ESTIMATE
     entries = session.entries
     running_tiktoken = 0
     sampled: list[int] = []  # the positions of the sampled calls
@@ -131,7 +129,7 @@ def estimator_ratios(session: Session, ctx: m.SessionContext, tiktoken_counts: l
             if est.unit == "tok":
                 out[est.field] = round(est_sum / recorded_sum, 4)
             else:
-                out[f"{est.field}_div4"] = round(est_sum / CHARS_PER_TOKEN_ESTIMATE / recorded_sum, 4)
+                out[f"{est.field}_div4"] = round(est_sum / chars_per_token / recorded_sum, 4)
         if tiktoken_counts is not None:
             out["tiktoken"] = round(tik_sum / recorded_sum, 4)
     return out
@@ -178,7 +176,8 @@ def _count_loaded(session: Session, e: m.Entry, counter: TokenCounter, known: di
 
 def context_overview(session: Session, ctx: m.SessionContext, window_options: WindowOptions) -> ContextOverview:
     """The headline figures of `ctx`: file facts, model, OpenClaw's window and guard, pi's context-now estimate."""
-    window = window_for(ctx, window_options)
+    rules = rules_of(session)
+    window = window_for(rules, ctx, window_options)
     header = session.header or {}
     session_id = header.get("id")
     return ContextOverview(
@@ -194,8 +193,8 @@ def context_overview(session: Session, ctx: m.SessionContext, window_options: Wi
         model=ctx.model,
         thinking_level=ctx.thinking_level,
         window=window,
-        guard=window_guard(window, ctx.model),
-        usage=ContextUsage.from_json(last_context_usage(session, ctx)),
+        guard=window_guard(rules, window, ctx.model),
+        usage=ContextUsage.from_json(rules.context_usage.last_context_usage(session, ctx)),
     )
 
 

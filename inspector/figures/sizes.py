@@ -9,11 +9,11 @@ takes a `[start, stop)` slice of the context so a live append only computes the 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
+from typing import Any
 
 from inspector.model import entries as m
-from inspector.rules.openclaw_2026_4_12.tokens import calculate_context_tokens
 from inspector.rules.ruleset import Estimator
 from inspector.session.session import Session
 
@@ -67,10 +67,15 @@ def running_totals(sizes: array, start: int = 0, stop: int | None = None, carry:
 
 
 def recorded_context_running(
-    messages: Sequence[m.ContextMessage], start: int = 0, stop: int | None = None, carry: int = UNKNOWN
+    messages: Sequence[m.ContextMessage],
+    calculate_context_tokens: Callable[[dict[str, Any]], int],
+    start: int = 0,
+    stop: int | None = None,
+    carry: int = UNKNOWN,
 ) -> array:
-    """The recorded context at each message of `messages[start:stop]`: pi's `calculateContextTokens(usage)` of
-    the latest assistant call with non-zero usage so far (`carry` before `start`; `UNKNOWN` before any)."""
+    """The recorded context at each message of `messages[start:stop]`: the rules' `calculate_context_tokens(usage)`
+    (pi's `calculateContextTokens`) of the latest assistant call with non-zero usage so far (`carry` before `start`;
+    `UNKNOWN` before any)."""
     out = int_array()
     cur = carry
     for r in messages[start:stop]:

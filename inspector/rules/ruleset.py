@@ -65,9 +65,9 @@ class RuleSet:
     """Everything that is one release's rule, the one way into it.
 
     Each part is a module of the release's folder, loaded on first use: `context_rebuild` (the context the model
-    sees), `tokens` (estimators, their fused fast path, usage), `pruning_settings`, `pruner`, `ttl`, `thinking`, `tool_guard`, `snippet` (context pruning),
+    sees), `tokens` (estimators, their fused fast path, usage), `context_usage` (the context's size now), `pruning_settings`, `pruner`, `ttl`, `thinking`, `tool_guard`, `snippet` (context pruning),
     `compaction_settings`, `prepare` (cut point), `safeguard`, `chunking`, `stages`, `triggers`, `boundary`,
-    `assembly`, `prompts` (compaction), `window_guard`, `config_schema`, `model_catalog`.
+    `assembly`, `items`, `prompts` (compaction), `heartbeat`, `window_guard`, `config_schema`, `model_catalog`.
     """
 
     release: Release
@@ -78,6 +78,7 @@ class RuleSet:
     PARTS = {
         "context_rebuild": "context_rebuild",
         "tokens": "tokens",
+        "context_usage": "tokens.context_usage",
         "pruning_settings": "pruning.settings",
         "pruner": "pruning.pruner",
         "ttl": "pruning.ttl",
@@ -93,10 +94,12 @@ class RuleSet:
         "triggers": "compaction.triggers",
         "boundary": "compaction.boundary",
         "assembly": "compaction.assembly",
+        "items": "compaction.items",
         "prompts": "compaction.prompts",
         "window_guard": "window_guard",
         "config_schema": "config_schema",
         "model_catalog": "model_catalog",
+        "heartbeat": "heartbeat",
     }
 
     @property

@@ -17,6 +17,9 @@ from inspector.samples.fixtures import SessionBuilder
 from inspector.samples.usage import make_usage
 from inspector.session.session import open_session
 
+CATALOG = load_catalog()
+"""2026.4.12's price table (what a session of that release is priced with)."""
+
 
 def test_price_table_is_dated_and_sourced():
     table = load_catalog()
@@ -51,12 +54,12 @@ def usage(i, o, cr, cw, cost=None):
 
 def test_recorded_cost_wins():
     u = make_usage(1000, 200, 5000, 300)
-    c = cost_of_call(u, "anthropic", "claude-sonnet-4-5")
+    c = cost_of_call(u, "anthropic", "claude-sonnet-4-5", CATALOG)
     assert c.source == COST_RECORDED and c.total == u["cost"]["total"] and c.cache_write == u["cost"]["cacheWrite"]
 
 
 def test_missing_cost_priced_like_calculate_cost():
-    c = cost_of_call(usage(1000, 200, 5000, 300), "anthropic", "claude-sonnet-4-5")
+    c = cost_of_call(usage(1000, 200, 5000, 300), "anthropic", "claude-sonnet-4-5", CATALOG)
     expected = (3 / 1000000) * 1000 + (15 / 1000000) * 200 + (0.3 / 1000000) * 5000 + (3.75 / 1000000) * 300
     assert c.source == COST_PRICE_TABLE and c.total == expected and c.price_key == "anthropic/claude-sonnet-4-5"
     assert c.cache_write == (3.75 / 1000000) * 300
@@ -64,14 +67,14 @@ def test_missing_cost_priced_like_calculate_cost():
 
 def test_recorded_zero_contradicted_by_the_table():
     zero = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
-    c = cost_of_call(usage(1000, 10, 0, 0, zero), "anthropic", "claude-sonnet-4-5")
+    c = cost_of_call(usage(1000, 10, 0, 0, zero), "anthropic", "claude-sonnet-4-5", CATALOG)
     assert c.source == COST_PRICE_TABLE and c.recorded_total == 0 and c.total > 0
-    free = cost_of_call(usage(1000, 10, 0, 0, zero), "ollama", "llama3-local")
+    free = cost_of_call(usage(1000, 10, 0, 0, zero), "ollama", "llama3-local", CATALOG)
     assert free.source == COST_RECORDED and free.total == 0
 
 
 def test_unknown_model_without_cost():
-    c = cost_of_call(usage(10, 10, 0, 0), "ollama", "llama3-local")
+    c = cost_of_call(usage(10, 10, 0, 0), "ollama", "llama3-local", CATALOG)
     assert c.source == COST_UNKNOWN and c.total == 0 and c.price_key is None
 
 
@@ -127,7 +130,7 @@ def test_calculate_cost_matches_pi_ai_bit_for_bit():
     expected = json.loads(r.stdout)
     for (provider, model, u), want in zip(cases, expected):
         assert want is not None, f"pi-ai has no {provider}/{model}"
-        got = cost_of_call(u, provider, model)
+        got = cost_of_call(u, provider, model, CATALOG)
         assert got.source == COST_PRICE_TABLE
         assert got.total == want["total"], (provider, model)
         assert got.cache_write == want["cacheWrite"]

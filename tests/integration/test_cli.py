@@ -151,7 +151,7 @@ def test_context_window_arg_bounds():
 
     import pytest
 
-    from inspector.rules.openclaw_2026_4_12.window_guard import MAX_CONTEXT_WINDOW_OVERRIDE, context_window_arg
+    from inspector.base.window_arg import MAX_CONTEXT_WINDOW_OVERRIDE, context_window_arg
 
     assert MAX_CONTEXT_WINDOW_OVERRIDE == 2**31 - 1
     assert context_window_arg("1") == 1 and context_window_arg(" 200000 ") == 200_000

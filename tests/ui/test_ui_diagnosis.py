@@ -19,6 +19,7 @@ from test_ui_support import settle
 from inspector.figures.diagnosis.fill import context_fill
 from inspector.figures.diagnosis.timeline import TimelineOptions, build_timeline
 from inspector.figures.session_figures import WindowOptions, context_overview
+from inspector.rules.ruleset import rule_set
 from inspector.samples.fixtures import SessionBuilder
 from inspector.session.session import open_session
 from widgets.breakdown import ContextBreakdown
@@ -354,7 +355,7 @@ def test_fill_message_and_label_show_the_same_percentage():
     """17,612 / 8,000 = 2.2015: the engine's message and the header's label both print the rounded fill (220.1%)."""
     from widgets.diagnosis.texts import fill_label
 
-    fill = context_fill(17_612, 8_000, "block", None)
+    fill = context_fill(17_612, 8_000, "block", None, rule_set())
     assert fill.fill == 2.2015
     assert "220.1% of the 8,000-token window" in fill.message
     assert fill_label(fill) == "OVER THE WINDOW 220.1% (9,612 over)"
@@ -369,7 +370,7 @@ def test_context_fill_is_the_timeline_fill(tmp_path):
         ctx = session.context()
         options = WindowOptions(override=override)
         overview = context_overview(session, ctx, options)
-        fill = context_fill(overview.usage.tokens, overview.window.tokens, overview.guard.level, None)
+        fill = context_fill(overview.usage.tokens, overview.window.tokens, overview.guard.level, None, rule_set())
         assert fill == build_timeline(session, ctx, TimelineOptions(window=options)).fill
 
 

@@ -194,7 +194,7 @@ async def test_expired_results_keep_the_mark_and_the_age_moves_to_the_detail(ui)
     shown = rendered_text(render_detail(detail.data, DetailStyles()), 100)  # what the pane draws, all of it
     assert "cache TTL" in shown and "~ expired" in shown and "result age" in shown
     assert "counted from" in shown and ("last assistant message" in shown or "cache-ttl touch" in shown)
-    from inspector.rules.openclaw_2026_4_12.pruning.ttl import format_duration_ms
+    from inspector.base.durations import format_duration_ms
 
     assert format_duration_ms(info.expired_for_ms) in shown and format_duration_ms(info.age_ms) in shown
 

@@ -131,7 +131,7 @@ class CompactionView(Vertical):
         """The settings panel's starting texts: the effective settings, the window, the default thresholds."""
         config = self.window_options.config
         settings = self.rules.compaction_settings.resolve_settings(config)
-        window = window_for(self.ctx, self.window_options)
+        window = window_for(self.rules, self.ctx, self.window_options)
         return {
             "keepRecentTokens": str(settings.keep_recent_tokens),
             "reserveTokens": str(settings.reserve_tokens),

@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from inspector.counting.counter import get_token_counter
 from inspector.figures.marks import MarkKind
+from inspector.figures.rules_of import rules_of
 
 from ..transcript.model import TranscriptModel
 from .render import DetailData, DetailStyles, render_detail
@@ -113,7 +114,10 @@ class MessageDetail(VerticalScroll, can_focus=True):
             note = counter.notice if not counter.available else None
         mark = model.marks.first(entry.index, MarkKind.CACHE_EXPIRED)
         expiry = mark.payload if mark is not None else None
-        self.post_message(DetailLoaded(model, row, DetailData(entry, cm, message, raw, tiktoken, note, error, expiry)))
+        usage = entry.usage
+        recorded = rules_of(model.session).tokens.calculate_context_tokens(usage) if isinstance(usage, dict) else None
+        data = DetailData(entry, cm, message, raw, tiktoken, note, error, expiry, recorded)
+        self.post_message(DetailLoaded(model, row, data))
 
     @on(DetailLoaded)
     def _loaded(self, message: DetailLoaded) -> None:

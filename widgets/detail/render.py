@@ -19,10 +19,9 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
+from inspector.base.durations import format_duration_ms, iso_or_none
 from inspector.figures.pruning.expiry import ExpiryInfo
 from inspector.model import entries as m
-from inspector.rules.openclaw_2026_4_12.pruning.ttl import SOURCE_CACHE_TTL_ENTRY, format_duration_ms, iso_or_none
-from inspector.rules.openclaw_2026_4_12.tokens import calculate_context_tokens
 
 from ..inert import make_inert
 from ..transcript.previews import compact_number, human_bytes, role_icon
@@ -56,6 +55,8 @@ class DetailData:
     error: str | None = None
     expiry: ExpiryInfo | None = None
     """The tool result's prompt-cache expiry (the engine's `ExpiryInfo`, the transcript's `~` mark), if expired."""
+    recorded_context: int | None = None
+    """The context its recorded usage says (the session's rules' `calculate_context_tokens`), for an assistant call."""
 
 
 def image_summary(block: dict[str, Any]) -> str:
@@ -154,7 +155,8 @@ def estimator_rows(data: DetailData) -> list[tuple[str, str]]:
     usage = data.entry.usage
     if isinstance(usage, dict):
         parts = [f"{k} {usage.get(k):,}" for k in ("input", "output", "cacheRead", "cacheWrite") if isinstance(usage.get(k), int)]
-        rows.append(("recorded usage", ", ".join(parts) + f" = context {calculate_context_tokens(usage):,} tok"))
+        context = "" if data.recorded_context is None else f" = context {data.recorded_context:,} tok"
+        rows.append(("recorded usage", ", ".join(parts) + context))
         cost = usage.get("cost")
         if isinstance(cost, dict) and isinstance(cost.get("total"), (int, float)):
             rows.append(("recorded cost", f"${cost['total']:.6f}"))
@@ -168,7 +170,7 @@ def expiry_rows(info: ExpiryInfo) -> list[tuple[str, str]]:
         ("cache TTL", f"~ expired {format_duration_ms(info.expired_for_ms)} ago ({at})"),
         ("result age", format_duration_ms(info.age_ms)),
     ]
-    if info.reference_source == SOURCE_CACHE_TTL_ENTRY:
+    if info.counted_from_touch:
         rows.append(("counted from", "the last openclaw.cache-ttl touch for the model"))
     else:
         rows.append(("counted from", "the last assistant message: pruning never touched this session's cache (projection)"))

@@ -13,9 +13,9 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from inspector.base.durations import format_duration_ms
 from inspector.base.textsafe import one_line
 from inspector.figures.diagnosis.timeline import Timeline
-from inspector.rules.openclaw_2026_4_12.pruning.ttl import format_duration_ms
 
 from ..transcript.previews import role_icon
 from .texts import percent, signed, tokens, usd

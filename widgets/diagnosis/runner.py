@@ -24,6 +24,7 @@ from textual.screen import Screen
 from inspector.figures.diagnosis.fill import FillState, context_fill
 from inspector.figures.diagnosis.timeline import Timeline, TimelineOptions, build_timeline
 from inspector.figures.overview import ContextOverview
+from inspector.figures.rules_of import rules_of
 from inspector.figures.session_figures import WindowOptions
 from inspector.model import entries as m
 from inspector.session.session import Session, SessionOpenError
@@ -77,9 +78,10 @@ class DiagnosisRunner:
     def request(self, session: Session, ctx: m.SessionContext, overview: ContextOverview) -> None:
         """New figures are shown for `ctx`: compute its fill now and its timeline when the runner is free."""
         options = self.window_options()
+        rules = rules_of(session)
         self.screen.run_worker(
             lambda: self.screen.post_message(
-                self.FillReady(overview, context_fill(overview.usage.tokens, overview.window.tokens, overview.guard.level, options.config))
+                self.FillReady(overview, context_fill(overview.usage.tokens, overview.window.tokens, overview.guard.level, options.config, rules))
             ),
             thread=True,
             exclusive=True,

@@ -10,9 +10,9 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from inspector.base.durations import format_duration_ms
 from inspector.base.textsafe import one_line
 from inspector.figures.diagnosis.timeline import Timeline
-from inspector.rules.openclaw_2026_4_12.pruning.ttl import format_duration_ms
 
 from .texts import GUARD_NOTE, fill_role, overhead_headline, overhead_source, percent, signed, tokens, trend_text, usd
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from inspector.figures.marks import MarkKind, RowMark, RowMarks
+from inspector.figures.rules_of import rules_of
 from inspector.figures.sizes import (
     UNKNOWN,
     estimate_sizes,
@@ -344,7 +345,8 @@ class TranscriptModel:
 
     def _compute_cumulative(self, estimator: str, start: int, stop: int, carry: int) -> array:
         if estimator == "usage":
-            return _saturating(lambda a, b, c: recorded_context_running(self.ctx.messages, a, b, c), start, stop, carry)
+            calculate = rules_of(self.session).tokens.calculate_context_tokens
+            return _saturating(lambda a, b, c: recorded_context_running(self.ctx.messages, calculate, a, b, c), start, stop, carry)
         return running_totals(self._size_array(estimator), start, stop, carry)
 
     def _cumulative_array(self, estimator: str) -> array:

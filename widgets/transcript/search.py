@@ -1,7 +1,7 @@
 """Searching the transcript's rows for a text, reading each row from disk (run it in a thread worker).
 
 A row matches when the query (case-insensitive) occurs in what the model sees of the message
-(`inspector.rules.openclaw_2026_4_12.tokens.model_visible_texts`), in its tool name, or in the preview of a non-message entry. The raw
+(the session's rules' `tokens.model_visible_texts`), in its tool name, or in the preview of a non-message entry. The raw
 line is checked first, so rows that cannot match are skipped without parsing.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from inspector.rules.openclaw_2026_4_12.tokens import model_visible_texts
+from inspector.figures.rules_of import rules_of
 
 from .model import TranscriptModel
 from .previews import entry_preview_text
@@ -40,7 +40,7 @@ def row_matches(model: TranscriptModel, row: int, needle: str, raw_check: bool) 
         return False
     if msg is None:
         return False
-    return any(needle in t.lower() for t in model_visible_texts(msg))
+    return any(needle in t.lower() for t in rules_of(model.session).tokens.model_visible_texts(msg))
 
 
 def find_match(

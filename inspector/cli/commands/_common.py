@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from inspector.base.window_arg import context_window_arg
 from inspector.figures.session_figures import WindowOptions, load_window_options
-from inspector.rules.openclaw_2026_4_12.window_guard import context_window_arg
 from inspector.session.session import Session, SessionOpenError, open_session
 
 if TYPE_CHECKING:

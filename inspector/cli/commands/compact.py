@@ -19,9 +19,9 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from rich.text import Text
 
 from inspector.base.textsafe import cut, make_inert
+from inspector.base.window_arg import context_window_arg
 from inspector.cli.commands._common import EXIT_ERROR, console, note_rules_config, print_json
 from inspector.figures.forecast.plan import PlanOptions
-from inspector.rules.openclaw_2026_4_12.window_guard import context_window_arg
 from inspector.write.breaker import CircuitBreaker
 from inspector.write.events import RunEvent
 from inspector.write.runner import DEFAULT_TIMEOUT_S, RunOptions, RunResult, run_compaction

@@ -30,6 +30,7 @@ from rich.table import Table
 from rich.text import Text
 
 from inspector.base.clock import FixedClock
+from inspector.base.durations import format_duration_ms
 from inspector.base.textsafe import make_inert, one_line
 from inspector.cli.commands._common import (
     EXIT_ERROR,
@@ -50,7 +51,6 @@ from inspector.rules.openclaw_2026_4_12.pruning.settings import (
     SettingsOverrides,
     parse_duration_ms,
 )
-from inspector.rules.openclaw_2026_4_12.pruning.ttl import format_duration_ms
 
 MAX_CONTEXT_WINDOW = 2**31 - 1
 MAX_TTL_MS = 8_640_000_000_000_000

@@ -16,6 +16,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from inspector.base.durations import format_duration_ms
 from inspector.base.textsafe import make_inert, one_line
 from inspector.cli.commands._common import (
     EXIT_ERROR,
@@ -29,8 +30,6 @@ from inspector.cli.commands._common import (
 )
 from inspector.figures.diagnosis.calls import CallPoint
 from inspector.figures.diagnosis.timeline import DEFAULT_TOP_JUMPS, Timeline, TimelineOptions, build_timeline
-from inspector.rules.openclaw_2026_4_12.compaction.triggers import DEFAULT_EARLY_THRESHOLDS
-from inspector.rules.openclaw_2026_4_12.pruning.ttl import format_duration_ms
 
 CSV_FIELDS = (
     "index",
@@ -84,9 +83,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--early-thresholds",
         type=early_fractions_arg,
-        default=DEFAULT_EARLY_THRESHOLDS,
+        default=None,
         metavar="F,F",
-        help=f"early-warning fractions of the window (default {','.join(f'{f:g}' for f in DEFAULT_EARLY_THRESHOLDS)})",
+        help="early-warning fractions of the window (default: the session's rules'; 0.5,0.7 under openclaw-2026.4.12)",
     )
     p.set_defaults(func=run)
 

@@ -18,16 +18,18 @@ import math
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from inspector.figures.diagnosis.cost import COST_UNKNOWN, CallCost, cost_of_call
+from inspector.figures.rules_of import rules_of
 from inspector.js.timeutil import iso_from_ms
 from inspector.model import entries as m
-from inspector.rules.openclaw_2026_4_12.model_catalog import ModelCatalog, load_catalog
-from inspector.rules.openclaw_2026_4_12.tokens import calculate_context_tokens
 from inspector.session.context import build_context, extend_context
 from inspector.session.session import Session
 from inspector.session.tree import SessionTree
+
+if TYPE_CHECKING:
+    from inspector.rules.openclaw_2026_4_12.model_catalog import ModelCatalog
 from inspector.storage.entry_table import EntryTable
 
 SYNTHETIC_PROVIDER = "openclaw"
@@ -91,6 +93,9 @@ class CallPoint:
     cost: CallCost
     added: list[AddedMessage] = field(default_factory=list)
     gap_ms: float | None = None
+    context_tokens: int = 0
+    """The rules' `calculateContextTokens(usage)` (pi's: `totalTokens`, or the sum): what the compaction check
+    compares."""
 
     input: int | float = 0
     output_tokens: int | float = 0
@@ -108,11 +113,6 @@ class CallPoint:
     def prompt_tokens(self) -> int | float:
         """What the provider was sent, as recorded: `input + cacheRead + cacheWrite`."""
         return self.input + self.cache_read + self.cache_write
-
-    @property
-    def context_tokens(self) -> int:
-        """pi's `calculateContextTokens(usage)` (`totalTokens`, or the sum): what pi's compaction check compares."""
-        return calculate_context_tokens(self.usage)
 
     @property
     def not_in_transcript(self) -> int | float:
@@ -252,8 +252,11 @@ def _is_zero(usage: dict[str, Any]) -> bool:
 
 
 def walk_calls(session: Session, ctx: m.SessionContext, prices: ModelCatalog | None = None) -> CallWalk:
-    """Every call on the path of `ctx` (from the root to its leaf), with the context each one was sent."""
-    prices = prices or load_catalog()
+    """Every call on the path of `ctx` (from the root to its leaf), with the context each one was sent; priced by
+    `prices` (None: the session's rules' model catalog)."""
+    rules = rules_of(session)
+    prices = prices or rules.model_catalog.load_catalog()
+    calculate_context_tokens = rules.tokens.calculate_context_tokens
     tree, entries = session.tree, session.entries
     branch_points = set(tree.branch_points())
     calls: list[CallPoint] = []
@@ -310,6 +313,7 @@ def walk_calls(session: Session, ctx: m.SessionContext, prices: ModelCatalog | N
                         cost=cost_of_call(usage, e.provider, e.model, prices),
                         added=added,
                         gap_ms=gap,
+                        context_tokens=calculate_context_tokens(usage),
                     )
                 )
                 added = []

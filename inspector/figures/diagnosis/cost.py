@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from inspector.rules.openclaw_2026_4_12.model_catalog import ModelCatalog, load_catalog
+if TYPE_CHECKING:
+    from inspector.rules.openclaw_2026_4_12.model_catalog import ModelCatalog
 
 COST_RECORDED = "recorded"
 COST_PRICE_TABLE = "price_table"
@@ -46,10 +47,10 @@ def cost_of_call(
     usage: dict[str, Any],
     provider: str | None,
     model: str | None,
-    table: ModelCatalog | None = None,
+    table: ModelCatalog,
 ) -> CallCost:
-    """The cost of one assistant call from its recorded `usage` (see the module docstring for the rule)."""
-    table = table or load_catalog()
+    """The cost of one assistant call from its recorded `usage` (see the module docstring for the rule), priced
+    by `table` (the session's rules' model catalog)."""
     tokens = [_number(usage.get(k)) or 0.0 for k in ("input", "output", "cacheRead", "cacheWrite")]
     cost = usage.get("cost")
     recorded = _number(cost.get("total")) if isinstance(cost, dict) else None

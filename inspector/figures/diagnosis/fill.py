@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspector.figures.diagnosis.thresholds import ThresholdLine, threshold_lines
-from inspector.rules.openclaw_2026_4_12.compaction.settings import resolve_reserve_tokens
-from inspector.rules.openclaw_2026_4_12.compaction.triggers import DEFAULT_EARLY_THRESHOLDS
+from inspector.rules.ruleset import RuleSet
 
 FILL_OK = "ok"
 FILL_EARLY_WARNING = "early_warning"
@@ -93,9 +92,13 @@ def context_fill(
     window: int,
     guard_level: str,
     config: dict[str, Any] | None,
-    early_fractions: tuple[float, ...] = DEFAULT_EARLY_THRESHOLDS,
+    rules: RuleSet,
+    early_fractions: tuple[float, ...] | None = None,
 ) -> FillState:
     """The fill state of a context of `tokens` (pi's `estimateContextTokens`, the `context now` of `stats`) in
-    `window`, with the thresholds `build_timeline` uses (OpenClaw's reserve from `config`): cheap, for a header that
-    must not wait for the whole timeline."""
-    return fill_state(tokens, window, threshold_lines(window, resolve_reserve_tokens(config), early_fractions), guard_level)
+    `window`, with the thresholds `build_timeline` uses (the reserve `rules` resolve from `config`; `early_fractions`
+    None: the rules' default early thresholds): cheap, for a header that must not wait for the whole timeline."""
+    if early_fractions is None:
+        early_fractions = rules.triggers.DEFAULT_EARLY_THRESHOLDS
+    reserve = rules.compaction_settings.resolve_reserve_tokens(config)
+    return fill_state(tokens, window, threshold_lines(window, reserve, early_fractions), guard_level)

@@ -3,8 +3,8 @@
 A call *wrote the cache because it expired* when it has `cacheWrite > 0` and more than the TTL passed between the
 previous call's request and this one's (`message.timestamp`, set when pi-ai starts a request: the cache is used,
 and its lifetime refreshed, when a request is processed). The TTL
-is OpenClaw's context-pruning `ttl` as `inspector.rules.openclaw_2026_4_12.pruning.settings.resolve_settings` resolves it from
-`openclaw.json` (5 minutes by default, 1 hour under the Anthropic auto-default); a `ttl` of 0 disables the check.
+is OpenClaw's context-pruning `ttl` as the session's rules' `pruning_settings.resolve_settings` resolves it from
+`openclaw.json` (2026.4.12: 5 minutes by default, 1 hour under the Anthropic auto-default); a `ttl` of 0 disables the check.
 The `cost` of such a write is the call's cache-write cost (recorded `usage.cost.cacheWrite`, else priced); the
 `rewritten_tokens` are the part that had been cached before (`min(cacheWrite, previous cacheRead + cacheWrite)`),
 which a warm cache would have read instead.
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.figures.diagnosis.calls import CallPoint
-from inspector.rules.openclaw_2026_4_12.pruning.settings import resolve_settings
+from inspector.rules.ruleset import RuleSet
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,9 +85,9 @@ class CacheSummary:
         }
 
 
-def cache_ttl(config: dict[str, Any] | None) -> tuple[int, str]:
-    """The TTL (ms) and its source, as the pruning settings resolve it."""
-    resolved = resolve_settings(config)
+def cache_ttl(rules: RuleSet, config: dict[str, Any] | None) -> tuple[int, str]:
+    """The TTL (ms) and its source, as the pruning settings of `rules` resolve it."""
+    resolved = rules.pruning_settings.resolve_settings(config)
     return resolved.settings.ttl_ms, resolved.ttl_source
 
 

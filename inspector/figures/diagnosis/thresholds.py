@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.figures.diagnosis.calls import CallPoint
-from inspector.rules.openclaw_2026_4_12.compaction.settings import ReserveTokens
-from inspector.rules.openclaw_2026_4_12.compaction.triggers import DEFAULT_EARLY_THRESHOLDS
+
+if TYPE_CHECKING:
+    from inspector.rules.openclaw_2026_4_12.compaction.settings import ReserveTokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +83,9 @@ class ThresholdLine:
         return round(self.tokens / window, 4) if window else 0.0
 
 
-def threshold_lines(window: int, reserve: ReserveTokens, early_fractions: tuple[float, ...] = DEFAULT_EARLY_THRESHOLDS) -> list[ThresholdLine]:
-    """Early warnings, pi's compaction threshold and the window, lowest first."""
+def threshold_lines(window: int, reserve: ReserveTokens, early_fractions: tuple[float, ...]) -> list[ThresholdLine]:
+    """Early warnings (the rules' `DEFAULT_EARLY_THRESHOLDS` unless asked otherwise), the compaction threshold and
+    the window, lowest first."""
     lines = [ThresholdLine(f"early_{f:g}", "early_warning", math.floor(window * f)) for f in early_fractions]
     lines.append(ThresholdLine("compaction", "compaction", window - reserve.reserve_tokens))
     lines.append(ThresholdLine("window", "window", window))

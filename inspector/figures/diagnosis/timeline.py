@@ -8,7 +8,7 @@ the repeats panel, the not-in-transcript share, the over-the-window state).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.figures.diagnosis.calls import AddedMessage, CallPoint, CallWalk, walk_calls
 from inspector.figures.diagnosis.cost import COST_PRICE_TABLE, COST_RECORDED, COST_UNKNOWN
@@ -17,14 +17,14 @@ from inspector.figures.diagnosis.overhead import OverheadSummary, summarize_over
 from inspector.figures.diagnosis.prompt_cache import CacheSummary, cache_ttl, summarize_cache
 from inspector.figures.diagnosis.repeats import Repeat, find_repeats
 from inspector.figures.diagnosis.thresholds import ThresholdCrossing, find_crossings, threshold_lines
+from inspector.figures.rules_of import rules_of
 from inspector.figures.session_figures import WindowOptions, guard_json, sum_usage, window_for, window_json
 from inspector.model import entries as m
-from inspector.rules.openclaw_2026_4_12.compaction.settings import ReserveTokens, resolve_reserve_tokens
-from inspector.rules.openclaw_2026_4_12.compaction.triggers import DEFAULT_EARLY_THRESHOLDS
-from inspector.rules.openclaw_2026_4_12.model_catalog import load_catalog
-from inspector.rules.openclaw_2026_4_12.tokens.context_usage import last_context_usage
-from inspector.rules.openclaw_2026_4_12.window_guard import ContextWindow
 from inspector.session.session import Session
+
+if TYPE_CHECKING:
+    from inspector.rules.openclaw_2026_4_12.compaction.settings import ReserveTokens
+    from inspector.rules.openclaw_2026_4_12.window_guard import ContextWindow
 
 DEFAULT_TOP_JUMPS = 10
 DERIVED_FIELDS = {
@@ -44,7 +44,8 @@ class TimelineOptions:
     """Where the window and thresholds come from, and how many jumps to keep."""
 
     window: WindowOptions = field(default_factory=WindowOptions)
-    early_fractions: tuple[float, ...] = DEFAULT_EARLY_THRESHOLDS
+    early_fractions: tuple[float, ...] | None = None
+    """The early-warning thresholds, as fractions of the window (None: the session's rules' defaults)."""
     top_jumps: int = DEFAULT_TOP_JUMPS
 
 
@@ -139,8 +140,9 @@ class CostSummary:
         }
 
 
-def summarize_cost(calls: list[CallPoint]) -> CostSummary:
-    """Per-session cost: recorded where present, else the price table (see `inspector.figures.diagnosis.cost`)."""
+def summarize_cost(calls: list[CallPoint], table: dict[str, Any]) -> CostSummary:
+    """Per-session cost: recorded where present, else the price table `table` describes (see
+    `inspector.figures.diagnosis.cost`)."""
 
     def total(source: str) -> float:
         """Σ cost of the calls whose cost came from `source`."""
@@ -153,7 +155,7 @@ def summarize_cost(calls: list[CallPoint]) -> CostSummary:
         recorded_calls=sum(1 for c in calls if c.cost.source == COST_RECORDED),
         price_table_calls=sum(1 for c in calls if c.cost.source == COST_PRICE_TABLE),
         unknown_calls=sum(1 for c in calls if c.cost.source == COST_UNKNOWN),
-        table=load_catalog().describe(),
+        table=table,
     )
 
 
@@ -211,14 +213,17 @@ class Timeline:
 def build_timeline(session: Session, ctx: m.SessionContext, options: TimelineOptions | None = None) -> Timeline:
     """The timeline of the active path of `ctx` (the path from its leaf to the root)."""
     options = options or TimelineOptions()
-    window = window_for(ctx, options.window)
+    rules = rules_of(session)
+    window = window_for(rules, ctx, options.window)
     config = options.window.config
-    reserve = resolve_reserve_tokens(config)
-    walk = walk_calls(session, ctx, load_catalog())
-    lines = threshold_lines(window.tokens, reserve, options.early_fractions)
-    guard = guard_json(window, ctx.model)
-    now = last_context_usage(session, ctx)
-    ttl_ms, ttl_source = cache_ttl(config)
+    reserve = rules.compaction_settings.resolve_reserve_tokens(config)
+    prices = rules.model_catalog.load_catalog()
+    walk = walk_calls(session, ctx, prices)
+    early = rules.triggers.DEFAULT_EARLY_THRESHOLDS if options.early_fractions is None else options.early_fractions
+    lines = threshold_lines(window.tokens, reserve, early)
+    guard = guard_json(rules, window, ctx.model)
+    now = rules.context_usage.last_context_usage(session, ctx)
+    ttl_ms, ttl_source = cache_ttl(rules, config)
     entries = session.entries
     return Timeline(
         file=str(session.path),
@@ -233,7 +238,7 @@ def build_timeline(session: Session, ctx: m.SessionContext, options: TimelineOpt
         repeats=find_repeats(session, ctx.path),
         overhead=summarize_overhead(walk.calls),
         cache=summarize_cache(walk.calls, ttl_ms, ttl_source),
-        cost=summarize_cost(walk.calls),
+        cost=summarize_cost(walk.calls, prices.describe()),
         fill=fill_state(now["tokens"], window.tokens, lines, guard["level"]),
         recorded_totals=sum_usage([entries[c.entry_index] for c in walk.calls]),
         skipped_totals=sum_usage(walk.skipped_synthetic + walk.skipped_zero_usage),

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspector.figures.rules_of import rules_of
 from inspector.figures.session_figures import WindowOptions, window_for, window_json
 from inspector.model import entries as m
 from inspector.rules.openclaw_2026_4_12.compaction.boundary import any_real_conversation, build_structured_fallback_summary
@@ -348,7 +349,7 @@ def _rows(session: Session, ctx: m.SessionContext, plan: CompactionPlan, prep: P
 def plan_compaction(session: Session, ctx: m.SessionContext, options: PlanOptions | None = None) -> CompactionPlan:
     """The forecast for the context `ctx` of `session` (see the module docstring)."""
     opts = options or PlanOptions()
-    window = window_for(ctx, WindowOptions(config=opts.config, override=opts.context_window))
+    window = window_for(rules_of(session), ctx, WindowOptions(config=opts.config, override=opts.context_window))
     settings = resolve_settings(opts.config, opts.keep_recent_tokens, opts.reserve_tokens)
     engine = resolve_context_engine(opts.config)
     context_tokens = int(last_context_usage(session, ctx)["tokens"])

@@ -18,7 +18,13 @@ from dataclasses import dataclass
 from inspector.figures.pruning.reference import cache_references, expiry_reference, resolve_now_ms, session_gates
 from inspector.model import entries as m
 from inspector.rules.openclaw_2026_4_12.pruning.settings import ContextPruningSettings
-from inspector.rules.openclaw_2026_4_12.pruning.ttl import TtlGate, format_duration_ms, ms_from_any, result_expiry
+from inspector.rules.openclaw_2026_4_12.pruning.ttl import (
+    SOURCE_CACHE_TTL_ENTRY,
+    TtlGate,
+    format_duration_ms,
+    ms_from_any,
+    result_expiry,
+)
 from inspector.session.session import Session
 
 
@@ -41,6 +47,12 @@ class ExpiryInfo:
     age_ms: float
     expired_for_ms: float
     reference_source: str = "cache_ttl_entry"
+
+    @property
+    def counted_from_touch(self) -> bool:
+        """Whether the expiry was counted from a real `openclaw.cache-ttl` touch (else: the projection from the last
+        assistant message)."""
+        return self.reference_source == SOURCE_CACHE_TTL_ENTRY
 
     @property
     def label(self) -> str:

@@ -16,7 +16,6 @@ then ``agents.defaults.contextTokens`` caps the result when it is smaller. Numbe
 
 from __future__ import annotations
 
-import argparse
 import math
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -30,8 +29,6 @@ CONTEXT_WINDOW_WARN_BELOW_TOKENS = 32_000
 
 CAP_KEY = "agents.defaults.contextTokens"
 
-MAX_CONTEXT_WINDOW_OVERRIDE = 2**31 - 1
-"""The largest `--context-window` accepted (see `context_window_arg`)."""
 
 # OpenClaw's provider-id aliases (``src/agents/provider-id.ts`` normalizeProviderId, 2026.4).
 _PROVIDER_ALIASES: dict[str, str] = {
@@ -123,25 +120,6 @@ def _from_models_config(config: dict[str, Any] | None, provider: str, model_id: 
         if tokens:
             return ContextWindow(tokens, f"config:models.providers.{provider_key}.models[{model_id}].{field_name}")
     return None
-
-
-def context_window_arg(text: str) -> int:
-    """The argparse `type=` of `--context-window N`: a whole number of tokens from 1 to 2**31 - 1.
-
-    Every command and the app take the flag through this one function. 0 and negatives mean nothing (OpenClaw's
-    schema asks for a positive integer; the guard and the fill ratio divide by the window). The upper bound is ours:
-    no model's window comes near 2**31 tokens (the largest known are around 10 million), and a 32-bit value keeps
-    every figure derived from it (the pruner's char window is tokens × 4, ratios, thresholds) an exact integer
-    in JavaScript (below 2**53) and in orjson's 64-bit JSON integers, where a number like 99999999999999999999
-    would not be. Anything else is an argparse error with a clear message (exit code 2), not a traceback.
-    """
-    try:
-        value = int(text, 10)  # int() skips surrounding whitespace itself
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number of tokens: {text!r}") from None
-    if not 1 <= value <= MAX_CONTEXT_WINDOW_OVERRIDE:
-        raise argparse.ArgumentTypeError(f"must be from 1 to {MAX_CONTEXT_WINDOW_OVERRIDE} tokens, not {value}")
-    return value
 
 
 def resolve_context_window(
