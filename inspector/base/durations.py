@@ -1,20 +1,8 @@
-"""Times as a person reads them: `format_duration_ms` (`4m 12s`), `iso_or_none` (JavaScript's `toISOString`, or None)."""
+"""Durations as a person reads them: `format_duration_ms` (`4m 12s`, `2h 03m`, `3d 4h`)."""
 
 from __future__ import annotations
 
 import math
-
-from inspector.js.timeutil import iso_from_ms
-
-
-def iso_or_none(ms: float | None) -> str | None:
-    """`new Date(ms).toISOString()`, or None where JavaScript would throw (outside ±8.64e15 ms) or for None."""
-    if ms is None:
-        return None
-    try:
-        return iso_from_ms(ms)
-    except ValueError:
-        return None
 
 
 def format_duration_ms(ms: float) -> str:

@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Literal
 
-from inspector.rules.openclaw_2026_4_12.tokens.text import model_visible_texts
+from inspector.rules.ruleset import rule_set
 
 __all__ = ["TOKENIZER_ENV", "Implementation", "TokenCounter", "get_token_counter", "tiktoken_cache_dir"]
 
@@ -267,7 +267,7 @@ class TokenCounter:
         separately. Images, `details`, signatures and role framing are not counted. None when unavailable."""
         if not self.available:
             return None
-        return sum(self.count_text(t) or 0 for t in model_visible_texts(msg))
+        return sum(self.count_text(t) or 0 for t in rule_set().tokens.model_visible_texts(msg))
 
 
 def get_token_counter(encoding: str = "cl100k_base", implementation: Implementation = "auto") -> TokenCounter:

@@ -27,7 +27,7 @@ import orjson
 
 from inspector.base.safeio import FileTooLargeError, NotRegularFileError, read_regular_file
 from inspector.js.jsjson import json_kind
-from inspector.rules.openclaw_2026_4_12.config_schema import check_config_numbers
+from inspector.rules.ruleset import rule_set
 
 NEW_STATE_DIRNAME = ".openclaw"
 LEGACY_STATE_DIRNAMES: tuple[str, ...] = (".clawdbot",)
@@ -217,7 +217,7 @@ def load_openclaw_config(
     if not isinstance(data, dict):
         kind = json_kind(data)
         return LoadedConfig(path=target, exists=True, error=f"{target}: top level must be an object, got {kind}")
-    problems = check_config_numbers(data)  # out-of-range numbers dropped: their defaults apply
+    problems = rule_set().config_schema.check_config_numbers(data)  # out-of-range numbers dropped: their defaults apply
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         error = f"{target}: {problems[0].message()}{more}; OpenClaw rejects such a config; ignored those values"

@@ -123,3 +123,13 @@ def iso_to_ms(value: Any) -> int | None:
         return ms_from_iso(value)
     except ValueError:
         return None
+
+
+def iso_or_none(ms: float | None) -> str | None:
+    """`new Date(ms).toISOString()`, or None where JavaScript would throw (outside ±8.64e15 ms) or for None."""
+    if ms is None:
+        return None
+    try:
+        return iso_from_ms(ms)
+    except ValueError:
+        return None

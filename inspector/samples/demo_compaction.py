@@ -4,7 +4,7 @@ file lists of a summary, the tokens before. The demo's compaction and branch sum
 
 from __future__ import annotations
 
-from inspector.rules.openclaw_2026_4_12.tokens import estimate_context_tokens, pi_estimate_tokens
+from inspector.rules.ruleset import rule_set
 
 
 def _is_cut_point(entry: dict) -> bool:
@@ -23,7 +23,7 @@ def pi_find_cut_point(path: list[dict], start: int, end: int, keep_recent_tokens
     for i in range(end - 1, start - 1, -1):
         if path[i]["type"] != "message":
             continue
-        total += pi_estimate_tokens(path[i]["message"])
+        total += rule_set().tokens.pi_estimate_tokens(path[i]["message"])
         if total >= keep_recent_tokens:
             cut = next((c for c in cut_points if c >= i), cut)
             break
@@ -67,4 +67,4 @@ def format_file_ops(ops: dict) -> str:
 
 def pi_tokens_before(path: list[dict]) -> int:
     """pi `estimateContextTokens` over the path's messages (a path without an earlier compaction)."""
-    return estimate_context_tokens([e["message"] for e in path if e["type"] == "message"])["tokens"]
+    return rule_set().tokens.estimate_context_tokens([e["message"] for e in path if e["type"] == "message"])["tokens"]

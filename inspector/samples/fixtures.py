@@ -36,7 +36,7 @@ from typing import IO, Any
 
 from inspector.js.timeutil import iso_from_ms, ms_from_iso
 from inspector.read.encode import encode_entry_text
-from inspector.rules.openclaw_2026_4_12.tokens import branch_summary_text, compaction_summary_text
+from inspector.rules.ruleset import rule_set
 from inspector.samples.png import png_base64
 from inspector.samples.usage import approx_tokens, content_tokens, make_usage, zero_usage
 
@@ -398,7 +398,7 @@ class SessionBuilder:
             first = self._ctx.get(first_kept_entry_id)
             if parent_state and first and first_kept_entry_id != eid:
                 kept = parent_state[0] - (first[0] - first[1])
-            own = approx_tokens(compaction_summary_text(summary))
+            own = approx_tokens(rule_set().tokens.compaction_summary_text(summary))
             self._ctx[eid] = (own + kept, own, 0.0, 0)
         return eid
 
@@ -419,7 +419,7 @@ class SessionBuilder:
             payload["details"] = details
         if from_hook is not None:
             payload["fromHook"] = from_hook
-        tokens = approx_tokens(branch_summary_text(summary)) if summary else 0.0
+        tokens = approx_tokens(rule_set().tokens.branch_summary_text(summary)) if summary else 0.0
         return self._append("branch_summary", payload, tokens=tokens)
 
     def custom(self, custom_type: str, data: Any = _MISSING) -> str:

@@ -32,32 +32,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.base.clock import Clock, SystemClock, now_ms
 from inspector.figures.forecast.plan import CompactionPlan, PlanOptions, plan_compaction
-from inspector.rules.openclaw_2026_4_12.compaction.assembly import (
-    SPLIT_TURN_HEADING,
-    append_summary_section,
-    assemble_suffix,
-    cap_preserving_suffix,
-    format_file_operations,
-    format_preserved_turns_section,
-    format_tool_failures_section,
-)
-from inspector.rules.openclaw_2026_4_12.compaction.items import SummaryItem, items_for_positions
-from inspector.rules.openclaw_2026_4_12.compaction.prepare import NothingToPlan, prepare_compaction
-from inspector.rules.openclaw_2026_4_12.compaction.prompts import (
-    TURN_PREFIX_INSTRUCTIONS,
-    build_structured_fallback_summary,
-    compose_split_turn_instructions,
-    safeguard_structured_instructions,
-)
-from inspector.rules.openclaw_2026_4_12.compaction.safeguard import (
-    prune_history_for_context_share,
-    split_preserved_recent_turns,
-)
-from inspector.rules.openclaw_2026_4_12.tokens.measure import CHARS_PER_TOKEN_ESTIMATE
+from inspector.rules.ruleset import RuleSet, rule_set
 from inspector.session.session import EntryChangedOnDisk, open_session
 from inspector.write.breaker import CircuitBreaker
 from inspector.write.calls import BreakerOpen, RetryPolicy
@@ -69,7 +48,11 @@ from inspector.write.sessionfile import SessionWriteError
 from inspector.write.staged import Msg, Stager, synthetic_message
 from inspector.write.summarizers.base import CancelToken, ProviderError, Summarizer, SummaryCancelled
 from inspector.write.summarizers.rule_based import RulesSummarizer
+from inspector.write.truncate import HeartbeatSettings
 from inspector.write.writer import CommitResult, CompactedMeanwhile, PlanSnapshot, commit_compaction
+
+if TYPE_CHECKING:
+    from inspector.rules.openclaw_2026_4_12.compaction.items import SummaryItem
 
 DEFAULT_TIMEOUT_S = 15 * 60.0
 
@@ -90,6 +73,8 @@ class RunOptions:
     retry_policy: RetryPolicy = field(default_factory=RetryPolicy)
     rng: random.Random | None = None
     lock_timeout_ms: int = 10_000
+    rules_id: str | None = None
+    """The rule set the session is read and compacted with (None: the default rule set)."""
 
 
 @dataclass
@@ -173,10 +158,10 @@ class _TimedOut(Exception):
     pass
 
 
-def _estimate_tokens_after(plan: CompactionPlan, summary: str) -> int:
-    """pi `estimateTokens` of the compaction summary message plus the kept tail's estimate."""
+def _estimate_tokens_after(rules: RuleSet, plan: CompactionPlan, summary: str) -> int:
+    """The rules' `estimateTokens` of the compaction summary message (chars/4) plus the kept tail's estimate."""
     kept = sum(r.tokens for r in plan.rows if r.plan == "kept")
-    return math.ceil(len(summary) / CHARS_PER_TOKEN_ESTIMATE) + kept
+    return math.ceil(len(summary) / rules.tokens.CHARS_PER_TOKEN_ESTIMATE) + kept
 
 
 class _Run:
@@ -215,7 +200,8 @@ class _Run:
     def run(self) -> RunResult:
         if not self.o.dry_run and Journal().needs_recovery(self.path):
             self.result.recovered = recover_session(self.path, clock=self.clock, lock_timeout_ms=self.o.lock_timeout_ms)
-        session = open_session(self.path)
+        session = open_session(self.path, self.o.rules_id)
+        self.rules = R = rule_set(session.rules_id)
         snapshot = PlanSnapshot.of(self.path)
         self.result.snapshot = snapshot
         ctx = session.context()
@@ -227,7 +213,7 @@ class _Run:
         if plan.boundary_only:
             self.stage_total = 2
             t = self._start(None, "assembly", "boundary summary (nothing real to summarize; no model call)", 0)
-            summary = plan.boundary_summary or build_structured_fallback_summary(plan.previous_summary if isinstance(plan.previous_summary, str) else None)
+            summary = plan.boundary_summary or R.prompts.build_structured_fallback_summary(plan.previous_summary if isinstance(plan.previous_summary, str) else None)
             self._finish(None, "assembly", t, detail="boundary")
             return self._commit(plan, snapshot, summary, None)
         summary, details = self._summarize(session, ctx, plan)
@@ -243,45 +229,46 @@ class _Run:
         out = []
         for it in items:
             if it.entry_index is None:
-                out.append(Msg(it, synthetic_message(it)))
+                out.append(Msg(it, synthetic_message(self.rules, it)))
             else:
                 out.append(Msg(it, session.load_message(session.entries[it.entry_index]) or {}))
         return out
 
     def _summarize(self, session: Any, ctx: Any, plan: CompactionPlan) -> tuple[str, dict[str, Any]]:
+        R = self.rules
         s = plan.settings
-        prep = prepare_compaction(session, ctx, s.compaction_settings())
-        if isinstance(prep, NothingToPlan):  # pragma: no cover - the plan saw the same file
+        prep = R.prepare.prepare_compaction(session, ctx, s.compaction_settings())
+        if isinstance(prep, R.prepare.NothingToPlan):  # pragma: no cover - the plan saw the same file
             raise SessionWriteError(prep.reason)
         window = int(plan.context_window["tokens"])
         reserve = max(1, math.floor(s.reserve_tokens))
-        all_items = items_for_positions(session, ctx.path, prep.summarize_pos)
-        prefix_items = items_for_positions(session, ctx.path, prep.turn_prefix_pos)
+        all_items = R.items.items_for_positions(session, ctx.path, prep.summarize_pos)
+        prefix_items = R.items.items_for_positions(session, ctx.path, prep.turn_prefix_pos)
         all_msgs = self._messages(session, ctx.path, all_items)
         by_id = {id(m.item): m for m in all_msgs}
         prefix_msgs = self._messages(session, ctx.path, prefix_items)
-        structured = safeguard_structured_instructions(self.o.instructions)
+        structured = R.prompts.safeguard_structured_instructions(self.o.instructions)
         previous = plan.previous_summary if isinstance(plan.previous_summary, str) else None
-        stager = Stager(self.o.summarizer, self.path, self.emit, self.clock, self.cancel, window, reserve,
+        stager = Stager(self.o.summarizer, self.path, self.emit, self.clock, self.cancel, window, reserve, R,
                         breaker=self.o.breaker, retry_policy=self.o.retry_policy, rng=self.o.rng or random.Random())
-        tool_failures = format_tool_failures_section([m.message for m in all_msgs + prefix_msgs])
-        file_ops = format_file_operations(plan.read_files, plan.modified_files)
+        tool_failures = R.assembly.format_tool_failures_section([m.message for m in all_msgs + prefix_msgs])
+        file_ops = R.assembly.format_file_operations(plan.read_files, plan.modified_files)
 
         hs = plan.history_share
         kept_items = all_items
         dropped_msgs: list[Msg] = []
         if hs is not None and hs.applies:
-            pruned = prune_history_for_context_share(all_items, window, s.max_history_share, 2)
+            pruned = R.safeguard.prune_history_for_context_share(all_items, window, s.max_history_share, 2)
             if pruned.dropped_chunks > 0:
                 kept_items = pruned.messages
                 dropped_msgs = [by_id[id(it)] for it in pruned.dropped if id(it) in by_id]
         for it in kept_items:
             if id(it) not in by_id:
-                by_id[id(it)] = Msg(it, synthetic_message(it))
-        split = split_preserved_recent_turns(kept_items, s.recent_turns_preserve)
+                by_id[id(it)] = Msg(it, synthetic_message(self.rules, it))
+        split = R.safeguard.split_preserved_recent_turns(kept_items, s.recent_turns_preserve)
         for it in split.summarizable:
             if id(it) not in by_id:
-                by_id[id(it)] = Msg(it, synthetic_message(it))
+                by_id[id(it)] = Msg(it, synthetic_message(self.rules, it))
         preserved = [by_id[id(it)].message for it in split.preserved]
         summarizable = [by_id[id(it)] for it in split.summarizable]
         max_chunk = plan.chunking.max_chunk_tokens if plan.chunking else max(1, window // 2)
@@ -298,7 +285,7 @@ class _Run:
         effective_previous = dropped_summary if dropped_summary is not None else previous
 
         if not summarizable:
-            history = build_structured_fallback_summary(effective_previous)
+            history = R.prompts.build_structured_fallback_summary(effective_previous)
             t = self._start(stager, "chunks", "no messages left to summarize: structured fallback", 0)
             self._finish(stager, "chunks", t, "skipped", "structured fallback summary")
         else:
@@ -309,15 +296,15 @@ class _Run:
             pmax = max_chunk
             t = self._start(stager, "split_turn_prefix", f"prefix of the split turn ({len(prefix_msgs)} messages)",
                             stager.count_chunks(prefix_msgs, pmax), sum(m.item.tokens for m in prefix_msgs))
-            text = self._in_stages(stager, prefix_msgs, compose_split_turn_instructions(TURN_PREFIX_INSTRUCTIONS, structured), None,
+            text = self._in_stages(stager, prefix_msgs, R.prompts.compose_split_turn_instructions(R.prompts.TURN_PREFIX_INSTRUCTIONS, structured), None,
                                    pmax, "turn_prefix", t, "split_turn_prefix")
-            split_section = SPLIT_TURN_HEADING + text
+            split_section = R.assembly.SPLIT_TURN_HEADING + text
 
         t = self._start(None, "assembly", "recent turns, tool failures, file lists; 16000-character cap", 0)
-        preserved_section = format_preserved_turns_section(preserved)
-        suffix = assemble_suffix(split_section, preserved_section, tool_failures, file_ops)
-        body = history if history else append_summary_section(history, preserved_section)
-        summary = cap_preserving_suffix(body, suffix)
+        preserved_section = R.assembly.format_preserved_turns_section(preserved)
+        suffix = R.assembly.assemble_suffix(split_section, preserved_section, tool_failures, file_ops)
+        body = history if history else R.assembly.append_summary_section(history, preserved_section)
+        summary = R.assembly.cap_preserving_suffix(body, suffix)
         self._finish(None, "assembly", t, detail=f"{len(summary)} characters")
         self.result.fallback_summary = stager.unavailable
         return summary, {"readFiles": plan.read_files, "modifiedFiles": plan.modified_files}
@@ -363,7 +350,7 @@ class _Run:
 
     def _commit(self, plan: CompactionPlan, snapshot: PlanSnapshot, summary: str, details: dict[str, Any] | None) -> RunResult:
         assert plan.first_kept_entry_id is not None
-        self.result.tokens_after = _estimate_tokens_after(plan, summary)
+        self.result.tokens_after = _estimate_tokens_after(self.rules, plan, summary)
         entry: dict[str, Any] = {"type": "compaction", "summary": summary, "firstKeptEntryId": plan.first_kept_entry_id,
                                  "tokensBefore": plan.tokens_before}
         if details is not None:
@@ -381,7 +368,8 @@ class _Run:
         self.stage_index = self.stage_total - 1
         t = self._start(None, "commit", "truncate: rewrite after a checkpoint" if self.o.truncate else "append one compaction entry", 0)
         res = commit_compaction(self.path, summary, plan.first_kept_entry_id, plan.tokens_before or 0, details, from_hook=True,
-                                truncate=self.o.truncate, since=snapshot, clock=self.clock, lock_timeout_ms=self.o.lock_timeout_ms)
+                                truncate=self.o.truncate, since=snapshot, clock=self.clock, lock_timeout_ms=self.o.lock_timeout_ms,
+                                heartbeat=HeartbeatSettings.from_config(self.o.plan.config, self.rules))
         self._finish(None, "commit", t, detail=res.mode)
         self.result.commit = res
         self.result.status = "committed"

@@ -23,29 +23,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.base.clock import Clock, now_ms
-from inspector.rules.openclaw_2026_4_12.compaction.items import SYNTHETIC_TOOL_RESULT_TEXT, SummaryItem, total_tokens
-from inspector.rules.openclaw_2026_4_12.compaction.prompts import (
-    DEFAULT_SUMMARY_FALLBACK,
-    IdentifierPolicy,
-    merge_instructions,
-    safeguard_prompt,
-)
-from inspector.rules.openclaw_2026_4_12.compaction.safeguard import (
-    DEFAULT_PARTS,
-    MIN_MESSAGES_FOR_SPLIT,
-    chunk_messages_by_max_tokens,
-    is_oversized_for_summary,
-    normalize_parts,
-    split_messages_by_token_share,
-)
-from inspector.rules.openclaw_2026_4_12.tokens.measure import CHARS_PER_TOKEN_ESTIMATE
+from inspector.rules.ruleset import RuleSet
 from inspector.write.breaker import CircuitBreaker
 from inspector.write.calls import RetryPolicy, call_summarizer
 from inspector.write.events import FallbackUsed, RunEvent, StageName, StageProgress
 from inspector.write.summarizers.base import CancelToken, ProviderError, Purpose, Summarizer, SummaryRequest
+
+if TYPE_CHECKING:
+    from inspector.rules.openclaw_2026_4_12.compaction.items import SummaryItem
+    from inspector.rules.openclaw_2026_4_12.compaction.prompts import IdentifierPolicy
 
 
 @dataclass
@@ -56,13 +45,13 @@ class Msg:
     message: dict[str, Any]
 
 
-def synthetic_message(item: SummaryItem) -> dict[str, Any]:
-    """OpenClaw `makeMissingToolResult` for a tool call whose result is missing."""
+def synthetic_message(rules: RuleSet, item: SummaryItem) -> dict[str, Any]:
+    """OpenClaw `makeMissingToolResult` for a tool call whose result is missing (its text is the rules')."""
     return {
         "role": "toolResult",
         "toolCallId": item.tool_result_id,
         "toolName": "unknown",
-        "content": [{"type": "text", "text": SYNTHETIC_TOOL_RESULT_TEXT}],
+        "content": [{"type": "text", "text": rules.items.SYNTHETIC_TOOL_RESULT_TEXT}],
         "isError": True,
         "timestamp": 0,
     }
@@ -97,6 +86,8 @@ class Stager:
     cancel: CancelToken
     context_window: int
     reserve_tokens: int
+    rules: RuleSet
+    """The rule set the session is compacted with (its prompts, chunking, fallbacks)."""
     policy: IdentifierPolicy = "strict"
     breaker: CircuitBreaker | None = None
     retry_policy: RetryPolicy = field(default_factory=RetryPolicy)
@@ -122,9 +113,9 @@ class Stager:
     def call(self, msgs: list[Msg], instructions: str, previous: str | None, purpose: Purpose, label: str) -> str:
         """One `generateSummary` call (retried, behind the breaker)."""
         messages = [_strip_details(m.message) for m in msgs]
-        prompt = safeguard_prompt(messages, self.reserve_tokens, instructions, previous, policy=self.policy)
-        request = SummaryRequest(purpose, tuple(messages), prompt, previous, label)
-        tokens_in = total_tokens([m.item for m in msgs])
+        prompt = self.rules.prompts.safeguard_prompt(messages, self.reserve_tokens, instructions, previous, policy=self.policy)
+        request = SummaryRequest(purpose, tuple(messages), prompt, previous, label, self.rules)
+        tokens_in = self.rules.items.total_tokens([m.item for m in msgs])
         result = call_summarizer(
             self.summarizer, request, stage=self.stage, session=self.session, breaker=self.breaker, cancel=self.cancel,
             emit=self._emit, clock=self.clock, policy=self.retry_policy, rng=self.rng, call_index=self.stats.calls,
@@ -132,7 +123,8 @@ class Stager:
         st = self.stats
         st.calls += 1
         st.tokens_in += result.input_tokens if result.input_tokens is not None else tokens_in
-        st.tokens_out += result.output_tokens if result.output_tokens is not None else math.ceil(len(result.text) / CHARS_PER_TOKEN_ESTIMATE)
+        chars_per_token = self.rules.tokens.CHARS_PER_TOKEN_ESTIMATE
+        st.tokens_out += result.output_tokens if result.output_tokens is not None else math.ceil(len(result.text) / chars_per_token)
         elapsed = int((time.monotonic() - self._started) * 1000)
         total = max(self.expected_calls, st.calls)
         eta = int(elapsed / st.calls * (total - st.calls)) if st.calls else None
@@ -143,18 +135,18 @@ class Stager:
     def summarize_chunks(self, msgs: list[Msg], instructions: str, previous: str | None, max_chunk_tokens: int, purpose: Purpose) -> str:
         """OpenClaw `summarizeChunks`: the rolling summary over the chunks."""
         if not msgs:
-            return previous if previous is not None else DEFAULT_SUMMARY_FALLBACK
+            return previous if previous is not None else self.rules.prompts.DEFAULT_SUMMARY_FALLBACK
         by_id = {id(m.item): m for m in msgs}
-        chunks = chunk_messages_by_max_tokens([m.item for m in msgs], max_chunk_tokens)
+        chunks = self.rules.safeguard.chunk_messages_by_max_tokens([m.item for m in msgs], max_chunk_tokens)
         summary = previous
         for k, chunk in enumerate(chunks):
             summary = self.call([by_id[id(it)] for it in chunk], instructions, summary, purpose, f"chunk {k + 1}/{len(chunks)}")
-        return summary if summary is not None else DEFAULT_SUMMARY_FALLBACK
+        return summary if summary is not None else self.rules.prompts.DEFAULT_SUMMARY_FALLBACK
 
     def summarize_with_fallback(self, msgs: list[Msg], instructions: str, previous: str | None, max_chunk_tokens: int, purpose: Purpose) -> str:
         """OpenClaw `summarizeWithFallback` (see the module docstring)."""
         if not msgs:
-            return previous if previous is not None else DEFAULT_SUMMARY_FALLBACK
+            return previous if previous is not None else self.rules.prompts.DEFAULT_SUMMARY_FALLBACK
         try:
             return self.summarize_chunks(msgs, instructions, previous, max_chunk_tokens, purpose)
         except ProviderError as err:
@@ -162,7 +154,7 @@ class Stager:
         small: list[Msg] = []
         notes: list[str] = []
         for m in msgs:
-            if is_oversized_for_summary(m.item, self.context_window):
+            if self.rules.safeguard.is_oversized_for_summary(m.item, self.context_window):
                 role = m.message.get("role") or "message"
                 notes.append(f"[Large {role} (~{_js_round(m.item.tokens / 1000)}K tokens) omitted from summary]")
             else:
@@ -186,27 +178,26 @@ class Stager:
         """The token-share parts `summarizeInStages` would use, or None when it summarizes in one go."""
         if not msgs:
             return None
-        parts = normalize_parts(DEFAULT_PARTS, len(msgs))
-        if parts <= 1 or len(msgs) < max(2, MIN_MESSAGES_FOR_SPLIT) or total_tokens([m.item for m in msgs]) <= max_chunk_tokens:
+        parts = self.rules.safeguard.normalize_parts(self.rules.safeguard.DEFAULT_PARTS, len(msgs))
+        few = len(msgs) < max(2, self.rules.safeguard.MIN_MESSAGES_FOR_SPLIT)
+        if parts <= 1 or few or self.rules.items.total_tokens([m.item for m in msgs]) <= max_chunk_tokens:
             return None
         by_id = {id(m.item): m for m in msgs}
-        splits = [s for s in split_messages_by_token_share([m.item for m in msgs], parts) if s]
+        splits = [s for s in self.rules.safeguard.split_messages_by_token_share([m.item for m in msgs], parts) if s]
         if len(splits) <= 1:
             return None
         return [[by_id[id(it)] for it in s] for s in splits]
 
     def count_chunks(self, msgs: list[Msg], max_chunk_tokens: int) -> int:
         """How many calls `summarize_chunks` will make on `msgs` (when nothing fails)."""
-        return len(chunk_messages_by_max_tokens([m.item for m in msgs], max_chunk_tokens)) if msgs else 0
+        return len(self.rules.safeguard.chunk_messages_by_max_tokens([m.item for m in msgs], max_chunk_tokens)) if msgs else 0
 
     def merge(self, part_summaries: list[str], instructions: str, previous: str | None, max_chunk_tokens: int) -> str:
         """The merge call of `summarizeInStages`: the part summaries as user messages, merge instructions, and
         (as OpenClaw spreads `...params`) the stage's previous summary."""
-        from inspector.rules.openclaw_2026_4_12.compaction.items import item_for_message
-
         merged = [{"role": "user", "content": s, "timestamp": now_ms(self.clock)} for s in part_summaries]
-        msgs = [Msg(item_for_message(msg, k), msg) for k, msg in enumerate(merged)]
-        return self.summarize_with_fallback(msgs, merge_instructions(instructions), previous, max_chunk_tokens, "merge")
+        msgs = [Msg(self.rules.items.item_for_message(msg, k), msg) for k, msg in enumerate(merged)]
+        return self.summarize_with_fallback(msgs, self.rules.prompts.merge_instructions(instructions), previous, max_chunk_tokens, "merge")
 
 
 def _js_round(x: float) -> int:

@@ -18,11 +18,12 @@ it cannot parse; keeping them is the one difference, and it loses nothing pi wou
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.js.utf16 import js_trim
-from inspector.rules.openclaw_2026_4_12.heartbeat import DEFAULT_HEARTBEAT_ACK_MAX_CHARS, HEARTBEAT_PROMPT, strip_heartbeat_token
+from inspector.rules.ruleset import RuleSet, rule_set
 from inspector.write.sessionfile import RawLine, SessionLines
 
 HEARTBEAT_TASK_PROMPT_PREFIX = "Run the following periodic tasks (only those due based on their intervals):"
@@ -33,20 +34,24 @@ HEARTBEAT_TASK_PROMPT_ACK = "After completing all due tasks, reply HEARTBEAT_OK.
 class HeartbeatSettings:
     """The heartbeat prompt and ack length OpenClaw passes to the truncation (`resolveHeartbeatSummaryForAgent`)."""
 
-    prompt: str = HEARTBEAT_PROMPT
-    ack_max_chars: int = DEFAULT_HEARTBEAT_ACK_MAX_CHARS
+    prompt: str
+    ack_max_chars: int
+    strip_heartbeat_token: Callable[..., Any]
+    """The rules' `stripHeartbeatToken`."""
 
     @classmethod
-    def from_config(cls, config: dict[str, Any] | None) -> HeartbeatSettings:
-        """`agents.defaults.heartbeat.prompt` / `.ackMaxChars` from an `openclaw.json` (defaults otherwise)."""
+    def from_config(cls, config: dict[str, Any] | None, rules: RuleSet) -> HeartbeatSettings:
+        """`agents.defaults.heartbeat.prompt` / `.ackMaxChars` from an `openclaw.json` (the defaults of `rules`'
+        heartbeat part otherwise)."""
+        rule = rules.heartbeat
         hb = (((config or {}).get("agents") or {}).get("defaults") or {}).get("heartbeat") or {}
         if not isinstance(hb, dict):
             hb = {}
         prompt = hb.get("prompt")
         prompt = js_trim(prompt) if isinstance(prompt, str) else ""
         ack = hb.get("ackMaxChars")
-        ack_n = int(ack) if isinstance(ack, (int, float)) and not isinstance(ack, bool) else DEFAULT_HEARTBEAT_ACK_MAX_CHARS
-        return cls(prompt or HEARTBEAT_PROMPT, max(0, ack_n))
+        ack_n = int(ack) if isinstance(ack, (int, float)) and not isinstance(ack, bool) else rule.DEFAULT_HEARTBEAT_ACK_MAX_CHARS
+        return cls(prompt or rule.HEARTBEAT_PROMPT, max(0, ack_n), rule.strip_heartbeat_token)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -82,8 +87,9 @@ def is_heartbeat_user_message(message: dict[str, Any], prompt: str | None) -> bo
     return trimmed.startswith(HEARTBEAT_TASK_PROMPT_PREFIX) and HEARTBEAT_TASK_PROMPT_ACK in trimmed
 
 
-def is_heartbeat_ok_response(message: dict[str, Any], ack_max_chars: int) -> bool:
-    """An assistant reply that is only `HEARTBEAT_OK` (plus at most `ack_max_chars` of text)."""
+def is_heartbeat_ok_response(message: dict[str, Any], ack_max_chars: int, strip_heartbeat_token: Callable[..., Any]) -> bool:
+    """An assistant reply that is only `HEARTBEAT_OK` (plus at most `ack_max_chars` of text), by the rules'
+    `strip_heartbeat_token`."""
     if message.get("role") != "assistant":
         return False
     text, non_text = _message_text(message.get("content"))
@@ -127,7 +133,7 @@ def _heartbeat_pairs(branch: list[RawLine], summarized: set[Any], removed_ids: s
             and u.id not in removed_ids
             and a.id not in removed_ids
             and is_heartbeat_user_message((u.obj or {}).get("message") or {}, hb.prompt)
-            and is_heartbeat_ok_response((a.obj or {}).get("message") or {}, hb.ack_max_chars)
+            and is_heartbeat_ok_response((a.obj or {}).get("message") or {}, hb.ack_max_chars, hb.strip_heartbeat_token)
         ):
             removed_ids.add(u.id)
             removed_ids.add(a.id)
@@ -136,8 +142,9 @@ def _heartbeat_pairs(branch: list[RawLine], summarized: set[Any], removed_ids: s
 
 
 def plan_truncation(lines: SessionLines, heartbeat: HeartbeatSettings | None = None) -> TruncationPlan:
-    """OpenClaw's truncation decisions for the file's current leaf (see the module docstring)."""
-    hb = heartbeat or HeartbeatSettings()
+    """OpenClaw's truncation decisions for the file's current leaf (see the module docstring); `heartbeat` None:
+    the default rule set's heartbeat defaults."""
+    hb = heartbeat or HeartbeatSettings.from_config(None, rule_set())
     if lines.header is None:
         return TruncationPlan(reason="missing session header")
     leaf = lines.leaf

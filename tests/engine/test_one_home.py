@@ -53,7 +53,7 @@ def test_truncation_heartbeat_ack_is_the_rule():
         for ack in ACKS:
             expected = strip_heartbeat_token(raw, mode="heartbeat", max_ack_chars=ack).should_skip
             for content in (raw, [{"type": "text", "text": raw}]):
-                if is_heartbeat_ok_response({"role": "assistant", "content": content}, ack) is not expected:
+                if is_heartbeat_ok_response({"role": "assistant", "content": content}, ack, strip_heartbeat_token) is not expected:
                     wrong.append((raw, ack, expected))
     assert not wrong, f"{len(wrong)} answers differ from the rule, first: {wrong[:3]}"
 

@@ -19,8 +19,9 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-from inspector.base.durations import format_duration_ms, iso_or_none
+from inspector.base.durations import format_duration_ms
 from inspector.figures.pruning.expiry import ExpiryInfo
+from inspector.js.timeutil import iso_or_none
 from inspector.model import entries as m
 
 from ..inert import make_inert

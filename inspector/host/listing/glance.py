@@ -30,7 +30,7 @@ from inspector.read.detect import CLAUDE_CODE, CODEX, UNKNOWN, FileFormat, class
 from inspector.read.estimates import reader_estimates
 from inspector.read.jsonl_reader import BOM, peek_version, synthetic_v1_id
 from inspector.read.records import OtherRecord, extract_record
-from inspector.rules.openclaw_2026_4_12.tokens.usage import context_tokens_from_end
+from inspector.rules.ruleset import rule_set
 
 SCAN_BYTES = 64 * 1024
 """Files up to this size are read whole (exact line count, session name, compactions); bigger ones head + tail."""
@@ -240,7 +240,6 @@ def _glance(window: FileWindow) -> SessionGlance:
 
 def _from_index(walk: Walk, path: Path) -> None:
     """Decide the path's figures with the full index (only for files small enough to be read whole)."""
-    from inspector.rules.openclaw_2026_4_12.tokens.usage import usage_rows_from_end
     from inspector.session.session import SessionOpenError, open_session
 
     try:
@@ -248,7 +247,8 @@ def _from_index(walk: Walk, path: Path) -> None:
     except (SessionOpenError, OSError):
         return
     ctx = session.context()
-    walk.tokens = context_tokens_from_end(usage_rows_from_end(session.entries, ctx), len(ctx.messages)).tokens
+    usage = rule_set(session.rules_id).tokens
+    walk.tokens = usage.context_tokens_from_end(usage.usage_rows_from_end(session.entries, ctx), len(ctx.messages)).tokens
     walk.model, walk.tokens_known, walk.model_known = ctx.model, True, True
 
 

@@ -11,13 +11,16 @@ computed from exactly what the full read computes it from.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.model import entries as m
 from inspector.read.jsonl_reader import EntryReader
 from inspector.read.records import ErrorRecord, extract_record
-from inspector.rules.openclaw_2026_4_12.tokens.usage import UsageRow, context_tokens_from_end, is_valid_assistant_usage, usage_row
+from inspector.rules.ruleset import rule_set
 from inspector.session.context import maps_to_message
+
+if TYPE_CHECKING:
+    from inspector.rules.openclaw_2026_4_12.tokens.usage import UsageRow
 
 
 def name_decision(data: dict[str, Any]) -> tuple[bool, str | None]:
@@ -36,6 +39,8 @@ class Walk:
     def __init__(self, version: int, header: dict[str, Any] | None) -> None:
         self.diagnostics: list[m.Diagnostic] = []
         self.reader = EntryReader(self.diagnostics.append, version)
+        self.usage = rule_set(self.reader.rules_id).tokens
+        """The usage rules of the reader's rule set (`usage_row`, `context_tokens_from_end`)."""
         self.reader.start_after_header(header)
         self.linear = version < 2  # v1: no ids; pi's migration chains every entry to the one before it
         self.leaf: m.Entry | None = None
@@ -112,7 +117,7 @@ class Walk:
             return
         if self.summary_row is not None:  # before the last compaction: the kept messages, up to firstKeptEntryId
             if maps_to_message(entry.type, entry.role):
-                self.kept_rows.append(usage_row(entry))
+                self.kept_rows.append(self.usage.usage_row(entry))
             if entry.id is not None and entry.id == self.kept_from:
                 self._context_is(self.rows + self.kept_rows + [self.summary_row])
         elif entry.type == m.COMPACTION and self.linear:
@@ -121,18 +126,18 @@ class Walk:
             # pi's context after it: its summary, the kept messages (from firstKeptEntryId up to it), then the later
             # ones (already met, none with usage); the kept ones come next on the way back
             first = (entry.data or {}).get("firstKeptEntryId")
-            self.summary_row = usage_row(entry)
+            self.summary_row = self.usage.usage_row(entry)
             self.kept_from = first if isinstance(first, str) and first != entry.id else None
             if self.kept_from is None:
                 self._context_is(self.rows + [self.summary_row])
         elif maps_to_message(entry.type, entry.role):
-            row = usage_row(entry)
+            row = self.usage.usage_row(entry)
             self.rows.append(row)
-            if is_valid_assistant_usage(row.role, row.stop_reason, row.usage):
+            if self.usage.is_valid_assistant_usage(row.role, row.stop_reason, row.usage):
                 self._context_is(self.rows)
 
     def _context_is(self, rows_from_end: list[UsageRow]) -> None:
-        self.tokens = context_tokens_from_end(rows_from_end, len(rows_from_end)).tokens
+        self.tokens = self.usage.context_tokens_from_end(rows_from_end, len(rows_from_end)).tokens
         self.tokens_known = True
 
     def _root(self) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from inspector.rules.openclaw_2026_4_12.compaction.prompts import SummaryPrompt
 from inspector.write.summarizers.base import (
     CancelToken,
     ProviderError,
@@ -35,7 +34,6 @@ __all__ = [
     "RulesSummarizer",
     "Summarizer",
     "SummaryCancelled",
-    "SummaryPrompt",
     "SummaryRequest",
     "SummaryResult",
     "SummaryStream",

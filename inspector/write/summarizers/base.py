@@ -24,11 +24,14 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from inspector.base.textsafe import cut, make_inert
-from inspector.rules.openclaw_2026_4_12.compaction.prompts import SummaryPrompt
 from inspector.write.redact import scrub_secrets
+
+if TYPE_CHECKING:
+    from inspector.rules.openclaw_2026_4_12.compaction.prompts import SummaryPrompt
+    from inspector.rules.ruleset import RuleSet
 
 Purpose = Literal["history", "turn_prefix", "merge", "dropped"]
 POLL_S = 0.05
@@ -45,10 +48,11 @@ PUMP_QUEUE_ITEMS = 64
 
 
 def is_context_overflow_text(text: str) -> bool:
-    """pi-ai's test for an overflow error message (one home: `inspector.rules.openclaw_2026_4_12.compaction.triggers`)."""
-    from inspector.rules.openclaw_2026_4_12.compaction.triggers import is_context_overflow_error
+    """pi-ai's test for an overflow error message (one home: the `triggers` part of the rules; the default rule set's:
+    a provider's error text does not depend on which release wrote the session)."""
+    from inspector.rules.ruleset import rule_set
 
-    return is_context_overflow_error(text)
+    return bool(rule_set().triggers.is_context_overflow_error(text))
 
 
 ErrorKind = Literal["http", "timeout", "connection", "malformed", "auth", "config", "empty", "incomplete", "too_large"]
@@ -131,6 +135,8 @@ class SummaryRequest:
     prompt: SummaryPrompt
     previous_summary: str | None = None
     label: str = ""
+    rules: RuleSet | None = None
+    """The rule set of the session being compacted (its required summary sections...; None: the default)."""
 
 
 @dataclass

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from inspector.js.utf16 import js_trim
-from inspector.rules.openclaw_2026_4_12.compaction.prompts import REQUIRED_SUMMARY_SECTIONS, convert_to_llm
+from inspector.rules.ruleset import RuleSet, rule_set
 from inspector.write.summarizers.base import CancelToken, SummaryRequest, SummaryResult, SummaryStream
 
 MAX_ITEM_CHARS = 200
@@ -134,12 +134,12 @@ def _newest(items: list[str], n: int = MAX_ITEMS) -> list[str]:
     return list(reversed(picked))
 
 
-def _sections(summary: str) -> dict[str, list[str]] | None:
-    """The five sections' non-empty lines of a summary that has them (None otherwise)."""
+def _sections(summary: str, headings: tuple[str, ...]) -> dict[str, list[str]] | None:
+    """The five sections' (`headings`) non-empty lines of a summary that has them (None otherwise)."""
     lines = summary.splitlines()
-    if not all(any(js_trim(line) == h for line in lines) for h in REQUIRED_SUMMARY_SECTIONS):
+    if not all(any(js_trim(line) == h for line in lines) for h in headings):
         return None
-    out: dict[str, list[str]] = {h: [] for h in REQUIRED_SUMMARY_SECTIONS}
+    out: dict[str, list[str]] = {h: [] for h in headings}
     current: str | None = None
     for line in lines:
         t = js_trim(line)
@@ -157,7 +157,7 @@ def _sections(summary: str) -> dict[str, list[str]] | None:
 class _Facts:
     """Everything the rules extract from a list of messages."""
 
-    def __init__(self, messages: list[dict[str, Any]]) -> None:
+    def __init__(self, messages: list[dict[str, Any]], rules: RuleSet) -> None:
         self.counts: Counter[str] = Counter()
         self.tools: Counter[str] = Counter()
         self.decisions: list[str] = []
@@ -170,7 +170,7 @@ class _Facts:
         self.identifiers: list[str] = []
         # identifier sources by priority: what people wrote, then tool arguments, then tool output
         tiers: dict[int, list[str]] = {0: [], 1: [], 2: []}
-        llm = convert_to_llm(messages)
+        llm = rules.prompts.convert_to_llm(messages)
         for original, msg in zip(_originals(messages), llm):
             role = str(msg.get("role"))
             label = "tool results" if role == "toolResult" else role
@@ -248,22 +248,26 @@ def _bullets(items: list[str], empty: str = NONE_FOUND) -> list[str]:
     return [f"- {i}" for i in items] if items else [empty]
 
 
-def build_rules_sections(messages: list[dict[str, Any]], previous_summary: str | None, purpose: str) -> list[tuple[str, list[str]]]:
-    """The five sections (heading, lines) for these messages and the previous summary."""
-    carried: dict[str, list[str]] = {h: [] for h in REQUIRED_SUMMARY_SECTIONS}
+def build_rules_sections(
+    messages: list[dict[str, Any]], previous_summary: str | None, purpose: str, rules: RuleSet
+) -> list[tuple[str, list[str]]]:
+    """The five sections (heading, lines: the `rules`' required summary sections) for these messages and the previous
+    summary."""
+    headings: tuple[str, ...] = tuple(rules.prompts.REQUIRED_SUMMARY_SECTIONS)
+    carried: dict[str, list[str]] = {h: [] for h in headings}
     earlier: list[str] = []
     sources = [previous_summary] if previous_summary and js_trim(previous_summary) else []
     if purpose == "merge":
         sources += [_text_of(m) for m in messages if isinstance(m, dict)]
         messages = []
     for src in sources:
-        secs = _sections(src)
+        secs = _sections(src, headings)
         if secs is None:
             earlier += [f"- Earlier summary: {_clip(line, 300)}" for line in src.splitlines() if js_trim(line)]
         else:
             for h, lines in secs.items():
                 carried[h] += [x for x in lines if x not in carried[h]]
-    f = _Facts(messages)
+    f = _Facts(messages, rules)
 
     decisions: list[str] = []
     if messages:
@@ -321,9 +325,12 @@ def build_rules_sections(messages: list[dict[str, Any]], previous_summary: str |
     ]
 
 
-def rules_summary(messages: list[dict[str, Any]], previous_summary: str | None = None, purpose: str = "history") -> str:
-    """The whole rules summary as one text."""
-    return "\n\n".join(h + "\n" + "\n".join(lines) for h, lines in build_rules_sections(messages, previous_summary, purpose))
+def rules_summary(
+    messages: list[dict[str, Any]], previous_summary: str | None = None, purpose: str = "history", rules: RuleSet | None = None
+) -> str:
+    """The whole rules summary as one text (`rules` None: the default rule set)."""
+    sections = build_rules_sections(messages, previous_summary, purpose, rules or rule_set())
+    return "\n\n".join(h + "\n" + "\n".join(lines) for h, lines in sections)
 
 
 class RulesSummarizer:
@@ -336,7 +343,7 @@ class RulesSummarizer:
 
     def stream(self, request: SummaryRequest, cancel: CancelToken | None = None) -> SummaryStream:
         """Yield the summary section by section (deterministic; cancellable between sections)."""
-        sections = build_rules_sections(list(request.messages), request.previous_summary, request.purpose)
+        sections = build_rules_sections(list(request.messages), request.previous_summary, request.purpose, request.rules or rule_set())
 
         def deltas() -> Iterator[str]:
             for i, (heading, lines) in enumerate(sections):

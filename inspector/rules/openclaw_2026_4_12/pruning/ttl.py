@@ -21,8 +21,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.base.durations import format_duration_ms, iso_or_none
-from inspector.js.timeutil import ms_from_iso
+from inspector.base.durations import format_duration_ms
+from inspector.js.timeutil import iso_or_none, ms_from_iso
 from inspector.js.utf16 import js_trim
 from inspector.rules.openclaw_2026_4_12.pruning.settings import js_json_number
 from inspector.rules.openclaw_2026_4_12.window_guard import normalize_provider_id

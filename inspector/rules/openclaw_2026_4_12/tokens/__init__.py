@@ -52,7 +52,10 @@ from inspector.rules.openclaw_2026_4_12.tokens.usage import (
     calculate_context_tokens,
     context_tokens_from_end,
     estimate_context_tokens,
+    is_valid_assistant_usage,
     message_usage_row,
+    usage_row,
+    usage_rows_from_end,
 )
 
 ESTIMATORS = RELEASE.estimators
@@ -84,6 +87,7 @@ __all__ = [
     "estimate_all",
     "estimate_context_tokens",
     "estimate_string_chars",
+    "is_valid_assistant_usage",
     "js_len",
     "message_usage_row",
     "model_visible_texts",
@@ -92,4 +96,6 @@ __all__ = [
     "pi_estimate_chars",
     "pi_estimate_tokens",
     "tool_guard_chars",
+    "usage_row",
+    "usage_rows_from_end",
 ]
