@@ -14,9 +14,7 @@ It never imports Textual or the UI (`widgets/`): an import-linter contract, run 
 * `samples`: the demo session and the test-fixture builder, apart from the core.
 """
 
-from inspector.read.estimates import register_resolver as _register_resolver
-from inspector.rules.ruleset import resolve_reader_estimates as _resolve_reader_estimates
-
-# The composition root: code below the rules (the reader, the session) names a rule set by id; this is how the id
-# becomes that rule set's estimators.
-_register_resolver(_resolve_reader_estimates)
+READER_ESTIMATES_RESOLVER = "inspector.rules.ruleset:resolve_reader_estimates"
+"""The composition root's one wiring: code below the rules (the reader, the session) names a rule set by its id, and
+`inspector.read.estimates.reader_estimates` turns the id into that rule set's estimators through this function
+(`module:function`, imported on first use: a process that reads no session imports no rule set)."""

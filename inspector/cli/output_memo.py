@@ -196,11 +196,13 @@ def replay(argv: list[str]) -> memoryview | None:
 class _Recording:
     """The command line being recorded, and (once bound) the header its memo will have."""
 
-    __slots__ = ("argv", "cwd", "header")
+    __slots__ = ("argv", "cwd", "header", "rules_witness")
 
     def __init__(self, argv: list[str], cwd: str) -> None:
         self.argv, self.cwd = argv, cwd
         self.header: dict[str, Any] | None = None
+        self.rules_witness: Any = None
+        """What the rule choice depended on (`note_rules`), kept until the header is bound."""
 
 
 _recording: _Recording | None = None
@@ -249,6 +251,7 @@ def bind(
         "config_arg": None if config_arg is None else str(config_arg),
         "config": config_fingerprint(config),
         "config_witness": witness,
+        "rules_witness": _recording.rules_witness,
     }
 
 
@@ -269,10 +272,12 @@ _ASKED_INSTALLED = ("default", "the installed openclaw --version")
 def note_rules(choice: Any) -> None:
     """The rule choice the output carries: a choice that asked the installed `openclaw` (or found none) holds only
     while PATH finds the same one, so the memo keeps what it found."""
-    if _recording is None or _recording.header is None:
+    if _recording is None:
         return
     asked = choice.reason == "default" or choice.reason.startswith(_ASKED_INSTALLED[1])
-    _recording.header["rules_witness"] = installed_openclaw_witness() if asked else None
+    _recording.rules_witness = installed_openclaw_witness() if asked else None
+    if _recording.header is not None:
+        _recording.header["rules_witness"] = _recording.rules_witness
 
 
 def record(output: bytes) -> bool:

@@ -35,11 +35,14 @@ def session_format_version(path: Path | str) -> int | None:
     """The `version` of the session header on the file's first line (None: no header, or not readable)."""
     import orjson
 
+    from inspector.base.safeio import NotRegularFileError, open_regular
+
     try:
-        with open(path, "rb") as f:
-            head = f.read(_HEAD_BYTES)
-    except (OSError, ValueError):
+        fd = open_regular(path)  # a FIFO or a device would block the read: no version, the opening reports it
+    except (OSError, ValueError, NotRegularFileError):
         return None
+    with os.fdopen(fd, "rb") as f:
+        head = f.read(_HEAD_BYTES)
     first = head.split(b"\n", 1)[0]
     try:
         obj = orjson.loads(first)

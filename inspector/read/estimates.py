@@ -5,8 +5,9 @@ release's estimators it runs. A `ReaderEstimates` carries them: the rule set's i
 snapshots by it), the `EstimateLayout` rows are packed with, `estimate_all` (a message dict -> its estimates in the
 layout's order) and, optionally, a fused record builder per role (`fused`: `role -> (obj, msg, note) ->
 MessageRecord`, equal to the general path field for field, for speed). `inspector.rules.ruleset.RuleSet.reader_estimates`
-makes one from a release's `tokens` part; the composition root (`inspector/__init__.py`) registers the resolver
-that `reader_estimates(rules_id)` uses, so that code below the rules can name a rule set by its id.
+makes one from a release's `tokens` part; the composition root (`inspector/__init__.py`) names the resolver
+`reader_estimates(rules_id)` uses (`READER_ESTIMATES_RESOLVER`), so that code below the rules can name a rule set by
+its id without importing the rules.
 """
 
 from __future__ import annotations
@@ -41,14 +42,20 @@ _resolver: Callable[[str | None], ReaderEstimates] | None = None
 
 
 def register_resolver(resolve: Callable[[str | None], ReaderEstimates]) -> None:
-    """Set how a rule set id (None: the default rule set) becomes its `ReaderEstimates` (done once, by the
-    composition root)."""
+    """Set how a rule set id (None: the default rule set) becomes its `ReaderEstimates` (instead of the composition
+    root's `READER_ESTIMATES_RESOLVER`)."""
     global _resolver
     _resolver = resolve
 
 
 def reader_estimates(rules_id: str | None = None) -> ReaderEstimates:
     """The reader estimates of the rule set `rules_id` (None: the default rule set)."""
-    if _resolver is None:  # pragma: no cover - inspector/__init__.py registers it before anything reads
-        raise RuntimeError("no rule set resolver registered (import inspector first)")
+    global _resolver
+    if _resolver is None:
+        import importlib
+
+        from inspector import READER_ESTIMATES_RESOLVER
+
+        module, name = READER_ESTIMATES_RESOLVER.split(":")
+        _resolver = getattr(importlib.import_module(module), name)
     return _resolver(rules_id)

@@ -21,6 +21,7 @@ from inspector.figures.session_figures import (
 from inspector.figures.sizes import UNKNOWN, estimate_sizes, recorded_context_running, recorded_output_sizes, running_totals
 from inspector.rules.openclaw_2026_4_12.tokens import calculate_context_tokens
 from inspector.rules.openclaw_2026_4_12.tokens.context_usage import last_context_usage
+from inspector.rules.ruleset import rule_set
 from inspector.session.session import open_session
 
 USAGE = {"input": 1000, "output": 50, "cacheRead": 200, "cacheWrite": 0, "totalTokens": 1250, "cost": {"total": 0.01}}
@@ -128,11 +129,12 @@ def test_sizes_and_running_totals(tmp_path):
     out = recorded_output_sizes(msgs)
     assert [v for v in out if v != UNKNOWN] == [20, 50]  # a1 (conftest's default usage), a2
     assert [out[i] == UNKNOWN for i in range(len(msgs))] == [r.role != "assistant" for r in msgs]
-    ctx_running = recorded_context_running(msgs)
+    calculate = rule_set().tokens.calculate_context_tokens
+    ctx_running = recorded_context_running(msgs, calculate)
     first = next(i for i, r in enumerate(msgs) if r.usage)
     assert all(v == UNKNOWN for v in ctx_running[:first])
     assert ctx_running[-1] == calculate_context_tokens(USAGE) and ctx_running[first] == calculate_context_tokens(msgs[first].usage)
-    assert list(recorded_context_running(msgs, first + 1, None, ctx_running[first])) == list(ctx_running[first + 1 :])
+    assert list(recorded_context_running(msgs, calculate, first + 1, None, ctx_running[first])) == list(ctx_running[first + 1 :])
 
 
 def test_damage_kinds_and_unsupported(tmp_path):

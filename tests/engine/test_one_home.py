@@ -146,13 +146,21 @@ def test_python_whitespace_not_used_where_javascript_trims():
 
 def test_cost_reads_prices_only_from_the_release_catalog():
     """The cost figures price calls from the release's model catalog: no price file, table or lookup of their own."""
-    from inspector.figures.diagnosis import cost
-    from inspector.rules.openclaw_2026_4_12 import model_catalog
+    from inspector.figures.diagnosis import calls, cost
+    from inspector.figures.diagnosis.calls import walk_calls
+    from inspector.rules.ruleset import rule_set
+    from inspector.session.session import open_session
 
     source = Path(cost.__file__).read_text(encoding="utf-8")
     for own in ("prices.json", "resources", "import json", "_FALLBACK_PROVIDER_ORDER", "def lookup", "def cost_of("):
         assert own not in source, f"cost.py has a {own!r} of its own"
-    assert cost.load_catalog is model_catalog.load_catalog
+    assert "load_catalog" not in source  # the caller hands it the session's catalog
+    assert "rules.model_catalog.load_catalog()" in Path(calls.__file__).read_text(encoding="utf-8")
+    session = open_session(ENGINE / "data" / "demo-session.jsonl")
+    walked = walk_calls(session, session.context()).calls
+    table = rule_set(session.rules_id).model_catalog.load_catalog()
+    keys = [(found.key if (found := table.lookup(c.provider, c.model)) else None) for c in walked]
+    assert walked and any(keys) and [c.cost.price_key for c in walked] == keys
     data_files = sorted(p.relative_to(ENGINE) for p in ENGINE.rglob("*.json"))
     assert data_files == [Path("rules/openclaw_2026_4_12/model_catalog.json")], data_files
 

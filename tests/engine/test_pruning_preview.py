@@ -10,8 +10,8 @@ import pytest
 
 from inspector.cli import main
 from inspector.figures.pruning.preview import PreviewOptions, build_preview
+from inspector.js.timeutil import iso_from_ms, ms_from_iso
 from inspector.rules.openclaw_2026_4_12.pruning.settings import SettingsOverrides
-from inspector.rules.openclaw_2026_4_12.pruning.ttl import iso_from_ms, ms_from_iso
 from inspector.samples.fixtures import SessionBuilder
 from inspector.session.session import open_session
 

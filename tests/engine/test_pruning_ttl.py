@@ -6,15 +6,14 @@ from types import SimpleNamespace
 
 import pytest
 
+from inspector.js.timeutil import iso_from_ms, ms_from_iso
 from inspector.rules.openclaw_2026_4_12.pruning.ttl import (
     SOURCE_CACHE_TTL_ENTRY,
     SOURCE_LAST_ASSISTANT,
     SOURCE_NONE,
     evaluate_ttl_gate,
     is_cache_ttl_eligible,
-    iso_from_ms,
     js_number,
-    ms_from_iso,
     project_ttl_gate,
     read_last_cache_touch,
     result_expiry,
