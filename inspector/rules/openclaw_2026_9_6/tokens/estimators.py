@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspector.js.jsjson import JSStringifyError, js_len, js_truthy, js_number_to_string, js_stringify
+from inspector.js.jsjson import JSStringifyError, js_len, js_number_to_string, js_stringify, js_truthy
 from inspector.js.utf16 import js_trim
 from inspector.rules.openclaw_2026_4_12.tokens.estimators import (
     OMITTED_ASSISTANT_REASONING_TEXT,

@@ -24,7 +24,6 @@ import functools
 import re
 from typing import Any
 
-from inspector.js.jsjson import js_len
 from inspector.rules.openclaw_2026_4_12.tokens.measure import (
     CHARS_PER_TOKEN_ESTIMATE,
     UNKNOWN_THROW_CHARS,
@@ -68,47 +67,89 @@ def _extras(raw_weight: int) -> tuple[int, int, int, int, int]:
 _EXTRAS = {1: _extras(1), 2: _extras(2)}
 
 
-def _class(ranges: tuple[tuple[int, int], ...]) -> str:
-    return "".join(f"{chr(a)}-{chr(b)}" if a != b else chr(a) for a, b in ranges)
+_BMP_BUCKETS = 3
+"""The first three buckets lie in the BMP, the last two are astral."""
 
 
 @functools.cache
-def _patterns() -> tuple[re.Pattern[str], tuple[re.Pattern[str], ...]]:
-    """Any weighted code point, and one pattern per bucket (compiled on first use: their wide ranges are slow to
-    compile and most strings are ASCII)."""
-    buckets = tuple(re.compile(f"[{_class(ranges)}]") for ranges in WEIGHTED_CJK_RANGES)
-    return re.compile("[" + "".join(_class(r) for r in WEIGHTED_CJK_RANGES) + "]"), buckets
+def _bmp_tables() -> tuple[bytes, tuple[bytes, ...], bytes, dict[str, int], re.Pattern[str]]:
+    """The BMP's weighted characters by the high byte of their UTF-16 unit (built on first use).
+
+    Returns the high bytes no weighted character has (never weighted; the surrogates 0xD8-0xDF are kept out of it:
+    they may be astral weighted characters); for each BMP bucket, the bytes that are NOT high bytes whose whole
+    block of 256 belongs to it (`translate` deletes them: what is left is the count); the high bytes of the
+    partly weighted blocks ("edges"); the bucket of each weighted character of an edge block; and a pattern
+    matching those characters (BMP only: compiled to a bitmap)."""
+    bucket_of: dict[int, int] = {}
+    for bucket, ranges in enumerate(WEIGHTED_CJK_RANGES[:_BMP_BUCKETS]):
+        for a, b in ranges:
+            bucket_of.update(dict.fromkeys(range(a, b + 1), bucket))
+    full: list[set[int]] = [set() for _ in range(_BMP_BUCKETS)]
+    edges: set[int] = set()
+    for hi in {cp >> 8 for cp in bucket_of}:
+        block = {bucket_of.get(cp, -1) for cp in range(hi << 8, (hi + 1) << 8)}
+        if len(block) == 1 and -1 not in block:
+            full[block.pop()].add(hi)
+        else:
+            edges.add(hi)
+    weighted = set().union(*full, edges, range(0xD8, 0xE0))
+    never = bytes(b for b in range(256) if b not in weighted)
+    not_full = tuple(bytes(b for b in range(256) if b not in f) for f in full)
+    edge_bucket = {chr(cp): bucket for cp, bucket in bucket_of.items() if cp >> 8 in edges}
+    pattern = re.compile("[" + "".join(sorted(edge_bucket)) + "]")
+    return never, not_full, bytes(sorted(edges)), edge_bucket, pattern
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_HIGH_SURROGATES = bytes(range(0xD8, 0xE0))
 
 
-def _surrogate_free(s: str) -> str:
-    """`s` with surrogate code point pairs joined into one character, as JavaScript reads them."""
-    return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+@functools.cache
+def _astral_pattern() -> re.Pattern[str]:
+    return re.compile("[\\U00010000-\\U0010ffff]")
+
+
+def _astral_bucket(cp: int) -> int:
+    """The bucket (3 or 4) of an astral code point; -1 when it is not weighted."""
+    for bucket in range(_BMP_BUCKETS, len(WEIGHTED_CJK_RANGES)):
+        for a, b in WEIGHTED_CJK_RANGES[bucket]:
+            if a <= cp <= b:
+                return bucket
+    return -1
 
 
 def estimate_string_chars_raw_weight(s: Any, raw_weight: int = 1) -> int:
     """cjk-chars.ts `estimateStringCharsWithMinimumRawWeight(text, {minimumRawWeight})` for weight 1 or 2.
 
     `raw_weight` chars per UTF-16 code unit, plus each weighted code point's bucket extra (module docstring). A
-    non-string counts 0 (JavaScript would throw).
+    non-string counts 0 (JavaScript would throw). Split surrogate pairs count as the character they make, as in
+    JavaScript; a lone surrogate is one unweighted unit. Counted on the units' high bytes (`bytes.translate`
+    runs at memory speed); only the characters of partly weighted blocks and astral ones are looked at one by one.
     """
     if type(s) is not str:
         return 0
     if s.isascii():
         return len(s) * raw_weight
-    units = js_len(s)
-    any_weighted, buckets = _patterns()
-    if _SURROGATE.search(s) is not None:
-        s = _surrogate_free(s)
-    if any_weighted.search(s) is None:
-        return units * raw_weight
-    chars = units * raw_weight
-    for pattern, extra in zip(buckets, _EXTRAS[raw_weight], strict=True):
-        n = len(pattern.findall(s))
-        if n:
-            chars += n * extra
+    units = s.encode("utf-16-le", "surrogatepass")
+    chars = (len(units) >> 1) * raw_weight
+    never, not_full, edge_bytes, edge_bucket, edge_pattern = _bmp_tables()
+    high = units[1::2].translate(None, never)
+    if not high:
+        return chars
+    extras = _EXTRAS[raw_weight]
+    for bucket_not_full, extra in zip(not_full, extras, strict=False):
+        chars += len(high.translate(None, bucket_not_full)) * extra
+    edges = len(high) - len(high.translate(None, edge_bytes))
+    if edges and edges == high.count(0):  # Latin-1 alone: U+00B7 is its one weighted character
+        chars += s.count("\u00b7") * extras[0]
+    elif edges:
+        for ch in edge_pattern.findall(s):
+            chars += extras[edge_bucket[ch]]
+    if len(high.translate(None, _HIGH_SURROGATES)) != len(high):
+        joined = units.decode("utf-16-le", "surrogatepass")  # pairs joined, lone surrogates kept
+        for ch in _astral_pattern().findall(joined):
+            bucket = _astral_bucket(ord(ch))
+            if bucket >= 0:
+                chars += extras[bucket]
     return chars
 
 
