@@ -15,17 +15,23 @@ import pytest
 from conftest import CORPUS, ROOT
 from oracle.openclaw_2026_9 import openclaw_2026_9  # noqa: F401
 
-from inspector.rules.openclaw_2026_9_6 import context_rebuild
+from inspector.rules.openclaw_2026_9_6 import context_rebuild, tool_pairing
 from inspector.samples.fixtures import SessionBuilder
 from inspector.session.session import open_session
 
 SCRIPT = ROOT / "tests" / "oracle" / "oc_2026_9_context.mjs"
 
 
-def _ours(path: Path) -> dict[str, Any]:
+def _ours(path: Path, *, read_messages: bool = True) -> dict[str, Any]:
+    """Our context; `read_messages`: a reset's tool pairing reads the messages (else the index's metadata)."""
     session = open_session(path)
     entries = session.tree.entries
-    ctx = context_rebuild.build_context(session.tree)
+
+    def load(index: int) -> dict[str, Any] | None:
+        message = session.load_entry_object(entries[index]).get("message")
+        return message if isinstance(message, dict) else None
+
+    ctx = context_rebuild.build_context(session.tree, load_message=load if read_messages else None)
     leaf = context_rebuild.active_leaf_index(session.tree)
     return {
         "leaf": None if leaf is None else entries.id_of(leaf),
@@ -53,6 +59,19 @@ def _theirs(oc: Any, paths: list[Path]) -> list[dict[str, Any]]:
 # ---- generated sessions ---------------------------------------------------------------------------------------------
 
 
+def tool_pairing_missing(call_id: str, now_ms: int) -> dict[str, Any]:
+    """OpenClaw's synthetic "missing tool result" (`makeMissingToolResult`)."""
+    return {
+        "role": "toolResult",
+        "toolCallId": call_id,
+        "toolName": "exec",
+        "content": [{"type": "text", "text": tool_pairing.DEFAULT_MISSING_TOOL_RESULT_TEXT}],
+        "details": {tool_pairing.SYNTHETIC_MISSING_TOOL_RESULT_DETAIL_KEY: True, "reason": "missing_tool_result"},
+        "isError": True,
+        "timestamp": now_ms,
+    }
+
+
 def _generate(seed: int) -> SessionBuilder:
     rng = random.Random(seed)
     b = SessionBuilder(seed=seed)
@@ -75,7 +94,17 @@ def _generate(seed: int) -> SessionBuilder:
             pending_calls = [c["id"] for c in calls]
         elif op < 0.44 and pending_calls:
             call = pending_calls.pop(0) if rng.random() < 0.8 else rng.choice(["nope", pending_calls[0]])
-            ids.append(b.tool_result(call, "exec", "ok"))
+            kind = rng.random()
+            if kind < 0.1:  # the synthetic result OpenClaw's transcript repair inserts
+                ids.append(b.message(tool_pairing_missing(call, b.now_ms)))
+            elif kind < 0.2:  # a result without an id: the frame's only call, when the names agree
+                ids.append(b.message({"role": "toolResult", "toolName": rng.choice(["exec", "read"]), "isError": False,
+                                      "content": [{"type": "text", "text": "ok"}], "timestamp": b.now_ms}))  # fmt: skip
+            elif kind < 0.25:  # another id field, padded
+                ids.append(b.message({"role": "toolResult", "toolCallId": "", "toolUseId": f" {call} ", "toolName": "exec",
+                                      "isError": False, "content": [], "timestamp": b.now_ms}))  # fmt: skip
+            else:
+                ids.append(b.tool_result(call, "exec", "ok"))
         elif op < 0.52:
             ids.append(b.assistant(f"a{len(ids)}"))
         elif op < 0.57:
@@ -122,18 +151,22 @@ def _generate(seed: int) -> SessionBuilder:
 
 def test_generated_sessions_match_openclaw_2026_9(openclaw_2026_9: Any, tmp_path: Path) -> None:  # noqa: F811
     paths = []
-    for seed in range(300):
+    for seed in range(400):
         path = tmp_path / f"s{seed}.jsonl"
         _generate(seed).write(path)
         paths.append(path)
     theirs = _theirs(openclaw_2026_9, paths)
-    resets = leaf_rows = 0
+    resets = leaf_rows = from_metadata = 0
     for path, expected in zip(paths, theirs, strict=True):
         text = path.read_text()
         resets += '"type":"reset"' in text
         leaf_rows += '"type":"leaf"' in text
         assert _ours(path) == expected, path.name
-    assert resets > 100 and leaf_rows > 100  # the generator does reach the new rows
+        if "openclawSyntheticMissingToolResult" not in text and '"toolUseId"' not in text and '"toolCallId"' in text:
+            # results as OpenClaw writes them: the index's metadata pairs them as the messages do
+            from_metadata += 1
+            assert _ours(path, read_messages=False) == expected, path.name
+    assert resets > 100 and leaf_rows > 100 and from_metadata > 100  # the generator does reach the new rows
 
 
 def test_corpus_matches_openclaw_2026_9(openclaw_2026_9: Any) -> None:  # noqa: F811
