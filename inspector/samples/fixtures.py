@@ -225,10 +225,8 @@ class SessionBuilder:
         return self._append(entry_type, dict(fields))
 
     def message(self, message: dict, *, advance_leaf: bool = True, side: bool = False) -> str:
-        """A `message` entry carrying `message` as given (for roles without a helper, e.g. `bashExecution`, `custom`).
-
-        `side=True` writes OpenClaw 2026.9's `appendMode: "side"` (after the message) and leaves the leaf where it was.
-        """
+        """A `message` entry carrying `message` as given (for roles without a helper, e.g. `bashExecution`, `custom`);
+        `side=True` adds OpenClaw 2026.9's `appendMode: "side"` and leaves the leaf where it was."""
         tokens = 0.0
         if self._track:
             tokens = content_tokens(message.get("content", "")) if message.get("role") != "bashExecution" else \
@@ -244,14 +242,11 @@ class SessionBuilder:
         return self._append("reset", payload)
 
     def leaf(self, target_id: str | None, *, append_parent_id: Any = _MISSING, append_mode: str | None = None) -> str:
-        """OpenClaw 2026.9's `leaf` navigation row (`targetId`, `appendParentId?`, `appendMode?`; its `parentId` is
-        the current leaf): `target_id` becomes the active leaf, and the next append a child of `append_parent_id`
-        (default: the target)."""
+        """OpenClaw 2026.9's `leaf` row (`targetId, appendParentId?, appendMode?`; its parent: the current leaf): the
+        target becomes the active leaf, and the next append a child of `append_parent_id` (default: the target)."""
         payload: dict[str, Any] = {"targetId": target_id}
-        if append_parent_id is not _MISSING:
-            payload["appendParentId"] = append_parent_id
-        if append_mode is not None:
-            payload["appendMode"] = append_mode
+        payload.update({} if append_parent_id is _MISSING else {"appendParentId": append_parent_id})
+        payload.update({} if append_mode is None else {"appendMode": append_mode})
         eid = self._append("leaf", payload, advance_leaf=False)
         self.leaf_id = target_id if append_parent_id is _MISSING else append_parent_id
         return eid

@@ -6,13 +6,13 @@ Works on entry metadata only: message content stays on disk until asked for.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
 from itertools import compress
 from typing import Any
 
 from inspector.model import entries as m
 from inspector.rules.openclaw_2026_4_12.tokens.usage import NON_OBJECT_USAGE, UsageRow
+from inspector.session.context_rules import PI_0_66_CONTEXT, ContextRules
 from inspector.session.tree import SessionTree
 from inspector.storage import nums_layout as nl
 from inspector.storage.entry_table import EntryTable
@@ -75,34 +75,6 @@ def usage_row(entry: m.Entry) -> UsageRow:
         elif entry.non_object_usage:
             usage = NON_OBJECT_USAGE
     return UsageRow(entry.role, entry.stop_reason, usage, entry.estimate("pi") or 0)
-
-
-ResetKept = Callable[[EntryTable, Sequence[int]], set[int]]
-"""Which of the entries (indices, in path order) between a reset's first kept entry and the reset stay in the context."""
-
-
-@dataclass(frozen=True, slots=True)
-class ContextRules:
-    """What differs between releases in the context walk over a path (the path itself, chosen by the release's
-    navigation, is given): which entry types are boundaries, whether excluded messages are left out, and which
-    entries a `reset` keeps before it."""
-
-    key: str
-    """Names the rules in `EntryTable.per_shape` (the shapes' kinds depend on the boundary types)."""
-    boundary_types: frozenset[str]
-    """Entry types that start the context: the last one on the path wins (a compaction adds its summary row)."""
-    skips_excluded: bool = False
-    """Leave out `message` entries flagged `FLAG_EXCLUDE_TRUE` (`excludeFromContext === true`), except those a reset
-    keeps."""
-    reset_kept: ResetKept | None = None
-    """For a `reset` boundary: the entries it keeps from `firstKeptEntryId` on (None: every message entry)."""
-    first_kept: Callable[[EntryTable, int, object], object] | None = None
-    """The `firstKeptEntryId` boundary `index` stands for, from the one it stores (None: as stored)."""
-
-
-PI_0_66_CONTEXT = ContextRules("path_kinds", frozenset({m.COMPACTION}))
-"""pi 0.66.1's `buildSessionContext` (OpenClaw 2026.4.12): the last compaction is the one boundary; unknown entry
-types (a `reset`, a `leaf` row) are on the path but contribute nothing; nothing is left out."""
 
 
 def build_context(

@@ -25,8 +25,9 @@ from typing import Any
 from inspector.model import entries as m
 from inspector.rules.openclaw_2026_9_6 import tool_pairing
 from inspector.rules.openclaw_2026_9_6.navigation import CANONICAL, classify, navigation
-from inspector.session.context import ContextRules, append_to_context, maps_to_message
+from inspector.session.context import append_to_context, maps_to_message
 from inspector.session.context import build_context as _walk
+from inspector.session.context_rules import ContextRules
 from inspector.session.tree import SessionTree
 from inspector.storage.entry_table import EntryTable
 
