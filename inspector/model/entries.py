@@ -212,6 +212,13 @@ KNOWN_ENTRY_TYPES = frozenset(
         SESSION_INFO,
     }
 )
+"""The types pi 0.66.1 (OpenClaw 2026.4.12) knows; the reader reports any other as unknown."""
+
+# Entry types OpenClaw 2026.9 added (session format v4; pi 0.66.1 keeps them in the tree, out of the context).
+RESET = "reset"
+"""A context boundary like a compaction, without a summary; it may keep entries from its `firstKeptEntryId` on."""
+LEAF = "leaf"
+"""A navigation row: its `targetId` becomes the active leaf (no message, not on any path)."""
 
 CURRENT_SESSION_VERSION = 3
 
@@ -279,6 +286,11 @@ FLAG_EXCLUDED_FROM_CONTEXT = 2
 """A `bashExecution` with a truthy `excludeFromContext`."""
 FLAG_NON_OBJECT_USAGE = 4
 """An assistant whose `usage` is truthy but not an object (nothing packed; pi still takes it as usage)."""
+FLAG_EXCLUDE_TRUE = 8
+"""A message (any role) whose `excludeFromContext` is exactly `true`: OpenClaw 2026.9 leaves its entry out of the
+context (`projectSessionEntryMessage`)."""
+FLAG_SIDE_APPEND = 16
+"""A `message` entry whose `appendMode` is `"side"` (OpenClaw 2026.9: appended beside the active leaf, which stays)."""
 
 
 class RowLayout(Protocol):
@@ -432,6 +444,9 @@ class SessionContext:
     compaction_index: int | None = None
     first_kept_index: int | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    reset_index: int | None = None
+    """The `reset` entry the context starts after (OpenClaw 2026.9), when that is its boundary (`compaction_index`
+    is then None)."""
     path_usage: PathUsage | None = field(default=None, compare=False, repr=False)
     """Σ of the recorded usage of the path's entries, once computed (`Session.path_usage`): a cache, not compared."""
     compactions_on_path: frozenset[int] | None = field(default=None, compare=False, repr=False)
@@ -440,6 +455,6 @@ class SessionContext:
     def continues(self, earlier: SessionContext) -> bool:
         """Whether this context is `earlier` with messages appended (same compaction, same first rows)."""
         n = len(earlier.messages)
-        if self.compaction_index != earlier.compaction_index or len(self.messages) < n:
+        if self.compaction_index != earlier.compaction_index or self.reset_index != earlier.reset_index or len(self.messages) < n:
             return False
         return n == 0 or (self.messages[n - 1] is earlier.messages[n - 1] and self.messages[0] is earlier.messages[0])

@@ -186,6 +186,8 @@ def message_record_reference(
             tool_call_id = None
     elif role == "bashExecution" and js_truthy(get("excludeFromContext")):
         flags |= m.FLAG_EXCLUDED_FROM_CONTEXT
+    if "excludeFromContext" in msg or "appendMode" in obj:
+        flags |= context_flags(obj, msg)
     ts = get("timestamp")
     if type(role) is str:
         role = interned(role)
@@ -197,6 +199,13 @@ def message_record_reference(
             ts if type(ts) is int or type(ts) is float else None, kinds, estimate_all(msg), flags, note,
         ),
     )  # fmt: skip
+
+
+def context_flags(obj: dict[str, Any], msg: dict[str, Any]) -> int:
+    """The flags of a `message` entry `obj` (message `msg`) that OpenClaw 2026.9's context rebuild reads:
+    `FLAG_EXCLUDE_TRUE` (`excludeFromContext === true`), `FLAG_SIDE_APPEND` (`appendMode === "side"`)."""
+    flags = m.FLAG_EXCLUDE_TRUE if msg.get("excludeFromContext") is True else 0
+    return flags | m.FLAG_SIDE_APPEND if obj.get("appendMode") == "side" else flags
 
 
 def extract_record(data: bytes, version: int, est: ReaderEstimates) -> Record | None:
@@ -220,6 +229,9 @@ def extract_record(data: bytes, version: int, est: ReaderEstimates) -> Record | 
         if type(role) is str:
             make = est.fused.get(role)
             if make is not None:
+                if "excludeFromContext" in msg or "appendMode" in obj:  # rare: the flags added to the fused record
+                    rec = make(obj, msg, note)
+                    return rec._replace(flags=rec.flags | context_flags(obj, msg))
                 return make(obj, msg, note)
     return message_record_reference(obj, version, note, est.estimate_all)
 

@@ -224,13 +224,32 @@ class SessionBuilder:
         """Any entry type (e.g. one pi does not know yet): base keys first, then `fields` in their order."""
         return self._append(entry_type, dict(fields))
 
-    def message(self, message: dict, *, advance_leaf: bool = True) -> str:
-        """A `message` entry carrying `message` as given (for roles without a helper, e.g. `bashExecution`, `custom`)."""
+    def message(self, message: dict, *, advance_leaf: bool = True, side: bool = False) -> str:
+        """A `message` entry carrying `message` as given (for roles without a helper, e.g. `bashExecution`, `custom`);
+        `side=True` adds OpenClaw 2026.9's `appendMode: "side"` and leaves the leaf where it was."""
         tokens = 0.0
         if self._track:
             tokens = content_tokens(message.get("content", "")) if message.get("role") != "bashExecution" else \
                 approx_tokens(str(message.get("command", "")) + str(message.get("output", "")))
-        return self._append("message", {"message": message}, advance_leaf=advance_leaf, tokens=tokens)
+        payload: dict[str, Any] = {"message": message, "appendMode": "side"} if side else {"message": message}
+        return self._append("message", payload, advance_leaf=advance_leaf and not side, tokens=tokens)
+
+    def reset(self, reason: str = "reset", first_kept_entry_id: str | None = None) -> str:
+        """OpenClaw 2026.9's `reset` entry (`reason`, `firstKeptEntryId?`): a context boundary without a summary."""
+        payload: dict[str, Any] = {"reason": reason}
+        if first_kept_entry_id is not None:
+            payload["firstKeptEntryId"] = first_kept_entry_id
+        return self._append("reset", payload)
+
+    def leaf(self, target_id: str | None, *, append_parent_id: Any = _MISSING, append_mode: str | None = None) -> str:
+        """OpenClaw 2026.9's `leaf` row (`targetId, appendParentId?, appendMode?`; its parent: the current leaf): the
+        target becomes the active leaf, and the next append a child of `append_parent_id` (default: the target)."""
+        payload: dict[str, Any] = {"targetId": target_id}
+        payload.update({} if append_parent_id is _MISSING else {"appendParentId": append_parent_id})
+        payload.update({} if append_mode is None else {"appendMode": append_mode})
+        eid = self._append("leaf", payload, advance_leaf=False)
+        self.leaf_id = target_id if append_parent_id is _MISSING else append_parent_id
+        return eid
 
     def user(self, content: str | Iterable[dict | str], *, provenance: dict | None = None) -> str:
         """A user message. A string stays a string (`content: "..."`); a list becomes text/image blocks."""

@@ -11,6 +11,7 @@ from itertools import compress
 from typing import Any
 
 from inspector.model import entries as m
+from inspector.session.context_rules import PI_0_66_CONTEXT, ContextRules
 from inspector.session.tree import SessionTree
 from inspector.storage import nums_layout as nl
 from inspector.storage.entry_table import EntryTable
@@ -54,46 +55,60 @@ _EXCLUDED = m.FLAG_EXCLUDED_FROM_CONTEXT
 
 
 def build_context(
-    tree: SessionTree, leaf_index: int | None = None, known_path: tuple[array[int], list[m.Diagnostic]] | None = None
+    tree: SessionTree,
+    leaf_index: int | None = None,
+    known_path: tuple[array[int], list[m.Diagnostic]] | None = None,
+    rules: ContextRules = PI_0_66_CONTEXT,
 ) -> m.SessionContext:
     """The context for `leaf_index` (default: the last entry). `known_path` is `tree.path_to(leaf_index)` when the
-    caller has it already."""
+    caller has it already (or, for a release with its own navigation, the path that navigation chose)."""
     if leaf_index is None:
         leaf_index = tree.leaf_index
     if leaf_index is None:
         return m.SessionContext(leaf_id=None, messages=[], path=m.path_indices(), model=None, thinking_level="off")
     entries = tree.entries
     path, diags = tree.path_to(leaf_index) if known_path is None else known_path
-    kinds = _PathKinds(entries, path)
+    kinds = _PathKinds(entries, path, rules)
     model, thinking_level = _settings_on(entries, path, kinds)
-    compaction_pos = kinds.last(_COMPACTION)
+    boundary_pos = kinds.last(_BOUNDARY)
 
     rows: list[m.ContextMessage] = []
     first_kept_pos: int | None = None
-    if compaction_pos is None:
-        _add_rows(entries, rows, path, kinds, 0, len(path))
+    is_reset = False
+    if boundary_pos is None:
+        _add_rows(entries, rows, path, kinds, 0, len(path), rules)
     else:
-        comp_index = path[compaction_pos]
-        rows.append(context_row(entries, comp_index, 0))
+        comp_index = path[boundary_pos]
+        is_reset = entries.type_of(comp_index) == m.RESET
+        if not is_reset:
+            rows.append(context_row(entries, comp_index, 0))
         comp_data = entries.data_of(comp_index)
         first_kept = comp_data.get("firstKeptEntryId") if comp_data else None
+        if first_kept is not None and rules.first_kept is not None:
+            first_kept = rules.first_kept(entries, comp_index, first_kept)
         if first_kept is not None:
-            first_kept_pos = _first_on_path(tree, path, compaction_pos, first_kept)
+            first_kept_pos = _first_on_path(tree, path, boundary_pos, first_kept)
         if first_kept_pos is not None:
-            _add_rows(entries, rows, path, kinds, first_kept_pos, compaction_pos)
-        else:
+            if is_reset and rules.reset_kept is not None:
+                kept = rules.reset_kept(entries, path[first_kept_pos:boundary_pos])
+                for pos in range(first_kept_pos, boundary_pos):
+                    if path[pos] in kept:
+                        rows.append(context_row(entries, path[pos], len(rows)))
+            else:
+                _add_rows(entries, rows, path, kinds, first_kept_pos, boundary_pos, rules)
+        elif first_kept is not None or not is_reset:  # a reset without firstKeptEntryId keeps nothing, by design
             comp = entries[comp_index]
             reason = "points at the compaction itself (manual /compact)" if first_kept == comp.id else "is not on the path"
             diags.append(
                 m.Diagnostic(
                     "first_kept_not_found",
-                    f"compaction {comp.id}: firstKeptEntryId {first_kept!r} {reason}; nothing before it is kept",
+                    f"{comp.type} {comp.id}: firstKeptEntryId {first_kept!r} {reason}; nothing before it is kept",
                     "info",
                     comp.line,
                     comp.offset,
                 )
             )
-        _add_rows(entries, rows, path, kinds, compaction_pos + 1, len(path))
+        _add_rows(entries, rows, path, kinds, boundary_pos + 1, len(path), rules)
 
     ctx = m.SessionContext(
         leaf_id=entries.id_of(leaf_index),
@@ -101,9 +116,10 @@ def build_context(
         path=path,
         model=model,
         thinking_level=thinking_level,
-        compaction_index=path[compaction_pos] if compaction_pos is not None else None,
+        compaction_index=path[boundary_pos] if boundary_pos is not None and not is_reset else None,
         first_kept_index=path[first_kept_pos] if first_kept_pos is not None else None,
         diagnostics=diags,
+        reset_index=path[boundary_pos] if boundary_pos is not None and is_reset else None,
     )
     return ctx
 
@@ -148,8 +164,8 @@ class _PathKinds:
     FIRST_PIECE = 4096
     """Positions computed at first; each later piece doubles what is computed."""
 
-    def __init__(self, entries: EntryTable, path: Sequence[int]) -> None:
-        self._kind_of = _path_kinds(entries)
+    def __init__(self, entries: EntryTable, path: Sequence[int], rules: ContextRules = PI_0_66_CONTEXT) -> None:
+        self._kind_of = _path_kinds(entries, rules)
         self._shape = entries.shape
         self._path = path
         self.start = len(path)
@@ -187,10 +203,23 @@ class _PathKinds:
         return compress(range(start, end), self.values[start - lo : end - lo].translate(_HAS_BIT[_MESSAGE]))
 
 
-def _add_rows(entries: EntryTable, rows: list[m.ContextMessage], path: Sequence[int], kinds: _PathKinds, start: int, end: int) -> None:
-    """Append the context rows of the path positions [start, end) that map to a message."""
+def _add_rows(
+    entries: EntryTable, rows: list[m.ContextMessage], path: Sequence[int], kinds: _PathKinds, start: int, end: int,
+    rules: ContextRules = PI_0_66_CONTEXT,
+) -> None:  # fmt: skip
+    """Append the context rows of the path positions [start, end) that map to a message (and are not left out)."""
+    if rules.skips_excluded:
+        for pos in kinds.messages(start, end):
+            if not excluded(entries, path[pos]):
+                rows.append(context_row(entries, path[pos], len(rows)))
+        return
     for pos in kinds.messages(start, end):
         rows.append(context_row(entries, path[pos], len(rows)))
+
+
+def excluded(entries: EntryTable, index: int) -> bool:
+    """Entry `index` is a message flagged `excludeFromContext === true` (`FLAG_EXCLUDE_TRUE`)."""
+    return bool(entries.nums_of(index)[_FLAGS_BYTE] & m.FLAG_EXCLUDE_TRUE)
 
 
 def _settings_on(entries: EntryTable, path: Sequence[int], kinds: _PathKinds) -> tuple[dict[str, Any] | None, str]:
@@ -214,27 +243,29 @@ def _settings_on(entries: EntryTable, path: Sequence[int], kinds: _PathKinds) ->
     return model, level
 
 
-_COMPACTION, _MESSAGE, _MODEL_SETTER, _LEVEL_SETTER = 1, 4, 8, 16
-_HAS_BIT = {bit: bytes(int(bool(v & bit)) for v in range(256)) for bit in (_COMPACTION, _MESSAGE, _MODEL_SETTER, _LEVEL_SETTER)}
+_BOUNDARY, _MESSAGE, _MODEL_SETTER, _LEVEL_SETTER = 1, 4, 8, 16
+_HAS_BIT = {bit: bytes(int(bool(v & bit)) for v in range(256)) for bit in (_BOUNDARY, _MESSAGE, _MODEL_SETTER, _LEVEL_SETTER)}
 """For each bit, a `bytes.translate` table: a kind byte becomes 1 when it has the bit, else 0."""
 
 
-def _path_kinds(entries: EntryTable) -> list[int]:
-    """For every shape code of `entries`: what its entries are to the context walk, as bits: `_COMPACTION`,
-    `_MESSAGE` (pi's `appendMessage` mapping), `_MODEL_SETTER`, `_LEVEL_SETTER`. Kept in `entries.per_shape` and
-    extended by the shapes added since (thousands of shapes in a big session: ~1 µs each)."""
-    known = entries.per_shape.get("path_kinds", [])
+def _path_kinds(entries: EntryTable, rules: ContextRules = PI_0_66_CONTEXT) -> list[int]:
+    """For every shape code of `entries`: what its entries are to the context walk, as bits: `_BOUNDARY` (a type of
+    `rules.boundary_types`), `_MESSAGE` (pi's `appendMessage` mapping), `_MODEL_SETTER`, `_LEVEL_SETTER`. Kept in
+    `entries.per_shape` (under `rules.key`) and extended by the shapes added since (thousands of shapes in a big
+    session: ~1 µs each)."""
+    known = entries.per_shape.get(rules.key, [])
     if len(known) == len(entries.shapes):
         return known
-    out = known + [_shape_kind(shape[0], shape[1]) for shape in entries.shapes[len(known) :]]
-    entries.per_shape["path_kinds"] = out
+    boundaries = rules.boundary_types
+    out = known + [_shape_kind(shape[0], shape[1], boundaries) for shape in entries.shapes[len(known) :]]
+    entries.per_shape[rules.key] = out
     return out
 
 
-def _shape_kind(t: str, role: str | None) -> int:
+def _shape_kind(t: str, role: str | None, boundaries: frozenset[str] = PI_0_66_CONTEXT.boundary_types) -> int:
     kind = 0
-    if t == m.COMPACTION:
-        kind |= _COMPACTION
+    if t in boundaries:
+        kind |= _BOUNDARY
     if t == m.MODEL_CHANGE or (t == m.MESSAGE and role == "assistant"):
         kind |= _MODEL_SETTER
     if t == m.THINKING_LEVEL_CHANGE:
@@ -274,19 +305,25 @@ def extend_context(tree: SessionTree, ctx: m.SessionContext, index: int) -> bool
     Returns False when the context must be rebuilt instead (a new branch, a compaction, an unknown leaf):
     this is what keeps one appended line cheap on a 300k-entry session.
     """
+    if tree.entries.type_of(index) == m.COMPACTION or not _continues_path(tree, ctx.leaf_id, index):
+        return False
+    append_to_context(tree, ctx, index)
+    return True
+
+
+def append_to_context(tree: SessionTree, ctx: m.SessionContext, index: int, rules: ContextRules = PI_0_66_CONTEXT) -> None:
+    """Append entry `index`, which the caller found to be the leaf's child (and no boundary), to the context `ctx`
+    (in place): the one step of `extend_context` every release shares."""
     entries = tree.entries
     etype, role = entries.shape_of(index)[:2]
-    if etype == m.COMPACTION or not _continues_path(tree, ctx.leaf_id, index):
-        return False
     ctx.path.append(index)
     ctx.leaf_id = entries.id_of(index)
     if ctx.path_usage is not None:
         ctx.path_usage = ctx.path_usage.plus([entries.usage_packed(index)])
     if etype in _SETTING_TYPES:
         ctx.model, ctx.thinking_level = _settings_at(entries, index, ctx.model, ctx.thinking_level)
-    if maps_to_message(etype, role):
+    if maps_to_message(etype, role) and not (rules.skips_excluded and excluded(entries, index)):
         ctx.messages.append(context_row(entries, index, len(ctx.messages)))
-    return True
 
 
 def follow_leaf(tree: SessionTree, old: m.SessionContext, first_new: int) -> m.SessionContext | None:

@@ -2,10 +2,11 @@
 
 For this release the rebuild is the engine's own incremental context walk (`inspector.session.context`: the path
 from the leaf, the latest compaction's boundary, `firstKeptEntryId`, branch summaries, settings along the path),
-written for it; the rule set names it here so that a release with other context rules (a `reset` boundary, `leaf`
-navigation rows, excluded messages) brings its own module in its own folder.
+written for it (its rules: `inspector.session.context.PI_0_66_CONTEXT`); the rule set names it here so that a release
+with other context rules brings its own module in its own folder (2026.9.6's: a `reset` boundary, `leaf` navigation
+rows, excluded messages, on the same walk).
 """
 
-from inspector.session.context import build_context, extend_context, follow_leaf, maps_to_message
+from inspector.session.context import build_context, continues_leaf, extend_context, follow_leaf, maps_to_message
 
-__all__ = ["build_context", "extend_context", "follow_leaf", "maps_to_message"]
+__all__ = ["build_context", "continues_leaf", "extend_context", "follow_leaf", "maps_to_message"]

@@ -27,6 +27,10 @@ from inspector.rules.openclaw_2026_4_12.tokens.text import (
     compaction_summary_text,
     model_visible_texts,
 )
+
+# The index's per-message usage rows are 2026.4.12's (the index keeps no `api` nor `contextUsage`: see
+# `context_usage`); this release's `context_tokens_from_end` reads them.
+from inspector.rules.openclaw_2026_4_12.tokens.usage import usage_row, usage_rows_from_end
 from inspector.rules.openclaw_2026_9_6 import RELEASE
 from inspector.rules.openclaw_2026_9_6.tokens.estimators import (
     IMAGE_BLOCK_CHARS,
@@ -59,8 +63,12 @@ from inspector.rules.openclaw_2026_9_6.tokens.usage import (
     context_tokens_from_end,
     estimate_context_tokens,
     is_unavailable_context_barrier,
+    is_valid_assistant_usage,
     message_usage_row,
 )
+
+FUSED_BY_ROLE: dict[str, object] = {}
+"""No fused one-pass record builder: the reader takes `estimate_all` for every message of a 2026.9.6 session."""
 
 ESTIMATORS = RELEASE.estimators
 """The estimators `estimate_all` computes, in the order of its tuple (`pi`, `openclaw_prune`, `openclaw_compaction`,
@@ -73,6 +81,7 @@ __all__ = [
     "COMPACTION_SUMMARY_PREFIX",
     "COMPACTION_SUMMARY_SUFFIX",
     "ESTIMATORS",
+    "FUSED_BY_ROLE",
     "IMAGE_BLOCK_CHARS",
     "OMITTED_ASSISTANT_REASONING_TEXT",
     "OPENCLAW_IMAGE_CHAR_ESTIMATE",
@@ -95,6 +104,7 @@ __all__ = [
     "estimate_string_chars",
     "estimate_string_chars_raw_weight",
     "is_unavailable_context_barrier",
+    "is_valid_assistant_usage",
     "js_len",
     "message_usage_row",
     "model_visible_texts",
@@ -104,4 +114,6 @@ __all__ = [
     "pi_estimate_chars",
     "pi_estimate_tokens",
     "tool_guard_chars",
+    "usage_row",
+    "usage_rows_from_end",
 ]

@@ -1,13 +1,13 @@
 """The agent core's `estimateContextTokens` on a session's context, read from the index's metadata (no message
-parsed): 2026.4.12's walk (`inspector.session.context.usage_rows_from_end`) with 2026.9.6's rules."""
+parsed): 2026.4.12's walk (`usage_rows_from_end`) with 2026.9.6's rules."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from inspector.model import entries as m
+from inspector.rules.openclaw_2026_4_12.tokens.usage import usage_rows_from_end
 from inspector.rules.openclaw_2026_9_6.tokens.usage import context_tokens_from_end
-from inspector.session.context import usage_rows_from_end
 from inspector.session.session import Session
 
 

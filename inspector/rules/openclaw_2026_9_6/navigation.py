@@ -1,0 +1,362 @@
+"""OpenClaw 2026.9.6's navigation over a session's rows: which entry is the active leaf, and each entry's parent on
+the way back from it (`SessionEntryNavigation` of `src/config/sessions/session-entry-navigation.ts`, as
+`SessionManager.buildIndex` feeds it: every row in file order; `getBranch`).
+
+What 2026.9 changed from pi's "the leaf is the last entry, the path follows `parentId`":
+
+* Rows are canonical entries (the ten known types, each valid by the release's schema) or opaque records. A
+  canonical entry becomes the leaf, unless its `appendMode` is `"side"` (appended beside the leaf, which stays).
+* A `leaf` row (opaque) moves the leaf to its `targetId` (and the append parent to its `appendParentId`), when both
+  name known rows; other opaque rows with an `id` and a `parentId` only link (a parent found through them is the
+  nearest canonical one).
+* After a `reset`, an entry whose parent is not a descendant of that reset is reparented onto the leaf (a "logical
+  parent"); a leaf row pointing outside the reset's descendants is ignored.
+* An entry whose `parentId` is the append parent while the leaf is elsewhere (after a side append or a leaf row
+  with its own append parent) continues from the leaf.
+
+Not reproduced: which `message` entries the schema rejects is judged from the index's metadata (role, content
+shape, a tool result's `toolCallId`/`toolName`), not from every field (`isError`, `customType`, a bash run's
+`command`...); a message entry is taken to have its `parentId` key; a `firstKeptEntryId` naming an opaque row is not
+moved to the canonical entry (`resolveOpaqueSessionFirstKeptEntryId`).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+from weakref import WeakKeyDictionary
+
+from inspector.model import entries as m
+from inspector.session.tree import SessionTree
+from inspector.storage import nums_layout as nl
+from inspector.storage.entry_table import EntryTable
+
+CANONICAL_TYPES = frozenset(
+    {
+        m.MESSAGE, m.THINKING_LEVEL_CHANGE, m.MODEL_CHANGE, m.COMPACTION, m.RESET, m.BRANCH_SUMMARY, m.CUSTOM,
+        m.CUSTOM_MESSAGE, m.LABEL, m.SESSION_INFO,
+    }
+)  # fmt: skip
+"""`isCanonicalSessionEntryType`: the entry types of 2026.9's schema (`sessionEntryTypeSchema`)."""
+RESET_REASONS = frozenset({"new", "reset", "idle", "daily", "cron-stale"})
+"""The `reason`s a `reset` entry may give."""
+MESSAGE_ROLES = frozenset({"user", "assistant", "toolResult", "custom", "bashExecution"})
+"""The roles of `readableMessageSchema`."""
+
+_FLAGS_BYTE = nl.FLAGS_BYTE
+
+CANONICAL, LEAF_ROW, OPAQUE, IGNORED = 0, 1, 2, 3
+"""What a row is to the navigation (`classify`)."""
+
+
+def _str(value: object) -> bool:
+    return type(value) is str
+
+
+def _nonblank(value: object) -> bool:
+    return type(value) is str and value != ""
+
+
+def _content_ok(value: object) -> bool:
+    """`readableContentSchema`: a string, or a list of objects with a string `type`."""
+    return type(value) is str or (type(value) is list and all(type(b) is dict and _str(b.get("type")) for b in value))
+
+
+def _coerced_string(value: object) -> str | None:
+    """JavaScript's `String(value)` (zod's `coerce.string()`) for a string or an array of them (`["new"]` is
+    `"new"`); None for anything else (no reason reads as one of `RESET_REASONS` then)."""
+    if type(value) is str:
+        return value
+    if type(value) is list and all(type(v) is str for v in value):
+        return ",".join(value)
+    return None
+
+
+def _valid_other(etype: str, data: dict[str, Any]) -> bool:
+    """`indexedSessionEntrySchema` for an entry other than `message` (its whole line is in `data`)."""
+    if not _nonblank(data.get("id")) or ("timestamp" in data and not _str(data["timestamp"])):
+        return False
+    parent = data.get("parentId", None)
+    if parent is not None and not _str(parent):
+        return False
+    get = data.get
+    if etype == m.THINKING_LEVEL_CHANGE:
+        return _nonblank(get("thinkingLevel"))
+    if etype == m.MODEL_CHANGE:
+        return _nonblank(get("provider")) and _nonblank(get("modelId"))
+    if etype == m.COMPACTION:
+        tokens = get("tokensBefore")
+        return _str(get("summary")) and _nonblank(get("firstKeptEntryId")) and type(tokens) in (int, float)
+    if etype == m.RESET:
+        return _coerced_string(get("reason")) in RESET_REASONS and ("firstKeptEntryId" not in data or _str(data["firstKeptEntryId"]))
+    if etype == m.BRANCH_SUMMARY:
+        return _str(get("fromId")) and _str(get("summary"))
+    if etype == m.CUSTOM:
+        return _nonblank(get("customType"))
+    if etype == m.CUSTOM_MESSAGE:  # its content is not in `data` (re-read on demand): taken as valid
+        return _nonblank(get("customType")) and type(get("display")) is bool
+    if etype == m.LABEL:
+        return _nonblank(get("targetId")) and ("label" not in data or _str(data["label"]))
+    if etype == m.SESSION_INFO:
+        return "name" not in data or _str(data["name"])
+    return False
+
+
+def _valid_message(entries: EntryTable, index: int) -> bool:
+    """`indexedSessionEntrySchema` for a `message` entry, as far as the index's metadata tells."""
+    if not _nonblank(entries.id_of(index)):
+        return False
+    shape = entries.shape_of(index)
+    role, kinds = shape[1], shape[6]
+    if role not in MESSAGE_ROLES:
+        return False
+    string = kinds == ("string",)
+    if not string and not all(type(k) is str and k != "?" for k in kinds):
+        return False
+    if role == "toolResult":
+        return not string and entries.tool_call_id_of(index) is not None and shape[2] is not None
+    return True
+
+
+@dataclass(slots=True)
+class Row:
+    """One row as the navigation reads it (`classify`)."""
+
+    kind: int
+    id: str | None = None
+    parent_id: str | None = None
+    has_parent: bool = True
+    etype: str = ""
+    side: bool = False
+    target_id: str | None = None
+    """A leaf row's `targetId`; a label's `targetId`."""
+    append_parent: str | None = None
+    has_append_parent: bool = False
+
+
+def classify(entries: EntryTable, index: int) -> Row:
+    """Row `index` of `entries` as `SessionManager` sorts it (`partitionSessionFileEntries`): a canonical entry, a
+    valid `leaf` row, another opaque row with an `id` and a `parentId`, or a row the navigation ignores."""
+    etype = entries.type_of(index)
+    if etype == m.MESSAGE:
+        if _valid_message(entries, index):
+            side = bool(entries.nums_of(index)[_FLAGS_BYTE] & m.FLAG_SIDE_APPEND)
+            return Row(CANONICAL, entries.id_of(index), entries.parent_id_of(index), True, etype, side)
+        raw_id, raw_parent = entries.id_of(index), entries.parent_id_of(index)
+        if _nonblank(raw_id):
+            return Row(OPAQUE, raw_id, raw_parent, True, etype)
+        return Row(IGNORED)
+    data = entries.data_of(index)
+    if data is None:
+        return Row(IGNORED)
+    eid, has_parent = data.get("id"), "parentId" in data
+    parent = data.get("parentId")
+    if etype in CANONICAL_TYPES and _valid_other(etype, data):
+        side = data.get("appendMode") == "side"
+        target = data.get("targetId") if etype == m.LABEL else None
+        return Row(CANONICAL, eid, parent, has_parent, etype, side, target)
+    if not _nonblank(eid) or not has_parent or (parent is not None and not _str(parent)):
+        return Row(IGNORED)
+    if data.get("type") == m.LEAF:
+        target = data.get("targetId", 0)
+        append_parent = data.get("appendParentId", 0)
+        mode = data.get("appendMode", None)
+        if (target is not None and not _str(target)) or (append_parent != 0 and append_parent is not None and not _str(append_parent)):
+            return Row(IGNORED)
+        if "appendMode" in data and mode != "side":
+            return Row(IGNORED)
+        has_append = "appendParentId" in data
+        return Row(LEAF_ROW, eid, parent, True, m.LEAF, mode == "side", target, append_parent if has_append else None, has_append)
+    if data.get("type") == m.SESSION:
+        return Row(IGNORED)
+    return Row(OPAQUE, eid, parent, True, etype)
+
+
+@dataclass
+class Navigation:
+    """`SessionEntryNavigation` after the first `rows` rows of a table (extended by `advance`)."""
+
+    rows: int = 0
+    by_id: dict[str, int] = field(default_factory=dict)
+    """Canonical entries by id (the last of a repeated id)."""
+    opaque_parents: dict[str, str | None] = field(default_factory=dict)
+    logical_parents: dict[str, str | None] = field(default_factory=dict)
+    invalid_leaf_rows: set[str] = field(default_factory=set)
+    leaf_id: str | None = None
+    append_parent_id: str | None = None
+    append_mode: str | None = None
+    latest_reset_id: str | None = None
+    reset_descendants: set[str] = field(default_factory=set)
+
+    def advance(self, entries: EntryTable) -> Navigation:
+        """Read the rows added to `entries` since (in file order); returns self."""
+        for index in range(self.rows, len(entries)):
+            self._add(classify(entries, index), index)
+        self.rows = len(entries)
+        return self
+
+    def _known(self, ref: str | None) -> bool:
+        return ref is None or ref in self.by_id or (ref in self.opaque_parents and ref not in self.invalid_leaf_rows)
+
+    def canonical_parent(self, parent_id: str | None) -> str | None:
+        """`resolveSessionCanonicalParentId`: `parent_id`, or the nearest canonical entry through opaque rows."""
+        seen: set[str] = set()
+        current = parent_id
+        while current and current not in self.by_id:
+            if current in seen:
+                return None
+            seen.add(current)
+            current = self.opaque_parents.get(current)
+        return current
+
+    def _leaf_target(self, ref: str | None) -> str | None:
+        return ref if ref is None or ref in self.by_id else self.canonical_parent(ref)
+
+    def _append_target(self, ref: str | None) -> str | None:
+        if ref is None or ref in self.by_id or ref in self.opaque_parents:
+            return ref
+        return self.canonical_parent(ref)
+
+    def _add(self, row: Row, index: int) -> None:
+        if row.kind == IGNORED:
+            return
+        if row.kind == LEAF_ROW:
+            self._add_leaf_row(row)
+        elif row.kind == OPAQUE:
+            assert row.id is not None
+            self.opaque_parents[row.id] = row.parent_id
+            if self.latest_reset_id is not None and row.parent_id is not None and row.parent_id in self.reset_descendants:
+                self.reset_descendants.add(row.id)
+            self.append_parent_id = row.id
+        else:
+            self._add_canonical(row, index)
+
+    def _add_leaf_row(self, row: Row) -> None:
+        """`appendOpaqueNavigationRecord` for a `leaf` row."""
+        assert row.id is not None
+        if not self._known(row.target_id) or (row.has_append_parent and not self._known(row.append_parent)):
+            self.invalid_leaf_rows.add(row.id)
+            self.opaque_parents[row.id] = self._append_target(row.parent_id)
+            return
+        leaf = self._leaf_target(row.target_id)
+        append_parent = self._append_target(row.append_parent) if row.has_append_parent else leaf
+        mode = "side" if row.side else None
+        if self.latest_reset_id is not None and (leaf is None or leaf not in self.reset_descendants):
+            leaf, append_parent, mode = self.leaf_id, self.leaf_id, None
+        self.opaque_parents[row.id] = leaf
+        if self.latest_reset_id is not None and leaf is not None and leaf in self.reset_descendants:
+            self.reset_descendants.add(row.id)
+        self.leaf_id, self.append_parent_id, self.append_mode = leaf, append_parent, mode
+
+    def _add_canonical(self, row: Row, index: int) -> None:
+        """`appendCanonicalNavigationEntry`."""
+        eid = row.id
+        assert eid is not None
+        if row.etype == m.LABEL and row.target_id not in self.by_id:
+            self.opaque_parents[eid] = self.canonical_parent(row.parent_id)
+            return
+        side, parent = row.side, row.parent_id
+        if (
+            (self.latest_reset_id is not None and not side and (parent is None or parent not in self.reset_descendants))
+            or not row.has_parent
+            or (not side and parent == self.append_parent_id and self.leaf_id != self.append_parent_id)
+        ):
+            self.logical_parents[eid] = self.leaf_id
+        self.by_id[eid] = index
+        if row.etype == m.RESET:
+            self.latest_reset_id = eid
+            self.reset_descendants = {eid}
+        else:
+            logical = self.logical_parents[eid] if eid in self.logical_parents else parent
+            if self.latest_reset_id is not None and logical is not None and logical in self.reset_descendants:
+                self.reset_descendants.add(eid)
+        self.append_parent_id = eid
+        if side:
+            self.append_mode = "side"
+        else:
+            self.leaf_id = eid
+            self.append_mode = None
+
+    def parent_of(self, entries: EntryTable, index: int) -> str | None:
+        """`normalizeEntryParent`: the parent id of canonical entry `index` on a branch."""
+        eid = entries.id_of(index)
+        assert eid is not None
+        parent = self.logical_parents[eid] if eid in self.logical_parents else self.canonical_parent(entries.parent_id_of(index))
+        return None if parent == eid else parent
+
+    def first_kept_id(self, entries: EntryTable, index: int, first_kept: object) -> object:
+        """The `firstKeptEntryId` of boundary `index` as its branch reads it (`SessionManagerCore.normalizeEntryParent`):
+        one naming an opaque row moves to a canonical entry (`resolveOpaqueSessionFirstKeptEntryId`): the nearest
+        canonical ancestor of that row, else the boundary's ancestor just below it, else the first entry whose
+        parent chain of opaque rows passes it, else the boundary's parent."""
+        if type(first_kept) is not str or first_kept in self.by_id or first_kept not in self.opaque_parents:
+            return first_kept
+        parent = self.canonical_parent(first_kept)
+        if parent is not None:
+            return parent
+        fallback = self.parent_of(entries, index)
+        seen: set[str] = set()
+        current, below = fallback, None
+        while current and current not in seen:
+            if current == first_kept:
+                if below is not None:
+                    return below
+                break
+            seen.add(current)
+            at = self.by_id.get(current)
+            if at is not None:
+                below, current = current, entries.parent_id_of(at)
+            else:
+                current = self.opaque_parents.get(current)
+        for i in range(len(entries)):  # the canonical entries, in file order
+            entry_id = entries.id_of(i)
+            if entry_id is None or classify(entries, i).kind != CANONICAL:
+                continue
+            ancestors: set[str] = set()
+            pid = entries.parent_id_of(i)
+            while pid and pid in self.opaque_parents and pid not in ancestors:
+                if pid == first_kept:
+                    return entry_id
+                ancestors.add(pid)
+                pid = self.opaque_parents.get(pid)
+        return fallback if fallback is not None else first_kept
+
+    def branch(self, entries: EntryTable, from_id: str | None = None) -> array[int]:
+        """`getBranch(fromId)`: the entries root → `from_id` (default: the active leaf), following the normalized
+        parents (a repeated id ends the walk)."""
+        path = m.path_indices()
+        seen: set[str] = set()
+        current = self.leaf_id if from_id is None else from_id
+        while current and current not in seen:
+            seen.add(current)
+            index = self.by_id.get(current)
+            if index is not None:
+                path.append(index)
+                current = self.parent_of(entries, index)
+            else:
+                current = self.opaque_parents.get(current)
+        path.reverse()
+        return path
+
+    def leaf_index(self) -> int | None:
+        """The active leaf's row, None when there is none."""
+        return None if self.leaf_id is None else self.by_id.get(self.leaf_id)
+
+
+_KEPT: WeakKeyDictionary[SessionTree, Navigation] = WeakKeyDictionary()
+"""Each tree's navigation, extended by the rows added since (a tree re-read from the start is a new tree)."""
+
+
+def navigation(tree: SessionTree) -> Navigation:
+    """The navigation over all of `tree`'s rows, kept with the tree and extended by the rows added since."""
+    nav = _KEPT.get(tree)
+    if nav is None or nav.rows > len(tree.entries):
+        nav = _KEPT[tree] = Navigation()
+    return nav.advance(tree.entries)
+
+
+def rows_of_kind(entries: EntryTable, kind: int) -> Iterator[int]:
+    """The rows of `entries` that `classify` sorts as `kind` (for tests and diagnostics)."""
+    return (i for i in range(len(entries)) if classify(entries, i).kind == kind)
