@@ -253,7 +253,7 @@ def replay_projections(
                 state.restored.pop(base, None)
             mode, placeholder = mark
             projected = {**message, "content": [{"type": "text", "text": placeholder}]} if mode == MODE_HARD else soft_prune(message)
-            state.replacements[key] = (mode, projected.get("content"))  # type: ignore[assignment]
+            state.replacements[key] = (mode, list(projected.get("content") or []))
             state.frozen.add(key)
             state.source_hash.setdefault(key, hash_tool_result_text(tool_result_texts(message)))
         state.restored.clear()
@@ -262,13 +262,13 @@ def replay_projections(
     for i, (message, key) in enumerate(zip(messages, keys)):
         if key and key not in state.source_hash:
             state.source_hash[key] = hash_tool_result_text(tool_result_texts(message))
-        projected = state.replacements.get(key) if key else None
-        if projected is None or message.get("role") != "toolResult":
+        replacement = state.replacements.get(key) if key else None
+        if replacement is None or message.get("role") != "toolResult":
             out.append(message)
             continue
-        mode, content = projected
-        merged = _merge(message, content, state.source_hash.get(key) if key else None, mode)
+        cache_ttl, content = replacement
+        merged = _merge(message, content, state.source_hash.get(key) if key else None, cache_ttl)
         out.append(merged)
         if merged is not message:
-            replayed[i] = mode or MODE_TRIMMED
+            replayed[i] = cache_ttl or MODE_TRIMMED
     return out, keys, replayed

@@ -186,7 +186,8 @@ def soft_trim_note(raw_len: int) -> str:
 def soft_prune_cache_ttl_tool_result(message: dict[str, Any]) -> dict[str, Any]:
     """`softPruneCacheTtlToolResult`: the message itself when it has no image and at most 4,000 chars of text;
     else one text block (images as markers), trimmed to head + tail when longer."""
-    content = message.get("content") if isinstance(message.get("content"), list) else []
+    raw = message.get("content")
+    content: list[Any] = raw if isinstance(raw, list) else []
     has_image = any(_is_record(b) and b.get("type") == "image" for b in content)
     parts: list[str] = []
     for block in content:
@@ -357,7 +358,8 @@ def prune_context_messages(
 
 
 def _soft_parts(message: dict[str, Any]) -> list[str]:
-    content = message.get("content") if isinstance(message.get("content"), list) else []
+    raw = message.get("content")
+    content: list[Any] = raw if isinstance(raw, list) else []
     parts = []
     for block in content:
         text = _text_of(block)
