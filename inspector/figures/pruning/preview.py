@@ -35,6 +35,7 @@ from inspector.figures.pruning.reference import (
 )
 from inspector.figures.pruning.savings import CacheWritePrice, TokenCounts, cache_write_price, count_tokens
 from inspector.model import entries as m
+
 # Types and constants only (each release's are these or subclasses of them); every rule is called through `rules`.
 from inspector.rules.openclaw_2026_4_12.pruning.pruner import ACTION_KEEP, PruneResult
 from inspector.rules.openclaw_2026_4_12.pruning.settings import ResolvedSettings, SettingsOverrides

@@ -86,6 +86,9 @@ CACHE_TTL_IMAGE_CHARS = 8_000
 OTHER_ROLE_CHARS = 256
 TOOL_CALL_UNSERIALIZABLE_CHARS = 128
 
+STAGE_SERVER_SIDE_CLEARING = "server_side_clearing"
+"""No new round: the request carries the server-side `clear_tool_uses_20250919` edit instead."""
+
 ACTION_REPLAYED = {MODE_SOFT: "already_soft_trimmed", MODE_HARD: "already_hard_cleared", MODE_TRIMMED: "already_truncated"}
 """The row action of a projection replayed from an earlier round (what was pruned stays pruned)."""
 
@@ -286,10 +289,13 @@ def prune_context_messages(
         snapshot=projections,
         new_rounds=new_rounds,
     )
-    if window is None or not new_rounds:
+    if window is None:
         return result
     char_window = window * CHARS_PER_TOKEN_ESTIMATE
     result.char_window = char_window
+    if not new_rounds:
+        result.stage = STAGE_SERVER_SIDE_CLEARING
+        return result
     assistants = [i for i, m in enumerate(projected) if m.get("role") == "assistant"]
     cutoff = assistants[-KEEP_LAST_ASSISTANTS] if len(assistants) >= KEEP_LAST_ASSISTANTS else None
     first_user = find_first_user_index(projected)

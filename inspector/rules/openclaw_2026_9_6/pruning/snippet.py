@@ -12,7 +12,11 @@ import json
 from typing import Any
 
 from inspector.rules.openclaw_2026_4_12.pruning.snippet import duration_setting, with_context_pruning_edits
-from inspector.rules.openclaw_2026_9_6.pruning.settings import DEFAULT_CONTEXT_PRUNING_SETTINGS, MODE_CACHE_TTL, ContextPruningSettings
+from inspector.rules.openclaw_2026_9_6.pruning.settings import (
+    DEFAULT_CONTEXT_PRUNING_SETTINGS,
+    MODE_CACHE_TTL,
+    ContextPruningSettings,
+)
 
 __all__ = ["context_pruning_object", "duration_setting", "settings_snippet", "with_context_pruning_edits"]
 
