@@ -34,6 +34,7 @@ from inspector.figures.pruning.reference import (
     session_gates,
 )
 from inspector.figures.pruning.savings import CacheWritePrice, TokenCounts, cache_write_price, count_tokens
+from inspector.figures.pruning.sticky import release_inputs, release_json
 from inspector.model import entries as m
 
 # Types and constants only (each release's are these or subclasses of them); every rule is called through `rules`.
@@ -248,14 +249,7 @@ class PrunePreview:
             "diagnostics": [d.to_json() for d in self.diagnostics],
             "if_enabled": self.if_enabled.to_json() if self.if_enabled is not None else None,
         }
-        if self.replayed is not None:
-            snapshot = getattr(r, "snapshot", None)
-            out["projections"] = {
-                "snapshot": snapshot.to_json() if snapshot is not None else None,
-                "replayed": {str(i): mode for i, mode in sorted(self.replayed.items())},
-                "note": "what earlier rounds pruned stays pruned: replayed on every request, whatever the gate",
-            }
-            out["server_tool_clearing"] = self.server_clearing.to_json() if self.server_clearing is not None else None
+        out.update(release_json(r, self.replayed, self.server_clearing))
         return out
 
     @property
@@ -434,22 +428,10 @@ def build_preview(session: Session, options: PreviewOptions | None = None, *, ru
     gate, projected = session_gates(refs, settings.ttl_ms, now_ms)
 
     is_prunable = rules.tool_globs.make_tool_prunable_predicate(settings.tools)
-    sticky: dict[str, Any] = {}
-    clearing = None
-    if hasattr(rules.pruner, "read_projection_snapshot"):  # 2026.9.6: what was pruned stays pruned
-        sticky["projections"] = rules.pruner.read_projection_snapshot([session.entries[i] for i in ctx.path])
-    if hasattr(rules.ttl, "server_tool_clearing"):  # 2026.9.6: direct Anthropic API-key requests
-        clearing = rules.ttl.server_tool_clearing(
-            configured_mode=resolved.configured_mode,
-            provider=refs.provider,
-            model_api=api,
-            auth_mode=rules.pruning_settings.anthropic_auth_mode(options.config or {}),
-            context_window_tokens=window.tokens,
-            tools=settings.tools,
-            messages=messages,
-            message_tokens=[math.ceil(rules.pruner.cache_ttl_message_chars(m) / CHARS_PER_TOKEN_ESTIMATE) for m in messages],
-        )
-        sticky["new_rounds"] = not (clearing is not None and clearing.applies is True)
+    sticky, clearing = release_inputs(
+        rules, session, ctx, messages, configured_mode=resolved.configured_mode, config=options.config, provider=refs.provider,
+        api=api, window_tokens=window.tokens, tools=settings.tools,
+    )
     result = rules.pruner.prune_context_messages(
         messages,
         settings,
