@@ -36,7 +36,15 @@ from inspector.rules.openclaw_2026_4_12.pruning.ttl import SCENARIO_IF_ENABLED, 
 
 from ..inert import one_line
 
-ACTION_LABELS = {ACTION_SOFT_TRIM: "soft trim", ACTION_HARD_CLEAR: "hard clear", ACTION_KEEP: "keep"}
+ACTION_LABELS = {
+    ACTION_SOFT_TRIM: "soft trim",
+    ACTION_HARD_CLEAR: "hard clear",
+    ACTION_KEEP: "keep",
+    # OpenClaw 2026.9.6: projections of earlier rounds, replayed (what was pruned stays pruned)
+    "already_soft_trimmed": "trimmed ↺",
+    "already_hard_cleared": "cleared ↺",
+    "already_truncated": "truncated ↺",
+}
 
 
 def _pct(x: float | None) -> str:
@@ -44,7 +52,27 @@ def _pct(x: float | None) -> str:
 
 
 def stage_text(preview: PrunePreview) -> str:
-    """Where the pruner stopped, in words, with the figures that decided it."""
+    """Where the pruner stopped, in words, with the figures that decided it; under OpenClaw 2026.9.6 first what
+    earlier rounds pruned (replayed whatever the gate) and the server-side clearing of a direct Anthropic request."""
+    replayed = preview.replayed
+    prefix = f"{len(replayed)} tool result(s) already pruned by earlier rounds, replayed whatever the gate (↺). " if replayed else ""
+    clearing = preview.server_clearing
+    if clearing is not None and clearing.applies is not False:
+        edit = clearing.edit()
+        who = "This direct Anthropic API-key request" if clearing.applies else "If the gateway uses an API key, this direct Anthropic request"
+        verdict = (
+            f"the server would clear {len(clearing.clearable)} older tool result(s), ~{clearing.clearable_tokens:,} tokens"
+            if clearing.would_clear
+            else "below the trigger or clear-at-least: the server clears nothing"
+        )
+        return prefix + (
+            f"{who} opens no client-side round: it carries {edit['type']} (trigger {edit['trigger']['value']:,} tokens, "
+            f"keep {edit['keep']['value']} tool uses, clear at least {edit['clear_at_least']['value']:,}); {verdict}."
+        )
+    return prefix + _stage_text(preview)
+
+
+def _stage_text(preview: PrunePreview) -> str:
     r = preview.result
     s = preview.resolved.settings
     if not preview.applied:

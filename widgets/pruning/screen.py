@@ -51,7 +51,7 @@ from .gauge import PruningGauge, PruningGaugeData
 from .guard import PruningGuard
 from .messages import PruningMessageList, stage_text
 from .scenario import SCENARIO_TITLES, PruningScenarioBanner, scenario_preview
-from .settings import DEFAULT_DEBOUNCE, PruningSettingsPanel, edits_from_texts
+from .settings import DEFAULT_DEBOUNCE, PruningSettingsPanel, edits_from_texts, fields_for
 from .snippet import PruningSnippetDialog
 from .state import PruningState
 from .totals import PruningTotals
@@ -145,7 +145,8 @@ class PruningScreen(ModalScreen[None]):
         self.encoding = encoding
         self.debounce = debounce
         self.state = state if state is not None else PruningState(force=force)
-        self.edits: dict[str, Any] = edits_from_texts(self.state.texts)
+        accepted = {f.key for f in fields_for(self.rules)}
+        self.edits: dict[str, Any] = {k: v for k, v in edits_from_texts(self.state.texts).items() if k in accepted}
         self.preview: PrunePreview | None = None
         self.expiry: dict[int, ExpiryInfo] = {}
         self.failure: str | None = None
@@ -174,7 +175,8 @@ class PruningScreen(ModalScreen[None]):
                     yield PruningTotals(id="pruning-totals")
             with Horizontal(id="pruning-bottom"):
                 with Vertical(id="pruning-left"):
-                    yield PruningSettingsPanel(settings, debounce=self.debounce, values=self.state.texts, id="pruning-settings")
+                    yield PruningSettingsPanel(settings, debounce=self.debounce, values=self.state.texts, id="pruning-settings",
+                                               fields=fields_for(self.rules))
                     yield Button("Copy as openclaw.json snippet (y)", id="pruning-copy", compact=True)
                 with Vertical(id="pruning-right"):
                     yield Static("", id="pruning-status", markup=False)
@@ -260,7 +262,7 @@ class PruningScreen(ModalScreen[None]):
             if worker.is_cancelled:
                 return
             try:
-                preview = build_preview(self.session, phase)
+                preview = build_preview(self.session, phase, rules=self.rules)
                 expiry = expired_tool_results(self.session, preview.context, preview.resolved.settings, preview.gate.now)
             except Exception as exc:
                 self.post_message(PreviewFailed(generation, describe_failure(exc)))
@@ -422,7 +424,7 @@ class PruningScreen(ModalScreen[None]):
             return
         if self.errors:
             self.notify("Copying the settings of the preview on screen (the last valid ones).", severity="warning", timeout=3)
-        self.app.push_screen(PruningSnippetDialog(self.preview.resolved.settings))
+        self.app.push_screen(PruningSnippetDialog(self.preview.resolved.settings, self.rules))
 
     def action_more(self) -> None:
         """Show more of long text in the before/after view."""

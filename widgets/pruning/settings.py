@@ -1,5 +1,8 @@
 """The pruning settings panel: every `contextPruning` setting as an editable field, validated as you type.
 
+Which settings there are is the session's rule set's (`rules.pruning_settings.CONFIG_KEYS`): OpenClaw 2026.4.12
+has all of `SETTING_FIELDS`; 2026.9.6 accepts only `ttl`, `hardClear` and `tools` (`fields_for(rules)`).
+
 Fields carry OpenClaw's own names (`ttl`, `keepLastAssistants`, `softTrim.maxChars`, `tools.deny`, ...) and start
 from the effective settings of the user's config. While every field is valid the panel posts `Changed` with the
 fields that differ from where they started (debounced, so a burst of typing asks for one preview); an invalid
@@ -21,6 +24,7 @@ from textual.widgets import Checkbox, Label, Static
 from inspector.js.utf16 import js_trim
 from inspector.rules.openclaw_2026_4_12.pruning.settings import ContextPruningSettings, DurationError, parse_duration_ms
 from inspector.rules.openclaw_2026_4_12.pruning.snippet import duration_setting
+from inspector.rules.ruleset import RuleSet
 
 from ..settings_form import DEFAULT_DEBOUNCE, FormField, SettingsForm
 
@@ -57,6 +61,14 @@ SETTING_FIELDS: tuple[SettingField, ...] = (
     SettingField("tools.deny", "globs", "never prune these tools (comma-separated globs; deny wins)"),
 )
 FIELDS_BY_KEY = {f.key: f for f in SETTING_FIELDS}
+
+
+def fields_for(rules: RuleSet | None) -> tuple[SettingField, ...]:
+    """The fields of the settings the rule set's OpenClaw accepts, in `SETTING_FIELDS` order (all without rules)."""
+    if rules is None:
+        return SETTING_FIELDS
+    keys = set(rules.pruning_settings.CONFIG_KEYS)
+    return tuple(f for f in SETTING_FIELDS if f.key in keys)
 
 
 def parse_setting(field: SettingField, text: str) -> Any:
@@ -154,11 +166,13 @@ class PruningSettingsPanel(SettingsForm, VerticalScroll):
         """Some field is invalid: `errors` maps dotted names to the reason (the preview keeps its last valid state)."""
 
     def __init__(self, settings: ContextPruningSettings, *, debounce: float = DEFAULT_DEBOUNCE, values: dict[str, Any] | None = None,
-                 id: str | None = None, classes: str | None = None) -> None:
+                 id: str | None = None, classes: str | None = None, fields: tuple[SettingField, ...] = SETTING_FIELDS) -> None:
         """`settings` are the effective settings the fields start from; `values` are field texts typed before (the
-        fields open with them, marked edited); `debounce` seconds of quiet before `Changed`."""
+        fields open with them, marked edited); `debounce` seconds of quiet before `Changed`; `fields` the settings
+        the session's OpenClaw accepts (`fields_for(rules)`)."""
         super().__init__(debounce=debounce, id=id, classes=classes)
-        self.initial = {f.key: format_setting(f, settings) for f in SETTING_FIELDS}
+        self.FIELDS = fields  # type: ignore[misc]  # this panel's fields: the class default is every field
+        self.initial = {f.key: format_setting(f, settings) for f in fields}
         self.values = {k: v for k, v in (values or {}).items() if k in self.initial}
 
     @classmethod
@@ -167,7 +181,7 @@ class PruningSettingsPanel(SettingsForm, VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Settings (contextPruning)"), id="settings-title")
-        for f in SETTING_FIELDS:
+        for f in self.FIELDS:
             with Horizontal(classes="setting-row", id=f"row-{f.widget_id}"):
                 yield Label(Text(f.key), classes="setting-name")
                 value = self.values.get(f.key, self.initial[f.key])
@@ -178,14 +192,14 @@ class PruningSettingsPanel(SettingsForm, VerticalScroll):
             yield self.error_line(f)
 
     def on_mount(self) -> None:
-        for f in SETTING_FIELDS:
+        for f in self.FIELDS:
             if f.key in self.values:
                 self.check_field(f)
 
     def edited_texts(self) -> dict[str, Any]:
         """The fields that differ from their starting text, as typed (text, or bool for `hardClear.enabled`)."""
-        return {f.key: self.current(f.key) for f in SETTING_FIELDS if self.current(f.key) != self.initial[f.key]}
+        return {f.key: self.current(f.key) for f in self.FIELDS if self.current(f.key) != self.initial[f.key]}
 
     def focus_first(self) -> None:
         """Focus the first field (`ttl`)."""
-        self.query_one(f"#{SETTING_FIELDS[0].widget_id}").focus()
+        self.query_one(f"#{self.FIELDS[0].widget_id}").focus()

@@ -1,6 +1,6 @@
 """"Copy as openclaw.json snippet": the exact settings previewed, copied and shown for manual copying.
 
-The text is `inspector.rules.openclaw_2026_4_12.pruning.snippet.settings_snippet(settings)`. It goes to the clipboard with
+The text is the session rule set's `snippet.settings_snippet(settings)` (config that release accepts). It goes to the clipboard with
 `App.copy_to_clipboard` (OSC 52) and is shown in a read-only text area as well, for terminals without OSC 52.
 """
 
@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Static, TextArea
 
 from inspector.rules.openclaw_2026_4_12.pruning.settings import ContextPruningSettings
-from inspector.rules.openclaw_2026_4_12.pruning.snippet import settings_snippet
+from inspector.rules.ruleset import RuleSet, rule_set
 
 HELP = (
     "Copied to the clipboard (if your terminal supports OSC 52; otherwise select the text below). Merge it into "
@@ -43,10 +43,12 @@ class PruningSnippetDialog(ModalScreen[None]):
         Binding("n", "toggle_minimal", "Non-default only", id="snippet.non_default_only"),
     ]
 
-    def __init__(self, settings: ContextPruningSettings) -> None:
+    def __init__(self, settings: ContextPruningSettings, rules: RuleSet | None = None) -> None:
+        """`settings` as the snippet of the session's rule set `rules` (the config its OpenClaw accepts)."""
         super().__init__()
         self.settings = settings
-        self.text = settings_snippet(settings)
+        self.snippet = (rules if rules is not None else rule_set()).snippet
+        self.text = self.snippet.settings_snippet(settings)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="snippet-box"):
@@ -72,7 +74,7 @@ class PruningSnippetDialog(ModalScreen[None]):
 
     @on(Checkbox.Changed, "#snippet-minimal")
     def _minimal_changed(self, event: Checkbox.Changed) -> None:
-        self.text = settings_snippet(self.settings, minimal=event.value)
+        self.text = self.snippet.settings_snippet(self.settings, minimal=event.value)
         self.query_one("#snippet-text", TextArea).load_text(self.text)
         self._copy()
 

@@ -42,6 +42,7 @@ from inspector.cli.commands._common import (
     note_rules_config,
     open_or_fail,
     print_json,
+    rule_choice,
 )
 from inspector.figures.pruning.preview import PreviewOptions, PrunePreview, build_preview
 from inspector.js.timeutil import ms_from_iso
@@ -51,6 +52,7 @@ from inspector.rules.openclaw_2026_4_12.pruning.settings import (
     SettingsOverrides,
     parse_duration_ms,
 )
+from inspector.rules.ruleset import RuleSet, rule_set
 
 MAX_CONTEXT_WINDOW = 2**31 - 1
 MAX_TTL_MS = 8_640_000_000_000_000
@@ -152,9 +154,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def overrides_from_args(args: argparse.Namespace) -> SettingsOverrides:
-    """The flag overrides, in the raw `contextPruning` shape."""
-    return SettingsOverrides(
+def overrides_from_args(args: argparse.Namespace, rules: RuleSet | None = None) -> SettingsOverrides:
+    """The flag overrides, in the raw `contextPruning` shape, as the rule set `rules` takes them (default 2026.4.12's)."""
+    overrides_type = (rules if rules is not None else rule_set()).pruning_settings.SettingsOverrides
+    return overrides_type(  # type: ignore[no-any-return]
         ttl=args.ttl,
         keep_last_assistants=args.keep_last_assistants,
         soft_trim_ratio=args.soft_trim_ratio,
@@ -179,20 +182,30 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     loaded = load_openclaw_config(args.config)
     note_rules_config(loaded.data)
+    rules = rule_choice().rules
+    overrides = overrides_from_args(args, rules)
+    unsupported = overrides.unsupported() if hasattr(overrides, "unsupported") else []
+    if unsupported:
+        print(
+            f"session-inspector prune: {', '.join(unsupported)}: not a setting in OpenClaw {rules.release.openclaw_version} "
+            f"(built in; its settings are ttl, tools and hardClear)",
+            file=sys.stderr,
+        )
+        return 2
     options = PreviewOptions(
         clock=args.now,
         force=args.force,
         config=loaded.data,
         config_path=loaded.path if loaded.exists else None,
         config_error=loaded.error,
-        overrides=overrides_from_args(args),
+        overrides=overrides,
         context_window=args.context_window,
         drop_thinking_for_estimate=args.drop_thinking_for_estimate,
         leaf_id=args.leaf,
         encoding=encoding_of(args),
     )
     try:
-        preview = build_preview(session, options)
+        preview = build_preview(session, options, rules=rules)
     except KeyError:
         print(f"session-inspector: no entry with id {make_inert(repr(args.leaf))} in {make_inert(str(args.path))}", file=sys.stderr)
         return EXIT_ERROR
@@ -235,14 +248,10 @@ def print_human(preview: PrunePreview, *, show_all: bool = False) -> None:
     line(f"provider: {'eligible' if elig['eligible'] else 'NOT eligible'}: {inert(elig['reason'])}")
     if data["config"]["error"]:
         line(f"config: {inert(data['config']['error'])}")
-    s = data["settings"]
-    line(
-        f"settings: ttl {format_duration_ms(s['ttlMs'])} ({inert(pr['ttl_source'])}), keepLastAssistants {s['keepLastAssistants']}, "
-        f"softTrimRatio {s['softTrimRatio']}, hardClearRatio {s['hardClearRatio']}, minPrunableToolChars "
-        f"{s['minPrunableToolChars']:,}, softTrim {s['softTrim']['maxChars']}/{s['softTrim']['headChars']}/"
-        f"{s['softTrim']['tailChars']}, hardClear {'on' if s['hardClear']['enabled'] else 'off'}"
-        + (f", tools {inert(s['tools'])}" if s["tools"] else "")
-    )
+    if "server_tool_clearing" in data:
+        _print_2026_9_settings(line, data)
+    else:
+        _print_settings(line, data)
     dt = data["drop_thinking"]
     line(f"thinking blocks for the estimate: {'dropped' if dt['drop'] else 'kept'} ({dt['source']}: {inert(dt['reason'])})")
     win = data["context_window"]
@@ -258,6 +267,57 @@ def print_human(preview: PrunePreview, *, show_all: bool = False) -> None:
         _print_scenario(c, projection, show_all, title="if enabled")
     for d in data["diagnostics"]:
         line(f"diagnostic: {d['kind']}: {inert(d['message'])}" + (f" (entry {inert(d['entry_id'])}, line {d['line']})" if d["entry_id"] else ""))
+
+
+def _print_settings(line: Callable[[str], None], data: dict[str, Any]) -> None:
+    """OpenClaw 2026.4.12's settings line: every setting."""
+    s, pr = data["settings"], data["pruning"]
+    line(
+        f"settings: ttl {format_duration_ms(s['ttlMs'])} ({inert(pr['ttl_source'])}), keepLastAssistants {s['keepLastAssistants']}, "
+        f"softTrimRatio {s['softTrimRatio']}, hardClearRatio {s['hardClearRatio']}, minPrunableToolChars "
+        f"{s['minPrunableToolChars']:,}, softTrim {s['softTrim']['maxChars']}/{s['softTrim']['headChars']}/"
+        f"{s['softTrim']['tailChars']}, hardClear {'on' if s['hardClear']['enabled'] else 'off'}"
+        + (f", tools {inert(s['tools'])}" if s["tools"] else "")
+    )
+
+
+def _print_2026_9_settings(line: Callable[[str], None], data: dict[str, Any]) -> None:
+    """OpenClaw 2026.9.6's settings (ttl, hardClear, tools), what is built in, retired keys, server-side clearing."""
+    s, pr = data["settings"], data["pruning"]
+    hard = s["hardClear"]
+    line(
+        f"settings: ttl {format_duration_ms(s['ttlMs'])} ({inert(pr['ttl_source'])}), hardClear "
+        f"{'on' if hard['enabled'] else 'off'} ({inert(hard['placeholder'])})"
+        + (f", tools {inert(s['tools'])}" if s["tools"] else "")
+        + "; built in: the last 3 assistants kept, soft trim from 30% (results over 4,000 chars to 1,500 + 1,500), "
+        "hard clear from 50% with 50,000 prunable chars"
+    )
+    if pr["retired_keys"]:
+        line(f"config: {', '.join(pr['retired_keys'])}: not settings in 2026.9.6 (its schema rejects them; "
+             "`openclaw doctor` deletes them); ignored here")
+    sc = data["server_tool_clearing"]
+    if sc is not None:
+        edit = sc["edit"]
+        applies = {True: "yes", False: "no", None: "if API-key auth"}[sc["applies"]]
+        line(
+            f"server-side clearing ({edit['type']}): {applies}: {inert(sc['reason'])}; trigger "
+            f"{edit['trigger']['value']:,} input tokens, keep {edit['keep']['value']} tool uses, clear at least "
+            f"{edit['clear_at_least']['value']:,} tokens"
+            + (f", exclude {inert(edit['exclude_tools'])}" if edit["exclude_tools"] else "")
+        )
+        if sc["input_tokens_estimate"] is not None:
+            line(
+                f"server-side clearing estimate: context ~{sc['input_tokens_estimate']:,} tokens; "
+                f"{len(sc['clearable_indexes'])} older tool result(s), ~{sc['clearable_tokens']:,} tokens, may be cleared"
+                + (" -> the server would clear" if sc["would_clear"] else " -> below the trigger or clear-at-least: nothing cleared")
+            )
+    pj = data["projections"]
+    if pj["snapshot"] is not None:
+        snap = pj["snapshot"]
+        line(
+            f"already pruned: {len(pj['replayed'])} tool result(s) replayed as earlier rounds left them "
+            f"(openclaw.cache-ttl entry {inert(snap['entry_id'])}, line {snap['line']}; replayed whatever the gate)"
+        )
 
 
 def _print_scenario(c: Console, data: dict[str, Any], show_all: bool, *, title: str) -> None:

@@ -4,6 +4,12 @@ Ties the pure pieces (`settings`, `ttl`, `thinking`, `pruner`, `tool_guard`) to 
 OpenClaw 2026.4.12 (commit 8f8492d1) with pi 0.66.1. Read-only: the session file is only read (OpenClaw's
 pruning never writes the JSONL either).
 
+The rules are the session's rule set (`build_preview(..., rules=)`, default 2026.4.12's): every rule is called
+through it. Under OpenClaw 2026.9.6 the preview also shows what was pruned before and stays pruned (the
+projections of the latest `openclaw.cache-ttl` snapshot, replayed whatever the gate: row action `already_*`)
+and, for a direct Anthropic request, the server-side `clear_tool_uses_20250919` edit sent instead of a
+client-side round (`server_tool_clearing`).
+
 Two scenarios share one pruner run (the pruner does not depend on the gate):
 
 * the preview itself (`scenario` `now`): the gate OpenClaw evaluates with this file, from the last
@@ -28,23 +34,18 @@ from inspector.figures.pruning.reference import (
     session_gates,
 )
 from inspector.figures.pruning.savings import CacheWritePrice, TokenCounts, cache_write_price, count_tokens
+from inspector.figures.pruning.sticky import release_inputs, release_json
 from inspector.model import entries as m
-from inspector.rules.openclaw_2026_4_12.pruning.pruner import ACTION_KEEP, PruneResult, prune_context_messages
-from inspector.rules.openclaw_2026_4_12.pruning.settings import ResolvedSettings, SettingsOverrides, resolve_settings
-from inspector.rules.openclaw_2026_4_12.pruning.thinking import DropThinkingPolicy, resolve_drop_thinking_blocks
-from inspector.rules.openclaw_2026_4_12.pruning.tool_guard import ToolGuardReport, evaluate_tool_result_context_guard
-from inspector.rules.openclaw_2026_4_12.pruning.tools import make_tool_prunable_predicate
-from inspector.rules.openclaw_2026_4_12.pruning.ttl import (
-    SCENARIO_IF_ENABLED,
-    Eligibility,
-    TtlGate,
-    is_cache_ttl_eligible,
-    iso_or_none,
-    ms_from_any,
-    result_expiry,
-)
+
+# Types and constants only (each release's are these or subclasses of them); every rule is called through `rules`.
+from inspector.rules.openclaw_2026_4_12.pruning.pruner import ACTION_KEEP, PruneResult
+from inspector.rules.openclaw_2026_4_12.pruning.settings import ResolvedSettings, SettingsOverrides
+from inspector.rules.openclaw_2026_4_12.pruning.thinking import DropThinkingPolicy
+from inspector.rules.openclaw_2026_4_12.pruning.tool_guard import ToolGuardReport
+from inspector.rules.openclaw_2026_4_12.pruning.ttl import SCENARIO_IF_ENABLED, Eligibility, TtlGate, iso_or_none, ms_from_any
 from inspector.rules.openclaw_2026_4_12.tokens.measure import CHARS_PER_TOKEN_ESTIMATE
-from inspector.rules.openclaw_2026_4_12.window_guard import ContextWindow, resolve_context_window
+from inspector.rules.openclaw_2026_4_12.window_guard import ContextWindow
+from inspector.rules.ruleset import DEFAULT_RULES, RuleSet, rule_set
 from inspector.session.session import Session
 
 __all__ = [
@@ -145,44 +146,77 @@ class PrunePreview:
     tokens_after: dict[str, int | None] = field(default_factory=dict)
     tiktoken_info: dict[str, Any] = field(default_factory=dict)
     prunable_flags: list[bool] = field(default_factory=list)
+    rules: RuleSet | None = None
+    """The rule set the preview follows (None: 2026.4.12's)."""
+    server_clearing: Any = None
+    """2026.9.6: the server-side `clear_tool_uses_20250919` edit of a direct Anthropic request
+    (`rules.ttl.ServerToolClearing`), None when the request is not one."""
 
     # -- derived -------------------------------------------------------------------------------
 
     @property
+    def replayed(self) -> dict[int, str] | None:
+        """2026.9.6: index -> `soft`/`hard`/`trimmed` of the projections replayed from earlier rounds (None for a
+        release without sticky projections)."""
+        return getattr(self.result, "replayed", None)
+
+    @property
     def actions(self) -> list[str]:
-        """The effective action per message (all `keep` when the gate is closed and not forced)."""
-        return self.result.actions if self.applied else [ACTION_KEEP] * len(self.messages)
+        """The effective action per message (all `keep` when the gate is closed and not forced; under 2026.9.6
+        `already_soft_trimmed` / `already_hard_cleared` / `already_truncated` for a replayed projection)."""
+        replayed = self.replayed
+        if replayed is None:
+            return self.result.actions if self.applied else [ACTION_KEEP] * len(self.messages)
+        base = self.result.actions if self.applied else [ACTION_KEEP] * len(self.messages)
+        labels = self.rules_or_default.pruner.ACTION_REPLAYED
+        return [labels[replayed[i]] if a == ACTION_KEEP and i in replayed else a for i, a in enumerate(base)]
+
+    @property
+    def rules_or_default(self) -> RuleSet:
+        """The rule set the preview follows."""
+        return self.rules if self.rules is not None else rule_set()
 
     @property
     def messages_after(self) -> list[dict[str, Any]]:
-        """The messages as they would be sent (the originals when nothing is applied)."""
-        return self.result.messages if self.applied else self.messages
+        """The messages as they would be sent (the originals, or the replayed projections, when nothing is applied)."""
+        if self.applied:
+            return self.result.messages
+        return getattr(self.result, "replay_messages", None) or self.messages
 
     @property
     def chars_after(self) -> int:
-        """The pruner's total after pruning (the total before when nothing is applied)."""
-        return self.result.total_chars_after if self.applied else self.result.total_chars_before
+        """The pruner's total after pruning (the total before, or of the replay, when nothing is applied)."""
+        if self.applied:
+            return self.result.total_chars_after
+        return getattr(self.result, "replay_total_chars", self.result.total_chars_before)
+
+    @property
+    def new_round_changes(self) -> bool:
+        """Whether the pruning round itself changes a message (not counting replayed projections)."""
+        if self.replayed is None:
+            return self.result.changed
+        return any(a != ACTION_KEEP for a in self.result.actions)
 
     @property
     def would_openclaw_prune(self) -> bool:
         """OpenClaw would prune on the next request: eligible, gate open, a change, and (scenario `now`) pruning
         enabled in the config. For `if_enabled`: would, once enabled and touched at the projected time."""
         enabled = self.resolved.enabled or self.scenario == SCENARIO_IF_ENABLED
-        return enabled and self.eligibility.eligible and self.gate.open and self.result.changed
+        return enabled and self.eligibility.eligible and self.gate.open and self.new_round_changes
 
     def tool_result_expiry(self, index: int) -> tuple[bool | None, float | None]:
         """(expired, since_ms) for a tool result: its cache entry dies `ttl` after max(last touch, its own time)."""
         ts = ms_from_any(self.messages[index].get("timestamp"))
-        return result_expiry(self.gate.last_cache_touch_at, ts, self.gate.now, self.gate.ttl_ms)
+        return self.rules_or_default.ttl.result_expiry(self.gate.last_cache_touch_at, ts, self.gate.now, self.gate.ttl_ms)
 
     # -- JSON ----------------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
         """The `prune --json` object (for `if_enabled`: the same shape, its own `if_enabled` null)."""
         r = self.result
-        return {
+        out = {
             "file": str(self.session.path),
-            "openclaw_version": OPENCLAW_VERSION,
+            "openclaw_version": self.openclaw_version,
             "scenario": self.scenario,
             "leaf_id": self.context.leaf_id,
             "model": self.context.model,
@@ -215,13 +249,21 @@ class PrunePreview:
             "diagnostics": [d.to_json() for d in self.diagnostics],
             "if_enabled": self.if_enabled.to_json() if self.if_enabled is not None else None,
         }
+        out.update(release_json(r, self.replayed, self.server_clearing))
+        return out
+
+    @property
+    def openclaw_version(self) -> str:
+        """The OpenClaw release the preview reproduces."""
+        rules = self.rules_or_default
+        return OPENCLAW_VERSION if rules.id == DEFAULT_RULES else str(rules.release.openclaw_version)
 
     def rows_json(self) -> list[dict[str, Any]]:
         """One object per context message: what the pruner did to it and why (see the README's contract)."""
         r = self.result
         after_msgs = self.messages_after
         guard_by_index = {t.index: t for t in self.guard.truncated}
-        chars_after = r.chars_after if self.applied else r.chars_before
+        chars_after = r.chars_after if self.applied else getattr(r, "replay_chars", r.chars_before)
         rows = []
         for row, msg, action, before_c, after_c, prunable in zip(
             self.context.messages, self.messages, self.actions, r.chars_before, chars_after, self.prunable_flags
@@ -356,10 +398,12 @@ def _time_diagnostics(
     return out
 
 
-def build_preview(session: Session, options: PreviewOptions | None = None) -> PrunePreview:
-    """Compute the pruning preview of `session` (leaf `options.leaf_id`, default the last entry), and its
-    `if_enabled` projection when pruning has never touched the cache for the session's model."""
+def build_preview(session: Session, options: PreviewOptions | None = None, *, rules: RuleSet | None = None) -> PrunePreview:
+    """Compute the pruning preview of `session` (leaf `options.leaf_id`, default the last entry) by the rule set
+    `rules` (default 2026.4.12's), and its `if_enabled` projection when pruning has never touched the cache for
+    the session's model."""
     options = options or PreviewOptions()
+    rules = rules if rules is not None else rule_set()
     ctx = session.context(options.leaf_id)
     if options.cache is not None:
         messages = [options.cache.message(session, session.entries[row.entry_index]) for row in ctx.messages]
@@ -371,25 +415,30 @@ def build_preview(session: Session, options: PreviewOptions | None = None) -> Pr
         raw_api = messages[_row_index(ctx, refs.assistant)].get("api")
         api = raw_api if isinstance(raw_api, str) else None
 
-    resolved = resolve_settings(options.config, options.overrides)
+    resolved = rules.pruning_settings.resolve_settings(options.config, options.overrides)
     settings = resolved.settings
-    eligibility = is_cache_ttl_eligible(refs.provider, refs.model_id, api)
-    window = resolve_context_window(refs.provider, refs.model_id, options.config, options.context_window)
+    eligibility = rules.ttl.is_cache_ttl_eligible(refs.provider, refs.model_id, api)
+    window = rules.window_guard.resolve_context_window(refs.provider, refs.model_id, options.config, options.context_window)
     if options.drop_thinking_for_estimate is None:
-        drop = resolve_drop_thinking_blocks(refs.provider, refs.model_id, api)
+        drop = rules.thinking.resolve_drop_thinking_blocks(refs.provider, refs.model_id, api)
     else:
         drop = DropThinkingPolicy(options.drop_thinking_for_estimate, "forced by the caller", "flag")
 
     now_ms = resolve_now_ms(options.now_ms, options.clock)
     gate, projected = session_gates(refs, settings.ttl_ms, now_ms)
 
-    is_prunable = make_tool_prunable_predicate(settings.tools)
-    result = prune_context_messages(
+    is_prunable = rules.tool_globs.make_tool_prunable_predicate(settings.tools)
+    sticky, clearing = release_inputs(
+        rules, session, ctx, messages, configured_mode=resolved.configured_mode, config=options.config, provider=refs.provider,
+        api=api, window_tokens=window.tokens, tools=settings.tools,
+    )
+    result = rules.pruner.prune_context_messages(
         messages,
         settings,
         context_window_tokens=window.tokens,
         is_tool_prunable=is_prunable,
         drop_thinking_blocks_for_estimate=drop.drop,
+        **sticky,
     )
     prunable_flags = [(msg.get("role") == "toolResult" and is_prunable(msg.get("toolName"))) for msg in messages]
     entry_indices = [row.entry_index for row in ctx.messages]
@@ -400,7 +449,7 @@ def build_preview(session: Session, options: PreviewOptions | None = None) -> Pr
     def assemble(g: TtlGate, scenario: str) -> PrunePreview:
         applied = g.open or options.force
         g.forced = options.force and not g.open
-        effective = result.messages if applied else messages
+        effective = result.messages if applied else (getattr(result, "replay_messages", None) or messages)
         preview = PrunePreview(
             session=session,
             context=ctx,
@@ -411,7 +460,7 @@ def build_preview(session: Session, options: PreviewOptions | None = None) -> Pr
             gate=g,
             applied=applied,
             result=result,
-            guard=evaluate_tool_result_context_guard(effective, window.tokens),
+            guard=rules.tool_guard.evaluate_tool_result_context_guard(effective, window.tokens),
             price=price,
             options=options,
             references=refs,
@@ -420,6 +469,8 @@ def build_preview(session: Session, options: PreviewOptions | None = None) -> Pr
             scenario=scenario,
             diagnostics=diagnostics,
             prunable_flags=prunable_flags,
+            rules=rules,
+            server_clearing=clearing,
         )
         _fill_tokens(preview, counts)
         return preview

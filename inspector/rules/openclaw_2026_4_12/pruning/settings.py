@@ -33,6 +33,12 @@ DEFAULT_SOFT_TRIM_HEAD_CHARS = 1_500
 DEFAULT_SOFT_TRIM_TAIL_CHARS = 1_500
 DEFAULT_HARD_CLEAR_PLACEHOLDER = "[Old tool result content cleared]"
 
+CONFIG_KEYS: tuple[str, ...] = (
+    "ttl", "keepLastAssistants", "softTrimRatio", "hardClearRatio", "minPrunableToolChars", "softTrim.maxChars",
+    "softTrim.headChars", "softTrim.tailChars", "hardClear.enabled", "hardClear.placeholder", "tools.allow", "tools.deny",
+)
+"""The `contextPruning` keys besides `mode` a user may set (the settings panel's fields), in its order."""
+
 _DURATION_RE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)?$")
 _DURATION_PART_RE = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)")
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
