@@ -69,7 +69,7 @@ def _messages(rng: random.Random, tidy: bool = False) -> list[dict]:
     return out
 
 
-def test_planning_helpers_match_openclaw(openclaw_2026_9):
+def test_planning_helpers_match_openclaw(openclaw_2026_9):  # noqa: F811
     rng = random.Random(2026_09_06)
     cases = []
     for k in range(240):
@@ -142,7 +142,7 @@ def _ours(path: Path, keep: int) -> dict:
     }
 
 
-def test_prepare_compaction_matches_openclaw(openclaw_2026_9, tmp_path):
+def test_prepare_compaction_matches_openclaw(openclaw_2026_9, tmp_path):  # noqa: F811
     rng = random.Random(906)
     cases, ours = [], []
     for k in range(80):
@@ -155,7 +155,7 @@ def test_prepare_compaction_matches_openclaw(openclaw_2026_9, tmp_path):
     assert sum(1 for r in real if r.get("isSplitTurn")) > 10 and sum(1 for r in real if r.get("none")) > 5
 
 
-def test_prepare_compaction_on_the_corpus(openclaw_2026_9):
+def test_prepare_compaction_on_the_corpus(openclaw_2026_9):  # noqa: F811
     files = sorted(CORPUS.glob("*.jsonl")) if CORPUS.is_dir() else []
     if not files:
         pytest.skip(f"no corpus at {CORPUS}")
@@ -172,7 +172,7 @@ def test_prepare_compaction_on_the_corpus(openclaw_2026_9):
     assert ours == openclaw_2026_9.run_script(SCRIPT, cases)
 
 
-def test_reserve_cap_matches_openclaw(openclaw_2026_9):
+def test_reserve_cap_matches_openclaw(openclaw_2026_9):  # noqa: F811
     rng = random.Random(4)
     pairs = [(rng.choice([0, 1, 16384, 20000, 50000, rng.randint(0, 10**6)]) + rng.random() * rng.randint(0, 1), rng.randint(1, 400_000))
              for _ in range(300)] + [(20000, 1), (20000, 79_999), (20000, 80_000), (-3, 1000), (20000, 0.5)]
