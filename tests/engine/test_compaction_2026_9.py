@@ -66,7 +66,7 @@ def test_threshold_trigger_off_in_safeguard_mode(tmp_path):
     sept = _plan(b, tmp_path, SEPT, context_window=6000).triggers.threshold
     april = _plan(b, tmp_path, APRIL, context_window=6000).triggers.threshold
     assert sept.would_compact is False and "safeguard" in sept.skipped
-    assert april.would_compact is True  # 6000 > 6000 - 1500? pi's threshold fires under 2026.4.12 (reserve 20000)
+    assert april.would_compact is True  # 2026.4.12: 6000 > 6000 - 20000, pi's threshold fires
 
 
 def test_scaled_keep_moves_the_cut_point(tmp_path):
