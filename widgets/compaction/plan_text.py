@@ -31,6 +31,9 @@ def status_text(plan: CompactionPlan) -> Text:
     out.append(f" · {_n(plan.tokens_before)} tokens before · {summarized} to summarize")
     if plan.is_split_turn:
         out.append(f" · split turn ({prefix} in its prefix)")
+    keep = plan.scaled_keep
+    if keep is not None and keep.scaled:
+        out.append(f"\nkeep {keep.keep_recent_tokens:,.0f} = {keep.configured:,} / {keep.scale:.3g} (usage / estimate)")
     if plan.boundary_only:
         out.append("\nnothing real to summarize: a boundary entry only")
     out.append(f"\n{plan.llm_calls} model call(s) · {len(plan.stages)} stage(s)")
@@ -85,6 +88,17 @@ def triggers_text(plan: CompactionPlan) -> Text:
     out.append(f"\npre-prompt route (prompt {p.prompt_tokens:,}): ")
     out.append(p.route, style="bold red" if p.route != "fits" else "green")
     out.append(f" · {p.estimated_prompt_tokens:,} of {p.prompt_budget_before_reserve:,} budget")
+    measured = getattr(p, "measured_tokens", None)
+    if measured is not None:
+        out.append(f" · measured {measured:,} + 1.2 × later messages")
+    s = plan.settings
+    requested = getattr(s, "reserve_requested", s.reserve_tokens)
+    if getattr(s, "reserve_cap", None) is not None and s.reserve_tokens < requested:
+        out.append(f"\nreserve capped at a quarter of the window: {s.reserve_tokens:,} (requested {requested:,})")
+    who = plan.compactor
+    if who is not None:
+        out.append(f"\nagent threshold: {'on' if who.agent_threshold else 'off'} ({who.agent_threshold_reason})")
+        out.append(f"\nmanual: {who.manual}", style="dim")
     o = tr.overflow
     if o.is_overflow:
         out.append(f"\noverflow: the last assistant message is a context overflow ({o.kind or 'error'})", style="bold red")

@@ -183,7 +183,7 @@ class CompactionView(Vertical):
     def _compute(self, generation: int, session: Session, ctx: m.SessionContext, options: PlanOptions) -> None:
         worker = get_current_worker()
         try:
-            plan = plan_compaction(session, ctx, options)
+            plan = plan_compaction(session, ctx, options, self.rules)
             marks = plan_marks(plan, ctx)
         except Exception as exc:
             if not worker.is_cancelled:

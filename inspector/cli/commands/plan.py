@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from inspector.base.textsafe import make_inert, one_line
-from inspector.cli.commands._common import EXIT_ERROR, add_session_options, console, open_context, print_json
+from inspector.cli.commands._common import EXIT_ERROR, add_session_options, console, open_context, print_json, rule_choice
 from inspector.figures.forecast.plan import PlanOptions, plan_compaction
 from inspector.rules.openclaw_2026_4_12.compaction.chunking import RATIO_FORMULAS
 from inspector.rules.openclaw_2026_4_12.compaction.triggers import DEFAULT_EARLY_THRESHOLDS
@@ -79,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
                 early_thresholds=args.early_thresholds,
                 ratio_formula=args.ratio_formula,
             ),
+            rules=rule_choice().rules,
         )
     except ValueError as exc:
         print(f"session-inspector: {exc}", file=sys.stderr)
@@ -123,6 +124,7 @@ def render(data: dict[str, Any]) -> None:
         ("reserveTokens", f"{s['reserveTokens']['value']:,}  ({s['reserveTokens']['source']}; floor {s['reserveTokens']['floor']:,})"),
         ("context now", f"{data['context_tokens']:,} tokens"),
     ]
+    rows.extend(_release_rows(data))
     for k, v in rows:
         head.add_row(_t(k), _t(v))
     c.print(head)
@@ -144,6 +146,16 @@ def render(data: dict[str, Any]) -> None:
         ("files", f"{len(data['file_ops']['read_files'])} read, {len(data['file_ops']['modified_files'])} modified"),
         ("LLM calls", f"at least {data['llm_calls']}"),
     ]
+    keep = data.get("scaled_keep")
+    if keep is not None:
+        cut_rows.insert(
+            1,
+            (
+                "keep (scaled)",
+                f"{keep['keep_recent_tokens']:,.0f} tokens = {keep['configured']:,} / {keep['scale']:.4g} "
+                f"(usage {keep['usage_tokens']:,} / estimate {keep['estimated_tokens']:,})",
+            ),
+        )
     if data["boundary_only"]:
         cut_rows.append(("boundary only", "nothing real to summarize: OpenClaw writes a boundary compaction"))
     for k, v in cut_rows:
@@ -171,6 +183,22 @@ def render(data: dict[str, Any]) -> None:
     for i, stage in enumerate(data["stages"], 1):
         st.add_row(_t(i), _t(stage["name"]), _t(stage["llm_calls"]), _t(stage["label"]))
     c.print(st)
+
+
+def _release_rows(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """The head rows only some releases' rules give (none for 2026.4.12)."""
+    out = []
+    reserve = data["settings"]["reserveTokens"]
+    if reserve.get("cap") is not None:
+        out.append(("reserve cap", f"{reserve['cap']:,} (a quarter of the window; requested {reserve['requested']:,})"))
+    retired = data["settings"].get("retiredKeys")
+    if retired:
+        out.append(("retired config", ", ".join(retired) + " (ignored)"))
+    who = data.get("compactor")
+    if who is not None:
+        out.append(("agent threshold", ("on: " if who["agent_threshold"] else "off: ") + who["agent_threshold_reason"]))
+        out.append(("manual compaction", who["manual"]))
+    return out
 
 
 def _render_chunking(c: Any, data: dict[str, Any], ch: dict[str, Any], key: str, title: str) -> None:
@@ -222,6 +250,7 @@ def _render_triggers(c: Any, tr: dict[str, Any]) -> None:
         _t(
             f"estimate {pp['estimated_prompt_tokens']:,} vs budget {pp['prompt_budget_before_reserve']:,} "
             f"(reserve {pp['effective_reserve_tokens']:,}); overflow {pp['overflow_tokens']:,}"
+            + (f"; measured {pp['measured_tokens']:,} + 1.2 x later messages" if pp.get("measured_tokens") is not None else "")
             + ("" if pp["tool_result_reducible_chars"] is None else f"; tool results could give {pp['tool_result_reducible_chars']:,} chars")
         ),
     )

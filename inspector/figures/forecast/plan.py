@@ -1,9 +1,12 @@
-"""The compaction forecast: what OpenClaw 2026.4 with pi 0.66.1 would do if it compacted this session now.
+"""The compaction forecast: what OpenClaw would do if it compacted this session now, by a release's rules.
 
-`plan_compaction(session, ctx, options)` runs pi's preparation (`inspector.rules.openclaw_2026_4_12.compaction.prepare`), OpenClaw's
-safeguard steps on top of it (`safeguard`, `chunking`, `boundary`), lists the stages a run would execute
-(`stages`) and evaluates every trigger (`triggers`), all from the session index: only the few messages whose
-content decides something are read from disk. `CompactionPlan.to_json()` is `plan --json`; `rows` says, for
+`plan_compaction(session, ctx, options, rules)` runs the rule set's preparation (`rules.prepare`), the safeguard
+steps on top of it (`rules.safeguard`, `rules.chunking`, `rules.boundary`), lists the stages a run would execute
+(`rules.stages`) and evaluates every trigger (`rules.triggers`), all from the session index: only the few
+messages whose content decides something are read from disk. A release's rule module may offer more than
+2026.4.12's (2026.9: the scaled `keepRecentTokens`, the reserve cap, who compacts, the pre-prompt route's
+measurement, the stage split); the plan carries those figures only when the rules give them, so a 2026.4.12
+plan is what it always was. `CompactionPlan.to_json()` is `plan --json`; `rows` says, for
 every context message, the part it plays, so a UI can draw the plan on the transcript.
 """
 
@@ -17,33 +20,14 @@ from typing import Any
 from inspector.figures.rules_of import rules_of
 from inspector.figures.session_figures import WindowOptions, window_for, window_json
 from inspector.model import entries as m
-from inspector.rules.openclaw_2026_4_12.compaction.boundary import any_real_conversation, build_structured_fallback_summary
-from inspector.rules.openclaw_2026_4_12.compaction.chunking import Chunking, plan_chunking
+from inspector.rules.openclaw_2026_4_12.compaction.chunking import Chunking
 from inspector.rules.openclaw_2026_4_12.compaction.items import SummaryItem, items_for_positions, total_tokens
-from inspector.rules.openclaw_2026_4_12.compaction.prepare import NothingToPlan, Preparation, prepare_compaction
-from inspector.rules.openclaw_2026_4_12.compaction.safeguard import (
-    HISTORY_SHARE_TRIGGER_FACTOR,
-    prune_history_for_context_share,
-    split_preserved_recent_turns,
-)
-from inspector.rules.openclaw_2026_4_12.compaction.settings import (
-    ContextEngineInfo,
-    EffectiveSettings,
-    ModeInfo,
-    resolve_context_engine,
-    resolve_mode,
-    resolve_settings,
-)
-from inspector.rules.openclaw_2026_4_12.compaction.stages import Stage, StageInputs, build_stages
-from inspector.rules.openclaw_2026_4_12.compaction.triggers import (
-    DEFAULT_EARLY_THRESHOLDS,
-    Triggers,
-    early_warnings,
-    overflow_trigger,
-    pre_prompt_route,
-    threshold_trigger,
-)
+from inspector.rules.openclaw_2026_4_12.compaction.prepare import NothingToPlan, Preparation
+from inspector.rules.openclaw_2026_4_12.compaction.settings import ContextEngineInfo, EffectiveSettings, ModeInfo
+from inspector.rules.openclaw_2026_4_12.compaction.stages import Stage, StageInputs
+from inspector.rules.openclaw_2026_4_12.compaction.triggers import DEFAULT_EARLY_THRESHOLDS, Triggers
 from inspector.rules.openclaw_2026_4_12.tokens.context_usage import last_context_usage
+from inspector.rules.ruleset import RuleSet
 from inspector.session.session import Session
 
 # What a context message becomes (`ContextRole.plan`).
@@ -205,6 +189,12 @@ class CompactionPlan:
     turn_prefix_chunking: Chunking | None = None
     stages: list[Stage] = field(default_factory=list)
     rows: list[ContextRole] = field(default_factory=list)
+    compactor: Any = None
+    """Who compacts (2026.9 `Compactor`); None under rules that have no such figure."""
+    scaled_keep: Any = None
+    """The `keepRecentTokens` the cut point used (2026.9 `ScaledKeep`); None under rules that do not scale it."""
+    split_kind: str | None = None
+    """What `chunking.token_share_parts` holds when not 2026.4.12's token-share parts (`stage_split`)."""
 
     @property
     def llm_calls(self) -> int:
@@ -247,7 +237,19 @@ class CompactionPlan:
             "llm_calls": self.llm_calls,
             "triggers": self.triggers.to_json(),
             "rows": [r.to_json() for r in self.rows],
+            **self._release_json(),
         }
+
+    def _release_json(self) -> dict[str, Any]:
+        """The figures only some releases' rules give (absent from a 2026.4.12 plan)."""
+        out: dict[str, Any] = {}
+        if self.compactor is not None:
+            out["compactor"] = self.compactor.to_json()
+        if self.scaled_keep is not None:
+            out["scaled_keep"] = self.scaled_keep.to_json()
+        if self.split_kind is not None:
+            out["split_kind"] = self.split_kind
+        return out
 
 
 def _refs(session: Session, path: Sequence[int], positions: list[int], ctx_index: dict[int, int], items: list[SummaryItem]) -> list[MessageRef]:
@@ -259,7 +261,7 @@ def _refs(session: Session, path: Sequence[int], positions: list[int], ctx_index
     return out
 
 
-def _is_boundary_only(session: Session, path: Sequence[int], positions: list[int], items: list[SummaryItem]) -> bool:
+def _is_boundary_only(rules: RuleSet, session: Session, path: Sequence[int], positions: list[int], items: list[SummaryItem]) -> bool:
     """No real conversation message in the list (OpenClaw's `isRealConversationMessage`)."""
     entries = session.entries
     roles = [it.role for it in items]
@@ -268,17 +270,19 @@ def _is_boundary_only(session: Session, path: Sequence[int], positions: list[int
     def load(i: int) -> dict[str, Any]:
         return session.load_message(entries[path[positions[i]]]) or {}
 
-    return any_real_conversation(roles, load, kinds) is None
+    return rules.boundary.any_real_conversation(roles, load, kinds) is None
 
 
-def _history_share(items: list[SummaryItem], prefix: list[SummaryItem], tokens_before: int, window: int, share: float, refs: list[MessageRef], ratio_formula: str) -> tuple[HistoryShare, list[SummaryItem]]:
+def _history_share(
+    rules: RuleSet, items: list[SummaryItem], prefix: list[SummaryItem], tokens_before: int, window: int, share: float, refs: list[MessageRef], ratio_formula: str
+) -> tuple[HistoryShare, list[SummaryItem]]:
     summarizable = total_tokens(items) + total_tokens(prefix)
     new_content = max(0, math.floor(tokens_before - summarizable))
-    trigger = math.floor(window * share * HISTORY_SHARE_TRIGGER_FACTOR)
+    trigger = math.floor(window * share * rules.safeguard.HISTORY_SHARE_TRIGGER_FACTOR)
     hs = HistoryShare(new_content > trigger, new_content, trigger, share, max(1, math.floor(window * share)), kept_tokens=total_tokens(items))
     if not hs.applies:
         return hs, items
-    pruned = prune_history_for_context_share(items, window, share, 2)
+    pruned = rules.safeguard.prune_history_for_context_share(items, window, share, 2)
     hs.budget_tokens = pruned.budget_tokens
     if pruned.dropped_chunks <= 0:
         return hs, items
@@ -291,7 +295,7 @@ def _history_share(items: list[SummaryItem], prefix: list[SummaryItem], tokens_b
     hs.dropped_context_indexes = [
         c for c in (refs[p].context_index for p in hs.dropped_positions + hs.orphaned_positions) if c is not None
     ]
-    hs.dropped_chunking = plan_chunking("dropped_history", pruned.dropped, window, ratio_formula=ratio_formula)
+    hs.dropped_chunking = rules.chunking.plan_chunking("dropped_history", pruned.dropped, window, ratio_formula=ratio_formula)
     return hs, pruned.messages
 
 
@@ -346,18 +350,31 @@ def _rows(session: Session, ctx: m.SessionContext, plan: CompactionPlan, prep: P
     return out
 
 
-def plan_compaction(session: Session, ctx: m.SessionContext, options: PlanOptions | None = None) -> CompactionPlan:
-    """The forecast for the context `ctx` of `session` (see the module docstring)."""
+def plan_compaction(session: Session, ctx: m.SessionContext, options: PlanOptions | None = None, rules: RuleSet | None = None) -> CompactionPlan:
+    """The forecast for the context `ctx` of `session` by `rules` (default: 2026.4.12; see the module docstring)."""
     opts = options or PlanOptions()
-    window = window_for(rules_of(session), ctx, WindowOptions(config=opts.config, override=opts.context_window))
-    settings = resolve_settings(opts.config, opts.keep_recent_tokens, opts.reserve_tokens)
-    engine = resolve_context_engine(opts.config)
+    rules = rules or rules_of(session)
+    window = window_for(rules, ctx, WindowOptions(config=opts.config, override=opts.context_window))
+    cs = rules.compaction_settings
+    if hasattr(cs, "cap_reserve_tokens"):
+        settings = cs.resolve_settings(opts.config, opts.keep_recent_tokens, opts.reserve_tokens, context_window=window.tokens)
+    else:
+        settings = cs.resolve_settings(opts.config, opts.keep_recent_tokens, opts.reserve_tokens)
+    engine = cs.resolve_context_engine(opts.config)
+    compactor = cs.resolve_compactor(opts.config, ctx.model) if hasattr(cs, "resolve_compactor") else None
     context_tokens = int(last_context_usage(session, ctx)["tokens"])
-    triggers = Triggers(
-        threshold_trigger(session, ctx, window.tokens, settings.reserve_tokens),
-        overflow_trigger(session, ctx, window.tokens),
-        pre_prompt_route(session, ctx, window.tokens, settings.reserve_tokens, opts.prompt_tokens),
-        early_warnings(context_tokens, window.tokens, opts.early_thresholds),
+    tr = rules.triggers
+    if compactor is not None:
+        threshold = tr.threshold_trigger(
+            session, ctx, window.tokens, settings.reserve_tokens, compactor.agent_threshold, compactor.agent_threshold_reason
+        )
+    else:
+        threshold = tr.threshold_trigger(session, ctx, window.tokens, settings.reserve_tokens)
+    triggers = tr.Triggers(
+        threshold,
+        tr.overflow_trigger(session, ctx, window.tokens),
+        tr.pre_prompt_route(session, ctx, window.tokens, settings.reserve_tokens, opts.prompt_tokens),
+        tr.early_warnings(context_tokens, window.tokens, opts.early_thresholds),
         auto_compaction_enabled=engine.builtin,
     )
     plan = CompactionPlan(
@@ -365,22 +382,25 @@ def plan_compaction(session: Session, ctx: m.SessionContext, options: PlanOption
         leaf_id=ctx.leaf_id,
         context_window=window_json(window),
         settings=settings,
-        mode=resolve_mode(opts.config),
+        mode=cs.resolve_mode(opts.config),
         context_engine=engine,
         triggers=triggers,
         context_tokens=context_tokens,
+        compactor=compactor,
+        split_kind=getattr(rules.chunking, "SPLIT_KIND", None),
     )
-    prep = prepare_compaction(session, ctx, settings.compaction_settings())
+    prep = rules.prepare.prepare_compaction(session, ctx, settings.compaction_settings())
     if isinstance(prep, NothingToPlan):
         plan.nothing_to_plan = prep
         plan.rows = _rows(session, ctx, plan, None)
         return plan
-    _fill(session, ctx, plan, prep, window.tokens, opts.ratio_formula)
+    plan.scaled_keep = getattr(prep, "keep", None)
+    _fill(rules, session, ctx, plan, prep, window.tokens, opts.ratio_formula)
     plan.rows = _rows(session, ctx, plan, prep)
     return plan
 
 
-def _fill(session: Session, ctx: m.SessionContext, plan: CompactionPlan, prep: Preparation, window: int, ratio_formula: str) -> None:
+def _fill(rules: RuleSet, session: Session, ctx: m.SessionContext, plan: CompactionPlan, prep: Preparation, window: int, ratio_formula: str) -> None:
     entries = session.entries
     path = ctx.path
     ctx_index = {r.entry_index: r.index for r in ctx.messages}
@@ -398,23 +418,23 @@ def _fill(session: Session, ctx: m.SessionContext, plan: CompactionPlan, prep: P
     plan.messages_to_summarize = refs
     plan.turn_prefix_messages = _refs(session, path, prep.turn_prefix_pos, ctx_index, prefix)
     plan.read_files, plan.modified_files = prep.file_ops.lists()
-    plan.boundary_only = _is_boundary_only(session, path, prep.summarize_pos, items) and _is_boundary_only(
-        session, path, prep.turn_prefix_pos, prefix
+    plan.boundary_only = _is_boundary_only(rules, session, path, prep.summarize_pos, items) and _is_boundary_only(
+        rules, session, path, prep.turn_prefix_pos, prefix
     )
     if plan.boundary_only:
-        plan.boundary_summary = build_structured_fallback_summary(prep.previous_summary)
+        plan.boundary_summary = rules.boundary.build_structured_fallback_summary(prep.previous_summary)
     s = plan.settings
-    hs, kept = _history_share(items, prefix, prep.tokens_before, window, s.max_history_share, refs, ratio_formula)
+    hs, kept = _history_share(rules, items, prefix, prep.tokens_before, window, s.max_history_share, refs, ratio_formula)
     plan.history_share = hs
-    split = split_preserved_recent_turns(kept, s.recent_turns_preserve)
+    split = rules.safeguard.split_preserved_recent_turns(kept, s.recent_turns_preserve)
     plan.preserved_positions = sorted(it.position for it in split.preserved if it.position is not None)
     summarizable = split.summarizable
-    plan.chunking = plan_chunking("messages_to_summarize", summarizable, window, summarizable + prefix, ratio_formula)
+    plan.chunking = rules.chunking.plan_chunking("messages_to_summarize", summarizable, window, summarizable + prefix, ratio_formula)
     if prep.is_split_turn and prefix:
-        plan.turn_prefix_chunking = plan_chunking(
+        plan.turn_prefix_chunking = rules.chunking.plan_chunking(
             "turn_prefix_messages", prefix, window, ratio_formula=ratio_formula, max_chunk_tokens=plan.chunking.max_chunk_tokens
         )
-    plan.stages = build_stages(
+    plan.stages = rules.stages.build_stages(
         StageInputs(
             mode=plan.mode.mode,
             boundary_only=plan.boundary_only,
