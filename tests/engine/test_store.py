@@ -81,7 +81,7 @@ def test_store_is_never_written_nor_checkpointed(tmp_path):
     list_store(store)
     assert {p: (digest(p), p.stat().st_mtime_ns) for p in (store, wal)} == before
     conn = connect(store)
-    with pytest.raises(Exception, match="readonly|read-only|query_only"):
+    with pytest.raises(Exception, match=r"readonly|read-only|query_only"):
         conn.execute("CREATE TABLE x (a)")
     conn.close()
     w.close()

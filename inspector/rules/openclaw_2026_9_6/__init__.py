@@ -4,9 +4,10 @@ This folder holds only the parts 2026.9.6 changed; every other part is 2026.4.12
 from there by `inspector.rules.ruleset.RuleSet.part`, never copied. `rule_set("openclaw-2026.9.6")` is the way in.
 """
 
+from inspector.rules.ruleset import Release
+
 # The 2026.9.6 estimators are declared by its `tokens` part once it has one; until then they are 2026.4.12's.
 from inspector.rules.openclaw_2026_4_12 import RELEASE as _APRIL
-from inspector.rules.ruleset import Release
 
 RELEASE = Release(
     id="openclaw-2026.9.6",
