@@ -406,3 +406,17 @@ def build_store(home: Path, sessions: dict[str, Path | list[bytes]], *, journal:
 def jsonl_lines(path: Path) -> list[bytes]:
     """A JSONL file's non-empty lines."""
     return [line for line in Path(path).read_bytes().split(b"\n") if line]
+
+
+def dump_session(store: Path, session_id: str, out: Path) -> Path:
+    """The session's events as a JSONL file, read with plain sqlite3 and zstandard (apart from the inspector's reader):
+    what the store holds, e.g. after an import normalised it."""
+    conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    conn.text_factory = bytes
+    rows = conn.execute(
+        "SELECT event_json, event_zstd FROM transcript_events WHERE session_id=? ORDER BY seq", (session_id,)
+    ).fetchall()
+    conn.close()
+    plain = zstandard.ZstdDecompressor()
+    out.write_bytes(b"".join((text if text is not None else plain.decompress(blob)) + b"\n" for text, blob in rows))
+    return out

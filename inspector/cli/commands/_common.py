@@ -184,8 +184,7 @@ def for_source(data: dict[str, Any]) -> dict[str, Any]:
     if mirror is None or "source" in data:
         return data
     out: dict[str, Any] = {"source": mirror.source_json()}
-    for key, value in data.items():
-        out[key] = _relabel(value, mirror)
+    out.update(_relabel(data, mirror))
     if isinstance(out.get("diagnostics"), list):
         out["diagnostics"] = out["diagnostics"] + mirror.extra_diagnostics()
     return out
