@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from inspector.read.store.connection import read_transaction, text
 
@@ -51,6 +52,11 @@ class EventsSnapshot:
     """Rows at or below the caller's `after_seq` (None when everything was read): a mirror checks its prefix by it."""
     seqs: list[int] = field(default_factory=list)
     lines: list[bytes] = field(default_factory=list)
+    """The events read (empty when they were written to `read_events`'s `out` instead)."""
+    written: int = 0
+    """Bytes written to `out`."""
+    stale: bool = False
+    """`read_events` found another generation, or another count of rows up to `after_seq`, than expected: no row read."""
     problems: list[StoreProblem] = field(default_factory=list)
     app_version: str | None = None
     schema_version: int | None = None
@@ -108,9 +114,20 @@ def decode_event(seq: int, event_json: bytes | None, event_zstd: bytes | None, u
     return data, None
 
 
-def read_events(conn: sqlite3.Connection, store: Path | str, session_id: str, after_seq: int | None = None) -> EventsSnapshot:
+def read_events(
+    conn: sqlite3.Connection,
+    store: Path | str,
+    session_id: str,
+    after_seq: int | None = None,
+    out: BinaryIO | None = None,
+    expect: tuple[str | None, int] | None = None,
+) -> EventsSnapshot:
     """The session's events past `after_seq` (all when None), in seq order, with the generation, the index state,
-    the session's key and the store's schema, all from one read transaction."""
+    the session's key and the store's schema, all from one read transaction.
+
+    `out`: write each event there as a line (its bytes and a newline) instead of keeping it in `lines`. `expect`:
+    the generation and the count of rows up to `after_seq` the caller holds; when the store says otherwise, no row
+    is read (`stale`)."""
     snap = EventsSnapshot()
     sid = session_id
     with read_transaction(conn, store):
@@ -132,19 +149,28 @@ def read_events(conn: sqlite3.Connection, store: Path | str, session_id: str, af
             snap.kept = conn.execute(
                 "SELECT count(*) FROM transcript_events WHERE session_id=? AND seq<=?", (sid, after_seq)
             ).fetchone()[0]
+            if expect is not None and expect != (snap.generation, snap.kept):
+                snap.stale = True
+                return snap
         cursor = conn.execute(
             "SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id=? AND seq>? ORDER BY seq",
             (sid, -(2**63) if after_seq is None else after_seq),
         )
-        seqs, lines, problems = snap.seqs, snap.lines, snap.problems
+        seqs, problems = snap.seqs, snap.problems
+        keep = snap.lines.append if out is None else None
+        write = out.write if out is not None else None
+        written = 0
         for seq, event_json, event_zstd, utf8_bytes in cursor:
             if event_zstd is None and type(event_json) is bytes and b"\n" not in event_json and (utf8_bytes is None or utf8_bytes == len(event_json)):
-                seqs.append(seq)
-                lines.append(event_json)  # the common row, checked inline
-                continue
-            data, problem = decode_event(seq, event_json, event_zstd, utf8_bytes)
+                data = event_json  # the common row, checked inline
+            else:
+                data, problem = decode_event(seq, event_json, event_zstd, utf8_bytes)
+                if problem is not None:
+                    problems.append(problem)
             seqs.append(seq)
-            lines.append(data)
-            if problem is not None:
-                problems.append(problem)
+            if write is not None:
+                written += write(data) + write(b"\n")
+            else:
+                keep(data)  # type: ignore[misc]
+        snap.written = written
     return snap

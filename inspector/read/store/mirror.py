@@ -161,6 +161,24 @@ def _load(meta_path: str, mirror: Mirror) -> bool:
         return False
 
 
+def _rewrite(db: sqlite3.Connection, store: Path | str, session_id: str, path: str) -> EventsSnapshot:
+    """Every event of the session written to a temporary file renamed over `path` (a reader of the old mirror sees
+    a replaced file)."""
+    directory, name = os.path.split(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb", buffering=1 << 20) as f:
+            snap = read_events(db, store, session_id, None, out=f)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return snap
+
+
 def _replace(path: str, data: bytes) -> None:
     directory, name = os.path.split(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
@@ -220,28 +238,27 @@ def sync_mirror(store: Path | str, session_id: str, conn: sqlite3.Connection | N
     try:
         with _locked(base + ".lock"):
             known = _load(base + ".json", mirror)
-            snap = read_events(db, store, session_id, mirror.last_seq if known else None)
-            if known and (snap.generation != mirror.generation or snap.kept != mirror.events):
-                known = False
-                snap = read_events(db, store, session_id, None)
+            snap = None
+            if known:
+                with open(mirror.path, "ab") as f:  # new events appended as read (a failed read leaves a size the sidecar denies)
+                    snap = read_events(db, store, session_id, mirror.last_seq, out=f, expect=(mirror.generation, mirror.events))
+                if snap.stale:
+                    snap = None  # rewritten, or rows gone below the mirror's end: all of it again
+                elif snap.seqs:
+                    mirror.change, mirror.size = "appended", mirror.size + snap.written
+            if snap is None:
+                existed = os.path.exists(base + ".json")
+                snap = _rewrite(db, store, session_id, str(mirror.path))
+                mirror.change = "rewritten" if existed else "created"
+                mirror.runs, mirror.problems, mirror.events, mirror.size = [], {}, 0, snap.written
             _take(mirror, snap)
-            if not known:
-                data = b"\n".join(snap.lines) + b"\n" if snap.lines else b""
-                _replace(str(mirror.path), data)
-                mirror.change = "rewritten" if os.path.exists(base + ".json") else "created"
-                mirror.runs, mirror.problems, mirror.events, mirror.size = [], {}, 0, len(data)
-            elif snap.lines:
-                data = b"\n".join(snap.lines) + b"\n"
-                with open(mirror.path, "ab") as f:
-                    f.write(data)
-                mirror.change, mirror.size = "appended", mirror.size + len(data)
             _extend_runs(mirror.runs, mirror.events + 1, snap.seqs)
             mirror.problems.update((p.seq, p) for p in snap.problems)
             mirror.events += len(snap.seqs)
             mirror.added = len(snap.seqs)
             if snap.seqs:
                 mirror.last_seq = snap.seqs[-1]
-            if mirror.change != "unchanged" or not known:
+            if mirror.change != "unchanged":
                 _replace(base + ".json", orjson.dumps(mirror._meta()))
     finally:
         if own:
