@@ -80,13 +80,13 @@ def build_parser(modules: list[ModuleType] | None = None) -> argparse.ArgumentPa
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for mod in command_modules() if modules is None else modules:
         mod.register(sub)
-    from inspector.cli.commands._common import add_store_session_option
+    from inspector.host.discovery.stores import add_session_option
     from inspector.host.rules_choice import add_rules_option
 
     for command_parser in sub.choices.values():
         add_rules_option(command_parser)
         if any(action.dest == "path" for action in command_parser._actions):
-            add_store_session_option(command_parser)
+            add_session_option(command_parser)
     return parser
 
 

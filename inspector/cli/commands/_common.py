@@ -121,18 +121,6 @@ STORE_REFUSAL = (
 )
 
 
-def add_store_session_option(p: argparse.ArgumentParser) -> None:
-    """`--session ID_OR_KEY`: which session of an OpenClaw SQLite store PATH names (default: the most recently
-    updated); added to every command that takes a PATH."""
-    if any("--session" in action.option_strings for action in p._actions):
-        return
-    p.add_argument(
-        "--session", default=None, metavar="ID_OR_KEY",
-        help="when PATH is an OpenClaw SQLite store (or an agent dir holding one): the session, by id or key "
-        "(default: the most recently updated)",
-    )
-
-
 def store_source() -> Mirror | None:
     """The store session the running command reads (None: a session file)."""
     return _rules.store

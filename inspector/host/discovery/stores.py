@@ -11,11 +11,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.read.store.connection import STORE_FILENAME, StoreError, connect, is_sqlite_file
 from inspector.read.store.mirror import Mirror, sync_mirror
 from inspector.read.store.rows import StoreSession, list_sessions, pick_session
+
+if TYPE_CHECKING:
+    import argparse
 
 IMPORT_ARCHIVE_DIR = "session-sqlite-import-archive"
 """Where `openclaw doctor --session-sqlite import` moves the JSONL it imported (beside the agent's `sessions/`)."""
@@ -115,3 +118,15 @@ def open_store_session(store: Path, wanted: str | None) -> Mirror:
     if mirror.session_key is None:
         mirror.session_key = chosen.session_key
     return mirror
+
+
+def add_session_option(p: argparse.ArgumentParser) -> None:
+    """`--session ID_OR_KEY`: which session of an OpenClaw SQLite store PATH names (default: the most recently
+    updated); every command that takes a PATH and the app have it."""
+    if any("--session" in action.option_strings for action in p._actions):
+        return
+    p.add_argument(
+        "--session", default=None, metavar="ID_OR_KEY",
+        help="when PATH is an OpenClaw SQLite store (or an agent dir holding one): the session, by id or key "
+        "(default: the most recently updated)",
+    )

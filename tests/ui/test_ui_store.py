@@ -1,0 +1,60 @@
+"""The app on a session of an OpenClaw SQLite store: opened through its mirror with the store's rules, new events
+shown within a poll, a rewrite re-read with a notice, diagnostics by seq, `--session`, a bad one on the error screen."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import assistant, jline, msg
+from store_support import append_events, build_store, rewrite_session, writer
+from test_store import KEY, damaged_store, lines_of
+from test_ui_support import SIZE, settle
+
+from widgets.notice_bar import NoticeBar
+from widgets.screens.diagnostics import DiagnosticsScreen
+from widgets.screens.error import ErrorScreen
+from widgets.screens.inspector import InspectorScreen
+
+
+@pytest.mark.anyio
+async def test_a_store_session_opens_and_follows_appends_and_rewrites(tmp_path, ui):
+    store, ids = build_store(tmp_path, {"agent:main:old": lines_of(4, sid="old"), KEY: lines_of(10)})
+    pilot = await ui(store, size=SIZE)
+    screen = pilot.app.screen
+    assert isinstance(screen, InspectorScreen) and screen.session is not None
+    assert screen.opener.mirror is not None and screen.opener.mirror.session_key == KEY  # the newest by default
+    assert screen.opener.rule_choice.id == "openclaw-2026.9.6" and screen.opener.rule_choice.source == "session"
+    assert len(screen.session.entries) == 10
+    w = writer(store)
+    append_events(w, ids[KEY], [jline(msg("n1", "e9", assistant("fresh from the gateway"))).encode()])
+    screen.check_for_updates()
+    await settle(pilot)
+    assert screen.session.entry_by_id("n1") is not None and len(screen.session.entries) == 11
+    rewrite_session(w, ids[KEY], lines_of(3))
+    screen.check_for_updates()
+    await settle(pilot)
+    assert len(screen.session.entries) == 3
+    notice = screen.query_one("#notice", NoticeBar)
+    assert "the store rewrote session agent:main:main" in str(notice.message)
+    w.close()
+
+
+@pytest.mark.anyio
+async def test_session_option_and_diagnostics_by_seq(tmp_path, ui):
+    store, _ = damaged_store(tmp_path)
+    pilot = await ui(store.parent.parent, size=SIZE, session=KEY)
+    screen = pilot.app.screen
+    assert isinstance(screen, InspectorScreen) and screen.session is not None
+    notice = screen.query_one("#notice", NoticeBar)
+    assert "damaged event(s) skipped: seq 9, 10, 11" in str(notice.message)
+    await pilot.press("d")
+    await settle(pilot)
+    diag = pilot.app.screen
+    assert isinstance(diag, DiagnosticsScreen) and diag.seq_of is not None
+    assert {diag.seq_of(d.line) for d in diag.diagnostics if d.kind == "unparseable"} == {9, 10, 11}
+
+
+@pytest.mark.anyio
+async def test_an_unknown_session_is_an_error_screen(tmp_path, ui):
+    store, _ = build_store(tmp_path, {KEY: lines_of(2)})
+    pilot = await ui(store, size=SIZE, session="agent:main:nope")
+    assert isinstance(pilot.app.screen, ErrorScreen)
