@@ -21,7 +21,8 @@ from typing import Any, Literal
 
 SessionKind = Literal["live", "archive", "checkpoint"]
 SessionSource = Literal["openclaw", "pi", "dir"]
-ArchiveReason = Literal["reset", "deleted", "bak", "imported"]
+ArchiveReason = Literal["reset", "deleted", "bak", "imported", "archived"]
+"""`archived`: a session an OpenClaw SQLite store marks archived (`archivedAt`), listed by the browser."""
 
 SESSION_STORE_FILENAME = "sessions.json"
 
