@@ -32,7 +32,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(HERE), str(ROOT), str(ROOT / "tests")]
 
-import generate  # noqa: E402
+import generate
 
 OPEN_MAX = 3.0
 LIVE_P95_MAX_MS = 250.0
@@ -147,7 +147,7 @@ def run(events: int, repeat: int, seed: int, data_dir: Path, samples: int = 50) 
 def markdown(s: dict[str, Any]) -> str:
     """The store rows of the README's table."""
     o, live = s["open"], s["live"]
-    mark = lambda ok: " ✓" if ok else " ✗"  # noqa: E731
+    mark = lambda ok: " ✓" if ok else " ✗"
     return "\n".join([
         f"| SQLite store, {s['events']:,} events ({s['store_bytes'] / 2**20:,.0f} MiB) | |",
         "|---|---|",
