@@ -441,7 +441,11 @@ class InspectorScreen(DiagnosisViews, TranscriptViews, SidePanelViews, Compactio
                     return
 
         mirror = self.opener.mirror  # a store session: its diagnostics name the event's seq, not the mirror's line
-        self.app.push_screen(DiagnosticsScreen(list(self.figures.diagnostics), seq_of=mirror.seq_of_line if mirror else None), go_to_line)
+        diagnostics = list(self.figures.diagnostics)
+        if mirror is not None:
+            self.app.push_screen(DiagnosticsScreen(mirror.diagnostics(diagnostics), seq_of=mirror.seq_of_line), go_to_line)
+        else:
+            self.app.push_screen(DiagnosticsScreen(diagnostics), go_to_line)
 
     def action_pruning(self) -> None:
         """Open the pruning preview (OpenClaw cache-TTL pruning) on this session, at the injected clock's time."""

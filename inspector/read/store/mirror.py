@@ -27,6 +27,7 @@ from typing import Any
 
 import orjson
 
+from inspector.model import entries as m
 from inspector.read.store.connection import StoreIdentity, connect
 from inspector.read.store.events import EventsSnapshot, StoreProblem, read_events
 
@@ -93,6 +94,28 @@ class Mirror:
             for p in sorted(self.problems.values(), key=lambda p: p.seq)
             if not p.skipped
         ]
+
+    def line_of_seq(self, seq: int) -> int | None:
+        """The mirror line holding event `seq` (None: not mirrored)."""
+        for first_line, first_seq, count in self.runs:
+            if first_seq <= seq < first_seq + count:
+                return first_line + (seq - first_seq)
+        return None
+
+    def diagnostics(self, diagnostics: list[m.Diagnostic]) -> list[m.Diagnostic]:
+        """A session's diagnostics as this store session shows them: a damaged event's placeholder says what is
+        wrong with the event, and the problems of events kept all the same are added (at their mirror line)."""
+        out = []
+        for d in diagnostics:
+            seq = self.seq_of_line(d.line)
+            problem = self.problems.get(seq) if seq is not None else None
+            if problem is not None and problem.skipped and d.kind == "unparseable":
+                d = m.Diagnostic(problem.kind, problem.message, problem.severity, d.line, d.offset)
+            out.append(d)
+        for p in sorted(self.problems.values(), key=lambda p: p.seq):
+            if not p.skipped:
+                out.append(m.Diagnostic(p.kind, p.message, p.severity, self.line_of_seq(p.seq)))
+        return out
 
     def label(self, line: int | None) -> str:
         """`seq N` for a mirror line (what a diagnostic's place is called on this session)."""
