@@ -166,6 +166,10 @@ def render(results: dict[str, Any]) -> str:
         + ", ".join(f"{LABELS[n]} {_s(start[f'{n}_tiny_seconds'])}" for n in COMMANDS if f"{n}_tiny_seconds" in start)
         + "."
     )
+    if results.get("store"):
+        from store import markdown
+
+        lines += ["", markdown(results["store"])]
     return "\n".join(lines)
 
 

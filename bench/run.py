@@ -19,7 +19,9 @@ Every figure runs in a fresh process, on a warm page cache, `--repeat` times; th
 - the tokenizer alone (cl100k `encode_ordinary` of every context message's model-visible texts, one thread)
   vs the full tiktoken counting step (`figures.tiktoken_counts_for`), on the context just before the last
   compaction (the fullest near the end);
-- tail (`read_tail`, last 1000 entries) and one appended line (`refresh()` + context, p50/p95 of 50).
+- tail (`read_tail`, last 1000 entries) and one appended line (`refresh()` + context, p50/p95 of 50);
+- with `--store-events N` (default 200,000; 0: none), an OpenClaw SQLite store session of N events
+  (`bench/store.py`): the CLI opening it vs sqlite3 + orjson of its events, and insert -> refreshed p95.
 
 Results go to `bench/out/results.json` (and a timestamped copy); the markdown table is printed at the end.
 """
@@ -319,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=OUT, help="where results JSON is written (default bench/out)")
     ap.add_argument("--markdown", action="store_true", help="print only the markdown table on stdout")
     ap.add_argument("--render", type=Path, metavar="RESULTS", help="print the table of a saved results file and exit")
+    ap.add_argument("--store-events", type=int, default=200_000,
+                    help="events of the SQLite store session measured (bench/store.py; default 200000, 0: none)")
     args = ap.parse_args(argv)
     if args.render:
         print(render(json.loads(args.render.read_text())))
@@ -365,6 +369,11 @@ def main(argv: list[str] | None = None) -> int:
             bench = copy_of(f, Path(scratch))
             _log(f"{bench.shape}: {f} ({bench.size / 2**20:.1f} MiB)")
             results["shapes"][bench.shape] = ShapeBench(bench, runner, args.repeat, commands).run()
+        if args.store_events > 0:
+            import store
+
+            _log(f"store: {args.store_events:,} events")
+            results["store"] = store.run(args.store_events, args.repeat, args.seed, args.data_dir)
     results["wall_seconds"] = round(time.perf_counter() - started, 1)
     args.out.mkdir(parents=True, exist_ok=True)
     text = json.dumps(results, indent=2)

@@ -13,6 +13,8 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
+from inspector.host.discovery.stores import store_of
+
 from .browser.screen import BrowserScreen
 from .commands import ScreenCommands
 from .inert import make_inert
@@ -78,7 +80,7 @@ class InspectorApp(App[int]):
         if o.demo:
             return self.demo_screen()
         if o.path is not None:
-            if o.path.is_dir():
+            if o.path.is_dir() and (o.session is None or store_of(o.path) is None):  # an agent dir with --session: its store
                 return BrowserScreen(o.path, o)
             return InspectorScreen(o.path, o)
         return BrowserScreen(None, o, on_empty=lambda: self.push_screen(self.demo_screen(can_go_back=False, reason=NO_SESSIONS)))

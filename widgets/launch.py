@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from inspector.host.discovery.stores import add_session_option
 from inspector.host.rules_choice import add_rules_option
 
 from .options import InspectorOptions
@@ -22,11 +23,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Open the interactive inspector on a session file, a directory of sessions, the sessions found "
         "in OpenClaw's and pi's default places, or the bundled demo. Headless commands: `session-inspector --help`.",
     )
-    p.add_argument("path", nargs="?", type=Path, default=None, help="session .jsonl file or directory")
+    p.add_argument("path", nargs="?", type=Path, default=None,
+                   help="session .jsonl file, directory, or OpenClaw SQLite store (its file or agent dir; see --session)")
     p.add_argument("--demo", action="store_true", help="open the bundled demo session")
     p.add_argument("--context-window", type=int, default=None, metavar="N", help="override the context window (tokens)")
     p.add_argument("--config", type=Path, default=None, help="OpenClaw config file (default: the user's openclaw.json)")
     add_rules_option(p)
+    add_session_option(p)
     return p
 
 
@@ -36,7 +39,8 @@ def parse_args(argv: list[str]) -> InspectorOptions:
     if args.context_window is not None and args.context_window <= 0:
         build_parser().error("--context-window must be a positive integer")
     return InspectorOptions(
-        path=args.path, demo=args.demo, context_window=args.context_window, config_path=args.config, rules=args.rules
+        path=args.path, demo=args.demo, context_window=args.context_window, config_path=args.config, rules=args.rules,
+        session=args.session,
     )
 
 

@@ -38,6 +38,8 @@ class InspectorOptions:
     config_path: Path | None = None
     rules: str | None = None
     """`--rules ID` (None: each session's rules are chosen as `inspector.host.rules_choice.choose_rules` says)."""
+    session: str | None = None
+    """`--session ID_OR_KEY`: the session of the OpenClaw SQLite store `path` names (None: the most recently updated)."""
     clock: Clock = field(default_factory=SystemClock)
     poll_interval: float | None = 0.1
     watcher_factory: WatcherFactory | None = None

@@ -80,10 +80,13 @@ def build_parser(modules: list[ModuleType] | None = None) -> argparse.ArgumentPa
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for mod in command_modules() if modules is None else modules:
         mod.register(sub)
+    from inspector.host.discovery.stores import add_session_option
     from inspector.host.rules_choice import add_rules_option
 
     for command_parser in sub.choices.values():
         add_rules_option(command_parser)
+        if any(action.dest == "path" for action in command_parser._actions):
+            add_session_option(command_parser)
     return parser
 
 
@@ -201,7 +204,14 @@ def run_command(args: argparse.Namespace) -> int:
     0 success; 1 an output or I/O error (full disk, EIO), one line on stderr; a closed pipe (`| head`) ends
     quietly with 0 as other Unix tools; 2 a file that cannot be opened; 3 a transcript of an unsupported format.
     """
-    from inspector.cli.commands._common import CommandExit, begin_rules, save_cache, set_cache_enabled, set_output_width
+    from inspector.cli.commands._common import (
+        CommandExit,
+        begin_rules,
+        open_store_source,
+        save_cache,
+        set_cache_enabled,
+        set_output_width,
+    )
 
     global _headless_ran
     _headless_ran = True
@@ -218,6 +228,7 @@ def run_command(args: argparse.Namespace) -> int:
         pass
     try:
         try:
+            open_store_source(args)
             code = int(args.func(args) or 0)
         finally:
             memo = sys.modules.get("inspector.cli.output_memo")

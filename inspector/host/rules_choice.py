@@ -1,6 +1,7 @@
 """Which release's rules a session gets, and why: `choose_rules`.
 
-In this order: `--rules ID`; what the session itself shows (its format version); the user's `openclaw.json`
+In this order: `--rules ID`; what the session itself shows (an OpenClaw SQLite store: the release that wrote it, at
+least the first release carried that keeps stores; a file: its format version); the user's `openclaw.json`
 (`meta.lastTouchedVersion`, the version of OpenClaw that last wrote it); the `openclaw` on PATH
 (`openclaw --version`); the default. A version names the newest release the product carries that is not newer
 than it; the reason says when that is not the exact release.
@@ -26,9 +27,13 @@ from inspector.rules.ruleset import (
 if TYPE_CHECKING:
     import argparse
 
+    from inspector.read.store.mirror import Mirror
+
 VERSION_TIMEOUT_S = 5.0
 """How long `openclaw --version` may take before the installed OpenClaw is left out of the choice."""
 _HEAD_BYTES = 64 * 1024
+STORE_RULES = "openclaw-2026.9.6"
+"""The first release carried that keeps sessions in a SQLite store (OpenClaw 2026.7+): a store session's rules at least."""
 
 
 def session_format_version(path: Path | str) -> int | None:
@@ -98,6 +103,26 @@ def _by_version(version: str, where: str, source: str) -> RuleChoice:
     return RuleChoice(release.id, f"{where} says OpenClaw {version}; the nearest release carried is {release.id}", source)
 
 
+def store_rules(store: Mirror) -> RuleChoice:
+    """The rules of a session read from an OpenClaw SQLite store: the release that wrote the store
+    (`schema_meta.app_version`), never older than `STORE_RULES`."""
+    written = f"written by {store.app_version}" if store.app_version else "writer unknown"
+    reason = f"the session is in an OpenClaw SQLite store (agent schema {store.schema_version}, {written})"
+    rules_id = STORE_RULES
+    version = parse_version(store.app_version)
+    if version is not None:
+        release, _ = release_for_version(version)
+        floor = parse_version(rule_set_version(STORE_RULES)) or ()
+        if (parse_version(release.openclaw_version) or ()) > floor:
+            rules_id = release.id
+    return RuleChoice(rules_id, reason, "session")
+
+
+def rule_set_version(rules_id: str) -> str | None:
+    """The OpenClaw version of a carried release."""
+    return next((r.openclaw_version for r in releases() if r.id == rules_id), None)
+
+
 def choose_rules(
     explicit: str | None,
     *,
@@ -105,12 +130,17 @@ def choose_rules(
     config: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
     ask_installed: bool = True,
+    store: Mirror | None = None,
 ) -> RuleChoice:
-    """The rule set for a session, and why (`UnknownRulesError` for an `explicit` id the product lacks)."""
+    """The rule set for a session, and why (`UnknownRulesError` for an `explicit` id the product lacks).
+
+    `store`: the session is read from an OpenClaw SQLite store (through this mirror of it)."""
     if explicit is not None:
         if explicit not in known_rule_ids():
             raise UnknownRulesError(explicit)
         return RuleChoice(explicit, "--rules", "flag")
+    if store is not None:
+        return store_rules(store)
     if session_path is not None:
         version = session_format_version(session_path)
         if version is not None:

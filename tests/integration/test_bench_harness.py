@@ -42,7 +42,8 @@ def test_bench_run_measures_every_figure_on_a_tiny_file(tmp_path):
     data_dir, out_dir = tmp_path / "data", tmp_path / "out"
     proc = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "run.py"), "--shapes", "chat", "--size", "2MB", "--repeat", "1",
-         "--commands", "stats_no_tiktoken", "--data-dir", str(data_dir), "--out", str(out_dir), "--markdown"],
+         "--commands", "stats_no_tiktoken", "--data-dir", str(data_dir), "--out", str(out_dir), "--markdown",
+         "--store-events", "500"],
         capture_output=True, text=True, timeout=120, check=False,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -58,6 +59,10 @@ def test_bench_run_measures_every_figure_on_a_tiny_file(tmp_path):
     assert chat["memory"]["traced_bytes_per_entry"] > 0
     cli = chat["cli"]["stats_no_tiktoken"]
     assert cli["cold"]["stdout_bytes"] > 0 and not cli["cold_wrote_cache"]
+    store = results["store"]  # the SQLite store session (bench/store.py)
+    assert store["events"] >= 500 and store["open"]["baseline_seconds"] > 0 and store["open"]["open_seconds"] > 0
+    assert store["live"]["samples"] == 50 and 0 < store["live"]["p50_ms"] <= store["live"]["p95_ms"]
+    assert "SQLite store" in proc.stdout
     if results["cache_supported"]:
         assert cli["warm_output_identical"] and cli["append_output_identical"]  # cached output == cold output
         assert cli["warm"]["seconds"] > 0 and cli["append"]["stdout_bytes"] > 0

@@ -268,7 +268,7 @@ def test_cache_info_and_clear(tmp_path: Path, home: Path, _own_index_cache: Path
     out("stats", "--json", path, env=env)
     info = json.loads(out("cache", "info", "--json", env=env))
     assert info["dir"] == str(_own_index_cache) and info["usable"] is True
-    assert info["entries"] == {"index": 1, "memo": 1, "temp": 0}
+    assert info["entries"] == {"index": 1, "memo": 1, "mirror": 0, "temp": 0}
     assert info["total_bytes"] == sum(f.stat().st_size for f in _own_index_cache.iterdir())
     (_own_index_cache / "README").write_text("not the cache's")
     cleared = json.loads(out("cache", "clear", "--json", env=env))

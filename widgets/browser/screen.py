@@ -9,6 +9,10 @@ results in batches (`Glanced`, `Summarized`) and only those rows are redrawn. A 
 (watchfiles cannot decode a file name that is not UTF-8, cannot watch an unreadable subdirectory, runs out of
 inotify watches...) the browser says so and rescans on a timer instead: nothing outside the open file may end
 the app. When started without a directory and nothing is found, the browser hands over to the bundled demo session.
+
+The sessions of OpenClaw's SQLite stores (2026.7+) are rows too (`store_rows`): their figures are the store's own
+(events, the key's context-token counter and compaction count, label or display name), never read from a file;
+Enter opens the session through its mirror (`InspectorScreen` on the store with `--session` its id).
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ from textual.widgets import Footer, Input, Static
 
 from inspector.figures.file_summary import SessionSummary, summarize_session
 from inspector.host.discovery import Discovery, SessionFile, discover_sessions, pi_agent_dir
+from inspector.host.discovery.names import ms_to_datetime
+from inspector.host.discovery.stores import StoreListing
 from inspector.host.listing import GlanceReader, SessionGlance, glance_session
 from inspector.host.listing.file_memo import FileMemo
 from inspector.host.openclaw_config import openclaw_state_dir
@@ -71,6 +77,30 @@ class Discovered(Message):
     def __init__(self, found: Discovery) -> None:
         super().__init__()
         self.found = found
+
+
+STORE_ROW_MARK = "#session="
+"""A store session's row key: `<store path>#session=<session id>` (no file has it: never glanced nor summarized)."""
+
+
+def store_rows(stores: list[StoreListing]) -> dict[str, tuple[SessionFile, SessionSummary]]:
+    """One row per session of each store, keyed `<store>#session=<id>`, with the store's figures as its summary."""
+    from datetime import UTC, datetime
+
+    out: dict[str, tuple[SessionFile, SessionSummary]] = {}
+    for listing in stores:
+        for s in listing.sessions:
+            path = Path(f"{listing.path}{STORE_ROW_MARK}{s.session_id}")
+            updated = ms_to_datetime(s.updated_at)
+            row = SessionFile(
+                path=path, kind="archive" if s.archived_at is not None else "live", source="openclaw", size=0,
+                mtime=updated or datetime.fromtimestamp(0, tz=UTC), session_id=s.session_id, session_key=s.session_key,
+                updated_at=updated, agent_id=s.agent_id, archive_reason="archived" if s.archived_at is not None else None,
+                archived_at=ms_to_datetime(s.archived_at), format="sqlite",
+            )
+            summary = SessionSummary(messages=s.events, context_tokens=s.tokens.get("context"), compactions=s.compaction_count, name=s.name)
+            out[str(path)] = (row, summary)
+    return out
 
 
 class BrowserScreen(Screen):
@@ -116,6 +146,7 @@ class BrowserScreen(Screen):
         self._by_path: dict[str, SessionFile] = {}
         self._rows: dict[str, BrowserRow] = {}
         self._summarized: set[str] = set()
+        self._store_rows: dict[str, tuple[SessionFile, SessionSummary]] = {}
         self._pools: tuple[ProcessPoolExecutor, ProcessPoolExecutor] | None = None
         self.sort_column = "updated"
         self.reverse = True
@@ -163,10 +194,11 @@ class BrowserScreen(Screen):
     def _discovered(self, message: Discovered) -> None:
         found = message.found
         self.discoveries += 1
-        self.files = found.sessions
+        self._store_rows = store_rows(found.stores)
+        self.files = found.sessions + [row for row, _ in self._store_rows.values()]
         self._by_path = {str(f.path): f for f in self.files}
         self._rows = {}
-        self._summarized = {key for key in self._by_path if self.summaries.peek(Path(key)) is not None}
+        self._summarized = {key for key in self._by_path if key in self._store_rows or self.summaries.peek(Path(key)) is not None}
         self.warnings = found.warnings
         if not self.files and self.root is None and self.on_empty is not None:
             callback, self.on_empty = self.on_empty, None
@@ -174,7 +206,7 @@ class BrowserScreen(Screen):
             return
         self._redraw()
         self._show_warnings()
-        self._fill([f.path for f in self.files])
+        self._fill([f.path for f in self.files if str(f.path) not in self._store_rows])
 
     def _visible_paths(self) -> list[Path]:
         """The files on screen (asked from the fill thread; none once the screen is gone)."""
@@ -252,6 +284,11 @@ class BrowserScreen(Screen):
     # -- drawing ----------------------------------------------------------------------------------
 
     def _row(self, file: SessionFile) -> BrowserRow:
+        stored = self._store_rows.get(str(file.path))
+        if stored is not None:
+            row = BrowserRow(file, stored[1])
+            self._rows[str(file.path)] = row
+            return row
         row = BrowserRow(file, self.summaries.peek(file.path), self.glances.peek(file.path))
         self._rows[str(file.path)] = row
         return row
@@ -306,6 +343,13 @@ class BrowserScreen(Screen):
             return
         from ..screens.inspector import InspectorScreen
 
+        stored = self._store_rows.get(str(path))
+        if stored is not None:  # a store session: the store, and the session by its id
+            from dataclasses import replace
+
+            store = str(path)[: str(path).rindex(STORE_ROW_MARK)]
+            self.app.push_screen(InspectorScreen(Path(store), replace(self.options, session=stored[0].session_id)))
+            return
         self.app.push_screen(InspectorScreen(Path(path), self.options))
 
     def action_focus_filter(self) -> None:

@@ -1,6 +1,9 @@
-"""Every diagnostic of the open session (damaged lines first), with line numbers; Enter jumps to the line."""
+"""Every diagnostic of the open session (damaged lines first), with line numbers (a store session's: the event's
+seq); Enter jumps to the line."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -30,9 +33,11 @@ class DiagnosticsScreen(ModalScreen[int | None]):
 
     BINDINGS = [Binding("escape,q,d", "close", "Close", id="diagnostics.close")]
 
-    def __init__(self, diagnostics: list[m.Diagnostic]) -> None:
+    def __init__(self, diagnostics: list[m.Diagnostic], seq_of: Callable[[int | None], int | None] | None = None) -> None:
+        """`seq_of`: the session is a store session's mirror; a diagnostic's line is shown as its event's seq."""
         super().__init__()
         self.diagnostics = sorted(diagnostics, key=lambda d: (SEVERITY_ORDER.get(d.severity, 3), d.line or 0))
+        self.seq_of = seq_of
 
     def compose(self) -> ComposeResult:
         errors = sum(d.severity == "error" for d in self.diagnostics)
@@ -42,10 +47,11 @@ class DiagnosticsScreen(ModalScreen[int | None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("line", "severity", "kind", "message")
+        table.add_columns("line" if self.seq_of is None else "seq", "severity", "kind", "message")
         for i, d in enumerate(self.diagnostics):
+            where = d.line if self.seq_of is None else self.seq_of(d.line)
             table.add_row(
-                str(d.line) if d.line is not None else "",
+                str(where) if where is not None else "",
                 Text(make_inert(d.severity)),
                 Text(make_inert(d.kind)),
                 Text(make_inert(d.message)),

@@ -129,7 +129,7 @@ class InspectorScreen(DiagnosisViews, TranscriptViews, SidePanelViews, Compactio
         self._detail_timer = None
         self.navigator = TranscriptNavigator(lambda: self.transcript, self.notify)
         self.opener = SessionOpener(self, self.path, options, lambda: self.estimator)
-        self.follower = LiveFollower(self, lambda: self.window_options, options.clock, self._live_text)
+        self.follower = LiveFollower(self, lambda: self.window_options, options.clock, self._live_text, sync=self.opener.sync_store)
         self.init_diagnosis()
 
     @property
@@ -234,7 +234,11 @@ class InspectorScreen(DiagnosisViews, TranscriptViews, SidePanelViews, Compactio
         self._update_columns()
         damaged = figures.damaged_lines
         notice = self.query_one("#notice", NoticeBar)
-        if damaged:
+        mirror = self.opener.mirror
+        if damaged and mirror is not None:  # a store session: damaged events, by seq
+            shown = ", ".join(str(mirror.seq_of_line(n)) for n in damaged[:12]) + (" …" if len(damaged) > 12 else "")
+            notice.show(f"{len(damaged)} damaged event(s) skipped: seq {shown} · d: list diagnostics", "error")
+        elif damaged:
             shown = ", ".join(str(n) for n in damaged[:12]) + (" …" if len(damaged) > 12 else "")
             notice.show(f"{len(damaged)} damaged line(s) skipped, as pi does: line {shown} · d: list diagnostics", "error")
         elif notice.severity == "error":
@@ -436,7 +440,12 @@ class InspectorScreen(DiagnosisViews, TranscriptViews, SidePanelViews, Compactio
                     self._move_to_row(row)
                     return
 
-        self.app.push_screen(DiagnosticsScreen(list(self.figures.diagnostics)), go_to_line)
+        mirror = self.opener.mirror  # a store session: its diagnostics name the event's seq, not the mirror's line
+        diagnostics = list(self.figures.diagnostics)
+        if mirror is not None:
+            self.app.push_screen(DiagnosticsScreen(mirror.diagnostics(diagnostics), seq_of=mirror.seq_of_line), go_to_line)
+        else:
+            self.app.push_screen(DiagnosticsScreen(diagnostics), go_to_line)
 
     def action_pruning(self) -> None:
         """Open the pruning preview (OpenClaw cache-TTL pruning) on this session, at the injected clock's time."""

@@ -25,6 +25,7 @@ from inspector.figures.marks import MarkKind, cache_expiry_marks
 from inspector.figures.overview import SessionFigures
 from inspector.figures.session_figures import WindowOptions, session_figures
 from inspector.model import entries as m
+from inspector.read.store.connection import StoreError
 from inspector.session.session import Session, SessionOpenError
 
 from ..heap import freeze_long_lived
@@ -85,8 +86,18 @@ class LiveFollower:
             self.ctx = ctx
             self.figures = figures
 
-    def __init__(self, screen: Screen, window_options: Callable[[], WindowOptions], clock: Clock, live_text: Callable[[Session], str]) -> None:
-        """`window_options` and `live_text` are read when a refresh runs (the config loads after the screen mounts)."""
+    def __init__(
+        self,
+        screen: Screen,
+        window_options: Callable[[], WindowOptions],
+        clock: Clock,
+        live_text: Callable[[Session], str],
+        sync: Callable[[], str | None] | None = None,
+    ) -> None:
+        """`window_options` and `live_text` are read when a refresh runs (the config loads after the screen mounts).
+        `sync`: run before each refresh (a store session's mirror brought up to date); its notice, when the refresh
+        re-reads, says why."""
+        self.sync = sync
         self.screen = screen
         self.window_options = window_options
         self.clock = clock
@@ -115,10 +126,13 @@ class LiveFollower:
     def _refresh(self, view: FollowView, previous: SessionFigures | None) -> None:
         session, old_model = view.session, view.model
         try:
+            why = self.sync() if self.sync is not None else None
             result = session.refresh()
-        except (OSError, SessionOpenError) as exc:
+        except (OSError, SessionOpenError, StoreError) as exc:
             self.screen.post_message(self.Failed(str(exc)))
             return
+        if result.reset and why:
+            result.notice = why
         if not result.new_entries and not result.reset:
             self.screen.post_message(self.Idle(result.notice, self.live_text(session)))
             return

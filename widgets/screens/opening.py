@@ -12,6 +12,7 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from textual.message import Message
 from textual.screen import Screen
@@ -20,8 +21,11 @@ from inspector.base.clock import now_ms
 from inspector.figures.marks import MarkKind, cache_expiry_marks
 from inspector.figures.overview import SessionFigures, is_unsupported
 from inspector.figures.session_figures import WindowOptions, load_window_options, session_figures
+from inspector.host.discovery.stores import open_store_session, store_of
 from inspector.host.openclaw_config import openclaw_config_path
 from inspector.host.rules_choice import choose_rules
+from inspector.read.store.connection import StoreError, connect
+from inspector.read.store.mirror import Mirror, sync_mirror
 from inspector.rules.ruleset import DEFAULT_RULES, RuleChoice
 from inspector.session.index_cache import restore as restore_cached
 from inspector.session.session import Session, SessionOpenError
@@ -90,6 +94,37 @@ class SessionOpener:
         self.config_error: str | None = None
         self.rule_choice: RuleChoice = RuleChoice(DEFAULT_RULES, "default")
         """Which release's rules the session follows, and why (made once the config is read)."""
+        self.mirror: Mirror | None = None
+        """When `path` names an OpenClaw SQLite store: the chosen session's JSONL mirror (what is opened and followed)."""
+        self._store_conn: Any = None
+
+    def sync_store(self) -> str | None:
+        """Bring a store session's mirror up to date before a refresh (live follow); a notice when the store rewrote
+        the session (the refresh then re-reads the replaced mirror). `StoreError` when the store cannot be read."""
+        mirror = self.mirror
+        if mirror is None:
+            return None
+        if self._store_conn is None:
+            self._store_conn = connect(mirror.store)
+        self.mirror = sync_mirror(mirror.store, mirror.session_id, conn=self._store_conn)
+        if self.mirror.change == "rewritten":
+            return f"the store rewrote session {mirror.session_key or mirror.session_id} (a new generation): read again"
+        return None
+
+    def _open_store(self) -> bool:
+        """When `path` names a store: sync the chosen session's mirror and open that instead; False (and `Failed`
+        posted) when the store or the session cannot be read."""
+        store = store_of(self.path)
+        if store is None:
+            return True
+        try:
+            self.mirror = open_store_session(store, self.options.session)
+        except (StoreError, OSError) as exc:
+            self.window_options = WindowOptions(override=self.options.context_window)
+            self.screen.post_message(self.Failed(ErrorInfo.from_open_error(self.path, str(exc))))
+            return False
+        self.path = self.mirror.path
+        return True
 
     def start(self) -> None:
         """Open the file (thread workers)."""
@@ -97,6 +132,8 @@ class SessionOpener:
 
     def _open(self) -> None:
         o = self.options
+        if not self._open_store():
+            return
         special = special_file_kind(self.path)
         if special is not None:  # a FIFO or a device: never opened (it could block or never end)
             self.window_options = WindowOptions(override=o.context_window)
@@ -109,7 +146,7 @@ class SessionOpener:
         else:
             window_options, error = load_window_options(o.config_path, o.context_window, env=o.env, home=o.home)
         self.window_options, self.config_error = window_options, error
-        self.rule_choice = choose_rules(o.rules, session_path=self.path, config=window_options.config, env=o.env)
+        self.rule_choice = choose_rules(o.rules, session_path=self.path, config=window_options.config, env=o.env, store=self.mirror)
         self._show_tail_first()
         rules_id = self.rule_choice.id
         cached = restore_cached(self.path, rules_id)  # the index a headless command saved under these rules, if still valid

@@ -20,6 +20,7 @@ from inspector.session.session import Session, SessionOpenError, open_session
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from inspector.read.store.mirror import Mirror
     from inspector.rules.ruleset import RuleChoice
 
 EXIT_ERROR = 2
@@ -64,6 +65,8 @@ class _RulesState:
     config_arg: Path | None = None
     config: Any = None
     choice: RuleChoice | None = None
+    store: Mirror | None = None
+    """The store session the command reads (through its JSONL mirror, now `args.path`), or None for a file."""
 
 
 _rules = _RulesState()
@@ -95,7 +98,7 @@ def rule_choice() -> RuleChoice:
             from inspector.host.openclaw_config import load_openclaw_config
 
             config = load_openclaw_config(_rules.config_arg).data
-        _rules.choice = choose_rules(_rules.explicit, session_path=_rules.session_path, config=config)
+        _rules.choice = choose_rules(_rules.explicit, session_path=_rules.session_path, config=config, store=_rules.store)
         memo = sys.modules.get("inspector.cli.output_memo")
         if memo is not None:
             memo.note_rules(_rules.choice)
@@ -103,10 +106,90 @@ def rule_choice() -> RuleChoice:
 
 
 def with_rules(data: Any) -> Any:
-    """A command's JSON object with `"rules": {"id", "reason"}` first (other JSON values as they are)."""
+    """A command's JSON object with `"rules": {"id", "reason"}` first (other JSON values as they are); a store
+    session's also has `"source"` next, and its diagnostics name `seq`s (`for_source`)."""
     if not isinstance(data, dict):
         return data
+    data = for_source(data)
     return {"rules": rule_choice().to_json(), **{k: v for k, v in data.items() if k != "rules"}}
+
+
+WRITE_COMMANDS = frozenset({"compact", "undo"})
+STORE_REFUSAL = (
+    "{path}: a session in an OpenClaw SQLite store is never written by session-inspector; OpenClaw 2026.9 compacts "
+    "through its Gateway: `openclaw sessions compact {key}`"
+)
+
+
+def store_source() -> Mirror | None:
+    """The store session the running command reads (None: a session file)."""
+    return _rules.store
+
+
+def open_store_source(args: argparse.Namespace) -> None:
+    """When PATH names an OpenClaw SQLite store (the file, or an agent dir holding one), bring the chosen session's
+    JSONL mirror up to date and read that instead (`args.path` becomes the mirror). Write commands refuse a store;
+    an unknown `--session`, a busy or unreadable store end the command with exit 2 and one line."""
+    path = getattr(args, "path", None)
+    wanted = getattr(args, "session", None)
+    if not isinstance(path, Path):
+        return
+    from inspector.host.discovery.stores import open_store_session, store_of
+    from inspector.read.store.connection import StoreError
+
+    store = store_of(path)
+    if store is None:
+        if wanted is not None:
+            raise CommandExit(f"{path}: --session picks a session of an OpenClaw SQLite store; this is not one", EXIT_ERROR)
+        return
+    if getattr(args, "command", None) in WRITE_COMMANDS:
+        from inspector.host.discovery.stores import choose_session
+
+        try:
+            key = choose_session(store, wanted).session_key or "KEY"
+        except StoreError:
+            key = wanted or "KEY"
+        raise CommandExit(STORE_REFUSAL.format(path=path, key=key), EXIT_ERROR)
+    try:
+        mirror = open_store_session(store, wanted)
+    except StoreError as exc:
+        raise CommandExit(str(exc), EXIT_ERROR) from None
+    except OSError as exc:
+        raise CommandExit(f"{path}: cannot keep the session's mirror: {exc.strerror or exc}", EXIT_ERROR) from None
+    args.path = mirror.path
+    _rules.session_path = mirror.path
+    _rules.store = mirror
+    memo = sys.modules.get("inspector.cli.output_memo")
+    if memo is not None:
+        memo.end()  # the memo is keyed by the file PATH names: a store's output is never replayed
+
+
+def for_source(data: dict[str, Any]) -> dict[str, Any]:
+    """A command's data as shown for its source: a session file's unchanged; a store session's with `"source"`
+    first and every diagnostic naming the event's `seq` instead of the mirror's line (plus the problems of events
+    kept all the same, in the top-level `diagnostics`)."""
+    mirror = _rules.store
+    if mirror is None or "source" in data:
+        return data
+    out: dict[str, Any] = {"source": mirror.source_json()}
+    out.update(_relabel(data, mirror))
+    if isinstance(out.get("diagnostics"), list):
+        out["diagnostics"] = out["diagnostics"] + mirror.extra_diagnostics()
+    return out
+
+
+def _relabel(value: Any, mirror: Mirror) -> Any:
+    if isinstance(value, dict):
+        return {k: _relabel_list(v, mirror) if k == "diagnostics" else _relabel(v, mirror) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_relabel(v, mirror) for v in value]
+    return value
+
+
+def _relabel_list(value: Any, mirror: Mirror) -> Any:
+    if not isinstance(value, list):
+        return _relabel(value, mirror)
+    return [mirror.relabel(d) if isinstance(d, dict) and "line" in d and "kind" in d else _relabel(d, mirror) for d in value]
 
 
 _cache_enabled = True

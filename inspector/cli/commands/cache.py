@@ -24,7 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cache_info() -> dict[str, Any]:
     """`cache info --json`: `dir`, `usable` (and `reason` when not), `max_bytes`, `total_bytes`, `files`,
-    `entries` by kind (`index`: session snapshots, `memo`: memoized outputs, `temp`: writes in progress),
+    `entries` by kind (`index`: session snapshots, `memo`: memoized outputs, `mirror`: the JSONL mirrors of store
+    sessions, their sidecars and locks, `temp`: writes in progress),
     `code_version` (entries of another one are ignored)."""
     directory = cache_dir()
     reason = None
@@ -33,7 +34,7 @@ def cache_info() -> dict[str, Any]:
     except CacheUnavailable as exc:
         reason = str(exc)
     files = owned_files(directory) if reason is None else []
-    kinds = {"index": 0, "memo": 0, "temp": 0}
+    kinds = {"index": 0, "memo": 0, "mirror": 0, "temp": 0}
     for f in files:
         kinds[f.kind] += 1
     return {

@@ -17,6 +17,8 @@ from inspector.base.textsafe import make_inert
 from inspector.cli.commands._common import EXIT_ERROR, add_width_option, check_supported, console, print_json
 from inspector.figures.file_summary import SessionSummary, summarize_session
 from inspector.host.discovery import Discovery, SessionFile, discover_sessions
+from inspector.host.discovery.names import ms_to_datetime
+from inspector.host.discovery.stores import StoreListing
 from inspector.host.listing import SessionGlance, glance_files
 
 DESCRIPTION = """\
@@ -28,6 +30,12 @@ $PI_CODING_AGENT_DIR/sessions). With DIR: every transcript below DIR (for an Ope
 only its agents/*/sessions dirs).
 
 With FILE (a session file): that one session.
+
+OpenClaw 2026.7+ keeps sessions in one SQLite store per agent (<stateDir>/agents/<id>/agent/openclaw-agent.sqlite):
+each store found (or the store FILE names) is listed with its sessions in a table of its own (key, name: label or
+display name, updated, archived, events, token counters, compaction count; `stores` in --json). Open one with any
+command: `session-inspector stats STORE --session KEY`. The JSONL an import archived
+(session-sqlite-import-archive/*.jsonl.imported-<ms>) is listed with the archives (--all).
 
 Only live transcripts are listed unless --all is given; --all adds archives (.reset./.deleted./.bak
 siblings) and pre-compaction checkpoints (<sessionId>.checkpoint.<uuid>.jsonl) in a second table.
@@ -208,6 +216,33 @@ def _others_table(sessions: list[SessionFile], root: Path | None, figures: Figur
     return _table("Archives and checkpoints", sessions, columns)
 
 
+def _stores_table(stores: list[StoreListing], root: Path | None) -> Table:
+    """One row per session of each store (a store that cannot be read: one row with its error)."""
+    table = Table(title="SQLite stores (OpenClaw 2026.7+)", title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), pad_edge=False)
+    for header, kwargs in (
+        ("Updated", {"no_wrap": True}), ("Agent", {"overflow": "fold"}), ("Key", {"overflow": "fold"}),
+        ("Session", {"overflow": "fold"}), ("Name", {"overflow": "fold"}), ("Archived", {"no_wrap": True}),
+        ("Events", {"justify": "right", "no_wrap": True}), ("Tokens ctx/total", {"justify": "right", "no_wrap": True}),
+        ("Compact.", {"justify": "right", "no_wrap": True}), ("Store", {"overflow": "fold"}),
+    ):
+        table.add_column(header, **kwargs)
+    for listing in stores:
+        where = _display_path(listing.path, root)
+        if listing.error:
+            table.add_row(*(_cell(v) for v in ("", listing.agent_id, "", "", listing.error, "", "", "", "", where)))
+        for s in listing.sessions:
+            tokens = s.tokens
+            counters = "" if not tokens or all(v is None for v in tokens.values()) else (
+                f"{tokens.get('context') or 0:,}/{tokens.get('total') or 0:,}"
+            )
+            table.add_row(*(_cell(v) for v in (
+                _when(ms_to_datetime(s.updated_at)), s.agent_id, s.session_key, s.session_id, s.name,
+                _when(ms_to_datetime(s.archived_at)), f"{s.events:,}", counters,
+                "" if s.compaction_count is None else s.compaction_count, where,
+            )))
+    return table
+
+
 def _json_payload(discovery: Discovery, include_all: bool, glances: Glances, figures: Figures | None = None) -> dict[str, Any]:
     chosen = discovery.sessions if include_all else discovery.live
     sessions = []
@@ -217,7 +252,17 @@ def _json_payload(discovery: Discovery, include_all: bool, glances: Glances, fig
         if figures is not None:
             row["figures"] = figures[s.path].to_json()
         sessions.append(row)
-    return {"sessions": sessions, "warnings": list(discovery.warnings)}
+    payload: dict[str, Any] = {"sessions": sessions, "warnings": list(discovery.warnings)}
+    if discovery.stores:  # only when there are: a listing without stores stays as it was
+        payload["stores"] = [listing.to_json() for listing in discovery.stores]
+    return payload
+
+
+def discovery_is_store(path: Path) -> bool:
+    """Whether `ls FILE` names an OpenClaw SQLite store (listed with its sessions, not as a transcript)."""
+    from inspector.host.discovery.stores import store_of
+
+    return store_of(path) is not None
 
 
 def session_figures(sessions: list[SessionFile]) -> Figures:
@@ -229,7 +274,7 @@ def run(args: argparse.Namespace) -> int:
     """Run ``ls``; returns 0, or 2 when DIR is missing or not a directory."""
     root: Path | None = getattr(args, "dir", None)
     include_all = bool(getattr(args, "all", False))
-    if root is not None and Path(root).is_file():
+    if root is not None and Path(root).is_file() and not discovery_is_store(Path(root)):
         check_supported(Path(root))  # `ls FILE`: that one session, or exit 3 for a Claude Code / Codex file
     discovery = discover_sessions(Path(root) if root is not None else None, formats=False)
     single = root is not None and Path(root).is_file()
@@ -254,9 +299,11 @@ def run(args: argparse.Namespace) -> int:
     live, others = discovery.live, discovery.others
     if live:
         out.print(_live_table(live, root, glances, figures))
-    elif status == 0:
+    elif status == 0 and not discovery.stores:
         where = make_inert(str(root), keep_newlines=False) if root is not None else "OpenClaw's or pi's session dirs"
         out.print(Text(f"No live sessions found in {where}."))
+    if discovery.stores:
+        out.print(_stores_table(discovery.stores, root))
     if others:
         if include_all:
             out.print(_others_table(others, root, figures))

@@ -10,6 +10,7 @@ from inspector.cli.commands._common import (
     add_session_options,
     console,
     encoding_of,
+    for_source,
     human,
     model_label,
     number_column,
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(data)
     else:
-        render(data)
+        render(for_source(data))
     return 0
 
 
@@ -85,6 +86,9 @@ def render(data: dict) -> None:
             f"branch points {len(data['tree']['branch_points'])}, roots {data['tree']['roots']}",
         ),
     ]
+    source = data.get("source")
+    if source is not None:  # a session of an OpenClaw SQLite store (read through its mirror, the `file` above)
+        rows.insert(1, ("store", f"{source['store']}  session {human(source['session_key'], missing='?')} ({source['session_id']})"))
     for k, v in rows:
         head.add_row(_t(k), _t(make_inert(str(v))))
     c.print(head)
@@ -136,10 +140,11 @@ def render(data: dict) -> None:
         c.print(t)
     if data["diagnostics"]:
         t = Table(title=f"Diagnostics ({len(data['diagnostics']):,})", title_justify="left")
-        number_column(t, "line")
+        where = "seq" if source is not None else "line"  # a store session's diagnostics name the event's seq
+        number_column(t, where)
         for col in ("severity", "kind", "message"):
             t.add_column(col, overflow="fold")
         for d in data["diagnostics"][:200]:
-            t.add_row(_t(d["line"]), _t(d["severity"]), _t(d["kind"]), _t(make_inert(d["message"])))
+            t.add_row(_t(d[where]), _t(d["severity"]), _t(d["kind"]), _t(make_inert(d["message"])))
         c.print(t)
 

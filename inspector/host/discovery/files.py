@@ -5,9 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.host.discovery.names import ArchiveReason, SessionKind, SessionSource
+
+if TYPE_CHECKING:
+    from inspector.host.discovery.stores import StoreListing
 
 
 @dataclass
@@ -76,10 +79,12 @@ def _iso(moment: datetime | None) -> str | None:
 
 @dataclass
 class Discovery:
-    """Result of :func:`discover_sessions`: files sorted newest first, and non-fatal problems met on the way."""
+    """Result of :func:`discover_sessions`: files sorted newest first, OpenClaw's SQLite stores (2026.7+) with their
+    sessions, and non-fatal problems met on the way."""
 
     sessions: list[SessionFile] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    stores: list[StoreListing] = field(default_factory=list)
 
     @property
     def live(self) -> list[SessionFile]:

@@ -5,6 +5,9 @@
   replaced by ``-`` (``2026-04-13T10-20-30.123Z``, optionally followed by ``.<32 hex>``), and repair backups
   ``<file>.bak-<pid>-<ms>``;
 * checkpoint: ``<sessionId>.checkpoint.<uuid>.jsonl`` (pre-compaction copies);
+* imported (OpenClaw 2026.7+): ``<key>.<sessionId>.jsonl.imported-<ms>`` in ``session-sqlite-import-archive/``, the
+  JSONL ``openclaw doctor --session-sqlite import`` moved into the agent's SQLite store (an archive, reason
+  ``imported``);
 * never listed: ``sessions.json`` and its backups/temps, ``*.lock``, temp files (``*.tmp``, ``.truncate-tmp``,
   ``.manual-compaction-tmp``), ``*.trajectory.jsonl``.
 """
@@ -18,7 +21,8 @@ from typing import Any, Literal
 
 SessionKind = Literal["live", "archive", "checkpoint"]
 SessionSource = Literal["openclaw", "pi", "dir"]
-ArchiveReason = Literal["reset", "deleted", "bak"]
+ArchiveReason = Literal["reset", "deleted", "bak", "imported", "archived"]
+"""`archived`: a session an OpenClaw SQLite store marks archived (`archivedAt`), listed by the browser."""
 
 SESSION_STORE_FILENAME = "sessions.json"
 
@@ -29,6 +33,7 @@ _CHECKPOINT_RE = re.compile(
     r"(?P<checkpoint>[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12})\.jsonl$",
     re.I,
 )
+_IMPORTED_RE = re.compile(r"^(?:[^.]+\.)?(?P<session>[^/]+?)\.jsonl\.imported-(?P<ms>\d{1,16})$")
 PI_FILE_RE = re.compile(r"^[^_]+_(?P<session>.+)\.jsonl$")
 _TEMP_SUFFIXES = (".tmp", ".truncate-tmp", ".manual-compaction-tmp")
 EPOCH = datetime.fromtimestamp(0, tz=UTC)
@@ -71,6 +76,9 @@ def classify_file_name(name: str) -> FileName | None:
         return None
     if name.endswith(".lock") or name.endswith(_TEMP_SUFFIXES):
         return None
+    imported = _IMPORTED_RE.match(name)
+    if imported:
+        return FileName("archive", imported["session"], "imported", ms_to_datetime(int(imported["ms"])))
     for reason in ("reset", "deleted", "bak"):
         marker = f".{reason}."
         index = name.rfind(marker)

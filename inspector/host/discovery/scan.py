@@ -20,6 +20,7 @@ from pathlib import Path
 from inspector.host.discovery.files import Discovery, SessionFile
 from inspector.host.discovery.names import PI_FILE_RE, SESSION_STORE_FILENAME, FileName, SessionSource, classify_file_name
 from inspector.host.discovery.sessions_json import apply_index, load_session_store, store_targets
+from inspector.host.discovery.stores import IMPORT_ARCHIVE_DIR, STORE_FILENAME, list_store, store_of, stores_of_state_dir
 from inspector.host.openclaw_config import legacy_state_dirs, openclaw_state_dir
 from inspector.read.detect import detect_format
 
@@ -160,11 +161,14 @@ def _is_openclaw_sessions_dir(directory: Path) -> bool:
     return (directory / SESSION_STORE_FILENAME).is_file() or _agent_id_of(directory) is not None
 
 
-def scan_tree(root: Path, warnings: list[str], source: SessionSource = "dir") -> list[SessionFile]:
+def scan_tree(root: Path, warnings: list[str], source: SessionSource = "dir", stores: list[Path] | None = None) -> list[SessionFile]:
     """Every transcript below ``root``: OpenClaw sessions dirs (with ``sessions.json`` or an
-    ``agents/<id>/sessions`` path) get the OpenClaw treatment, ``--slug--`` dirs are pi's, the rest are plain."""
+    ``agents/<id>/sessions`` path) get the OpenClaw treatment, ``--slug--`` dirs are pi's, the rest are plain.
+    ``stores``: collects the OpenClaw SQLite stores (``openclaw-agent.sqlite``) found on the way."""
     found: list[SessionFile] = []
     for directory in _walk(root, warnings):
+        if stores is not None and (directory / STORE_FILENAME).is_file():
+            stores.append(directory / STORE_FILENAME)
         if _is_openclaw_sessions_dir(directory):
             found.extend(scan_openclaw_sessions_dir(directory, warnings))
         else:
@@ -181,18 +185,24 @@ def _is_openclaw_state_dir(directory: Path) -> bool:
     if (directory / "openclaw.json").is_file() or (directory / "clawdbot.json").is_file():
         return True
     try:
-        return any((entry / "sessions").is_dir() for entry in agents.iterdir())
+        return any((entry / "sessions").is_dir() or (entry / "agent" / STORE_FILENAME).is_file() for entry in agents.iterdir())
     except OSError:
         return False
 
 
 def scan_openclaw_state_dir(state_dir: Path, warnings: list[str]) -> list[SessionFile]:
-    """Transcripts of every agent under ``<stateDir>/agents/*/sessions``."""
+    """Transcripts of every agent under ``<stateDir>/agents/*/sessions``, and the JSONL archived by an import into
+    the agent's SQLite store (``agents/*/session-sqlite-import-archive``)."""
     found: list[SessionFile] = []
     for agent in _list_dir(state_dir / "agents", warnings):
         sessions_dir = Path(agent.path) / "sessions"
         if sessions_dir.is_dir():
             found.extend(scan_openclaw_sessions_dir(sessions_dir, warnings))
+        archive_dir = Path(agent.path) / IMPORT_ARCHIVE_DIR
+        if archive_dir.is_dir():
+            for _entry, _name, session in _transcripts(archive_dir, os.path.realpath(archive_dir), "openclaw", warnings):
+                session.agent_id = agent.name
+                found.append(session)
     return found
 
 
@@ -239,13 +249,18 @@ def discover_sessions(
     dir gives its agents' session dirs only; any other directory is scanned recursively (OpenClaw sessions dirs
     inside it still use their ``sessions.json``). ``home`` replaces ``$HOME``. Duplicates (one real file reached
     twice) are listed once. ``formats=False`` leaves ``format`` None instead of reading each file's first lines.
+    OpenClaw's SQLite stores (``agents/*/agent/openclaw-agent.sqlite`` of a state dir, any found below ``root``, or
+    ``root`` itself) are listed with their sessions in ``stores`` (read only).
     """
     result = Discovery()
     warnings = result.warnings
+    stores: list[Path] = []
     if root is not None:
         root = Path(root)
         if not root.exists():
             warnings.append(f"{root}: no such directory")
+        elif _is_regular(root) and store_of(root) is not None:
+            stores.append(root)
         elif _is_regular(root):
             single = _stat_session(root, classify_file_name(root.name) or FileName("live", root.stem), "dir", warnings)
             result.sessions.extend([single] if single is not None else [])
@@ -253,14 +268,25 @@ def discover_sessions(
             warnings.append(f"{root}: neither a directory nor a regular file")
         elif _is_openclaw_state_dir(root):
             result.sessions.extend(scan_openclaw_state_dir(root, warnings))
+            stores.extend(stores_of_state_dir(root))
         else:
-            result.sessions.extend(scan_tree(root, warnings))
+            result.sessions.extend(scan_tree(root, warnings, stores=stores))
     else:
         for state_dir in _openclaw_state_roots(env, home):
             result.sessions.extend(scan_openclaw_state_dir(state_dir, warnings))
+            stores.extend(stores_of_state_dir(state_dir))
         pi_sessions = pi_agent_dir(env, home) / "sessions"
         if pi_sessions.is_dir():
             result.sessions.extend(scan_tree(pi_sessions, warnings, source="pi"))
+    seen: set[str] = set()
+    for store in stores:
+        real = os.path.realpath(store)
+        if real not in seen:
+            seen.add(real)
+            listing = list_store(store)
+            result.stores.append(listing)
+            if listing.error:
+                warnings.append(listing.error)
     result.sessions = _dedupe(result.sessions)
     result.sessions.sort(key=lambda s: (s.sort_time, str(s.path)), reverse=True)
     if formats:

@@ -27,8 +27,10 @@ APP_NAME = "session-inspector"
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 MAGIC = b"SESSION-INSPECTOR-CACHE\n"
 _LEN = struct.Struct("<I")
-ENTRY_PATTERN = r"^(index|memo)-[0-9a-f]{16,128}\.sic$"
-TEMP_PATTERN = r"^\.(index|memo)-[0-9a-f]{16,128}\.sic\.[0-9]+\.[0-9a-f]+\.tmp$"
+ENTRY_PATTERN = r"^(?:(index|memo)-[0-9a-f]{16,128}\.sic|mirror-[0-9a-f]{32}\.(?:jsonl|json|lock))$"
+"""Index snapshots, memos, and the JSONL mirrors of store sessions with their sidecars and lock files
+(`inspector.read.store.mirror`)."""
+TEMP_PATTERN = r"^\.(?:(index|memo)-[0-9a-f]{16,128}\.sic\.[0-9]+\.[0-9a-f]+|mirror-[0-9a-f]{32}\.(?:jsonl|json)\.[0-9a-z_]+)\.tmp$"
 STALE_TEMP_SECONDS = 3600.0
 """A temporary file older than this is a writer that died mid-write: eviction removes it."""
 HEADER_MARSHAL_VERSION = 4
@@ -249,7 +251,7 @@ class CacheFile:
 
     @property
     def kind(self) -> str:
-        """`index`, `memo` (or `temp`)."""
+        """`index`, `memo`, `mirror` (or `temp`)."""
         return "temp" if self.temporary else self.name.partition("-")[0]
 
 
@@ -294,7 +296,8 @@ def evict(directory: str | os.PathLike[str], limit: int, keep: str | None = None
         else:
             live.append(f)
     total = sum(f.size for f in live)
-    for f in sorted((f for f in live if not f.temporary and f.name != keep), key=lambda f: f.mtime):
+    # A mirror's lock file (empty) is never evicted: a process may hold it while another would create a new one.
+    for f in sorted((f for f in live if not f.temporary and f.name != keep and not f.name.endswith(".lock")), key=lambda f: f.mtime):
         if total <= limit:
             break
         discard(directory, f.name)

@@ -1,0 +1,132 @@
+"""OpenClaw 2026.7+'s agent stores on disk: which store a PATH names, the stores of a state dir, what each holds,
+and which of its sessions a command opens (`open_store_session`: `--session ID_OR_KEY`, else the newest).
+
+A store is `<stateDir>/agents/<agentId>/agent/openclaw-agent.sqlite`; a PATH may name the file itself, the agent
+dir (`agents/<id>`) or its `agent/` dir. The JSONL the import archived (`agents/<id>/session-sqlite-import-archive/
+<key>.<sessionId>.jsonl.imported-<ms>`) is listed as archives by the file-name rules (`names`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from inspector.read.store.connection import STORE_FILENAME, StoreError, connect, is_sqlite_file
+from inspector.read.store.mirror import Mirror, sync_mirror
+from inspector.read.store.rows import StoreSession, list_sessions, pick_session
+
+if TYPE_CHECKING:
+    import argparse
+
+IMPORT_ARCHIVE_DIR = "session-sqlite-import-archive"
+"""Where `openclaw doctor --session-sqlite import` moves the JSONL it imported (beside the agent's `sessions/`)."""
+KNOWN_KEYS_SHOWN = 5
+
+
+class StoreSessionError(StoreError):
+    """`--session` names no session of the store (or the store holds none); the message lists a few known ones."""
+
+
+def store_of(path: Path | str) -> Path | None:
+    """The store `path` names: a SQLite file, or an agent dir (`agents/<id>`, `agents/<id>/agent`) holding one."""
+    path = Path(path)
+    try:
+        if path.is_file():
+            return path if is_sqlite_file(path) else None
+        if path.is_dir():
+            for candidate in (path / STORE_FILENAME, path / "agent" / STORE_FILENAME):
+                if candidate.is_file():
+                    return candidate
+    except OSError:
+        return None
+    return None
+
+
+def stores_of_state_dir(state_dir: Path) -> list[Path]:
+    """`<stateDir>/agents/*/agent/openclaw-agent.sqlite`, sorted."""
+    agents = state_dir / "agents"
+    try:
+        names = sorted(os.listdir(agents))
+    except OSError:
+        return []
+    return [store for name in names if (store := agents / name / "agent" / STORE_FILENAME).is_file()]
+
+
+@dataclass
+class StoreListing:
+    """One store and its sessions (most recently updated first), or why it could not be read."""
+
+    path: Path
+    sessions: list[StoreSession] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def agent_id(self) -> str | None:
+        for s in self.sessions:
+            if s.agent_id:
+                return s.agent_id
+        parts = self.path.parts
+        return parts[-3] if len(parts) >= 4 and parts[-2] == "agent" and parts[-4] == "agents" else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "store": str(self.path),
+            "agent_id": self.agent_id,
+            "error": self.error,
+            "sessions": [s.to_json() for s in self.sessions],
+        }
+
+
+def list_store(path: Path) -> StoreListing:
+    """The sessions of the store at `path` (never raises: a store that cannot be read says why)."""
+    listing = StoreListing(path)
+    try:
+        conn = connect(path)
+        try:
+            listing.sessions = list_sessions(conn, path)
+        finally:
+            conn.close()
+    except StoreError as exc:
+        listing.error = str(exc)
+    return listing
+
+
+def choose_session(store: Path, wanted: str | None) -> StoreSession:
+    """The session `--session` names (by id or key), else the most recently updated one; `StoreSessionError` when
+    none matches (with a few known keys)."""
+    conn = connect(store)
+    try:
+        sessions = list_sessions(conn, store)
+    finally:
+        conn.close()
+    chosen = pick_session(sessions, wanted)
+    if chosen is not None:
+        return chosen
+    if not sessions:
+        raise StoreSessionError(f"{store}: the store holds no session")
+    known = [s.session_key or s.session_id for s in sessions[:KNOWN_KEYS_SHOWN]]
+    more = f" (and {len(sessions) - KNOWN_KEYS_SHOWN} more)" if len(sessions) > KNOWN_KEYS_SHOWN else ""
+    raise StoreSessionError(f"{store}: no session {wanted!r}; known: {', '.join(known)}{more}")
+
+
+def open_store_session(store: Path, wanted: str | None) -> Mirror:
+    """Choose the session (`choose_session`) and bring its JSONL mirror up to date (`sync_mirror`)."""
+    chosen = choose_session(store, wanted)
+    mirror = sync_mirror(store, chosen.session_id)
+    if mirror.session_key is None:
+        mirror.session_key = chosen.session_key
+    return mirror
+
+
+def add_session_option(p: argparse.ArgumentParser) -> None:
+    """`--session ID_OR_KEY`: which session of an OpenClaw SQLite store PATH names (default: the most recently
+    updated); every command that takes a PATH and the app have it."""
+    if any("--session" in action.option_strings for action in p._actions):
+        return
+    p.add_argument(
+        "--session", default=None, metavar="ID_OR_KEY",
+        help="when PATH is an OpenClaw SQLite store (or an agent dir holding one): the session, by id or key "
+        "(default: the most recently updated)",
+    )

@@ -1,0 +1,176 @@
+"""One session's transcript events, read from a store in one consistent snapshot and decoded.
+
+A row of `transcript_events` holds its event as `event_json` (TEXT) or, for a large event, as a plain zstd frame
+in `event_zstd` (level 1, checksummed, no dictionary: OpenClaw's `prepareTranscriptPayload`) whose decoded size is
+`event_utf8_bytes`. Decoding checks what OpenClaw's reader checks (bounds, the exact size, UTF-8); an event that
+fails becomes a `StoreProblem` naming its `seq` and a placeholder line that no JSON parser accepts, so the
+session's reader reports it like a damaged line (its `unparseable` diagnostic then shows the problem, by `seq`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from inspector.read.store.connection import read_transaction, text
+
+MAX_EVENT_BYTES = 4_194_304
+"""OpenClaw's bound on a compressed event and on its decoded size (`MAX_COMPRESSED_EVENT_BYTES`)."""
+PLACEHOLDER = b"!damaged store event seq=%d"
+"""The mirror line standing in for an event that cannot be decoded (never valid JSON)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoreProblem:
+    """A damaged event: its `seq`, a diagnostic `kind` and `message`; `skipped` when a placeholder stands in for it."""
+
+    seq: int
+    kind: str
+    message: str
+    severity: str = "error"
+    skipped: bool = True
+
+    def to_json(self) -> list[object]:
+        return [self.seq, self.kind, self.message, self.severity, self.skipped]
+
+    @classmethod
+    def from_json(cls, raw: list[object]) -> StoreProblem:
+        seq, kind, message, severity, skipped = raw
+        return cls(int(seq), str(kind), str(message), str(severity), bool(skipped))  # type: ignore[call-overload]
+
+
+@dataclass(slots=True)
+class EventsSnapshot:
+    """What one read transaction saw of a session: its rewrite generation, index state and the events read."""
+
+    generation: str | None = None
+    leaf_event_id: str | None = None
+    indexed_seq: int | None = None
+    kept: int | None = None
+    """Rows at or below the caller's `after_seq` (None when everything was read): a mirror checks its prefix by it."""
+    seqs: list[int] = field(default_factory=list)
+    lines: list[bytes] = field(default_factory=list)
+    """The events read (empty when they were written to `read_events`'s `out` instead)."""
+    written: int = 0
+    """Bytes written to `out`."""
+    stale: bool = False
+    """`read_events` found another generation, or another count of rows up to `after_seq`, than expected: no row read."""
+    problems: list[StoreProblem] = field(default_factory=list)
+    app_version: str | None = None
+    schema_version: int | None = None
+    session_key: str | None = None
+
+
+_decompressor = None
+
+
+def _zstd_decompress(blob: bytes, size: int) -> bytes:
+    global _decompressor
+    if _decompressor is None:
+        import zstandard
+
+        _decompressor = zstandard.ZstdDecompressor()
+    return _decompressor.decompress(blob, max_output_size=size)
+
+
+def decode_event(seq: int, event_json: bytes | None, event_zstd: bytes | None, utf8_bytes: int | None) -> tuple[bytes, StoreProblem | None]:
+    """The event's bytes as one JSONL line (no newline), or a placeholder and the problem."""
+    if event_json is not None:
+        if not isinstance(event_json, (bytes, bytearray, memoryview)):
+            return PLACEHOLDER % seq, StoreProblem(seq, "store_event_type", f"seq {seq}: event_json is not text ({type(event_json).__name__}); skipped")
+        data = bytes(event_json)
+        if b"\n" in data:
+            return PLACEHOLDER % seq, StoreProblem(seq, "store_event_newline", f"seq {seq}: event_json holds a raw newline; skipped")
+        if utf8_bytes is not None and utf8_bytes != len(data):
+            problem = StoreProblem(
+                seq, "store_event_size", f"seq {seq}: event_utf8_bytes says {utf8_bytes:,} bytes, event_json holds {len(data):,}",
+                "warning", skipped=False,
+            )
+            return data, problem
+        return data, None
+    if event_zstd is None:
+        return PLACEHOLDER % seq, StoreProblem(seq, "store_event_missing", f"seq {seq}: neither event_json nor event_zstd; skipped")
+    blob = bytes(event_zstd)
+    if not blob or len(blob) > MAX_EVENT_BYTES or type(utf8_bytes) is not int or not 1 <= utf8_bytes <= MAX_EVENT_BYTES:
+        return PLACEHOLDER % seq, StoreProblem(
+            seq, "store_event_bounds", f"seq {seq}: compressed event out of bounds ({len(blob):,} bytes, event_utf8_bytes {utf8_bytes!r}); skipped"
+        )
+    try:
+        data = _zstd_decompress(blob, utf8_bytes)
+    except Exception as exc:  # zstandard.ZstdError and anything a damaged frame provokes
+        return PLACEHOLDER % seq, StoreProblem(seq, "store_event_zstd", f"seq {seq}: zstd frame cannot be decoded ({exc}); skipped")
+    if len(data) != utf8_bytes:
+        return PLACEHOLDER % seq, StoreProblem(
+            seq, "store_event_size", f"seq {seq}: decoded {len(data):,} bytes, event_utf8_bytes says {utf8_bytes:,}; skipped"
+        )
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return PLACEHOLDER % seq, StoreProblem(seq, "store_event_utf8", f"seq {seq}: decoded event is not UTF-8; skipped")
+    if b"\n" in data:
+        return PLACEHOLDER % seq, StoreProblem(seq, "store_event_newline", f"seq {seq}: decoded event holds a raw newline; skipped")
+    return data, None
+
+
+def read_events(
+    conn: sqlite3.Connection,
+    store: Path | str,
+    session_id: str,
+    after_seq: int | None = None,
+    out: BinaryIO | None = None,
+    expect: tuple[str | None, int] | None = None,
+) -> EventsSnapshot:
+    """The session's events past `after_seq` (all when None), in seq order, with the generation, the index state,
+    the session's key and the store's schema, all from one read transaction.
+
+    `out`: write each event there as a line (its bytes and a newline) instead of keeping it in `lines`. `expect`:
+    the generation and the count of rows up to `after_seq` the caller holds; when the store says otherwise, no row
+    is read (`stale`)."""
+    snap = EventsSnapshot()
+    sid = session_id
+    with read_transaction(conn, store):
+        row = conn.execute("SELECT generation FROM transcript_rewrite_watermarks WHERE session_id=?", (sid,)).fetchone()
+        snap.generation = text(row[0]) if row is not None else None
+        row = conn.execute(
+            "SELECT indexed_seq, leaf_event_id FROM session_transcript_index_state WHERE session_id=?", (sid,)
+        ).fetchone()
+        if row is not None:
+            snap.indexed_seq = row[0] if isinstance(row[0], int) else None
+            snap.leaf_event_id = text(row[1])
+        row = conn.execute("SELECT session_key FROM session_windows WHERE session_id=?", (sid,)).fetchone()
+        snap.session_key = text(row[0]) if row is not None else None
+        row = conn.execute("SELECT schema_version, app_version FROM schema_meta WHERE role='agent' ORDER BY meta_key LIMIT 1").fetchone()
+        if row is not None:
+            snap.schema_version = row[0] if isinstance(row[0], int) else None
+            snap.app_version = text(row[1])
+        if after_seq is not None:
+            snap.kept = conn.execute(
+                "SELECT count(*) FROM transcript_events WHERE session_id=? AND seq<=?", (sid, after_seq)
+            ).fetchone()[0]
+            if expect is not None and expect != (snap.generation, snap.kept):
+                snap.stale = True
+                return snap
+        cursor = conn.execute(
+            "SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id=? AND seq>? ORDER BY seq",
+            (sid, -(2**63) if after_seq is None else after_seq),
+        )
+        seqs, problems = snap.seqs, snap.problems
+        keep = snap.lines.append if out is None else None
+        write = out.write if out is not None else None
+        written = 0
+        for seq, event_json, event_zstd, utf8_bytes in cursor:
+            if event_zstd is None and type(event_json) is bytes and b"\n" not in event_json and (utf8_bytes is None or utf8_bytes == len(event_json)):
+                data = event_json  # the common row, checked inline
+            else:
+                data, problem = decode_event(seq, event_json, event_zstd, utf8_bytes)
+                if problem is not None:
+                    problems.append(problem)
+            seqs.append(seq)
+            if write is not None:
+                written += write(data) + write(b"\n")
+            else:
+                keep(data)  # type: ignore[misc]
+        snap.written = written
+    return snap
