@@ -33,6 +33,11 @@ class ReaderEstimates:
     layout: EstimateLayout
     estimate_all: Callable[[dict[str, Any]], tuple[int, ...]]
     fused: Mapping[str, FusedBuilder] = field(default_factory=dict)
+    context_rebuild: Any = None
+    extra_entry_types: frozenset[str] = frozenset()
+    """Entry types these rules know beyond pi 0.66.1's (`model.KNOWN_ENTRY_TYPES`): not reported as unknown."""
+    """The rule set's `context_rebuild` part (`build_context`, `continues_leaf`, `extend_context`, `follow_leaf`): how
+    a session read under these rules rebuilds its context (None: the shared walk's defaults, pi 0.66.1's)."""
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (reader_estimates, (self.rules_id,))

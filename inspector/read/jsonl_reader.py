@@ -291,7 +291,7 @@ class EntryReader:
         if not isinstance(etype, str):
             self.report(m.Diagnostic("bad_type", f"entry has no string 'type' ({etype!r}); kept as opaque", "error", line, offset))
             etype = "<missing>" if etype is None else repr(etype)
-        elif etype not in m.KNOWN_ENTRY_TYPES:
+        elif etype not in m.KNOWN_ENTRY_TYPES and etype not in self.est.extra_entry_types:
             self.report(m.Diagnostic("unknown_type", f"unknown entry type {etype!r}; kept as opaque", "info", line, offset))
         eid, parent = self._ids(obj.get("id"), obj.get("parentId"), line, offset, ordinal)
         timestamp, data, role, nums = other_entry_parts(etype, obj, line, offset, length, self.version, self.est)

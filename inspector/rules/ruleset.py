@@ -149,8 +149,8 @@ class RuleSet:
     @property
     def reader_estimates(self) -> Any:
         """What the reader computes for each message under these rules (`inspector.read.estimates.ReaderEstimates`):
-        the `tokens` part's `estimate_all`, its estimators' layout, and its fused record builders (`FUSED_BY_ROLE`)
-        when it has them."""
+        the `tokens` part's `estimate_all`, its estimators' layout, its fused record builders (`FUSED_BY_ROLE`) when
+        it has them, and the `context_rebuild` part the session rebuilds its context with."""
         got = self._made.get("reader_estimates")
         if got is None:
             from inspector.read.estimates import ReaderEstimates
@@ -158,7 +158,12 @@ class RuleSet:
 
             tokens = self.tokens
             got = ReaderEstimates(
-                self.id, estimate_layout(self.estimators), tokens.estimate_all, getattr(tokens, "FUSED_BY_ROLE", {})
+                self.id,
+                estimate_layout(self.estimators),
+                tokens.estimate_all,
+                getattr(tokens, "FUSED_BY_ROLE", {}),
+                self.context_rebuild,
+                frozenset(getattr(self.context_rebuild, "EXTRA_ENTRY_TYPES", ())),
             )
             self._made["reader_estimates"] = got
         return got

@@ -23,7 +23,8 @@ from inspector.read.estimates import ReaderEstimates, reader_estimates
 from inspector.read.jsonl_reader import BOM, EntryReader, agent_message_of, peek_version
 from inspector.read.lines import FileIdentity, FileReplaced, LineScanner, read_range
 from inspector.read.records import decode_line
-from inspector.session.context import build_context, continues_leaf, extend_context, follow_leaf, tool_pairing_diagnostics
+from inspector.session import context as _SHARED_WALK
+from inspector.session.context import tool_pairing_diagnostics
 from inspector.session.tree import SessionTree
 from inspector.storage.entry_range import EntryRange
 from inspector.storage.entry_table import EntryTable
@@ -64,6 +65,11 @@ class Session:
         self.rules_id = reader_estimates(rules_id).rules_id
         """The id of the rule set this session is read with: its estimates, its figures (`figures.rules_of`)."""
         self._reset_state()
+
+    @property
+    def _rebuild(self) -> Any:
+        """The session's rules' context rebuild (`ReaderEstimates.context_rebuild`; the shared walk by default)."""
+        return self.estimates.context_rebuild or _SHARED_WALK
 
     @property
     def estimates(self) -> ReaderEstimates:
@@ -165,12 +171,13 @@ class Session:
             if root_parent and root_parent != entries.id_of(root) and root_parent in entries.ids_in(new.start, new.stop):
                 return
         continued: m.SessionContext | None = None
-        if continues_leaf(self.tree, old, new):
+        rebuild = self._rebuild
+        if rebuild.continues_leaf(self.tree, old, new):
             ctx = dataclasses.replace(old, messages=list(old.messages), path=old.path[:], diagnostics=list(old.diagnostics))
-            if all(extend_context(self.tree, ctx, i) for i in new):
+            if all(rebuild.extend_context(self.tree, ctx, i) for i in new):
                 continued = ctx
         if continued is None:
-            continued = follow_leaf(self.tree, old, new.start)  # a branch or a compaction: rebuilt on the known path
+            continued = rebuild.follow_leaf(self.tree, old, new.start)  # a branch or a compaction: rebuilt on the known path
         if continued is not None:
             self._context_cache[None] = continued
 
@@ -287,7 +294,7 @@ class Session:
         leaf_index = None
         if leaf_id is not None:
             leaf_index = self.tree.by_id[leaf_id]
-        ctx = build_context(self.tree, leaf_index)
+        ctx = self._rebuild.build_context(self.tree, leaf_index)
         self._context_cache[leaf_id] = ctx
         return ctx
 

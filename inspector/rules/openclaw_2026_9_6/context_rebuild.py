@@ -32,6 +32,7 @@ from inspector.session.tree import SessionTree
 from inspector.storage.entry_table import EntryTable
 
 __all__ = [
+    "EXTRA_ENTRY_TYPES",
     "OPENCLAW_2026_9_CONTEXT",
     "active_leaf_index",
     "build_context",
@@ -40,6 +41,10 @@ __all__ = [
     "follow_leaf",
     "maps_to_message",
 ]
+
+EXTRA_ENTRY_TYPES = frozenset({m.RESET, m.LEAF})
+"""Entry types 2026.9 writes that pi 0.66.1 did not: a `reset` boundary and `leaf` navigation rows (known, not
+reported as unknown)."""
 
 MessageLoader = Callable[[int], "dict[str, Any] | None"]
 """An entry's message object (its JSON `message`), by entry index."""
