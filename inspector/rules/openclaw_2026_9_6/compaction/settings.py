@@ -30,6 +30,7 @@ from typing import Any
 from inspector.rules.openclaw_2026_4_12.compaction.prepare import DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS
 from inspector.rules.openclaw_2026_4_12.compaction.safeguard import resolve_recent_turns_preserve
 from inspector.rules.openclaw_2026_4_12.compaction.settings import (
+    DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR,
     ContextEngineInfo,
     ModeInfo,
     ReserveTokens,
@@ -48,10 +49,9 @@ __all__ = [
     "resolve_mode",
 ]
 
-DEFAULT_AGENT_COMPACTION_RESERVE_TOKENS_FLOOR = 20000
-"""OpenClaw `DEFAULT_AGENT_COMPACTION_RESERVE_TOKENS_FLOOR` (no longer configurable)."""
-DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR = DEFAULT_AGENT_COMPACTION_RESERVE_TOKENS_FLOOR
-"""The 2026.4.12 name of that floor."""
+DEFAULT_AGENT_COMPACTION_RESERVE_TOKENS_FLOOR = DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR
+"""OpenClaw 2026.9's name (`DEFAULT_AGENT_COMPACTION_RESERVE_TOKENS_FLOOR`, no longer configurable) of 2026.4.12's
+floor: the same 20000."""
 MAX_COMPACTION_RESERVE_RATIO = 0.25
 """OpenClaw `MAX_COMPACTION_RESERVE_RATIO`: the reserve is at most a quarter of the window."""
 MAX_HISTORY_SHARE = 0.5

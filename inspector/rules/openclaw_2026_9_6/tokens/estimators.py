@@ -33,6 +33,7 @@ from inspector.rules.openclaw_2026_4_12.tokens.estimators import (
     OMITTED_ASSISTANT_REASONING_TEXT,
     PRUNE_OTHER_ROLE_CHARS,
     TOOL_CALL_ARGS_THROW_CHARS,
+    TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE,  # the guard's raw weight: unchanged
 )
 from inspector.rules.openclaw_2026_4_12.tokens.text import (
     BRANCH_SUMMARY_PREFIX,
@@ -79,8 +80,6 @@ OPENCLAW_IMAGE_CHAR_ESTIMATE = 8000
 """Pruner (`CACHE_TTL_IMAGE_CHARS`) and guard (`IMAGE_CHAR_ESTIMATE`, user/assistant/custom): one image block."""
 TOOL_IMAGE_CHARS = 2 * OPENCLAW_IMAGE_CHAR_ESTIMATE
 """Guard `TOOL_IMAGE_CHARS`: one image block in a tool result counts 16000 chars."""
-TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE = 2
-"""The guard's raw weight for tool-result text (`minimumRawWeight: 2`) and its factor for other blocks."""
 IMAGE_OMITTED_PLACEHOLDER = "[image data omitted from summary input]"
 """utils.ts `getCompactionContent`: the summary input's stand-in for image blocks."""
 NON_TEXT_OMITTED_PLACEHOLDER = "[non-text data omitted from summary input]"
