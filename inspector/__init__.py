@@ -1,17 +1,8 @@
 """The engine of Session Inspector: reads OpenClaw/pi session transcripts and computes every figure.
 
-It never imports Textual or the UI (`widgets/`): an import-linter contract, run by the tests. The CLI
-(`inspector.cli`, `inspector.cli.commands`) and the Textual UI only render what these modules compute.
-
-* reading: `index` (byte-level line scanner), `formats` (records -> entries, the entry encoder), `parallel`
-  (big files in worker processes), `session` (open, refresh, content on demand), `tail` (the last entries at once);
-* the model and its shape: `model` (entries, context messages, diagnostics), `tree`, `context` (pi's
-  `buildSessionContext`);
-* figures: `tokens` (every estimator, recorded usage, tiktoken), `window`/`config`/`models_catalog` (context
-  window and guard), `figures`/`breakdown`, `pruning` (context-pruning preview), `compaction`;
-* plumbing: `jsjson` (JavaScript's `JSON.stringify` and string lengths), `timeutil` (JavaScript dates), `clock`
-  (the one "now"), `textsafe` (untrusted text made inert), `discovery` (where sessions live);
-* `samples`: the demo session and the test-fixture builder, apart from the core.
+It never imports Textual or the UI (`widgets/`): an import-linter contract, run by the tests. Its folders are its
+layers, top to bottom (README, "Architecture"): `cli`, `samples`, `write`, `figures`, `host`, `counting`, `rules`
+(one folder per upstream release, behind `rules.ruleset`), `session`, `read`, `storage`, `model`, `base` / `js`.
 """
 
 READER_ESTIMATES_RESOLVER = "inspector.rules.ruleset:resolve_reader_estimates"
