@@ -20,6 +20,7 @@ cache-TTL gate compares epoch milliseconds. A JavaScript time value is a whole n
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, overload
 
@@ -133,3 +134,33 @@ def iso_or_none(ms: float | None) -> str | None:
         return iso_from_ms(ms)
     except ValueError:
         return None
+
+
+def js_number(value: Any) -> float | None:
+    """A JSON value as JavaScript holds it, when it is a finite number: `typeof v === "number" && isFinite(v)`.
+
+    Integers too large for a double become Infinity in JavaScript, so they are not finite here either.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def ms_from_any(value: Any) -> float | None:
+    """Epoch ms from a finite number (already ms) or an ISO string; None when neither."""
+    number = js_number(value)
+    if number is not None:
+        return number
+    if isinstance(value, str):
+        try:
+            return float(ms_from_iso(value))
+        except ValueError:
+            return None
+    return None
+
+
+# ------------------------------------------------------------------------------------- the one expiry rule

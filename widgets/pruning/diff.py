@@ -24,14 +24,7 @@ from textual.widgets import Static
 from inspector.figures.pruning.preview import PrunePreview
 from inspector.js.jsjson import js_len
 from inspector.js.utf16 import js_slice
-from inspector.rules.openclaw_2026_4_12.pruning.pruner import (
-    ACTION_HARD_CLEAR,
-    ACTION_SOFT_TRIM,
-    collect_prunable_tool_result_segments,
-    collect_text_segments,
-    has_image_blocks,
-    soft_trim_note,
-)
+from inspector.rules.pruning_terms import ACTION_HARD_CLEAR, ACTION_SOFT_TRIM
 
 from ..detail.render import image_summary
 from ..inert import make_inert
@@ -168,7 +161,8 @@ class PruningDiff(Horizontal):
         s = self.get_component_rich_style
         soft = p.resolved.settings.soft_trim
         content = msg.get("content")
-        parts = collect_prunable_tool_result_segments(content) if has_image_blocks(content) else collect_text_segments(content)
+        pruner = p.rules_or_default.pruner
+        parts = pruner.collect_prunable_tool_result_segments(content) if pruner.has_image_blocks(content) else pruner.collect_text_segments(content)
         joined = "\n".join(parts)
         total = js_len(joined)
         head_n, tail_n = max(0, soft.head_chars), max(0, soft.tail_chars)
@@ -188,7 +182,7 @@ class PruningDiff(Horizontal):
             self._append(before, middle, "diff--dropped", "dropped")
             self._append(before, tail, "diff--kept")
         text = after_msg["content"][0]["text"]
-        note = soft_trim_note(soft.head_chars, soft.tail_chars, p.result.soft_trim_raw_lens.get(i, total))
+        note = pruner.soft_trim_note(soft.head_chars, soft.tail_chars, p.result.soft_trim_raw_lens.get(i, total))
         body = text[: len(text) - len(note)] if text.endswith(note) else text
         self._append(after, body, "diff--kept")
         if body is not text:

@@ -11,14 +11,10 @@ from __future__ import annotations
 from rich.console import Group
 from rich.text import Text
 
+from inspector.base.durations import format_duration_ms
 from inspector.figures.pruning.preview import PrunePreview
-from inspector.rules.openclaw_2026_4_12.pruning.ttl import (
-    SCENARIO_IF_ENABLED,
-    SOURCE_CACHE_TTL_ENTRY,
-    SOURCE_LAST_ASSISTANT,
-    format_duration_ms,
-    iso_or_none,
-)
+from inspector.js.timeutil import iso_or_none
+from inspector.rules.pruning_terms import SCENARIO_IF_ENABLED, SOURCE_CACHE_TTL_ENTRY, SOURCE_LAST_ASSISTANT
 
 from ..inert import make_inert
 from .view import PreviewPanel

@@ -17,12 +17,15 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from inspector.base.durations import format_duration_ms
 from inspector.figures.pruning.expiry import ExpiryInfo
 from inspector.figures.pruning.preview import PrunePreview
-from inspector.rules.openclaw_2026_4_12.pruning.pruner import (
+from inspector.rules.pruning_terms import (
     ACTION_HARD_CLEAR,
     ACTION_KEEP,
     ACTION_SOFT_TRIM,
+    SCENARIO_IF_ENABLED,
+    SOURCE_LAST_ASSISTANT,
     STAGE_BELOW_HARD_CLEAR_RATIO,
     STAGE_BELOW_MIN_PRUNABLE_TOOL_CHARS,
     STAGE_BELOW_SOFT_TRIM_RATIO,
@@ -32,7 +35,6 @@ from inspector.rules.openclaw_2026_4_12.pruning.pruner import (
     STAGE_NO_CONTEXT_WINDOW,
     STAGE_TOO_FEW_ASSISTANTS,
 )
-from inspector.rules.openclaw_2026_4_12.pruning.ttl import SCENARIO_IF_ENABLED, SOURCE_LAST_ASSISTANT, format_duration_ms
 
 from ..inert import one_line
 

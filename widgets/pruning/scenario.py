@@ -12,9 +12,9 @@ from __future__ import annotations
 from rich.console import Group
 from rich.text import Text
 
+from inspector.base.durations import format_duration_ms
 from inspector.figures.pruning.preview import PrunePreview
-from inspector.rules.openclaw_2026_4_12.pruning.pruner import ACTION_KEEP
-from inspector.rules.openclaw_2026_4_12.pruning.ttl import SCENARIO_IF_ENABLED, SCENARIO_NOW, SOURCE_NONE, format_duration_ms
+from inspector.rules.pruning_terms import ACTION_KEEP, SCENARIO_IF_ENABLED, SCENARIO_NOW, SOURCE_NONE
 
 from ..inert import one_line
 from .view import PreviewPanel

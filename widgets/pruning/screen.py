@@ -40,7 +40,7 @@ from inspector.base.clock import SystemClock
 from inspector.base.clock import now_ms as clock_now_ms
 from inspector.figures.pruning.expiry import ExpiryInfo, expired_tool_results
 from inspector.figures.pruning.preview import PreviewCache, PreviewOptions, PrunePreview, build_preview
-from inspector.rules.openclaw_2026_4_12.pruning.ttl import SCENARIO_IF_ENABLED, SCENARIO_NOW
+from inspector.rules.pruning_terms import SCENARIO_IF_ENABLED, SCENARIO_NOW
 from inspector.rules.ruleset import RuleSet, rule_set
 from inspector.session.session import Session
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -22,11 +22,13 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Checkbox, Label, Static
 
 from inspector.js.utf16 import js_trim
-from inspector.rules.openclaw_2026_4_12.pruning.settings import ContextPruningSettings, DurationError, parse_duration_ms
-from inspector.rules.openclaw_2026_4_12.pruning.snippet import duration_setting
+from inspector.rules.durations import DurationError, duration_setting, parse_duration_ms
 from inspector.rules.ruleset import RuleSet
 
 from ..settings_form import DEFAULT_DEBOUNCE, FormField, SettingsForm
+
+if TYPE_CHECKING:
+    from inspector.rules.openclaw_2026_4_12.pruning.settings import ContextPruningSettings
 
 _RATIO_RE = re.compile(r"^(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 _INT_RE = re.compile(r"^\d+$")

@@ -6,6 +6,8 @@ The text is the session rule set's `snippet.settings_snippet(settings)` (config 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -14,8 +16,10 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Static, TextArea
 
-from inspector.rules.openclaw_2026_4_12.pruning.settings import ContextPruningSettings
 from inspector.rules.ruleset import RuleSet, rule_set
+
+if TYPE_CHECKING:
+    from inspector.rules.openclaw_2026_4_12.pruning.settings import ContextPruningSettings
 
 HELP = (
     "Copied to the clipboard (if your terminal supports OSC 52; otherwise select the text below). Merge it into "

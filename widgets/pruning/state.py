@@ -14,7 +14,7 @@ from typing import Any
 
 from textual.app import App
 
-from inspector.rules.openclaw_2026_4_12.pruning.ttl import SCENARIO_NOW
+from inspector.rules.pruning_terms import SCENARIO_NOW
 
 
 @dataclass

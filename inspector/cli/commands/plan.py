@@ -13,8 +13,7 @@ from rich.text import Text
 from inspector.base.textsafe import make_inert, one_line
 from inspector.cli.commands._common import EXIT_ERROR, add_session_options, console, open_context, print_json, rule_choice
 from inspector.figures.forecast.plan import PlanOptions, plan_compaction
-from inspector.rules.openclaw_2026_4_12.compaction.chunking import RATIO_FORMULAS
-from inspector.rules.openclaw_2026_4_12.compaction.triggers import DEFAULT_EARLY_THRESHOLDS
+from inspector.rules.compaction_terms import RATIO_FORMULAS
 
 
 def _int_arg(minimum: int) -> Any:
@@ -53,9 +52,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--early-thresholds",
         type=thresholds_arg,
-        default=list(DEFAULT_EARLY_THRESHOLDS),
+        default=None,
         metavar="F,F",
-        help=f"early-warning fractions of the window (default {','.join(f'{f:g}' for f in DEFAULT_EARLY_THRESHOLDS)})",
+        help="early-warning fractions of the window (default: the session's rules'; 0.5,0.7 under openclaw-2026.4.12)",
     )
     p.add_argument("--ratio-formula", choices=RATIO_FORMULAS, default="openclaw", help="adaptive chunk ratio: OpenClaw's code or the older published formula")
     p.set_defaults(func=run)

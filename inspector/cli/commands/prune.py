@@ -23,7 +23,7 @@ import re
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -46,13 +46,11 @@ from inspector.cli.commands._common import (
 )
 from inspector.figures.pruning.preview import PreviewOptions, PrunePreview, build_preview
 from inspector.js.timeutil import ms_from_iso
-from inspector.rules.openclaw_2026_4_12.pruning.settings import (
-    MAX_SAFE_INTEGER,
-    DurationError,
-    SettingsOverrides,
-    parse_duration_ms,
-)
+from inspector.rules.durations import MAX_SAFE_INTEGER, DurationError, parse_duration_ms
 from inspector.rules.ruleset import RuleSet, rule_set
+
+if TYPE_CHECKING:
+    from inspector.rules.openclaw_2026_4_12.pruning.settings import SettingsOverrides
 
 MAX_CONTEXT_WINDOW = 2**31 - 1
 MAX_TTL_MS = 8_640_000_000_000_000

@@ -10,12 +10,14 @@ transcript can write the label on the rule it draws. A plan with nothing to plan
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.figures.forecast.plan import KEPT, SUMMARIZED, TURN_PREFIX, CompactionPlan, ContextRole
 from inspector.figures.marks import MarkKind, RowMark
 from inspector.model import entries as m
-from inspector.rules.openclaw_2026_4_12.compaction.chunking import Chunking
+
+if TYPE_CHECKING:
+    from inspector.rules.openclaw_2026_4_12.compaction.chunking import Chunking
 
 FORECAST_KINDS: tuple[MarkKind, ...] = (
     MarkKind.CUT_POINT,

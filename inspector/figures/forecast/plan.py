@@ -15,20 +15,21 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.figures.rules_of import rules_of
 from inspector.figures.session_figures import WindowOptions, window_for, window_json
 from inspector.model import entries as m
-from inspector.rules.openclaw_2026_4_12.compaction.chunking import Chunking
-from inspector.rules.openclaw_2026_4_12.compaction.items import SummaryItem, items_for_positions, total_tokens
-from inspector.rules.openclaw_2026_4_12.compaction.prepare import NothingToPlan, Preparation
-from inspector.rules.openclaw_2026_4_12.compaction.settings import ContextEngineInfo, EffectiveSettings, ModeInfo
-from inspector.rules.openclaw_2026_4_12.compaction.stages import Stage, StageInputs
-from inspector.rules.openclaw_2026_4_12.compaction.triggers import DEFAULT_EARLY_THRESHOLDS, Triggers
-from inspector.rules.openclaw_2026_4_12.tokens.context_usage import last_context_usage
 from inspector.rules.ruleset import RuleSet
 from inspector.session.session import Session
+
+if TYPE_CHECKING:  # the shapes of a release's results
+    from inspector.rules.openclaw_2026_4_12.compaction.chunking import Chunking
+    from inspector.rules.openclaw_2026_4_12.compaction.items import SummaryItem
+    from inspector.rules.openclaw_2026_4_12.compaction.prepare import NothingToPlan, Preparation
+    from inspector.rules.openclaw_2026_4_12.compaction.settings import ContextEngineInfo, EffectiveSettings, ModeInfo
+    from inspector.rules.openclaw_2026_4_12.compaction.stages import Stage
+    from inspector.rules.openclaw_2026_4_12.compaction.triggers import Triggers
 
 # What a context message becomes (`ContextRole.plan`).
 PREVIOUS_SUMMARY = "previous_summary"
@@ -46,7 +47,8 @@ class PlanOptions:
     keep_recent_tokens: int | None = None
     reserve_tokens: int | None = None
     prompt_tokens: int = 0
-    early_thresholds: Sequence[float] = DEFAULT_EARLY_THRESHOLDS
+    early_thresholds: Sequence[float] | None = None
+    """Early-warning fractions of the window (None: the rules' `DEFAULT_EARLY_THRESHOLDS`)."""
     ratio_formula: str = "openclaw"
 
 
@@ -276,10 +278,10 @@ def _is_boundary_only(rules: RuleSet, session: Session, path: Sequence[int], pos
 def _history_share(
     rules: RuleSet, items: list[SummaryItem], prefix: list[SummaryItem], tokens_before: int, window: int, share: float, refs: list[MessageRef], ratio_formula: str
 ) -> tuple[HistoryShare, list[SummaryItem]]:
-    summarizable = total_tokens(items) + total_tokens(prefix)
+    summarizable = rules.items.total_tokens(items) + rules.items.total_tokens(prefix)
     new_content = max(0, math.floor(tokens_before - summarizable))
     trigger = math.floor(window * share * rules.safeguard.HISTORY_SHARE_TRIGGER_FACTOR)
-    hs = HistoryShare(new_content > trigger, new_content, trigger, share, max(1, math.floor(window * share)), kept_tokens=total_tokens(items))
+    hs = HistoryShare(new_content > trigger, new_content, trigger, share, max(1, math.floor(window * share)), kept_tokens=rules.items.total_tokens(items))
     if not hs.applies:
         return hs, items
     pruned = rules.safeguard.prune_history_for_context_share(items, window, share, 2)
@@ -362,7 +364,7 @@ def plan_compaction(session: Session, ctx: m.SessionContext, options: PlanOption
         settings = cs.resolve_settings(opts.config, opts.keep_recent_tokens, opts.reserve_tokens)
     engine = cs.resolve_context_engine(opts.config)
     compactor = cs.resolve_compactor(opts.config, ctx.model) if hasattr(cs, "resolve_compactor") else None
-    context_tokens = int(last_context_usage(session, ctx)["tokens"])
+    context_tokens = int(rules.context_usage.last_context_usage(session, ctx)["tokens"])
     tr = rules.triggers
     if compactor is not None:
         threshold = tr.threshold_trigger(
@@ -374,7 +376,7 @@ def plan_compaction(session: Session, ctx: m.SessionContext, options: PlanOption
         threshold,
         tr.overflow_trigger(session, ctx, window.tokens),
         tr.pre_prompt_route(session, ctx, window.tokens, settings.reserve_tokens, opts.prompt_tokens),
-        tr.early_warnings(context_tokens, window.tokens, opts.early_thresholds),
+        tr.early_warnings(context_tokens, window.tokens, tr.DEFAULT_EARLY_THRESHOLDS if opts.early_thresholds is None else opts.early_thresholds),
         auto_compaction_enabled=engine.builtin,
     )
     plan = CompactionPlan(
@@ -390,7 +392,7 @@ def plan_compaction(session: Session, ctx: m.SessionContext, options: PlanOption
         split_kind=getattr(rules.chunking, "SPLIT_KIND", None),
     )
     prep = rules.prepare.prepare_compaction(session, ctx, settings.compaction_settings())
-    if isinstance(prep, NothingToPlan):
+    if isinstance(prep, rules.prepare.NothingToPlan):
         plan.nothing_to_plan = prep
         plan.rows = _rows(session, ctx, plan, None)
         return plan
@@ -404,8 +406,8 @@ def _fill(rules: RuleSet, session: Session, ctx: m.SessionContext, plan: Compact
     entries = session.entries
     path = ctx.path
     ctx_index = {r.entry_index: r.index for r in ctx.messages}
-    items = items_for_positions(session, path, prep.summarize_pos)
-    prefix = items_for_positions(session, path, prep.turn_prefix_pos)
+    items = rules.items.items_for_positions(session, path, prep.summarize_pos)
+    prefix = rules.items.items_for_positions(session, path, prep.turn_prefix_pos)
     refs = _refs(session, path, prep.summarize_pos, ctx_index, items)
     first_kept = entries[path[prep.first_kept_pos]]
     start = entries[path[prep.boundary_start]] if prep.boundary_start < len(path) else None
@@ -435,7 +437,7 @@ def _fill(rules: RuleSet, session: Session, ctx: m.SessionContext, plan: Compact
             "turn_prefix_messages", prefix, window, ratio_formula=ratio_formula, max_chunk_tokens=plan.chunking.max_chunk_tokens
         )
     plan.stages = rules.stages.build_stages(
-        StageInputs(
+        rules.stages.StageInputs(
             mode=plan.mode.mode,
             boundary_only=plan.boundary_only,
             provider=s.provider,
@@ -450,6 +452,6 @@ def _fill(rules: RuleSet, session: Session, ctx: m.SessionContext, plan: Compact
             has_file_ops=bool(plan.read_files or plan.modified_files),
             has_previous_summary=prep.previous_summary is not None,
             summarize_count=len(items),
-            summarize_tokens=total_tokens(items),
+            summarize_tokens=rules.items.total_tokens(items),
         )
     )

@@ -14,18 +14,18 @@ Cheap: only entry metadata is read (a message is loaded from disk only when its 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from inspector.base.durations import format_duration_ms
 from inspector.figures.pruning.reference import cache_references, expiry_reference, resolve_now_ms, session_gates
+from inspector.figures.rules_of import rules_of
 from inspector.model import entries as m
-from inspector.rules.openclaw_2026_4_12.pruning.settings import ContextPruningSettings
-from inspector.rules.openclaw_2026_4_12.pruning.ttl import (
-    SOURCE_CACHE_TTL_ENTRY,
-    TtlGate,
-    format_duration_ms,
-    ms_from_any,
-    result_expiry,
-)
+from inspector.rules.pruning_terms import SOURCE_CACHE_TTL_ENTRY
 from inspector.session.session import Session
+
+if TYPE_CHECKING:
+    from inspector.rules.openclaw_2026_4_12.pruning.settings import ContextPruningSettings
+    from inspector.rules.openclaw_2026_4_12.pruning.ttl import TtlGate
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +62,7 @@ class ExpiryInfo:
 
 def cache_ttl_gate(session: Session, ctx: m.SessionContext, settings: ContextPruningSettings, now_ms: float | None = None) -> TtlGate:
     """The TTL gate OpenClaw evaluates at `now_ms` (default: now), exactly as `build_preview`'s `gate` (never forced)."""
-    gate, _ = session_gates(cache_references(session, ctx), settings.ttl_ms, resolve_now_ms(now_ms, None))
+    gate, _ = session_gates(rules_of(session), cache_references(session, ctx), settings.ttl_ms, resolve_now_ms(now_ms, None))
     return gate
 
 
@@ -74,6 +74,7 @@ def expired_tool_results(
     Empty when there is no reference time (no cache touch and no assistant message) or `ttl` is 0.
     """
     ref, source = expiry_reference(cache_references(session, ctx))
+    ttl = rules_of(session).ttl
     if ref is None:
         return {}
     now = resolve_now_ms(now_ms, None)
@@ -81,11 +82,11 @@ def expired_tool_results(
     for row in ctx.messages:
         if row.role != "toolResult":
             continue
-        ts = ms_from_any(row.message_timestamp)
+        ts = ttl.ms_from_any(row.message_timestamp)
         if ts is None:
             message = session.load_message(session.entries[row.entry_index]) or {}
-            ts = ms_from_any(message.get("timestamp"))
-        expired, expires = result_expiry(ref, ts, now, settings.ttl_ms)
+            ts = ttl.ms_from_any(message.get("timestamp"))
+        expired, expires = ttl.result_expiry(ref, ts, now, settings.ttl_ms)
         if not expired or expires is None:
             continue
         age = now - (ts if ts is not None else ref)

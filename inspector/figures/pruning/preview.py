@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.base.clock import Clock
 from inspector.figures.pruning.reference import (
@@ -35,18 +35,20 @@ from inspector.figures.pruning.reference import (
 )
 from inspector.figures.pruning.savings import CacheWritePrice, TokenCounts, cache_write_price, count_tokens
 from inspector.figures.pruning.sticky import release_inputs, release_json
+from inspector.figures.rules_of import rules_of
+from inspector.js.timeutil import iso_or_none, ms_from_any
 from inspector.model import entries as m
-
-# Types and constants only (each release's are these or subclasses of them); every rule is called through `rules`.
-from inspector.rules.openclaw_2026_4_12.pruning.pruner import ACTION_KEEP, PruneResult
-from inspector.rules.openclaw_2026_4_12.pruning.settings import ResolvedSettings, SettingsOverrides
-from inspector.rules.openclaw_2026_4_12.pruning.thinking import DropThinkingPolicy
-from inspector.rules.openclaw_2026_4_12.pruning.tool_guard import ToolGuardReport
-from inspector.rules.openclaw_2026_4_12.pruning.ttl import SCENARIO_IF_ENABLED, Eligibility, TtlGate, iso_or_none, ms_from_any
-from inspector.rules.openclaw_2026_4_12.tokens.measure import CHARS_PER_TOKEN_ESTIMATE
-from inspector.rules.openclaw_2026_4_12.window_guard import ContextWindow
+from inspector.rules.pruning_terms import ACTION_KEEP, SCENARIO_IF_ENABLED
 from inspector.rules.ruleset import DEFAULT_RULES, RuleSet, rule_set
 from inspector.session.session import Session
+
+if TYPE_CHECKING:  # the shapes of a release's results (each release's are these or subclasses of them)
+    from inspector.rules.openclaw_2026_4_12.pruning.pruner import PruneResult
+    from inspector.rules.openclaw_2026_4_12.pruning.settings import ResolvedSettings, SettingsOverrides
+    from inspector.rules.openclaw_2026_4_12.pruning.thinking import DropThinkingPolicy
+    from inspector.rules.openclaw_2026_4_12.pruning.tool_guard import ToolGuardReport
+    from inspector.rules.openclaw_2026_4_12.pruning.ttl import Eligibility, TtlGate
+    from inspector.rules.openclaw_2026_4_12.window_guard import ContextWindow
 
 __all__ = [
     "OPENCLAW_VERSION",
@@ -93,7 +95,8 @@ class PreviewOptions:
     config: dict[str, Any] | None = None
     config_path: Path | None = None
     config_error: str | None = None
-    overrides: SettingsOverrides = field(default_factory=SettingsOverrides)
+    overrides: SettingsOverrides | None = None
+    """Settings set by hand (the rules' `pruning_settings.SettingsOverrides`; None: none)."""
     context_window: int | None = None
     drop_thinking_for_estimate: bool | None = None
     leaf_id: str | None = None
@@ -313,8 +316,9 @@ class PrunePreview:
         r = self.result
         window = r.char_window
         before, after = r.total_chars_before, self.chars_after
+        chars_per_token = self.rules_or_default.tokens.CHARS_PER_TOKEN_ESTIMATE
         counts = {
-            "chars_div_4": (math.ceil(before / CHARS_PER_TOKEN_ESTIMATE), math.ceil(after / CHARS_PER_TOKEN_ESTIMATE)),
+            "chars_div_4": (math.ceil(before / chars_per_token), math.ceil(after / chars_per_token)),
             "pi": (self.tokens_before.get("pi"), self.tokens_after.get("pi")),
             "openclaw_compaction": (self.tokens_before.get("openclaw_compaction"), self.tokens_after.get("openclaw_compaction")),
             "tiktoken": (self.tokens_before.get("tiktoken"), self.tokens_after.get("tiktoken")),
@@ -400,10 +404,10 @@ def _time_diagnostics(
 
 def build_preview(session: Session, options: PreviewOptions | None = None, *, rules: RuleSet | None = None) -> PrunePreview:
     """Compute the pruning preview of `session` (leaf `options.leaf_id`, default the last entry) by the rule set
-    `rules` (default 2026.4.12's), and its `if_enabled` projection when pruning has never touched the cache for
+    `rules` (default: the session's), and its `if_enabled` projection when pruning has never touched the cache for
     the session's model."""
     options = options or PreviewOptions()
-    rules = rules if rules is not None else rule_set()
+    rules = rules if rules is not None else rules_of(session)
     ctx = session.context(options.leaf_id)
     if options.cache is not None:
         messages = [options.cache.message(session, session.entries[row.entry_index]) for row in ctx.messages]
@@ -415,17 +419,18 @@ def build_preview(session: Session, options: PreviewOptions | None = None, *, ru
         raw_api = messages[_row_index(ctx, refs.assistant)].get("api")
         api = raw_api if isinstance(raw_api, str) else None
 
-    resolved = rules.pruning_settings.resolve_settings(options.config, options.overrides)
+    overrides = options.overrides if options.overrides is not None else rules.pruning_settings.SettingsOverrides()
+    resolved = rules.pruning_settings.resolve_settings(options.config, overrides)
     settings = resolved.settings
     eligibility = rules.ttl.is_cache_ttl_eligible(refs.provider, refs.model_id, api)
     window = rules.window_guard.resolve_context_window(refs.provider, refs.model_id, options.config, options.context_window)
     if options.drop_thinking_for_estimate is None:
         drop = rules.thinking.resolve_drop_thinking_blocks(refs.provider, refs.model_id, api)
     else:
-        drop = DropThinkingPolicy(options.drop_thinking_for_estimate, "forced by the caller", "flag")
+        drop = rules.thinking.DropThinkingPolicy(options.drop_thinking_for_estimate, "forced by the caller", "flag")
 
     now_ms = resolve_now_ms(options.now_ms, options.clock)
-    gate, projected = session_gates(refs, settings.ttl_ms, now_ms)
+    gate, projected = session_gates(rules, refs, settings.ttl_ms, now_ms)
 
     is_prunable = rules.tool_globs.make_tool_prunable_predicate(settings.tools)
     sticky, clearing = release_inputs(
@@ -442,7 +447,7 @@ def build_preview(session: Session, options: PreviewOptions | None = None, *, ru
     )
     prunable_flags = [(msg.get("role") == "toolResult" and is_prunable(msg.get("toolName"))) for msg in messages]
     entry_indices = [row.entry_index for row in ctx.messages]
-    counts = count_tokens(messages, options.encoding, entry_indices, options.cache.tiktoken if options.cache else None)
+    counts = count_tokens(messages, options.encoding, entry_indices, options.cache.tiktoken if options.cache else None, rules.tokens)
     price = cache_write_price(session, ctx, refs.provider, refs.model_id)
     diagnostics = _time_diagnostics(ctx, messages, refs, [g for g in (gate, projected) if g is not None])
 

@@ -13,22 +13,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.base.clock import Clock, SystemClock
+from inspector.figures.rules_of import rules_of
 from inspector.model import entries as m
-from inspector.rules.openclaw_2026_4_12.pruning.ttl import (
-    SOURCE_CACHE_TTL_ENTRY,
-    SOURCE_LAST_ASSISTANT,
-    SOURCE_NONE,
-    CacheTouch,
-    TtlGate,
-    evaluate_ttl_gate,
-    ms_from_any,
-    project_ttl_gate,
-    read_last_cache_touch,
-)
+from inspector.rules.pruning_terms import SOURCE_CACHE_TTL_ENTRY, SOURCE_LAST_ASSISTANT, SOURCE_NONE
+from inspector.rules.ruleset import RuleSet
 from inspector.session.session import Session
+
+if TYPE_CHECKING:
+    from inspector.rules.openclaw_2026_4_12.pruning.ttl import CacheTouch, TtlGate
 
 SYNTHETIC_PROVIDER = "openclaw"  # delivery mirrors / gateway injections: not LLM calls, no cache touch
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -93,22 +88,23 @@ def cache_references(session: Session, ctx: m.SessionContext) -> CacheReferences
     provider, model_id, source = model.get("provider"), model.get("modelId"), "context"
     if provider == SYNTHETIC_PROVIDER and assistant is not None:
         provider, model_id, source = assistant.provider, assistant.model, "last_assistant"
-    touch = read_last_cache_touch(session.entries, provider, model_id)
+    ttl = rules_of(session).ttl
+    touch = ttl.read_last_cache_touch(session.entries, provider, model_id)
     assistant_ms = None
     if assistant is not None:
         stored = assistant.timestamp or session.load_entry_object(assistant).get("timestamp")
-        assistant_ms = ms_from_any(stored)
+        assistant_ms = ttl.ms_from_any(stored)
         if assistant_ms is None:
-            assistant_ms = ms_from_any(assistant.message_timestamp)
+            assistant_ms = ttl.ms_from_any(assistant.message_timestamp)
     return CacheReferences(provider, model_id, source, touch, assistant, assistant_ms)
 
 
-def session_gates(refs: CacheReferences, ttl_ms: int, now_ms: float) -> tuple[TtlGate, TtlGate | None]:
-    """(the gate OpenClaw evaluates now, the `if_enabled` projection or None when the session has a touch)."""
-    gate = evaluate_ttl_gate(now_ms=now_ms, ttl_ms=ttl_ms, touch=refs.touch)
+def session_gates(rules: RuleSet, refs: CacheReferences, ttl_ms: int, now_ms: float) -> tuple[TtlGate, TtlGate | None]:
+    """(the gate the rules evaluate now, the `if_enabled` projection or None when the session has a touch)."""
+    gate = rules.ttl.evaluate_ttl_gate(now_ms=now_ms, ttl_ms=ttl_ms, touch=refs.touch)
     if refs.touch is not None:
         return gate, None
-    projected = project_ttl_gate(now_ms=now_ms, ttl_ms=ttl_ms, reference_ms=refs.assistant_ms, reference_entry_id=refs.assistant_id)
+    projected = rules.ttl.project_ttl_gate(now_ms=now_ms, ttl_ms=ttl_ms, reference_ms=refs.assistant_ms, reference_entry_id=refs.assistant_id)
     return gate, projected
 
 

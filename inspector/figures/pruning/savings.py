@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspector.counting.counter import get_token_counter
+from inspector.figures.rules_of import rules_of
 from inspector.model import entries as m
-from inspector.rules.openclaw_2026_4_12.tokens import openclaw_compaction_tokens, pi_estimate_tokens
 from inspector.session.session import Session
 
 
@@ -42,9 +42,7 @@ def cache_write_price(session: Session, ctx: m.SessionContext, provider: Any, mo
         usd = cost.get("cacheWrite") if isinstance(cost, dict) else None
         if isinstance(tokens, (int, float)) and isinstance(usd, (int, float)) and _positive(tokens) and _positive(usd):
             return CacheWritePrice(usd / tokens, f"recorded usage of entry {e.id} (line {e.line})")
-    from inspector.rules.openclaw_2026_4_12.model_catalog import known_model
-
-    km = known_model(provider, model_id)
+    km = rules_of(session).model_catalog.known_model(provider, model_id)
     if km is not None and km.cache_write_cost > 0:
         return CacheWritePrice(km.cache_write_cost / 1e6, f"model catalog {km.key}")
     return CacheWritePrice(None, "no recorded cache-write cost and no catalog price for this model")
@@ -59,6 +57,8 @@ class TokenCounts:
     tiktoken: list[int | None] | None
     tiktoken_info: dict[str, Any]
     counter: Any = None
+    tokens: Any = None
+    """The rules' `tokens` part the estimates were made with (the changed messages are estimated again with it)."""
 
     def totals(self, after: list[dict[str, Any]] | None, changed: list[int]) -> tuple[dict[str, int | None], dict[str, int | None]]:
         """(before, after) sums per estimator; only the `changed` messages of `after` are counted again."""
@@ -68,8 +68,8 @@ class TokenCounts:
         tk_after = list(self.tiktoken) if self.tiktoken is not None else None
         for i in changed:
             assert after is not None
-            pi_after[i] = pi_estimate_tokens(after[i])
-            oc_after[i] = openclaw_compaction_tokens(after[i])
+            pi_after[i] = self.tokens.pi_estimate_tokens(after[i])
+            oc_after[i] = self.tokens.openclaw_compaction_tokens(after[i])
             if tk_after is not None:
                 tk_after[i] = self.counter.count_message(after[i])
         result_after: dict[str, int | None] = {"pi": sum(pi_after), "openclaw_compaction": sum(oc_after)}
@@ -86,16 +86,18 @@ def count_tokens(
     encoding: str | None,
     entry_indices: list[int],
     tiktoken_cache: dict[tuple[str, int], int | None] | None,
+    tokens: Any,
 ) -> TokenCounts:
-    """Count every message once with each estimator; tiktoken counts are cached by (encoding, `Entry.index`)."""
-    pi = [pi_estimate_tokens(msg) for msg in messages]
-    oc = [openclaw_compaction_tokens(msg) for msg in messages]
+    """Count every message once with each estimator of the rules' `tokens` part; tiktoken counts are cached by
+    (encoding, `Entry.index`)."""
+    pi = [tokens.pi_estimate_tokens(msg) for msg in messages]
+    oc = [tokens.openclaw_compaction_tokens(msg) for msg in messages]
     if encoding is None:
-        return TokenCounts(pi, oc, None, {"enabled": False})
+        return TokenCounts(pi, oc, None, {"enabled": False}, None, tokens)
     counter = get_token_counter(encoding)
     info = {"enabled": counter.available, "encoding": counter.name, "notice": counter.notice}
     if not counter.available:
-        return TokenCounts(pi, oc, None, info)
+        return TokenCounts(pi, oc, None, info, None, tokens)
     if tiktoken_cache is None:
         tk: list[int | None] = [counter.count_message(msg) for msg in messages]
     else:
@@ -105,4 +107,4 @@ def count_tokens(
             if key not in tiktoken_cache:
                 tiktoken_cache[key] = counter.count_message(msg)
             tk.append(tiktoken_cache[key])
-    return TokenCounts(pi, oc, tk, info, counter)
+    return TokenCounts(pi, oc, tk, info, counter, tokens)

@@ -11,7 +11,6 @@ import math
 from typing import Any
 
 from inspector.model import entries as m
-from inspector.rules.openclaw_2026_4_12.tokens.measure import CHARS_PER_TOKEN_ESTIMATE
 from inspector.rules.ruleset import RuleSet
 from inspector.session.session import Session
 
@@ -43,7 +42,7 @@ def release_inputs(
             context_window_tokens=window_tokens,
             tools=tools,
             messages=messages,
-            message_tokens=[math.ceil(rules.pruner.cache_ttl_message_chars(msg) / CHARS_PER_TOKEN_ESTIMATE) for msg in messages],
+            message_tokens=[math.ceil(rules.pruner.cache_ttl_message_chars(msg) / rules.tokens.CHARS_PER_TOKEN_ESTIMATE) for msg in messages],
         )
         extra["new_rounds"] = not (clearing is not None and clearing.applies is True)
     return extra, clearing

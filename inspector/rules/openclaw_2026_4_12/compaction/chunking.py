@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspector.rules.compaction_terms import RATIO_FORMULAS  # noqa: F401  (the shared choice of formulas)
 from inspector.rules.openclaw_2026_4_12.compaction.items import SummaryItem, total_tokens
 from inspector.rules.openclaw_2026_4_12.compaction.safeguard import (
     DEFAULT_PARTS,
@@ -26,9 +27,6 @@ from inspector.rules.openclaw_2026_4_12.compaction.safeguard import (
     normalize_parts,
     split_messages_by_token_share,
 )
-
-RATIO_FORMULAS = ("openclaw", "legacy")
-"""`openclaw`: `computeAdaptiveChunkRatio` (the code); `legacy`: the older published `max(0.15, 0.4 - avg/ctx)`."""
 
 
 def _positions(items: list[SummaryItem]) -> list[int]:

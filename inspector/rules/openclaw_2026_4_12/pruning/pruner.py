@@ -26,19 +26,20 @@ from inspector.rules.openclaw_2026_4_12.tokens import CHARS_PER_TOKEN_ESTIMATE, 
 
 PRUNED_CONTEXT_IMAGE_MARKER = "[image removed during context pruning]"
 
-ACTION_KEEP = "keep"
-ACTION_SOFT_TRIM = "soft_trim"
-ACTION_HARD_CLEAR = "hard_clear"
-
-# Where the algorithm stopped (`PruneResult.stage`).
-STAGE_NO_CONTEXT_WINDOW = "no_context_window"
-STAGE_TOO_FEW_ASSISTANTS = "too_few_assistants"
-STAGE_ESTIMATE_THREW = "estimate_threw"
-STAGE_BELOW_SOFT_TRIM_RATIO = "below_soft_trim_ratio"
-STAGE_BELOW_HARD_CLEAR_RATIO = "below_hard_clear_ratio"
-STAGE_HARD_CLEAR_DISABLED = "hard_clear_disabled"
-STAGE_BELOW_MIN_PRUNABLE_TOOL_CHARS = "below_min_prunable_tool_chars"
-STAGE_HARD_CLEARED = "hard_cleared"
+# What happens to a result, and where the algorithm stopped (`PruneResult.stage`): the shared words.
+from inspector.rules.pruning_terms import (
+    ACTION_HARD_CLEAR,
+    ACTION_KEEP,
+    ACTION_SOFT_TRIM,
+    STAGE_BELOW_HARD_CLEAR_RATIO,
+    STAGE_BELOW_MIN_PRUNABLE_TOOL_CHARS,
+    STAGE_BELOW_SOFT_TRIM_RATIO,
+    STAGE_ESTIMATE_THREW,
+    STAGE_HARD_CLEAR_DISABLED,
+    STAGE_HARD_CLEARED,
+    STAGE_NO_CONTEXT_WINDOW,
+    STAGE_TOO_FEW_ASSISTANTS,
+)
 
 Estimator = Callable[..., int]
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,50 +38,7 @@ CONFIG_KEYS: tuple[str, ...] = (
 )
 """The `contextPruning` keys besides `mode` a user may set (the settings panel's fields), in its order."""
 
-_DURATION_RE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)?$")
-_DURATION_PART_RE = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)")
-_UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
-MAX_SAFE_INTEGER = 2**53 - 1
-"""JavaScript's `Number.MAX_SAFE_INTEGER`: zod's `.int()` bound in OpenClaw's config schema."""
-
-
-class DurationError(ValueError):
-    """Raised by `parse_duration_ms` for text OpenClaw's `parseDurationMs` rejects."""
-
-
-def _js_round(x: float) -> float:
-    """JavaScript `Math.round` (halves round up)."""
-    r = math.floor(x)
-    return r + 1 if x - r >= 0.5 else r
-
-
-def parse_duration_ms(raw: str, default_unit: str = "m") -> int:
-    """OpenClaw `parseDurationMs(raw, {defaultUnit})` (`src/cli/parse-duration.ts`, 2026.4.12).
-
-    `"5m"`, `"1h"`, `"90s"`, `"1.5h"`; a bare number uses `default_unit`; a sequence of parts such as `"1h30m"`
-    is summed in floating point, then rounded (`Math.round`). Raises `DurationError` for empty or malformed
-    text and for a value JavaScript cannot hold (Infinity). The result is an `int` (exact, even past 2**53).
-    """
-    trimmed = js_trim(raw if isinstance(raw, str) else "").lower()
-    if not trimmed:
-        raise DurationError("invalid duration (empty)")
-    single = _DURATION_RE.match(trimmed)
-    if single:
-        value = float(single.group(1))
-        total = value * _UNIT_MS[single.group(2) or default_unit]
-    else:
-        total = 0.0
-        consumed = 0
-        for part in _DURATION_PART_RE.finditer(trimmed):
-            if part.start() != consumed:
-                raise DurationError(f"invalid duration: {raw}")
-            total += float(part.group(1)) * _UNIT_MS[part.group(2)]
-            consumed = part.end()
-        if consumed != len(trimmed) or consumed == 0:
-            raise DurationError(f"invalid duration: {raw}")
-    if not math.isfinite(total):
-        raise DurationError(f"invalid duration: {raw}")
-    return int(_js_round(total))
+from inspector.rules.durations import MAX_SAFE_INTEGER, DurationError, parse_duration_ms
 
 
 def js_json_number(value: int | float) -> int | float:

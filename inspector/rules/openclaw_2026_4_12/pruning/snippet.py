@@ -19,26 +19,13 @@ import copy
 import json
 from typing import Any
 
+from inspector.rules.durations import duration_setting
 from inspector.rules.openclaw_2026_4_12.pruning.settings import (
     DEFAULT_CONTEXT_PRUNING_SETTINGS,
     MODE_CACHE_TTL,
     ContextPruningSettings,
     as_dict,
 )
-
-# Largest unit first: parse_duration_ms reads each of these back to the same number of milliseconds.
-_DURATION_UNITS = (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000))
-
-
-def duration_setting(ttl_ms: int) -> str:
-    """A `ttl` string OpenClaw's `parseDurationMs` reads back to exactly `ttl_ms`: `5m`, `1h`, `90s`, `1500ms`."""
-    ttl_ms = int(ttl_ms)
-    if ttl_ms <= 0:
-        return "0m"
-    for unit, size in _DURATION_UNITS:
-        if ttl_ms % size == 0:
-            return f"{ttl_ms // size}{unit}"
-    return f"{ttl_ms}ms"
 
 
 def context_pruning_object(settings: ContextPruningSettings, *, minimal: bool = False) -> dict[str, Any]:

@@ -15,26 +15,26 @@ projection of a session that has never been touched (`project_ttl_gate`) and the
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from inspector.base.durations import format_duration_ms
-from inspector.js.timeutil import iso_or_none, ms_from_iso
+from inspector.js.timeutil import iso_or_none, js_number, ms_from_any, ms_from_iso  # noqa: F401  (re-exported: the gate's inputs)
 from inspector.js.utf16 import js_trim
 from inspector.rules.openclaw_2026_4_12.pruning.settings import js_json_number
 from inspector.rules.openclaw_2026_4_12.window_guard import normalize_provider_id
 
 CACHE_TTL_CUSTOM_TYPE = "openclaw.cache-ttl"
 
-SOURCE_CACHE_TTL_ENTRY = "cache_ttl_entry"
-SOURCE_LAST_ASSISTANT = "last_assistant_message"
-SOURCE_NONE = "none"
-
-SCENARIO_NOW = "now"
-SCENARIO_IF_ENABLED = "if_enabled"
+from inspector.rules.pruning_terms import (
+    SCENARIO_IF_ENABLED,
+    SCENARIO_NOW,
+    SOURCE_CACHE_TTL_ENTRY,
+    SOURCE_LAST_ASSISTANT,
+    SOURCE_NONE,
+)
 
 # Bundled provider plugins with an `isCacheTtlEligible` hook (OpenClaw 2026.4.12), by plugin id. Each gets the
 # trimmed, lower-cased model id.
@@ -51,36 +51,6 @@ _BEDROCK_APP_INFERENCE_PROFILE_ARN_RE = re.compile(r"^arn:aws(-cn|-us-gov)?:bedr
 
 
 # --------------------------------------------------------------------------------------------- time helpers
-
-
-def js_number(value: Any) -> float | None:
-    """A JSON value as JavaScript holds it, when it is a finite number: `typeof v === "number" && isFinite(v)`.
-
-    Integers too large for a double become Infinity in JavaScript, so they are not finite here either.
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:
-        return None
-    return number if math.isfinite(number) else None
-
-
-def ms_from_any(value: Any) -> float | None:
-    """Epoch ms from a finite number (already ms) or an ISO string; None when neither."""
-    number = js_number(value)
-    if number is not None:
-        return number
-    if isinstance(value, str):
-        try:
-            return float(ms_from_iso(value))
-        except ValueError:
-            return None
-    return None
-
-
-# ------------------------------------------------------------------------------------- the one expiry rule
 
 
 def ttl_expired(reference_ms: float | None, now_ms: float, ttl_ms: float) -> bool:
