@@ -34,6 +34,13 @@ class Estimator:
     unit: str
     label: str
     help: str
+    title: str = ""
+    """Its row heading in `stats`' estimates table (the label when empty)."""
+
+    @property
+    def heading(self) -> str:
+        """`title`, else `label`."""
+        return self.title or self.label
 
 
 @dataclass(frozen=True)

@@ -78,3 +78,14 @@ def test_estimates_follow_the_session_s_rules(tmp_path: Path) -> None:
     assert tuple(cjk[0].estimates.values()) == rule_set(SEPT).tokens.estimate_all(msg)
     assert tuple(cjk[1].estimates.values()) == rule_set(APRIL).tokens.estimate_all(msg)
     assert cjk[0].estimate("openclaw_prune") != cjk[1].estimate("openclaw_prune")  # CJK weighted differently
+
+
+def test_stats_names_the_estimators_of_the_session_s_rules(tmp_path: Path) -> None:
+    path, _ = _session(tmp_path)
+    sept = run_cli(["stats", "--no-tiktoken", "--width", "160", path])
+    april = run_cli(["stats", "--no-tiktoken", "--width", "160", "--rules", APRIL, path])
+    assert sept.returncode == april.returncode == 0, (sept.stderr, april.stderr)
+    for est in rule_set(SEPT).estimators:
+        assert est.heading in sept.stdout
+    assert "agent-core tokens" in sept.stdout and "pi estimateTokens (chars/4)" not in sept.stdout
+    assert "pi estimateTokens (chars/4)" in april.stdout and "agent-core tokens" not in april.stdout

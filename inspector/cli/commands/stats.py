@@ -16,6 +16,7 @@ from inspector.cli.commands._common import (
     number_column,
     open_context,
     print_json,
+    rule_choice,
     warn,
 )
 from inspector.figures.session_figures import session_stats
@@ -99,16 +100,12 @@ def render(data: dict) -> None:
     est.add_column("ratio to recorded", justify="right", overflow="fold")
     ctx = data["context"]
     ratios = ctx["estimator_ratios"]
-    est.add_row(_t("pi estimateTokens (chars/4)"), _t(f"{ctx['estimates']['pi_tokens']:,} tok"), _t(ratios.get("pi_tokens", "")))
-    est.add_row(
-        _t("OpenClaw compaction estimate"),
-        _t(f"{ctx['estimates']['openclaw_compaction_tokens']:,} tok"),
-        _t(ratios.get("openclaw_compaction_tokens", "")),
-    )
-    est.add_row(
-        _t("OpenClaw pruning chars"), _t(f"{ctx['estimates']['openclaw_prune_chars']:,} chars"), _t(ratios.get("openclaw_prune_chars_div4", ""))
-    )
-    est.add_row(_t("tool-result guard chars"), _t(f"{ctx['estimates']['tool_guard_chars']:,} chars"), _t(ratios.get("tool_guard_chars_div4", "")))
+    for estimator in sorted(rule_choice().rules.estimators, key=lambda e: e.unit != "tok"):  # the session's, tokens first
+        value = ctx["estimates"].get(estimator.field)
+        if value is None:
+            continue
+        ratio = ratios.get(estimator.field if estimator.unit == "tok" else f"{estimator.field}_div4", "")
+        est.add_row(_t(estimator.heading), _t(f"{value:,} {estimator.unit}"), _t(ratio))
     tik = ctx["tiktoken"]
     if tik.get("enabled"):
         est.add_row(_t(f"tiktoken {tik.get('encoding')}"), _t(f"{ctx['estimates']['tiktoken']:,} tok"), _t(ratios.get("tiktoken", "")))
