@@ -39,6 +39,8 @@ class HeaderData:
     """Said first, in the warning colour (`DEMO` for the bundled demo session)."""
     rules: RuleChoice | None = None
     """Which release's rules the figures follow, and why (`inspector.host.rules_choice`)."""
+    store: tuple[str, str] | None = None
+    """A session of an OpenClaw SQLite store: (its key or id, the store's path), named instead of the mirror file."""
 
 
 class SessionHeader(Widget):
@@ -80,9 +82,15 @@ class SessionHeader(Widget):
         name = o.session_name or o.session_id or ""
         if data.badge:
             line1.append(f"{data.badge} ", s("header--warn"))
-        line1.append(one_line(path.name, 60), s("header--title"))
-        if str(path.parent) not in ("", "."):
-            line1.append(f"  {one_line(str(path.parent), 60)}", s("header--muted"))
+        if data.store is not None:
+            key, store = data.store
+            line1.append(one_line(key, 60), s("header--title"))
+            store = one_line(store, len(store) + 1)
+            line1.append(f"  {store if len(store) <= 60 else '…' + store[-59:]}", s("header--muted"))  # its end names it
+        else:
+            line1.append(one_line(path.name, 60), s("header--title"))
+            if str(path.parent) not in ("", "."):
+                line1.append(f"  {one_line(str(path.parent), 60)}", s("header--muted"))
         line1.append(f"   {o.format} v{o.version}")
         if o.version < 3:
             line1.append(" (migrated in memory)", s("header--muted"))

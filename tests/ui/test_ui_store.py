@@ -15,6 +15,8 @@ from widgets.notice_bar import NoticeBar
 from widgets.screens.diagnostics import DiagnosticsScreen
 from widgets.screens.error import ErrorScreen
 from widgets.screens.inspector import InspectorScreen
+from widgets.session_header import SessionHeader
+from widgets.transcript.columns import TranscriptColumns
 
 NOW_MS = int(NOW.timestamp() * 1000)
 
@@ -28,6 +30,11 @@ async def test_a_store_session_opens_and_follows_appends_and_rewrites(tmp_path, 
     assert screen.opener.mirror is not None and screen.opener.mirror.session_key == KEY  # the newest by default
     assert screen.opener.rule_choice.id == "openclaw-2026.9.6" and screen.opener.rule_choice.source == "session"
     assert len(screen.session.entries) == 10
+    header = screen.query_one("#header", SessionHeader).render().plain
+    assert header.startswith(KEY) and "agents/main/agent/openclaw-agent.sqlite" in header and "mirror-" not in header  # the store's session, not the mirror
+    assert "rules openclaw-2026.9.6 (session)" in header
+    columns = screen.query_one(TranscriptColumns).render().plain
+    assert "agent-core tokens" in columns  # the rule set's estimator label, not 2026.4.12's "pi chars/4"
     w = writer(store)
     append_events(w, ids[KEY], [jline(msg("n1", "e9", assistant("fresh from the gateway"))).encode()])
     screen.check_for_updates()

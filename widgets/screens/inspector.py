@@ -41,7 +41,7 @@ from ..options import InspectorOptions
 from ..session_header import HeaderData, SessionHeader
 from ..transcript.columns import TranscriptColumns
 from ..transcript.inspector_views import TranscriptViews
-from ..transcript.model import ESTIMATOR_LABELS, ESTIMATOR_UNITS, ESTIMATORS, TranscriptModel, breakdown_estimator
+from ..transcript.model import ESTIMATOR_UNITS, ESTIMATORS, TranscriptModel, breakdown_estimator, estimator_label
 from ..transcript.navigation import TranscriptNavigator
 from ..transcript.new_entries import NewEntriesIndicator
 from ..transcript.search_bar import SearchBar
@@ -216,6 +216,13 @@ class InspectorScreen(DiagnosisViews, TranscriptViews, SidePanelViews, Compactio
             return f"writer mid-line ({session.pending_bytes} bytes waiting)"
         return f"live · checked {self.options.clock.now().astimezone().strftime('%H:%M:%S')}" if self.options.poll_interval else ""
 
+    def _store_title(self) -> tuple[str, str] | None:
+        """(session key or id, store path) of a store session, for the header; None for a session file."""
+        mirror = self.opener.mirror
+        if mirror is None:
+            return None
+        return (mirror.session_key or mirror.session_id, str(mirror.store))
+
     def _apply_figures(self, figures: SessionFigures) -> None:
         self.figures = figures
         live = self._live_text(self.session) if self.session is not None else ""
@@ -226,6 +233,7 @@ class InspectorScreen(DiagnosisViews, TranscriptViews, SidePanelViews, Compactio
             header.data.fill if header.data else None,
             badge="DEMO" if self.demo is not None else "",
             rules=self.opener.rule_choice,
+            store=self._store_title(),
         )
         self.request_diagnosis(figures)
         self.query_one("#gauge", ContextGauge).data = figures.overview
@@ -306,6 +314,7 @@ class InspectorScreen(DiagnosisViews, TranscriptViews, SidePanelViews, Compactio
 
     def _update_columns(self) -> None:
         columns = self.query_one("#columns", TranscriptColumns)
+        columns.estimator_label = estimator_label(self.estimator, self.session)
         columns.estimator = self.estimator
         columns.row_count = self.model.index_max if self.model else 0
         columns.off_path = self.show_off_path
@@ -490,7 +499,8 @@ class InspectorScreen(DiagnosisViews, TranscriptViews, SidePanelViews, Compactio
         """Every action of this screen for the command palette: (title, help, callback)."""
         out = binding_commands(self, self.BINDINGS)
         for est in ESTIMATORS:
-            out.append((f"Estimator: {ESTIMATOR_LABELS[est]}", "Show sizes under this estimator", lambda e=est: self.set_estimator(e)))
+            label = estimator_label(est, self.session)
+            out.append((f"Estimator: {label}", "Show sizes under this estimator", lambda e=est: self.set_estimator(e)))
         out.append(("Jump to first row", "home / g", self.transcript.action_first))
         out.append(("Jump to last row (follow)", "end / G", self.transcript.action_last))
         return out

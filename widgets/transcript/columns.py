@@ -57,12 +57,14 @@ class TranscriptColumns(Widget):
     """The filter and search in force (shown on a line of its own; empty: none)."""
 
     scrollbar_cells: int = 2
+    estimator_label: str = ""
+    """What the session's rule set calls the estimator (`model.estimator_label`; empty: the transcript's own word)."""
 
     def render(self) -> Text:
         width = max(10, self.content_region.width - self.scrollbar_cells)
         layout = row_layout(width, self.row_count)
         unit = ESTIMATOR_UNITS.get(self.estimator, "")
-        label = ESTIMATOR_LABELS.get(self.estimator, self.estimator)
+        label = self.estimator_label or ESTIMATOR_LABELS.get(self.estimator, self.estimator)
         parts = [
             "  ",
             INDEX_LABELS[self.off_path].rjust(layout.index_cells) + " ",

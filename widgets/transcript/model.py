@@ -56,6 +56,18 @@ ESTIMATE_NAMES: dict[str, str] = {"pi": "pi", "prune": "openclaw_prune"}
 """The rule set's estimator (by name) behind each per-message estimator of the transcript that the index holds."""
 
 
+def estimator_label(estimator: str, session: Session | None) -> str:
+    """What the transcript calls `estimator`: the session's rule set's label for an estimate the index holds (`pi`,
+    `prune`), the transcript's own words for tiktoken and recorded usage."""
+    name = ESTIMATE_NAMES.get(estimator)
+    if name is not None and session is not None:
+        try:
+            return str(rules_of(session).estimator(name).label)
+        except KeyError:
+            pass
+    return ESTIMATOR_LABELS.get(estimator, estimator)
+
+
 def breakdown_estimator(estimator: str) -> tuple[str, str | None]:
     """The estimator (by name) the breakdown uses under the transcript's `estimator`, and a note when it is
     substituted (tiktoken and recorded usage have no per-tool totals: pi chars/4 stands in)."""

@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.worker import get_current_worker
 
 from ..inert import one_line
-from .model import ESTIMATOR_LABELS, TranscriptModel
+from .model import TranscriptModel, estimator_label
 from .search import find_match
 from .transcript import Transcript
 
@@ -75,7 +75,7 @@ class TranscriptNavigator:
             return
         self._biggest_rank = (self._biggest_rank + 1) % len(self._biggest)
         self.transcript.move_to(self._biggest[self._biggest_rank])
-        self._notify(f"#{self._biggest_rank + 1} largest ({ESTIMATOR_LABELS[estimator]})", timeout=1.5)
+        self._notify(f"#{self._biggest_rank + 1} largest ({estimator_label(estimator, model.session)})", timeout=1.5)
 
     def search(self, model: TranscriptModel, query: str, backwards: bool) -> None:
         """Search from the cursor in a thread worker; `SearchDone` is posted to the transcript's screen."""
