@@ -42,9 +42,9 @@ def cache_write_price(session: Session, ctx: m.SessionContext, provider: Any, mo
         usd = cost.get("cacheWrite") if isinstance(cost, dict) else None
         if isinstance(tokens, (int, float)) and isinstance(usd, (int, float)) and _positive(tokens) and _positive(usd):
             return CacheWritePrice(usd / tokens, f"recorded usage of entry {e.id} (line {e.line})")
-    from inspector.rules.openclaw_2026_4_12.model_catalog import known_model
+    from inspector.figures.rules_of import rules_of
 
-    km = known_model(provider, model_id)
+    km = rules_of(session).model_catalog.known_model(provider, model_id)
     if km is not None and km.cache_write_cost > 0:
         return CacheWritePrice(km.cache_write_cost / 1e6, f"model catalog {km.key}")
     return CacheWritePrice(None, "no recorded cache-write cost and no catalog price for this model")
