@@ -76,6 +76,12 @@ def js_variant(rng: random.Random, model_id: str) -> str:
     return rng.choice([model_id.upper(), f"{model_id}-x", f" {model_id}", model_id.replace("-", ".")])
 
 
+def _exact_or_unknown(provider: str, model_id: str) -> bool:
+    """Whether our catalog lookup finds the model as the real one does: by exact provider and id, or not at all
+    (its id-only fallback, ours, knows models of other providers that OpenClaw's manifests do not give this one)."""
+    return load_catalog().lookup(provider, model_id) is None or (provider, model_id) in CATALOG_MODELS
+
+
 def _resolve_cases(n: int, seed: int) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     cases = []
@@ -84,8 +90,8 @@ def _resolve_cases(n: int, seed: int) -> list[dict[str, Any]]:
             provider, model_id = rng.choice(CATALOG_MODELS)
         else:
             provider, model_id = rng.choice(PROVIDER_SPELLINGS), rng.choice(MODEL_SPELLINGS)
-            if load_catalog().lookup(provider, model_id) is not None and (provider, model_id) not in CATALOG_MODELS:
-                continue  # our id-only fallback knows models the manifests' exact lookup does not (module docstring)
+            if not _exact_or_unknown(provider, model_id):
+                continue
         cases.append({"kind": "resolve", "cfg": _config(rng, provider, model_id), "provider": provider, "modelId": model_id})
     return cases
 
@@ -119,6 +125,32 @@ def test_resolution_matches_openclaw(run):
         if real["run"] != expected:
             wrong.append((case, guard, real["run"]))
     assert sources == {"modelsConfig", "model", "default"}
+    assert not wrong, f"{len(wrong)} of {len(cases)} differ, first: {wrong[:3]}"
+
+
+ALIAS_PAIRS = [("anthropic", "opus", "claude-opus-5"), ("anthropic", "sonnet-4.6", "claude-sonnet-4-6"), ("Anthropic", "OPUS-4.6", "claude-opus-4-6"),
+               ("anthropic", "anthropic/claude-opus-5", "claude-opus-5"), ("google", "gemini-3-pro", "gemini-3.1-pro-preview"),
+               ("google-vertex", "google/gemini-3.1-flash", "gemini-3-flash-preview"), ("xai", "grok-4.7-latest", "grok-4.7"),
+               ("xai", "grok-4-fast-reasoning", "grok-4-fast"), ("openrouter", "some/model", "openrouter/some/model"),
+               ("openrouter", "bare", "openrouter/bare"), ("nvidia", "nemo", "nvidia/nemo"), ("huggingface", "huggingface/x/y", "x/y"),
+               ("together", "moonshotai/Kimi-K2.5", "moonshotai/Kimi-K2.6"), ("vercel-ai-gateway", "sonnet", "anthropic/claude-sonnet-4-6"),
+               ("my-proxy", "my-proxy/m", "m"), ("ollama", " llama3 ", "llama3"), ("claude-cli", "claude-opus-4-6[1m]", "claude-opus-4-6[1m]")]
+
+
+def test_configured_ids_match_as_openclaw_canonicalizes_them(run):
+    """Rows spelled as an alias, a prefixed id or a canonical id, looked up by the other spelling."""
+    cases = []
+    for provider, one, other in ALIAS_PAIRS:
+        for row_id, wanted in ((one, other), (other, one)):
+            for row in ({"contextWindow": 77_000}, {"contextTokens": 2_500_000}, {"contextTokens": 9_000, "contextWindow": 3_000}):
+                cfg = {"models": {"providers": {provider: {"models": [{"id": row_id, **row}]}}}}
+                if _exact_or_unknown(provider.strip().lower(), wanted):
+                    cases.append({"kind": "resolve", "cfg": cfg, "provider": provider.strip().lower(), "modelId": wanted})
+    results = run(cases)
+    wrong = [(c, r["info"]) for c, r in zip(cases, results, strict=True)
+             if (lambda w: (w.tokens, w.openclaw_source))(wg.resolve_context_window(c["provider"], c["modelId"], c["cfg"]))
+             != (r["info"]["tokens"], r["info"]["source"])]
+    assert sum(r["info"]["source"] == "modelsConfig" for r in results) > len(cases) // 2
     assert not wrong, f"{len(wrong)} of {len(cases)} differ, first: {wrong[:3]}"
 
 
