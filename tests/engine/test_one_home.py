@@ -150,7 +150,7 @@ def test_cost_reads_prices_only_from_the_release_catalog():
     """The cost figures price calls from the release's model catalog: no price file, table or lookup of their own."""
     from inspector.figures.diagnosis import calls, cost
     from inspector.figures.diagnosis.calls import walk_calls
-    from inspector.rules.ruleset import rule_set
+    from inspector.rules.ruleset import known_rule_ids, rule_set
     from inspector.session.session import open_session
 
     source = Path(cost.__file__).read_text(encoding="utf-8")
@@ -164,12 +164,16 @@ def test_cost_reads_prices_only_from_the_release_catalog():
     keys = [(found.key if (found := table.lookup(c.provider, c.model)) else None) for c in walked]
     assert walked and any(keys) and [c.cost.price_key for c in walked] == keys
     data_files = sorted(p.relative_to(ENGINE) for p in ENGINE.rglob("*.json"))
-    assert data_files == [Path("rules/openclaw_2026_4_12/model_catalog.json")], data_files
+    own_catalogs = sorted(Path("rules", rules.package.rsplit(".", 1)[1], "model_catalog.json")
+                          for rules in map(rule_set, known_rule_ids()) if rules.owns("model_catalog"))
+    assert own_catalogs[0] == Path("rules/openclaw_2026_4_12/model_catalog.json")
+    assert data_files == own_catalogs, data_files  # one catalog per release that has its own
 
 
 def test_model_ids_are_written_only_in_the_catalog():
-    """No module spells a catalog of models again (a model id only pi-ai's table holds, outside the data file)."""
-    rare = ("gpt-5.3-codex-spark", "claude-3-5-haiku-20241022", "grok-3-mini-fast", "amazon.nova-2-lite-v1:0")
+    """No module spells a catalog of models again (a model id only a release's table holds, outside its data file)."""
+    rare = ("gpt-5.3-codex-spark", "claude-3-5-haiku-20241022", "grok-3-mini-fast", "amazon.nova-2-lite-v1:0",
+            "deepseek-v4-pro:0813", "grok-4.20-0309-non-reasoning", "meta-llama/Llama-3.3-70B-Instruct-Turbo")
     offenders = [str(p.relative_to(ROOT)) for p in _sources() if any(r in p.read_text(encoding="utf-8") for r in rare)]
     assert not offenders, offenders
 
