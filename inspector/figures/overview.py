@@ -51,7 +51,8 @@ class ContextUsage:
 
 
 def window_to_json(window: ContextWindow) -> dict[str, Any]:
-    """`context_window`: `tokens`, `source` and, when `agents.defaults.contextTokens` lowered it, `capped_by`."""
+    """`context_window`: `tokens`, `source` and, when a cap lowered it, `capped_by` (2026.4.12: `agents.defaults.contextTokens`;
+    2026.9.6: a row's `contextWindow`, `anthropic-1m` or a model's `contextTokens`)."""
     out: dict[str, Any] = {"tokens": window.tokens, "source": window.source}
     if window.capped_by:
         out["capped_by"] = window.capped_by
