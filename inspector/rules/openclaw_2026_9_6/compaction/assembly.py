@@ -19,7 +19,7 @@ Every stored summary is then cut by `cap_compaction_summary` (16,000). Not repro
 retention plan (`createSummaryQualityRetentionPlan`, safeguard with `qualityGuard.enabled`, on by default), which
 re-renders the required sections when the audit facts would not survive the cap.
 
-New names (beside 2026.4.12's): `ContextSection`, `Suffix`, `Budgeted`, `truncate_utf16_safe`,
+New names (beside 2026.4.12's): `partial_summary_note`, `stage_summary_label`, `ContextSection`, `Suffix`, `Budgeted`, `truncate_utf16_safe`,
 `format_context_segments`, `format_bounded_context_section`, `format_generated_split_turn_section`,
 `cap_compaction_suffix`, `budget_compaction_summary`, `fit_compaction_summary`, `finalize_summary`,
 `extract_latest_user_request`, `latest_unresolved_request_section`, `assemble_core_summary`.
@@ -31,6 +31,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from inspector.js.jsjson import js_len, js_stringify, js_truthy
@@ -80,6 +81,38 @@ LATEST_UNRESOLVED_REQUEST_HEADING = "## Latest unresolved user request"
 SUMMARY_FALLBACK_WRITTEN = False
 """2026.9.6 writes no "Summary unavailable" text: a summary that fails is a `CompactionError` (or a partial summary,
 marked as such), and the compaction is cancelled."""
+
+
+def partial_summary_note(done: int, total: int) -> str:
+    """`summarizeChunks`' mark on the rolling summary kept when chunk `done + 1` of `total` fails."""
+    return f"\n\n[Partial summary: chunks 1-{done} of {total} were summarized. Chunks {done + 1}-{total} could not be processed.]"
+
+
+_LAST_ISO_MS = 253_402_300_800_000
+"""Year 10000: past it `toISOString` writes an expanded year, which this port does not (such stamps are skipped)."""
+
+
+def _time_range(timestamps: Sequence[Any]) -> str:
+    stamps = [t for t in timestamps if isinstance(t, (int, float)) and not isinstance(t, bool) and 0 < t < _LAST_ISO_MS]
+    if not stamps:
+        return ""
+
+    def fmt(ms: float) -> str:
+        return datetime.fromtimestamp(math.floor(ms) / 1000, UTC).strftime("%Y-%m-%d %H:%M")
+
+    earliest, latest = min(stamps), max(stamps)
+    return f" [{fmt(earliest) if earliest == latest else f'{fmt(earliest)} — {fmt(latest)}'} UTC]"
+
+
+def stage_summary_label(index: int, total: int, timestamps: Sequence[Any]) -> str:
+    """`summarizeInStages`' label before part summary `index` (of `total`) in the merge call, with the part's
+    time range (`extractChunkTimeRange`): `[Chunk 1 — oldest messages [2026-01-02 10:00 — 2026-01-02 11:30 UTC]]`."""
+    span = _time_range(timestamps)
+    if index == 0:
+        return f"[Chunk 1 — oldest messages{span}]\n"
+    if index == total - 1:
+        return f"[Chunk {total} — most recent messages{span}]\n"
+    return f"[Chunk {index + 1}/{total}{span}]\n"
 
 
 def truncate_utf16_safe(text: str, max_len: float) -> str:
