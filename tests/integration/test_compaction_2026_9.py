@@ -14,9 +14,11 @@ from oracle.cases import builder, usage
 from test_compaction_runner import cli, demo  # noqa: F401
 
 from inspector.base.clock import SystemClock
+from inspector.figures.forecast.plan import plan_compaction
 from inspector.js.jsjson import js_len
 from inspector.rules.openclaw_2026_9_6.compaction import assembly as A
 from inspector.rules.ruleset import rule_set
+from inspector.session.session import open_session
 from inspector.write.staged import Msg, Stager
 from inspector.write.summarizers import CancelToken
 from inspector.write.summarizers.base import ProviderError
@@ -128,3 +130,22 @@ def test_the_merge_labels_each_part_with_its_time_range() -> None:
     assert A.stage_summary_label(1, 2, []) == "[Chunk 2 — most recent messages]\n"
     assert A.stage_summary_label(1, 3, [1_767_225_600_000]) == "[Chunk 2/3 [2026-01-01 00:00 UTC]]\n"
     assert rule_set("openclaw-2026.4.12").assembly.stage_summary_label(0, 2, [1]) == ""
+
+
+def test_the_forecast_shows_the_summary_limits(tmp_path: Path) -> None:
+    session = big_session(tmp_path / "big" / "s.jsonl")
+    for rules_id in (SEPT, "openclaw-2026.4.12"):
+        opened = open_session(session, rules_id)
+        plan = plan_compaction(opened, opened.context()).to_json()
+        if rules_id != SEPT:
+            assert "summary_limits" not in plan  # 2026.4.12's plan --json is unchanged
+            continue
+        limits = plan["summary_limits"]
+        assert (limits["max_chars"], limits["file_list_chars"], limits["file_section_chars"]) == (16_000, 900, 2_000)
+        assert limits["file_ops_chars"] == js_len(A.format_file_operations(plan["file_ops"]["read_files"], plan["file_ops"]["modified_files"]))
+        request = limits["latest_unresolved_request"]
+        assert request["text"].startswith("turn 39: please look at 字") and A.LATEST_USER_REQUEST_TRUNCATED_MARKER in request["text"]
+        assert js_len(request["text"]) == 379 + js_len(A.LATEST_USER_REQUEST_TRUNCATED_MARKER) + 380
+        assert request["where"] == "safeguard prompt and details" and request["section_chars"] == 0  # safeguard is the default mode
+    limits = A.summary_limits([], [], "fix it", "default")
+    assert limits.request_in_summary and limits.request_section_chars == js_len('## Latest unresolved user request\n"fix it"\n\n')

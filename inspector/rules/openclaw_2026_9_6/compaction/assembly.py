@@ -22,7 +22,8 @@ re-renders the required sections when the audit facts would not survive the cap.
 New names (beside 2026.4.12's): `partial_summary_note`, `stage_summary_label`, `ContextSection`, `Suffix`, `Budgeted`, `truncate_utf16_safe`,
 `format_context_segments`, `format_bounded_context_section`, `format_generated_split_turn_section`,
 `cap_compaction_suffix`, `budget_compaction_summary`, `fit_compaction_summary`, `finalize_summary`,
-`extract_latest_user_request`, `latest_unresolved_request_section`, `assemble_core_summary`.
+`extract_latest_user_request`, `latest_unresolved_request_section`, `assemble_core_summary`, `SummaryLimits`,
+`summary_limits` (what the forecast shows).
 """
 
 from __future__ import annotations
@@ -523,3 +524,50 @@ def assemble_core_summary(
         return request + cap_compaction_summary(history + suffix, max_chars - js_len(request), suffix)
 
     return fit_compaction_summary(token_budget, render)
+
+
+# ------------------------------------------------------------------------------------------- the forecast
+
+
+@dataclass(frozen=True)
+class SummaryLimits:
+    """What bounds the stored summary under 2026.9.6 (`plan --json` `summary_limits`): the caps, the size of this
+    compaction's file lists, and the latest unresolved user request an overflow recovery (or a run answering a
+    pending request) would carry: a leading "## Latest unresolved user request" section of `request_section_chars`
+    in default mode, the safeguard's prompt and ## Pending user asks otherwise; `details.latestUnresolvedUserRequest`
+    in both. A manual compaction carries none."""
+
+    file_ops_chars: int
+    latest_unresolved_request: str | None
+    request_in_summary: bool
+    max_chars: int = MAX_COMPACTION_SUMMARY_CHARS
+    file_list_chars: int = MAX_FILE_OPS_LIST_CHARS
+    file_section_chars: int = MAX_FILE_OPS_SECTION_CHARS
+    preserved_turns_chars: int = MAX_SPLIT_TURN_CONTEXT_CHARS
+
+    @property
+    def request_section_chars(self) -> int:
+        """The leading section's length in the summary (0 when the request is not written there)."""
+        return js_len(latest_unresolved_request_section(self.latest_unresolved_request)) if self.request_in_summary else 0
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON."""
+        return {
+            "max_chars": self.max_chars,
+            "file_list_chars": self.file_list_chars,
+            "file_section_chars": self.file_section_chars,
+            "preserved_turns_chars": self.preserved_turns_chars,
+            "file_ops_chars": self.file_ops_chars,
+            "latest_unresolved_request": {
+                "applies_to": "overflow recovery or a pending request; not a manual compaction",
+                "text": self.latest_unresolved_request,
+                "where": "summary section" if self.request_in_summary else "safeguard prompt and details",
+                "section_chars": self.request_section_chars,
+            },
+        }
+
+
+def summary_limits(read_files: Sequence[Any], modified_files: Sequence[Any], latest_request: str | None, mode: str) -> SummaryLimits:
+    """The `SummaryLimits` of a compaction with these file lists, the context's latest user request
+    (`extract_latest_user_request`) and the compaction mode (`default` writes the request into the summary)."""
+    return SummaryLimits(js_len(format_file_operations(read_files, modified_files)), latest_request, mode == "default" and bool(latest_request))
