@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Literal
 
 StageName = Literal["history_share", "parts", "chunks", "merge", "split_turn_prefix", "assembly", "commit"]
 StageStatus = Literal["done", "failed", "skipped", "cancelled", "fallback"]
-FallbackKind = Literal["without_oversized", "summary_unavailable", "structured_boundary", "provider_to_rules"]
+FallbackKind = Literal["without_oversized", "summary_unavailable", "partial_summary", "structured_boundary", "provider_to_rules"]
 
 
 @dataclass(frozen=True)

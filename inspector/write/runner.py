@@ -291,20 +291,17 @@ class _Run:
         else:
             history = self._in_stages(stager, summarizable, structured, effective_previous, max_chunk, "history", None, "chunks", parts)
 
-        split_section = ""
+        prefix_summary: str | None = None
         if do_prefix:
             pmax = max_chunk
             t = self._start(stager, "split_turn_prefix", f"prefix of the split turn ({len(prefix_msgs)} messages)",
                             stager.count_chunks(prefix_msgs, pmax), sum(m.item.tokens for m in prefix_msgs))
             text = self._in_stages(stager, prefix_msgs, R.prompts.compose_split_turn_instructions(R.prompts.TURN_PREFIX_INSTRUCTIONS, structured), None,
                                    pmax, "turn_prefix", t, "split_turn_prefix")
-            split_section = R.assembly.SPLIT_TURN_HEADING + text
+            prefix_summary = text
 
         t = self._start(None, "assembly", "recent turns, tool failures, file lists; 16000-character cap", 0)
-        preserved_section = R.assembly.format_preserved_turns_section(preserved)
-        suffix = R.assembly.assemble_suffix(split_section, preserved_section, tool_failures, file_ops)
-        body = history if history else R.assembly.append_summary_section(history, preserved_section)
-        summary = R.assembly.cap_preserving_suffix(body, suffix)
+        summary = R.assembly.finalize_summary(history, prefix_summary, preserved, tool_failures, file_ops)
         self._finish(None, "assembly", t, detail=f"{len(summary)} characters")
         self.result.fallback_summary = stager.unavailable
         return summary, {"readFiles": plan.read_files, "modifiedFiles": plan.modified_files}
@@ -336,7 +333,7 @@ class _Run:
         if len(summaries) == 1:
             return summaries[0]
         t = self._start(stager, "merge", f"merge of {len(summaries)} part summaries", 1)
-        text = self._guard(stager, "merge", t, lambda: stager.merge(summaries, instructions, previous, max_chunk))
+        text = self._guard(stager, "merge", t, lambda: stager.merge(summaries, instructions, previous, max_chunk, parts))
         self._finish(stager, "merge", t)
         return text
 

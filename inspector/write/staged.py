@@ -4,12 +4,16 @@
 - `summarize_chunks`: chunk by `maxChunkTokens`, one call per chunk, the summary so far as the next call's
   previous summary (the rolling summary); an empty input returns the previous summary or "No prior history.".
 - `summarize_with_fallback`: when the full summary fails, summarize again without the oversized messages
-  (each oversized one leaves a `[Large <role> (~NK tokens) omitted from summary]` note); when that fails too
-  (or there is nothing to leave out), OpenClaw's "Summary unavailable" text: `Stager.unavailable` is set, and
-  the runner writes such a summary only when the caller accepts it.
-- `summarize_in_stages`: split into token-share parts when the input is big (≥ 4 messages, more tokens than
-  one chunk), summarize each part without a previous summary, then merge the part summaries as user messages
-  with OpenClaw's merge instructions.
+  (each oversized one leaves a `[Large <role> (~NK tokens) omitted from summary]` note; under 2026.9 its whole
+  tool batch goes, the rules' `build_oversized_fallback_plan`); when that fails too (or there is nothing to leave
+  out), OpenClaw 2026.4's "Summary unavailable" text: `Stager.unavailable` is set, and the runner writes such a
+  summary only when the caller accepts it. Under rules without that text (`assembly.SUMMARY_FALLBACK_WRITTEN`
+  False, 2026.9) a chunk failing after others keeps the rolling summary marked as partial
+  (`assembly.partial_summary_note`, `PartialSummary`), and with no partial summary the chain raises.
+- `summarize_in_stages`: split into token-share parts (2026.9: the rules' stage split) when the input is big
+  (≥ 4 messages, more tokens than one chunk), summarize each part without a previous summary, then merge the
+  part summaries as user messages (each labelled by `assembly.stage_summary_label`) with OpenClaw's merge
+  instructions.
 
 Unlike OpenClaw, a cancel, the safety timeout or an open circuit stop the whole run at once instead of being
 swallowed by the fallback chain (OpenClaw would cancel the compaction in those cases too, one step later).
@@ -62,6 +66,15 @@ def _strip_details(message: dict[str, Any]) -> dict[str, Any]:
     if message.get("role") == "toolResult" and "details" in message:
         return {k: v for k, v in message.items() if k != "details"}
     return message
+
+
+class PartialSummary(ProviderError):
+    """A chunk failed after earlier chunks were summarized, under rules that keep the rolling summary so far
+    (`partial`, marked by `assembly.partial_summary_note`)."""
+
+    def __init__(self, cause: ProviderError, partial: str) -> None:
+        super().__init__(cause.provider, cause.message, kind=cause.kind, status=cause.status)
+        self.partial = partial
 
 
 @dataclass
@@ -140,17 +153,53 @@ class Stager:
         chunks = self.rules.safeguard.chunk_messages_by_max_tokens([m.item for m in msgs], max_chunk_tokens)
         summary = previous
         for k, chunk in enumerate(chunks):
-            summary = self.call([by_id[id(it)] for it in chunk], instructions, summary, purpose, f"chunk {k + 1}/{len(chunks)}")
+            try:
+                summary = self.call([by_id[id(it)] for it in chunk], instructions, summary, purpose, f"chunk {k + 1}/{len(chunks)}")
+            except ProviderError as err:
+                note = self.rules.assembly.partial_summary_note(k, len(chunks))
+                if note is None or k == 0 or summary is None or err.timeout:
+                    raise
+                raise PartialSummary(err, summary + note) from err
         return summary if summary is not None else self.rules.prompts.DEFAULT_SUMMARY_FALLBACK
 
     def summarize_with_fallback(self, msgs: list[Msg], instructions: str, previous: str | None, max_chunk_tokens: int, purpose: Purpose) -> str:
         """OpenClaw `summarizeWithFallback` (see the module docstring)."""
         if not msgs:
             return previous if previous is not None else self.rules.prompts.DEFAULT_SUMMARY_FALLBACK
+        partial: str | None = None
         try:
             return self.summarize_chunks(msgs, instructions, previous, max_chunk_tokens, purpose)
         except ProviderError as err:
-            full_error = err.message
+            last, full_error = err, err.message
+            partial = err.partial if isinstance(err, PartialSummary) else None
+        small, notes = self._without_oversized(msgs)
+        if small and len(small) != len(msgs):
+            self._fallback("without_oversized", f"full summarization failed: {full_error}", notes)
+            try:
+                text = self.summarize_chunks(small, instructions, previous, max_chunk_tokens, purpose)
+                return text + (("\n\n" + "\n".join(notes)) if notes else "")
+            except ProviderError as err:
+                last, full_error = err, err.message
+                if isinstance(err, PartialSummary):
+                    partial = err.partial + (("\n\n" + "\n".join(notes)) if notes else "")
+        if not self.rules.assembly.SUMMARY_FALLBACK_WRITTEN:
+            if partial is not None:
+                self._fallback("partial_summary", f"summarization failed part way: {full_error}", notes)
+                return partial
+            raise ProviderError(last.provider, f"All summarization attempts failed for {len(msgs)} messages. Last error: {full_error}",
+                                kind=last.kind, status=last.status)
+        self.unavailable = True
+        self._fallback("summary_unavailable", f"summarization failed: {full_error}", notes)
+        return f"Context contained {len(msgs)} messages ({len(notes)} oversized). Summary unavailable due to size limits."
+
+    def _without_oversized(self, msgs: list[Msg]) -> tuple[list[Msg], list[str]]:
+        """The messages the fallback summarizes and the notes of those it leaves out: the rules'
+        `build_oversized_fallback_plan` when they have one (2026.9: whole tool batches), else each oversized one."""
+        plan_of = getattr(self.rules.safeguard, "build_oversized_fallback_plan", None)
+        if plan_of is not None:
+            by_id = {id(m.item): m for m in msgs}
+            plan = plan_of([m.item for m in msgs], self.context_window)
+            return [by_id[id(it)] for it in plan.small], list(plan.notes)
         small: list[Msg] = []
         notes: list[str] = []
         for m in msgs:
@@ -159,16 +208,7 @@ class Stager:
                 notes.append(f"[Large {role} (~{_js_round(m.item.tokens / 1000)}K tokens) omitted from summary]")
             else:
                 small.append(m)
-        if small and len(small) != len(msgs):
-            self._fallback("without_oversized", f"full summarization failed: {full_error}", notes)
-            try:
-                text = self.summarize_chunks(small, instructions, previous, max_chunk_tokens, purpose)
-                return text + (("\n\n" + "\n".join(notes)) if notes else "")
-            except ProviderError as err:
-                full_error = err.message
-        self.unavailable = True
-        self._fallback("summary_unavailable", f"summarization failed: {full_error}", notes)
-        return f"Context contained {len(msgs)} messages ({len(notes)} oversized). Summary unavailable due to size limits."
+        return small, notes
 
     def _fallback(self, kind: Any, reason: str, notes: list[str]) -> None:
         self.stats.fallbacks.append(kind)
@@ -183,7 +223,12 @@ class Stager:
         if parts <= 1 or few or self.rules.items.total_tokens([m.item for m in msgs]) <= max_chunk_tokens:
             return None
         by_id = {id(m.item): m for m in msgs}
-        splits = [s for s in self.rules.safeguard.split_messages_by_token_share([m.item for m in msgs], parts) if s]
+        stage_split = getattr(self.rules.safeguard, "build_stage_split_plan", None)
+        if stage_split is not None:  # 2026.9: whole tool-call groups
+            split = stage_split([m.item for m in msgs], max_chunk_tokens)
+            splits = split.chunks if split.mode == "split" else []
+        else:
+            splits = [s for s in self.rules.safeguard.split_messages_by_token_share([m.item for m in msgs], parts) if s]
         if len(splits) <= 1:
             return None
         return [[by_id[id(it)] for it in s] for s in splits]
@@ -192,10 +237,15 @@ class Stager:
         """How many calls `summarize_chunks` will make on `msgs` (when nothing fails)."""
         return len(self.rules.safeguard.chunk_messages_by_max_tokens([m.item for m in msgs], max_chunk_tokens)) if msgs else 0
 
-    def merge(self, part_summaries: list[str], instructions: str, previous: str | None, max_chunk_tokens: int) -> str:
-        """The merge call of `summarizeInStages`: the part summaries as user messages, merge instructions, and
-        (as OpenClaw spreads `...params`) the stage's previous summary."""
-        merged = [{"role": "user", "content": s, "timestamp": now_ms(self.clock)} for s in part_summaries]
+    def merge(self, part_summaries: list[str], instructions: str, previous: str | None, max_chunk_tokens: int,
+              parts: list[list[Msg]] | None = None) -> str:
+        """The merge call of `summarizeInStages`: the part summaries as user messages (labelled by the rules'
+        `stage_summary_label` from each part's timestamps), merge instructions, and (as OpenClaw spreads
+        `...params`) the stage's previous summary."""
+        n = len(part_summaries)
+        stamps = [[m.message.get("timestamp") for m in part] for part in parts] if parts else [[] for _ in part_summaries]
+        merged = [{"role": "user", "content": self.rules.assembly.stage_summary_label(k, n, stamps[k]) + s, "timestamp": now_ms(self.clock)}
+                  for k, s in enumerate(part_summaries)]
         msgs = [Msg(self.rules.items.item_for_message(msg, k), msg) for k, msg in enumerate(merged)]
         return self.summarize_with_fallback(msgs, self.rules.prompts.merge_instructions(instructions), previous, max_chunk_tokens, "merge")
 

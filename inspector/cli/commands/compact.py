@@ -20,7 +20,7 @@ from rich.text import Text
 
 from inspector.base.textsafe import cut, make_inert
 from inspector.base.window_arg import context_window_arg
-from inspector.cli.commands._common import EXIT_ERROR, console, note_rules_config, print_json
+from inspector.cli.commands._common import EXIT_ERROR, console, note_rules_config, print_json, rule_choice
 from inspector.figures.forecast.plan import PlanOptions
 from inspector.write.breaker import CircuitBreaker
 from inspector.write.events import RunEvent
@@ -218,6 +218,7 @@ def run(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
         breaker=breaker,
         lock_timeout_ms=int(max(0.0, args.lock_timeout) * 1000),
+        rules_id=rule_choice().id,
     )
     renderer = EventRenderer(sys.stderr.isatty())
     try:

@@ -197,6 +197,9 @@ class CompactionPlan:
     """The `keepRecentTokens` the cut point used (2026.9 `ScaledKeep`); None under rules that do not scale it."""
     split_kind: str | None = None
     """What `chunking.token_share_parts` holds when not 2026.4.12's token-share parts (`stage_split`)."""
+    summary_limits: Any = None
+    """What caps the stored summary and the latest unresolved request it may carry (2026.9 `SummaryLimits`); None
+    under rules that have no such figure."""
 
     @property
     def llm_calls(self) -> int:
@@ -249,6 +252,8 @@ class CompactionPlan:
             out["compactor"] = self.compactor.to_json()
         if self.scaled_keep is not None:
             out["scaled_keep"] = self.scaled_keep.to_json()
+        if self.summary_limits is not None:
+            out["summary_limits"] = self.summary_limits.to_json()
         if self.split_kind is not None:
             out["split_kind"] = self.split_kind
         return out
@@ -402,6 +407,16 @@ def plan_compaction(session: Session, ctx: m.SessionContext, options: PlanOption
     return plan
 
 
+def _latest_request(rules: RuleSet, session: Session, ctx: m.SessionContext) -> str | None:
+    """The rules' `extract_latest_user_request` of the context, reading only the user messages from the end."""
+    for cm in reversed(ctx.messages):
+        if cm.role == "user":
+            found = rules.assembly.extract_latest_user_request([session.load_message(session.entries[cm.entry_index]) or {}])
+            if found:
+                return str(found)
+    return None
+
+
 def _fill(rules: RuleSet, session: Session, ctx: m.SessionContext, plan: CompactionPlan, prep: Preparation, window: int, ratio_formula: str) -> None:
     entries = session.entries
     path = ctx.path
@@ -420,6 +435,9 @@ def _fill(rules: RuleSet, session: Session, ctx: m.SessionContext, plan: Compact
     plan.messages_to_summarize = refs
     plan.turn_prefix_messages = _refs(session, path, prep.turn_prefix_pos, ctx_index, prefix)
     plan.read_files, plan.modified_files = prep.file_ops.lists()
+    limits_of = getattr(rules.assembly, "summary_limits", None)
+    if limits_of is not None:
+        plan.summary_limits = limits_of(plan.read_files, plan.modified_files, _latest_request(rules, session, ctx), plan.mode.mode)
     plan.boundary_only = _is_boundary_only(rules, session, path, prep.summarize_pos, items) and _is_boundary_only(
         rules, session, path, prep.turn_prefix_pos, prefix
     )

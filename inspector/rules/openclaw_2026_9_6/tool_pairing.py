@@ -85,10 +85,11 @@ def is_synthetic_missing(message: dict[str, Any]) -> bool:
     )
 
 
-def paired_results(messages: Sequence[dict[str, Any] | None]) -> set[int]:
-    """The positions in `messages` of the tool results some call ends up paired with (`sourceResult`s)."""
+def _frames(messages: Sequence[dict[str, Any] | None]) -> list[tuple[int, list[_Occurrence]]]:
+    """`classifyToolUseResultPairing`'s frames: each assistant with tool calls (its position) and its calls, each
+    with the position of the result it ends up paired with."""
     starts = [i for i, msg in enumerate(messages) if msg is not None and msg.get("role") == "assistant" and _tool_calls(msg)]
-    frames: list[tuple[list[_Occurrence], list[tuple[dict[str, Any], int, str | None]]]] = []
+    frames: list[tuple[int, list[_Occurrence], list[tuple[dict[str, Any], int, str | None]]]] = []
     for n, start in enumerate(starts):
         assistant = messages[start]
         assert assistant is not None
@@ -121,9 +122,9 @@ def paired_results(messages: Sequence[dict[str, Any] | None]) -> set[int]:
                 if replaceable:
                     occ = replaceable.pop(0)
                     occ.result, occ.source = normalized, index
-        frames.append((occurrences, unclaimed))
+        frames.append((start, occurrences, unclaimed))
     unresolved: dict[str, list[_Occurrence]] = {}
-    for occurrences, unclaimed in frames:
+    for _start, occurrences, unclaimed in frames:
         for occ in occurrences:
             if occ.result is None or is_synthetic_missing(occ.result):
                 unresolved.setdefault(occ.id, []).append(occ)
@@ -140,7 +141,18 @@ def paired_results(messages: Sequence[dict[str, Any] | None]) -> set[int]:
             if len(candidates) != 1:
                 continue
             candidates[0].result, candidates[0].source = result, index
-    return {occ.source for occurrences, _ in frames for occ in occurrences if occ.source is not None}
+    return [(start, occurrences) for start, occurrences, _ in frames]
+
+
+def paired_results(messages: Sequence[dict[str, Any] | None]) -> set[int]:
+    """The positions in `messages` of the tool results some call ends up paired with (`sourceResult`s)."""
+    return {occ.source for _, occurrences in _frames(messages) for occ in occurrences if occ.source is not None}
+
+
+def frame_results(messages: Sequence[dict[str, Any] | None]) -> dict[int, list[int]]:
+    """Each assistant with tool calls (its position) and the positions of the results paired with its calls, in
+    the order of its calls (a frame's `occurrences[].sourceResult`)."""
+    return {start: [occ.source for occ in occurrences if occ.source is not None] for start, occurrences in _frames(messages)}
 
 
 def reset_kept(messages: Sequence[dict[str, Any] | None]) -> set[int]:

@@ -23,6 +23,18 @@ MAX_FILE_OPS_LIST_CHARS = 900
 MAX_RECENT_TURN_TEXT_CHARS = 600
 SUMMARY_TRUNCATED_MARKER = "\n\n[Compaction summary truncated to fit budget]"
 SPLIT_TURN_HEADING = "**Turn Context (split turn):**\n\n"
+SUMMARY_FALLBACK_WRITTEN = True
+"""A fallback chain that fails to the end gives the "Summary unavailable" text (`staged.Stager`), not an error."""
+
+
+def partial_summary_note(done: int, total: int) -> str | None:
+    """What marks a rolling summary kept when chunk `done + 1` of `total` fails: None, 2026.4 keeps none."""
+    return None
+
+
+def stage_summary_label(index: int, total: int, timestamps: Sequence[Any]) -> str:
+    """The label before part summary `index` (of `total`) in the merge call: none in 2026.4."""
+    return ""
 
 
 def append_summary_section(summary: str, section: str) -> str:
@@ -200,3 +212,21 @@ def assemble_suffix(split_turn: str = "", preserved_turns: str = "", tool_failur
     if suffix and not js_starts_with_whitespace(suffix):
         suffix = "\n\n" + suffix
     return suffix
+
+
+def finalize_summary(
+    history: str,
+    turn_prefix_summary: str | None,
+    preserved_messages: Sequence[dict[str, Any]],
+    tool_failures: str,
+    file_ops: str,
+    workspace: str = "",
+) -> str:
+    """The summary the safeguard stores: the body, then the split-turn section (`turn_prefix_summary` is None when
+    no turn is split), preserved turns, tool failures, file lists and workspace rules, capped at 16000 with the
+    suffix kept."""
+    split = SPLIT_TURN_HEADING + turn_prefix_summary if turn_prefix_summary is not None else ""
+    preserved = format_preserved_turns_section(preserved_messages)
+    suffix = assemble_suffix(split, preserved, tool_failures, file_ops, workspace)
+    body = history if history else append_summary_section(history, preserved)
+    return cap_preserving_suffix(body, suffix)

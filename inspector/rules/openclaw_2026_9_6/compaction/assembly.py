@@ -1,0 +1,573 @@
+"""The assembly of OpenClaw 2026.9.6's compaction summary: the sections after the body, and the 16,000-character cap.
+
+Two writers, both reproduced char for char (every length and cut in UTF-16 code units, as JavaScript counts):
+
+* the safeguard (`src/agents/agent-hooks/compaction-safeguard.ts`), what a run of `compact` reproduces
+  (`finalize_summary`): the split turn's prefix summary (its headings nested, capped at 8,000) joins the history
+  body; the suffix is the recent turns preserved verbatim (now each assistant with its paired tool results, a
+  "segment", the section bounded at 8,000 by dropping the oldest segments), the tool failures (an accepted
+  `sessions_spawn` is no failure), the file lists (each at most 900, the whole at most 2,000, now cut plainly);
+  `budget_compaction_summary` keeps at least half of the 16,000 for the body and cuts the suffix from its head at a
+  segment boundary behind `CONTEXT_TRUNCATED_MARKER`; surrogate pairs are never cut in half;
+* the agent core's own `compact` (default mode, `packages/agent-core/src/harness/compaction/compaction.ts`,
+  `assemble_core_summary`): history, the split-turn context and the file lists capped together, with an optional
+  leading "## Latest unresolved user request" section (`latest_unresolved_request_section`) when the compaction
+  answers an unresolved request (overflow recovery; `extract_latest_user_request`, at most 800 characters); the
+  request is also stored as `details.latestUnresolvedUserRequest` (the safeguard puts it in its prompt instead).
+
+Every stored summary is then cut by `cap_compaction_summary` (16,000). Not reproduced: the quality guard's
+retention plan (`createSummaryQualityRetentionPlan`, safeguard with `qualityGuard.enabled`, on by default), which
+re-renders the required sections when the audit facts would not survive the cap.
+
+New names (beside 2026.4.12's): `partial_summary_note`, `stage_summary_label`, `ContextSection`, `Suffix`, `Budgeted`, `truncate_utf16_safe`,
+`format_context_segments`, `format_bounded_context_section`, `format_generated_split_turn_section`,
+`cap_compaction_suffix`, `budget_compaction_summary`, `fit_compaction_summary`, `finalize_summary`,
+`extract_latest_user_request`, `latest_unresolved_request_section`, `assemble_core_summary`, `SummaryLimits`,
+`summary_limits` (what the forecast shows).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from inspector.js.jsjson import js_len, js_stringify, js_truthy
+from inspector.js.utf16 import js_collapse_whitespace, js_slice, js_starts_with_whitespace, js_trim, js_trim_end, js_trim_start
+from inspector.rules.openclaw_2026_4_12.compaction.assembly import (
+    MAX_FILE_OPS_LIST_CHARS,
+    MAX_FILE_OPS_SECTION_CHARS,
+    MAX_RECENT_TURN_TEXT_CHARS,
+    MAX_TOOL_FAILURE_CHARS,
+    MAX_TOOL_FAILURES,
+    SPLIT_TURN_HEADING,
+    SUMMARY_TRUNCATED_MARKER,
+    append_summary_section,
+    extract_message_text,
+    format_non_text_placeholder,
+)
+from inspector.rules.openclaw_2026_4_12.compaction.stages import MAX_COMPACTION_SUMMARY_CHARS
+from inspector.rules.openclaw_2026_9_6.pruning.pruner import slice_utf16_safe
+from inspector.rules.openclaw_2026_9_6.tokens.measure import estimate_string_chars
+from inspector.rules.openclaw_2026_9_6.tool_pairing import frame_results
+
+__all__ = [
+    "MAX_COMPACTION_SUMMARY_CHARS",
+    "MAX_FILE_OPS_LIST_CHARS",
+    "MAX_FILE_OPS_SECTION_CHARS",
+    "MAX_RECENT_TURN_TEXT_CHARS",
+    "MAX_TOOL_FAILURES",
+    "MAX_TOOL_FAILURE_CHARS",
+    "SPLIT_TURN_HEADING",
+    "SUMMARY_TRUNCATED_MARKER",
+    "append_summary_section",
+    "extract_message_text",
+    "format_non_text_placeholder",
+]
+
+MARKER_CHARS = js_len(SUMMARY_TRUNCATED_MARKER)
+CONTEXT_TRUNCATED_MARKER = "\n\n[Earlier compaction context truncated to fit budget]\n\n"
+MAX_SPLIT_TURN_CONTEXT_CHARS = MAX_COMPACTION_SUMMARY_CHARS // 2
+SPLIT_TURN_TRUNCATED_MARKER = "[Earlier split-turn messages truncated]\n"
+PRESERVED_TURNS_TRUNCATED_MARKER = "[Earlier preserved messages truncated]\n"
+PRESERVED_TURNS_HEADING = "\n\n## Recent turns preserved verbatim"
+TURN_CONTEXT_PREFIX = "\n\n---\n\n" + SPLIT_TURN_HEADING
+"""The agent core's split-turn context (default mode)."""
+MAX_LATEST_USER_REQUEST_CHARS = 800
+LATEST_USER_REQUEST_TRUNCATED_MARKER = "\n[... latest user request truncated ...]\n"
+LATEST_UNRESOLVED_REQUEST_HEADING = "## Latest unresolved user request"
+SUMMARY_FALLBACK_WRITTEN = False
+"""2026.9.6 writes no "Summary unavailable" text: a summary that fails is a `CompactionError` (or a partial summary,
+marked as such), and the compaction is cancelled."""
+
+
+def partial_summary_note(done: int, total: int) -> str:
+    """`summarizeChunks`' mark on the rolling summary kept when chunk `done + 1` of `total` fails."""
+    return f"\n\n[Partial summary: chunks 1-{done} of {total} were summarized. Chunks {done + 1}-{total} could not be processed.]"
+
+
+_LAST_ISO_MS = 253_402_300_800_000
+"""Year 10000: past it `toISOString` writes an expanded year, which this port does not (such stamps are skipped)."""
+
+
+def _time_range(timestamps: Sequence[Any]) -> str:
+    stamps = [t for t in timestamps if isinstance(t, (int, float)) and not isinstance(t, bool) and 0 < t < _LAST_ISO_MS]
+    if not stamps:
+        return ""
+
+    def fmt(ms: float) -> str:
+        return datetime.fromtimestamp(math.floor(ms) / 1000, UTC).strftime("%Y-%m-%d %H:%M")
+
+    earliest, latest = min(stamps), max(stamps)
+    return f" [{fmt(earliest) if earliest == latest else f'{fmt(earliest)} — {fmt(latest)}'} UTC]"
+
+
+def stage_summary_label(index: int, total: int, timestamps: Sequence[Any]) -> str:
+    """`summarizeInStages`' label before part summary `index` (of `total`) in the merge call, with the part's
+    time range (`extractChunkTimeRange`): `[Chunk 1 — oldest messages [2026-01-02 10:00 — 2026-01-02 11:30 UTC]]`."""
+    span = _time_range(timestamps)
+    if index == 0:
+        return f"[Chunk 1 — oldest messages{span}]\n"
+    if index == total - 1:
+        return f"[Chunk {total} — most recent messages{span}]\n"
+    return f"[Chunk {index + 1}/{total}{span}]\n"
+
+
+def truncate_utf16_safe(text: str, max_len: float) -> str:
+    """`truncateUtf16Safe`: the first `max_len` units, one fewer when that would cut a surrogate pair."""
+    limit = max(0, math.floor(max_len))
+    return text if js_len(text) <= limit else slice_utf16_safe(text, 0, limit)
+
+
+# ------------------------------------------------------------------------------------------- sections
+
+
+@dataclass(frozen=True)
+class ContextSection:
+    """`formatBoundedContextSection`'s result: the text and where each of its segments starts (a cut of the
+    suffix lands on one of them); `truncated` when the oldest segments were left out."""
+
+    text: str
+    segment_starts: tuple[int, ...] = ()
+    truncated: bool = False
+
+
+def _format_context_message(message: dict[str, Any]) -> str | None:
+    role = message.get("role")
+    if role == "assistant":
+        label = "Assistant"
+    elif role == "user":
+        label = "User"
+    elif role == "toolResult":
+        name = message.get("toolName")
+        label = f"Tool result ({name if isinstance(name, str) and js_trim(name) else 'tool'})"
+    else:
+        return None
+    rendered = "\n".join(p for p in (extract_message_text(message), format_non_text_placeholder(message.get("content"))) if p)
+    if not rendered:
+        return None
+    if js_len(rendered) > MAX_RECENT_TURN_TEXT_CHARS:
+        rendered = truncate_utf16_safe(rendered, MAX_RECENT_TURN_TEXT_CHARS) + "..."
+    return f"- {label}: {rendered}"
+
+
+def format_context_segments(messages: Sequence[dict[str, Any]]) -> list[str]:
+    """`formatContextSegments`: one segment per message, an assistant with tool calls followed by the results
+    paired with them (other tool results are left out), `- Role: text` lines each."""
+    frames = frame_results(messages)
+    segments = []
+    for i, message in enumerate(messages):
+        if message.get("role") == "toolResult":
+            continue
+        group = [message, *(messages[k] for k in frames[i])] if i in frames else [message]
+        lines = [line for line in map(_format_context_message, group) if line]
+        if lines:
+            segments.append("\n".join(lines))
+    return segments
+
+
+def _starts(prefix_len: int, segments: Sequence[str]) -> tuple[int, ...]:
+    out, offset = [], prefix_len
+    for segment in segments:
+        out.append(offset)
+        offset += js_len(segment) + 1
+    return tuple(out)
+
+
+def format_bounded_context_section(messages: Sequence[dict[str, Any]], heading: str, max_chars: int, truncated_marker: str) -> ContextSection:
+    """`formatBoundedContextSection`: the heading and the segments; over `max_chars`, the marker and the most
+    recent segments that fit."""
+    segments = format_context_segments(messages)
+    if not segments:
+        return ContextSection("")
+    complete_prefix = f"{heading}\n"
+    complete = complete_prefix + "\n".join(segments)
+    if js_len(complete) <= max_chars:
+        return ContextSection(complete, _starts(js_len(complete_prefix), segments))
+    prefix = complete_prefix + truncated_marker
+    retained: list[str] = []
+    used = js_len(prefix)
+    for segment in reversed(segments):
+        need = js_len(segment) + (1 if retained else 0)
+        if used + need > max_chars:
+            break
+        retained.insert(0, segment)
+        used += need
+    return ContextSection(prefix + "\n".join(retained), _starts(js_len(prefix), retained), True)
+
+
+def format_preserved_turns_section(messages: Sequence[dict[str, Any]]) -> ContextSection:
+    """`buildPreservedTurnsSection` (8,000 characters at most)."""
+    return format_bounded_context_section(messages, PRESERVED_TURNS_HEADING, MAX_SPLIT_TURN_CONTEXT_CHARS, PRESERVED_TURNS_TRUNCATED_MARKER)
+
+
+def format_split_turn_context_section(messages: Sequence[dict[str, Any]]) -> ContextSection:
+    """`buildSplitTurnContextSection`: the split turn's prefix messages verbatim (a compaction provider's run)."""
+    return format_bounded_context_section(messages, SPLIT_TURN_HEADING[:-1], MAX_SPLIT_TURN_CONTEXT_CHARS, SPLIT_TURN_TRUNCATED_MARKER)
+
+
+def format_generated_split_turn_section(summary: str) -> str:
+    """`formatGeneratedSplitTurnSection`: the heading and the prefix summary, its `##` headings nested to `###`,
+    capped at 8,000 characters with the heading."""
+    nested = re.sub(r"^##(?=[ \t]+\S)", "###", summary, flags=re.MULTILINE)
+    return SPLIT_TURN_HEADING + cap_compaction_summary(nested, MAX_SPLIT_TURN_CONTEXT_CHARS - js_len(SPLIT_TURN_HEADING))
+
+
+def _failure_meta(details: Any) -> str | None:
+    if type(details) is not dict:
+        return None
+    status, code = details.get("status"), details.get("exitCode")
+    parts = [f"status={status}" if isinstance(status, str) and status else ""]
+    finite = isinstance(code, (int, float)) and not isinstance(code, bool) and math.isfinite(code)
+    parts.append(f"exitCode={js_stringify(code)}" if finite else "")
+    return " ".join(p for p in parts if p) or None
+
+
+def _optional_string(value: Any) -> str | None:
+    return (js_trim(value) or None) if isinstance(value, str) else None
+
+
+def _accepted_spawn(message: dict[str, Any]) -> bool:
+    """`normalizeAcceptedSessionSpawnResult(...) !== null`: an accepted child run, not a failure."""
+    details = message.get("details")
+    if type(details) is not dict or details.get("status") != "accepted":
+        return False
+    return bool(_optional_string(details.get("runId")) and _optional_string(details.get("childSessionKey")))
+
+
+def format_tool_failures_section(messages: Sequence[dict[str, Any]]) -> str:
+    """`collectToolFailures` + `formatToolFailuresSection` (8 failures at most, 240 characters each)."""
+    lines: list[str] = []
+    seen: set[str] = set()
+    count = 0
+    for msg in messages:
+        if not isinstance(msg, dict) or msg.get("role") != "toolResult" or not js_truthy(msg.get("isError")):
+            continue
+        name = msg.get("toolName")
+        if isinstance(name, str) and js_trim(name) == "sessions_spawn" and _accepted_spawn(msg):
+            continue
+        call_id = msg.get("toolCallId") if isinstance(msg.get("toolCallId"), str) else ""
+        if not call_id or call_id in seen:
+            continue
+        seen.add(call_id)
+        tool = name if isinstance(name, str) and js_trim(name) else "tool"
+        content = msg.get("content")
+        texts = [b["text"] for b in content if type(b) is dict and b.get("type") == "text" and isinstance(b.get("text"), str)] if isinstance(content, list) else []
+        meta = _failure_meta(msg.get("details"))
+        text = js_trim(js_collapse_whitespace("\n".join(texts))) or ("failed" if meta else "failed (no output)")
+        if js_len(text) > MAX_TOOL_FAILURE_CHARS:
+            text = truncate_utf16_safe(text, MAX_TOOL_FAILURE_CHARS - 3) + "..."
+        count += 1
+        if count <= MAX_TOOL_FAILURES:
+            lines.append(f"- {tool}{f' ({meta})' if meta else ''}: {text}")
+    if count == 0:
+        return ""
+    if count > MAX_TOOL_FAILURES:
+        lines.append(f"- ...and {count - MAX_TOOL_FAILURES} more")
+    return "\n\n## Tool Failures\n" + "\n".join(lines)
+
+
+def _bounded_file_list(tag: str, files: Sequence[Any], max_chars: int) -> str:
+    if not files or max_chars <= 0:
+        return ""
+    open_tag, close_tag = f"<{tag}>\n", f"\n</{tag}>"
+    lines: list[str] = []
+    used = js_len(open_tag) + js_len(close_tag)
+    for i, f in enumerate(files):
+        line = f"{f}\n"
+        remaining = len(files) - i - 1
+        overflow_line = f"...and {remaining} more\n" if remaining > 0 else ""
+        if used + js_len(line) + js_len(overflow_line) > max_chars:
+            overflow = f"...and {len(files) - i} more\n"
+            if used + js_len(overflow) <= max_chars:
+                lines.append(overflow)
+            break
+        lines.append(line)
+        used += js_len(line)
+    return f"{open_tag}{js_trim_end(''.join(lines))}{close_tag}" if lines else ""
+
+
+def format_file_operations(read_files: Sequence[Any], modified_files: Sequence[Any]) -> str:
+    """The agent core's `formatFileOperations`: `<read-files>` / `<modified-files>` (900 characters each, no blank
+    line before the closing tag), the whole cut at 2,000 (no marker)."""
+    sections = [s for s in (_bounded_file_list("read-files", read_files, MAX_FILE_OPS_LIST_CHARS),
+                            _bounded_file_list("modified-files", modified_files, MAX_FILE_OPS_LIST_CHARS)) if s]
+    if not sections:
+        return ""
+    joined = "\n\n" + "\n\n".join(sections)
+    return js_slice(joined, 0, MAX_FILE_OPS_SECTION_CHARS) if js_len(joined) > MAX_FILE_OPS_SECTION_CHARS else joined
+
+
+# ------------------------------------------------------------------------------------------- the cap
+
+
+def cap_compaction_summary(summary: str, max_chars: int = MAX_COMPACTION_SUMMARY_CHARS, preserved_suffix: str = "") -> str:
+    """The agent core's `capCompactionSummary`: cut (surrogate-safe) to `max_chars - 46` and append the marker,
+    keeping `preserved_suffix` after it when the summary ends with it."""
+    n = js_len(summary)
+    if max_chars <= 0 or n <= max_chars:
+        return summary
+    suffix = preserved_suffix if preserved_suffix and summary.endswith(preserved_suffix) else ""
+    if max_chars < MARKER_CHARS + js_len(suffix):
+        return truncate_utf16_safe(summary, max_chars)
+    budget = max_chars - MARKER_CHARS - js_len(suffix)
+    prefix = js_slice(summary, 0, n - js_len(suffix)) if suffix else summary
+    return truncate_utf16_safe(prefix, budget) + SUMMARY_TRUNCATED_MARKER + suffix
+
+
+@dataclass(frozen=True)
+class Suffix:
+    """`assembleSuffix`'s result: the text after the body and, per context section in it, `(start, end,
+    segment starts)` so that a cut of its head lands on a segment."""
+
+    text: str
+    context_ranges: tuple[tuple[int, int, tuple[int, ...]], ...] = field(default=())
+
+
+def assemble_suffix(
+    split_turn: str | ContextSection = "",
+    preserved_turns: str | ContextSection = "",
+    tool_failures: str = "",
+    file_ops: str = "",
+    workspace: str = "",
+    *,
+    generated_split_turn: str = "",
+) -> Suffix:
+    """`assembleSuffix`, parts in the safeguard's order: split-turn context (a provider's run), the generated
+    split-turn section (quality guard on), preserved turns, tool failures, file lists, workspace rules."""
+    text = ""
+    ranges: list[tuple[int, int, tuple[int, ...]]] = []
+    for part in (split_turn, generated_split_turn, preserved_turns, tool_failures, file_ops, workspace):
+        section = part.text if isinstance(part, ContextSection) else part
+        if not section:
+            continue
+        lead = 0 if text else js_len(section) - js_len(js_trim_start(section))
+        start = js_len(text)
+        text = append_summary_section(text, section)
+        if isinstance(part, ContextSection):
+            appended = js_len(section) - lead
+            ranges.append((start, start + appended, tuple(start + s - lead for s in part.segment_starts if s >= lead)))
+    if text and not js_starts_with_whitespace(text):
+        text = "\n\n" + text
+        ranges = [(a + 2, b + 2, tuple(s + 2 for s in starts)) for a, b, starts in ranges]
+    return Suffix(text, tuple(ranges))
+
+
+def _as_suffix(suffix: str | Suffix) -> Suffix:
+    return suffix if isinstance(suffix, Suffix) else Suffix(suffix)
+
+
+def _tail_start(suffix: Suffix, tail_budget: int) -> int:
+    desired = max(0, js_len(suffix.text) - tail_budget)
+    for start, end, starts in suffix.context_ranges:
+        if start < desired < end:
+            return next((s for s in starts if s >= desired), end)
+    return desired
+
+
+def cap_compaction_suffix(suffix: str | Suffix, max_chars: int) -> str:
+    """`capCompactionSuffix`: the suffix's tail (from a segment start inside a context section) behind
+    `CONTEXT_TRUNCATED_MARKER`."""
+    s = _as_suffix(suffix)
+    if js_len(s.text) <= max_chars:
+        return s.text
+    if max_chars <= 0:
+        return ""
+    marker = js_len(CONTEXT_TRUNCATED_MARKER)
+    if max_chars < marker:
+        return slice_utf16_safe(s.text, _tail_start(s, max_chars))
+    tail_budget = max_chars - marker
+    start = _tail_start(s, tail_budget)
+    return CONTEXT_TRUNCATED_MARKER + slice_utf16_safe(s.text, start) if tail_budget > 0 else CONTEXT_TRUNCATED_MARKER
+
+
+@dataclass(frozen=True)
+class Budgeted:
+    """`budgetCompactionSummary`'s result (no quality retention): the summary and what was cut."""
+
+    summary: str
+    body_budget: int
+    body_trimmed: bool
+    suffix_trimmed: bool
+
+
+def budget_compaction_summary(body: str, suffix: str | Suffix, max_chars: int = MAX_COMPACTION_SUMMARY_CHARS) -> Budgeted:
+    """`budgetCompactionSummary` without a quality-retention plan: the body keeps at least half of `max_chars`
+    (or what the suffix leaves), the suffix the rest, cut from its head."""
+    s = _as_suffix(suffix)
+    joined = body + s.text
+    if max_chars <= 0 or js_len(joined) <= max_chars:
+        return Budgeted(joined, max_chars, False, False)
+    body_len = js_len(body)
+    floor_ = min(body_len, max_chars, max(1, math.ceil(max_chars / 2)))
+    slot = min(body_len, max(floor_, max_chars - min(js_len(s.text), max_chars)))
+    capped_body = cap_compaction_summary(body, slot)
+    capped_suffix = cap_compaction_suffix(s, max(0, max_chars - js_len(capped_body)))
+    return Budgeted(capped_body + capped_suffix, slot, js_len(capped_body) < body_len, js_len(capped_suffix) < js_len(s.text))
+
+
+def cap_preserving_suffix(body: str, suffix: str | Suffix, max_chars: int = MAX_COMPACTION_SUMMARY_CHARS) -> str:
+    """The safeguard's cap of body + suffix (`budget_compaction_summary(...).summary`)."""
+    return budget_compaction_summary(body, suffix, max_chars).summary
+
+
+def fit_compaction_summary(token_budget: float | None, render: Callable[[int], str | None]) -> str | None:
+    """`fitCompactionSummary`: `render(16000)`, or with a token budget (chars / 4, CJK weighted) the largest cap
+    whose rendering fits; None where the JavaScript reports `CompactionError` (nothing fits)."""
+
+    def fits(text: str) -> bool:
+        return token_budget is None or estimate_string_chars(text) / 4 <= token_budget
+
+    full = render(MAX_COMPACTION_SUMMARY_CHARS)
+    if full is not None and fits(full):
+        return full
+    low, high, fitted = 1, MAX_COMPACTION_SUMMARY_CHARS - 1, None
+    while low <= high:
+        mid = (low + high) // 2
+        candidate = render(mid)
+        if candidate is None:
+            low = mid + 1
+        elif fits(candidate):
+            fitted, low = candidate, mid + 1
+        else:
+            high = mid - 1
+    return fitted
+
+
+def finalize_summary(
+    history: str,
+    turn_prefix_summary: str | None,
+    preserved_messages: Sequence[dict[str, Any]],
+    tool_failures: str,
+    file_ops: str,
+    workspace: str = "",
+    *,
+    token_budget: float | None = None,
+) -> str:
+    """The summary the safeguard stores (quality guard off): history + generated split-turn section, then
+    preserved turns, tool failures, file lists, budgeted into 16,000 characters; `turn_prefix_summary` is None
+    when no turn is split. None of it raises: a `token_budget` nothing fits under gives the summary unfitted."""
+    split = format_generated_split_turn_section(turn_prefix_summary) if turn_prefix_summary is not None else ""
+    body = append_summary_section(history, f"\n\n{split}" if split else "")
+    suffix = assemble_suffix("", format_preserved_turns_section(preserved_messages), tool_failures, file_ops, workspace)
+    fitted = fit_compaction_summary(token_budget, lambda m: budget_compaction_summary(body, suffix, m).summary)
+    return cap_compaction_summary(fitted if fitted is not None else budget_compaction_summary(body, suffix).summary)
+
+
+# ------------------------------------------------------------------------------------------- default mode
+
+
+def _compaction_content_text(content: Any) -> str:
+    """`getCompactionContent(content).text`."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    texts = []
+    for block in content:
+        if type(block) is not dict:
+            continue
+        btype, text = block.get("type"), block.get("text")
+        if btype in ("text", "toolResult", "tool_result") and js_truthy(text):
+            texts.append(text if isinstance(text, str) else str(text))
+        elif btype in ("toolResult", "tool_result") and isinstance(block.get("content"), str) and block["content"]:
+            texts.append(block["content"])
+    return "\n".join(texts)
+
+
+def extract_latest_user_request(messages: Sequence[dict[str, Any]]) -> str | None:
+    """`extractLatestUserRequest`: the last user message with text, trimmed; over 800 characters, its first 379
+    and last 380 around `LATEST_USER_REQUEST_TRUNCATED_MARKER`."""
+    source = ""
+    for message in reversed(messages):
+        if isinstance(message, dict) and message.get("role") == "user":
+            source = js_trim(_compaction_content_text(message.get("content")))
+            if source:
+                break
+    if not source or js_len(source) <= MAX_LATEST_USER_REQUEST_CHARS:
+        return source or None
+    return truncate_utf16_safe(source, 759 // 2) + LATEST_USER_REQUEST_TRUNCATED_MARKER + slice_utf16_safe(source, -380)
+
+
+def latest_unresolved_request_section(request: str | None) -> str:
+    """The agent core's leading section for an unresolved request: the heading and the request as JSON."""
+    return f"{LATEST_UNRESOLVED_REQUEST_HEADING}\n{js_stringify(request)}\n\n" if request else ""
+
+
+def assemble_core_summary(
+    history: str,
+    turn_prefix_summary: str | None,
+    read_files: Sequence[Any],
+    modified_files: Sequence[Any],
+    latest_request: str | None = None,
+    token_budget: float | None = None,
+) -> str | None:
+    """The agent core `compact`'s summary (default mode): the unresolved-request section, then history, the
+    split-turn context and the file lists capped together (the file lists kept); None when nothing fits."""
+    file_ops = format_file_operations(read_files, modified_files)
+    request = latest_unresolved_request_section(latest_request)
+    latest = TURN_CONTEXT_PREFIX + turn_prefix_summary if turn_prefix_summary is not None else ""
+    hist_len = js_len(history)
+
+    def render(max_chars: int) -> str | None:
+        required = js_len(file_ops) + js_len(request)
+        if max_chars <= required + MARKER_CHARS:
+            return None
+        kept_history = min(hist_len, (max_chars if token_budget is None else max_chars - required) // 2)
+        latest_budget = max_chars - required - MARKER_CHARS - kept_history
+        if token_budget is not None and latest and latest_budget < 86:
+            return None
+        suffix = (cap_compaction_summary(latest, latest_budget) if latest_budget > 0 else "") + file_ops
+        return request + cap_compaction_summary(history + suffix, max_chars - js_len(request), suffix)
+
+    return fit_compaction_summary(token_budget, render)
+
+
+# ------------------------------------------------------------------------------------------- the forecast
+
+
+@dataclass(frozen=True)
+class SummaryLimits:
+    """What bounds the stored summary under 2026.9.6 (`plan --json` `summary_limits`): the caps, the size of this
+    compaction's file lists, and the latest unresolved user request an overflow recovery (or a run answering a
+    pending request) would carry: a leading "## Latest unresolved user request" section of `request_section_chars`
+    in default mode, the safeguard's prompt and ## Pending user asks otherwise; `details.latestUnresolvedUserRequest`
+    in both. A manual compaction carries none."""
+
+    file_ops_chars: int
+    latest_unresolved_request: str | None
+    request_in_summary: bool
+    max_chars: int = MAX_COMPACTION_SUMMARY_CHARS
+    file_list_chars: int = MAX_FILE_OPS_LIST_CHARS
+    file_section_chars: int = MAX_FILE_OPS_SECTION_CHARS
+    preserved_turns_chars: int = MAX_SPLIT_TURN_CONTEXT_CHARS
+
+    @property
+    def request_section_chars(self) -> int:
+        """The leading section's length in the summary (0 when the request is not written there)."""
+        return js_len(latest_unresolved_request_section(self.latest_unresolved_request)) if self.request_in_summary else 0
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON."""
+        return {
+            "max_chars": self.max_chars,
+            "file_list_chars": self.file_list_chars,
+            "file_section_chars": self.file_section_chars,
+            "preserved_turns_chars": self.preserved_turns_chars,
+            "file_ops_chars": self.file_ops_chars,
+            "latest_unresolved_request": {
+                "applies_to": "overflow recovery or a pending request; not a manual compaction",
+                "text": self.latest_unresolved_request,
+                "where": "summary section" if self.request_in_summary else "safeguard prompt and details",
+                "section_chars": self.request_section_chars,
+            },
+        }
+
+
+def summary_limits(read_files: Sequence[Any], modified_files: Sequence[Any], latest_request: str | None, mode: str) -> SummaryLimits:
+    """The `SummaryLimits` of a compaction with these file lists, the context's latest user request
+    (`extract_latest_user_request`) and the compaction mode (`default` writes the request into the summary)."""
+    return SummaryLimits(js_len(format_file_operations(read_files, modified_files)), latest_request, mode == "default" and bool(latest_request))
