@@ -19,6 +19,7 @@ from inspector.rules.ruleset import (
     RuleChoice,
     UnknownRulesError,
     known_rule_ids,
+    openclaw_releases,
     parse_version,
     release_for_version,
     releases,
@@ -144,16 +145,17 @@ def choose_rules(
     if session_path is not None:
         version = session_format_version(session_path)
         if version is not None:
-            writers = [r for r in releases() if r.max_session_version >= version]
+            carried = openclaw_releases()
+            writers = [r for r in carried if r.max_session_version >= version]
             if not writers:
-                newest = releases()[-1]
+                newest = carried[-1]
                 return RuleChoice(
                     newest.id,
                     f"the session is format v{version}, newer than any release carried; the newest is {newest.id}",
                     "session",
                 )
             first = writers[0]
-            if first is not releases()[0]:
+            if first is not carried[0]:
                 return RuleChoice(first.id, f"the session is format v{version}, first written by {first.id}", "session")
     version_text = config_version(config)
     if version_text is not None:

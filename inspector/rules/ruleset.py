@@ -17,7 +17,7 @@ from types import ModuleType
 from typing import Any
 
 RULES_PACKAGE = "inspector.rules"
-RELEASE_FOLDERS: tuple[str, ...] = ("openclaw_2026_4_12", "openclaw_2026_9_6")
+RELEASE_FOLDERS: tuple[str, ...] = ("openclaw_2026_4_12", "openclaw_2026_9_6", "pi_0_73_1")
 """The release folders under `inspector/rules/`, oldest first. A new release adds its folder here."""
 DEFAULT_RULES = "openclaw-2026.4.12"
 """The rule set a session gets when nothing says which release wrote it."""
@@ -198,6 +198,12 @@ def known_rule_ids() -> list[str]:
     return list(_releases())
 
 
+def openclaw_releases() -> list[Release]:
+    """The releases of OpenClaw the product carries, oldest first (a pi-only rule set has no OpenClaw version): what
+    a session's format version or an OpenClaw version is matched against."""
+    return [release for release in releases() if release.openclaw_version is not None]
+
+
 def releases() -> list[Release]:
     """Every release the product carries, oldest first."""
     return [release for _, release in _releases().values()]
@@ -256,7 +262,7 @@ def parse_version(text: Any) -> tuple[int, ...] | None:
 def release_for_version(version: tuple[int, ...]) -> tuple[Release, bool]:
     """The newest known release not newer than `version`, and whether it is an exact match of its OpenClaw
     version; the oldest known release when `version` is older than all of them."""
-    known = releases()
+    known = openclaw_releases()
     best = known[0]
     for release in known:
         own = parse_version(release.openclaw_version)

@@ -150,7 +150,7 @@ def test_the_choice_order_flag_session_config_installed_default(tmp_path: Path) 
     config = {"meta": {"lastTouchedVersion": "2026.4.15"}}
     assert choose_rules("openclaw-2026.4.12", session_path=v4, config=config, env=env).source == "flag"
     by_session = choose_rules(None, session_path=v4, config=config, env=env)
-    assert (by_session.source, by_session.id) == ("session", known_rule_ids()[-1])
+    assert (by_session.source, by_session.id) == ("session", "openclaw-2026.9.6")
     assert "format v4" in by_session.reason
     by_config = choose_rules(None, session_path=v3, config=config, env=env)
     assert by_config.source == "config" and "2026.4.15" in by_config.reason and "nearest" in by_config.reason
@@ -177,3 +177,27 @@ def test_session_and_config_facts(tmp_path: Path) -> None:
     assert config_version({"meta": {"lastTouchedVersion": "2026.9.6"}}) == "2026.9.6"
     assert config_version({"meta": {"lastTouchedVersion": 7}}) is None
     assert config_version(None) is None
+
+
+def test_pi_0_73_1_is_pi_0_66_1_with_the_length_overflow_case(tmp_path: Path) -> None:
+    """pi-0.73.1 inherits every part but the triggers; its overflow check adds pi-ai 0.73.1's `length` case, which
+    neither 2026.4.12 (pi 0.66.1) nor a session step ever picks by itself."""
+    from inspector.samples.fixtures import SessionBuilder
+    from inspector.session.session import open_session
+
+    pi = rule_set("pi-0.73.1")
+    assert pi.release.openclaw_version is None and pi.release.inherits == DEFAULT_RULES
+    assert [p for p in ALL_PARTS if pi.owns(p)] == ["triggers"]
+    b = SessionBuilder(seed=1)
+    b.header()
+    b.user("go")
+    b.assistant("", stop_reason="length", usage={"input": 99_000, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 99_000})
+    path = b.write(tmp_path / "s.jsonl")
+    session = open_session(path)
+    ctx = session.context()
+    assert pi.triggers.overflow_trigger(session, ctx, 100_000).kind == "length"
+    assert rule_set(DEFAULT_RULES).triggers.overflow_trigger(session, ctx, 100_000).kind is None
+    assert pi.triggers.overflow_trigger(session, ctx, 100_001 * 100 // 99).kind is None  # below 99% of the window
+    v3 = tmp_path / "v3.jsonl"
+    v3.write_text('{"type":"session","version":3,"id":"x","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}\n')
+    assert choose_rules(None, session_path=v3, config=None, ask_installed=False).id == DEFAULT_RULES

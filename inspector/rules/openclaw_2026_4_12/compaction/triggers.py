@@ -310,8 +310,13 @@ def threshold_trigger(session: Session, ctx: m.SessionContext, window: int, rese
     return ThresholdTrigger(e.id, tokens, source, window, reserve, threshold, should_compact(tokens, window, reserve), None)
 
 
-def overflow_trigger(session: Session, ctx: m.SessionContext, window: int, enabled: bool = True) -> OverflowTrigger:
-    """pi-ai `isContextOverflow(lastAssistant, contextWindow)` and whether pi's overflow recovery would run."""
+def overflow_trigger(
+    session: Session, ctx: m.SessionContext, window: int, enabled: bool = True, *, length_case: bool = False
+) -> OverflowTrigger:
+    """pi-ai `isContextOverflow(lastAssistant, contextWindow)` and whether pi's overflow recovery would run.
+
+    `length_case`: pi-ai 0.73.1's third case (`stopReason: "length"`, no output, `input + cacheRead` at least 99% of
+    the window), kind `length`; 0.66.1 has no such case."""
     found = _last_assistant(session, ctx)
     if found is None:
         return OverflowTrigger(None, False, None, False, False, False)
@@ -332,6 +337,11 @@ def overflow_trigger(session: Session, ctx: m.SessionContext, window: int, enabl
         usage = e.usage or {}
         if _num(usage.get("input")) + _num(usage.get("cacheRead")) > window:
             kind = "silent"
+    if kind is None and length_case and window and e.stop_reason == "length":
+        usage = e.usage or {}
+        output = usage.get("output")
+        if type(output) in (int, float) and output == 0 and _num(usage.get("input")) + _num(usage.get("cacheRead")) >= window * 0.99:
+            kind = "length"
     is_overflow = kind is not None
     fires = enabled and is_overflow and same and not stale and e.stop_reason != "aborted"
     return OverflowTrigger(e.id, is_overflow, kind, same, stale, fires, error_message)

@@ -1,0 +1,21 @@
+"""pi 0.73.1 on its own (a pi session, not OpenClaw's): the rules that changed since pi 0.66.1.
+
+Its session format (v3, UUIDv7 session ids), estimator, cut point and prompts are 0.66.1's, so this folder inherits
+everything from `openclaw-2026.4.12` (`Release.inherits`) but the overflow check: pi-ai 0.73.1's `isContextOverflow`
+adds a third case (`compaction/triggers.py`). Chosen with `--rules pi-0.73.1`: nothing in a pi session file names
+the pi that wrote it.
+"""
+
+from inspector.rules.openclaw_2026_4_12 import RELEASE as _APRIL
+from inspector.rules.ruleset import Release
+
+RELEASE = Release(
+    id="pi-0.73.1",
+    title="pi 0.73.1 (a pi session, without OpenClaw)",
+    openclaw_version=None,
+    pi_version="0.73.1",
+    estimators=_APRIL.estimators,
+    max_session_version=3,
+    inherits=_APRIL.id,
+)
+"""pi 0.73.1: what this folder reproduces (every part but the overflow check is pi 0.66.1's, as 2026.4.12 has it)."""
