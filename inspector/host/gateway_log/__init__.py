@@ -8,7 +8,7 @@ one session key or session id in time order. No log is no error: an empty `Gatew
 """
 
 from inspector.host.gateway_log.events import EVENT_KINDS, GatewayEvent, parse_record
-from inspector.host.gateway_log.locate import gateway_log_files, session_key_for
+from inspector.host.gateway_log.locate import gateway_log_dirs, gateway_log_files, session_key_for
 from inspector.host.gateway_log.read import GatewayLog, LogDiagnostic, read_gateway_log
 
 __all__ = [
@@ -16,6 +16,7 @@ __all__ = [
     "GatewayEvent",
     "GatewayLog",
     "LogDiagnostic",
+    "gateway_log_dirs",
     "gateway_log_files",
     "parse_record",
     "read_gateway_log",

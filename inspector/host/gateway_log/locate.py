@@ -121,6 +121,17 @@ def gateway_log_files(
     return out
 
 
+def gateway_log_dirs(config: Mapping[str, Any] | None = None, explicit: Path | None = None) -> list[Path]:
+    """The directories `gateway_log_files` lists (what a memo of an output that read them depends on)."""
+    if explicit is not None:
+        return [explicit if explicit.is_dir() else explicit.parent]
+    logging = (config or {}).get("logging")
+    configured = logging.get("file") if isinstance(logging, dict) else None
+    if isinstance(configured, str) and configured.strip():
+        return [Path(os.path.expanduser(configured.strip())).parent]
+    return default_log_dirs()
+
+
 def session_key_for(path: Path) -> str | None:
     """The session key `sessions.json` beside `path` gives it (the entry pointing at it, the latest if several),
     or None (no index, or no entry points at it)."""
