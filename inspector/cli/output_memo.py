@@ -286,12 +286,13 @@ def note_rules(choice: Any) -> None:
         _recording.header["rules_witness"] = _recording.rules_witness
 
 
-def gateway_witness(dirs: list[str]) -> dict[str, Any]:
-    """The identity of every `openclaw*.log` file in `dirs` (OpenClaw's Gateway log: `inspector.host.gateway_log`)."""
+def gateway_witness(dirs: list[list[str]]) -> dict[str, Any]:
+    """The identity of every file of each `[directory, name prefix]` of `dirs` (OpenClaw's Gateway log files and
+    their rotations: `inspector.host.gateway_log.gateway_log_dirs`)."""
     listing: list[Any] = []
-    for folder in dirs:
+    for folder, prefix in dirs:
         try:
-            names = sorted(n for n in os.listdir(folder) if n.startswith("openclaw") and n.endswith(".log"))
+            names = sorted(n for n in os.listdir(folder) if n.startswith(prefix))
         except (OSError, ValueError):
             listing.append([folder, None])
             continue
@@ -299,7 +300,7 @@ def gateway_witness(dirs: list[str]) -> dict[str, Any]:
     return {"dirs": list(dirs), "listing": listing}
 
 
-def note_gateway_dirs(dirs: list[str]) -> None:
+def note_gateway_dirs(dirs: list[list[str]]) -> None:
     """The output read OpenClaw's Gateway log in `dirs`: its memo holds while their log files are as they are now."""
     if _recording is None:
         return

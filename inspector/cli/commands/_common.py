@@ -487,7 +487,7 @@ def gateway_log_of(args: argparse.Namespace, session: Session, config: Any) -> A
     if memo is not None:
         from inspector.host.gateway_log import gateway_log_dirs
 
-        memo.note_gateway_dirs([str(d) for d in gateway_log_dirs(config if isinstance(config, dict) else None, explicit)])
+        memo.note_gateway_dirs([[str(d), prefix] for d, prefix in gateway_log_dirs(config if isinstance(config, dict) else None, explicit)])
     log = gateway_log_for(session, config if isinstance(config, dict) else None, explicit, mirror.session_key if mirror else None)
     if explicit is None and not log.events:
         return None

@@ -121,15 +121,20 @@ def gateway_log_files(
     return out
 
 
-def gateway_log_dirs(config: Mapping[str, Any] | None = None, explicit: Path | None = None) -> list[Path]:
-    """The directories `gateway_log_files` lists (what a memo of an output that read them depends on)."""
+def gateway_log_dirs(config: Mapping[str, Any] | None = None, explicit: Path | None = None) -> list[tuple[Path, str]]:
+    """The directories `gateway_log_files` lists and the prefix of the names it reads there (what a memo of an
+    output that read them depends on)."""
+    def fixed(path: Path) -> tuple[Path, str]:
+        return path.parent, path.name[: -len(path.suffix)] if path.suffix else path.name
+
     if explicit is not None:
-        return [explicit if explicit.is_dir() else explicit.parent]
+        return [(explicit, "openclaw") if explicit.is_dir() else fixed(explicit)]
     logging = (config or {}).get("logging")
     configured = logging.get("file") if isinstance(logging, dict) else None
     if isinstance(configured, str) and configured.strip():
-        return [Path(os.path.expanduser(configured.strip())).parent]
-    return default_log_dirs()
+        path = Path(os.path.expanduser(configured.strip()))
+        return [(path.parent, "openclaw")] if _is_legacy_rolling(path) else [fixed(path)]
+    return [(d, "openclaw") for d in default_log_dirs()]
 
 
 def session_key_for(path: Path) -> str | None:
