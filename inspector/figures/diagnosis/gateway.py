@@ -39,6 +39,16 @@ def gateway_log_for(
     return read_gateway_log(gateway_log_files(config, explicit, dirs=dirs), key, sid)
 
 
+def recorded_gateway_log(session: Session, config: dict[str, Any] | None, session_key: str | None = None) -> GatewayLog | None:
+    """The Gateway log of `session` when it recorded anything of it (the app's default: no log, no section); a
+    log that cannot be read is None too."""
+    try:
+        log = gateway_log_for(session, config, None, session_key)
+    except OSError:
+        return None
+    return log if log.events else None
+
+
 @dataclass(frozen=True, slots=True)
 class PlacedEvent:
     """A Gateway event and the call it belongs to (None: no call fits its time)."""
