@@ -172,6 +172,9 @@ def replay(argv: list[str]) -> memoryview | None:
         key = FileKey.from_json(header["file"])
         if key.exact is None or compare(key, header["path_arg"]) != UNCHANGED:
             return None
+        gateway = header.get("gateway_witness")
+        if gateway is not None and gateway != gateway_witness(gateway["dirs"]):
+            return None  # OpenClaw's Gateway log changed (or appeared): the output may have a gateway section
         rules_witness = header.get("rules_witness")
         if rules_witness is not None and rules_witness != installed_openclaw_witness():
             return None  # another openclaw on PATH (or none any more) may choose other rules
@@ -196,12 +199,14 @@ def replay(argv: list[str]) -> memoryview | None:
 class _Recording:
     """The command line being recorded, and (once bound) the header its memo will have."""
 
-    __slots__ = ("argv", "cwd", "header", "rules_witness")
+    __slots__ = ("argv", "cwd", "gateway_witness", "header", "rules_witness")
 
     def __init__(self, argv: list[str], cwd: str) -> None:
         self.argv, self.cwd = argv, cwd
         self.header: dict[str, Any] | None = None
         self.rules_witness: Any = None
+        self.gateway_witness: Any = None
+        """The Gateway log directories the output read and their log files (`note_gateway_dirs`)."""
         """What the rule choice depended on (`note_rules`), kept until the header is bound."""
 
 
@@ -252,6 +257,7 @@ def bind(
         "config": config_fingerprint(config),
         "config_witness": witness,
         "rules_witness": _recording.rules_witness,
+        "gateway_witness": _recording.gateway_witness,
     }
 
 
@@ -278,6 +284,29 @@ def note_rules(choice: Any) -> None:
     _recording.rules_witness = installed_openclaw_witness() if asked else None
     if _recording.header is not None:
         _recording.header["rules_witness"] = _recording.rules_witness
+
+
+def gateway_witness(dirs: list[list[str]]) -> dict[str, Any]:
+    """The identity of every file of each `[directory, name prefix]` of `dirs` (OpenClaw's Gateway log files and
+    their rotations: `inspector.host.gateway_log.gateway_log_dirs`)."""
+    listing: list[Any] = []
+    for folder, prefix in dirs:
+        try:
+            names = sorted(n for n in os.listdir(folder) if n.startswith(prefix))
+        except (OSError, ValueError):
+            listing.append([folder, None])
+            continue
+        listing.append([folder, [[n, _identity(os.path.join(folder, n))] for n in names]])
+    return {"dirs": list(dirs), "listing": listing}
+
+
+def note_gateway_dirs(dirs: list[list[str]]) -> None:
+    """The output read OpenClaw's Gateway log in `dirs`: its memo holds while their log files are as they are now."""
+    if _recording is None:
+        return
+    _recording.gateway_witness = gateway_witness(dirs)
+    if _recording.header is not None:
+        _recording.header["gateway_witness"] = _recording.gateway_witness
 
 
 def record(output: bytes) -> bool:

@@ -6,6 +6,8 @@ the session (an overflow error message) goes through `inspector.base.textsafe.on
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 
 from inspector.base.textsafe import one_line
@@ -135,4 +137,26 @@ def stages_text(plan: CompactionPlan) -> Text:
     for i, stage in enumerate(plan.stages, 1):
         calls = f" · {stage.llm_calls} call" + ("s" if stage.llm_calls != 1 else "") if stage.llm_calls else ""
         out.append(f"\n{i:>2}. {stage.label}{calls}")
+    return out
+
+
+def gateway_text(gw: dict[str, Any]) -> Text:
+    """OpenClaw's last recorded precheck and compaction beside the forecast, and each disagreement
+    (`inspector.figures.diagnosis.gateway.forecast_comparison`); every log value made inert."""
+    out = Text()
+    out.append("OpenClaw's log", style="bold")
+    out.append(f" ({gw['events']:,} event{'s' if gw['events'] != 1 else ''})")
+    pre, comp = gw["last_precheck"], gw["last_compaction"]
+    if pre is not None:
+        f = pre["figures"]
+        earlier = "" if gw["same_context"] else " (an earlier context)"
+        out.append("\n" + one_line(f"last precheck: {f.get('route')}, estimate {f.get('estimated_prompt_tokens')}, budget "
+                                   f"{f.get('prompt_budget_before_reserve')}{earlier}", 200))
+    if comp is not None:
+        f = comp["figures"]
+        out.append("\n" + one_line(f"last compaction: {f.get('outcome')} ({f.get('trigger')}), {f.get('tokens_before')} → "
+                                   f"{f.get('tokens_after')} tok", 200))
+    for d in gw["disagreements"]:
+        out.append("\n")
+        out.append(one_line(d["message"], 200), style="bold")
     return out

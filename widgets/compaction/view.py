@@ -27,6 +27,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from inspector.base.textsafe import one_line
+from inspector.figures.diagnosis.gateway import forecast_comparison, last_entry_ms, recorded_gateway_log
 from inspector.figures.forecast.marks import FORECAST_KINDS, plan_marks
 from inspector.figures.forecast.plan import CompactionPlan, PlanOptions, plan_compaction
 from inspector.figures.marks import MarkKind, RowMark
@@ -36,7 +37,7 @@ from inspector.rules.ruleset import RuleSet, rule_set
 from inspector.session.session import Session
 
 from .plan_settings import DEFAULT_DEBOUNCE, PlanSettingsPanel, format_fractions
-from .plan_text import gauge_text, stages_text, status_text, triggers_text
+from .plan_text import gateway_text, gauge_text, stages_text, status_text, triggers_text
 
 
 def apply_forecast_marks(model: Any, marks: dict[MarkKind, list[RowMark]]) -> None:
@@ -93,12 +94,15 @@ class CompactionView(Vertical):
     class PlanReady(Message):
         """The plan of request `generation`, its row marks, and the context it was made from."""
 
-        def __init__(self, generation: int, plan: CompactionPlan, marks: dict[MarkKind, list[RowMark]], ctx: m.SessionContext) -> None:
+        def __init__(self, generation: int, plan: CompactionPlan, marks: dict[MarkKind, list[RowMark]], ctx: m.SessionContext,
+                     gateway: dict[str, Any] | None = None) -> None:
             super().__init__()
             self.generation = generation
             self.plan = plan
             self.marks = marks
             self.ctx = ctx
+            self.gateway = gateway
+            """OpenClaw's log beside the forecast (`figures.diagnosis.gateway.forecast_comparison`), None: no log."""
 
     class PlanFailed(Message):
         """The plan of request `generation` failed (`reason`, one line)."""
@@ -185,12 +189,14 @@ class CompactionView(Vertical):
         try:
             plan = plan_compaction(session, ctx, options, self.rules)
             marks = plan_marks(plan, ctx)
+            gateway = recorded_gateway_log(session, options.config)
+            beside = None if gateway is None else forecast_comparison(gateway, plan.triggers.to_json(), last_entry_ms(session))
         except Exception as exc:
             if not worker.is_cancelled:
                 self.post_message(self.PlanFailed(generation, one_line(f"{type(exc).__name__}: {exc}", 200)))
             return
         if not worker.is_cancelled:
-            self.post_message(self.PlanReady(generation, plan, marks, ctx))
+            self.post_message(self.PlanReady(generation, plan, marks, ctx, beside))
 
     @on(PlanReady)
     def _plan_ready(self, message: PlanReady) -> None:
@@ -201,7 +207,10 @@ class CompactionView(Vertical):
         self.plan = message.plan
         self.query_one("#plan-status", Static).update(status_text(message.plan))
         self.query_one("#plan-gauge", PlanGauge).show(message.plan)
-        self.query_one("#plan-triggers", Static).update(triggers_text(message.plan))
+        triggers = triggers_text(message.plan)
+        if message.gateway is not None:
+            triggers = Text.assemble(triggers, "\n", gateway_text(message.gateway))
+        self.query_one("#plan-triggers", Static).update(triggers)
         self.query_one("#plan-stages", Static).update(stages_text(message.plan))
         self._show_error()
 

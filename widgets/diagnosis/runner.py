@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from textual.message import Message
 from textual.screen import Screen
 
 from inspector.figures.diagnosis.fill import FillState, context_fill
+from inspector.figures.diagnosis.gateway import recorded_gateway_log
 from inspector.figures.diagnosis.timeline import Timeline, TimelineOptions, build_timeline
 from inspector.figures.overview import ContextOverview
 from inspector.figures.rules_of import rules_of
@@ -121,7 +123,8 @@ class DiagnosisRunner:
             time.sleep(wait)  # in the worker, so that "no worker running" still means "the timeline is current"
         self.started_at = time.monotonic()
         try:
-            timeline = build_timeline(session, ctx, options)
+            gateway = recorded_gateway_log(session, options.window.config)
+            timeline = build_timeline(session, ctx, options if gateway is None else replace(options, gateway=gateway))
         except (OSError, SessionOpenError) as exc:
             self.screen.post_message(self.TimelineFailed(ctx, f"timeline: {exc}"))
             return

@@ -65,7 +65,7 @@ class TimelineSummary(Widget):
         if self.compact:
             lines = [self._calls(t, title), self._overhead(t), self._fill(t)]
         else:
-            lines = [title, self._calls(t, None), self._cache(t), self._overhead(t), self._fill(t), self._thresholds(t), self._jump(t)]
+            lines = [title, self._calls(t, None), self._cache(t), self._overhead(t), self._fill(t), self._thresholds(t), self._jump(t), self._gateway(t)]
         return Group(*(line for line in lines if line))
 
     @staticmethod
@@ -169,4 +169,23 @@ class TimelineSummary(Widget):
             what = one_line(top.tool_name or top.role, 24)
             line.append(f", mostly {what} {top.role} line {top.line} ({tokens(top.pi_tokens)} tok)")
         line.append(f" · {len(t.jumps)} largest marked 1-9 on the chart · ] next", s("muted"))
+        return line
+
+    def _gateway(self, t: Timeline) -> Text | None:
+        """What OpenClaw's Gateway log recorded (only when it recorded anything of the session) and the first
+        disagreement with the session's figures."""
+        gw = t.gateway
+        if gw is None:
+            return None
+        s = self._s
+        line = self._line()
+        line.append("OpenClaw's log ", s("label"))
+        counts: dict[str, int] = {}
+        for e in gw["events"]:
+            counts[e["kind"]] = counts.get(e["kind"], 0) + 1
+        line.append(", ".join(f"{n:,} {kind.replace('_', ' ')}" for kind, n in counts.items()) or "no event")
+        if gw["disagreements"]:
+            n = len(gw["disagreements"])
+            line.append(f" · {n:,} disagreement{'s' if n != 1 else ''}: ", s("muted"))
+            line.append(one_line(gw["disagreements"][0]["message"], 160), s("warn"))
         return line

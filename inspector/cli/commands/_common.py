@@ -464,3 +464,31 @@ def console() -> Console:
 def number_column(table: Any, header: str, **kw: Any) -> None:
     """A right-aligned numeric column that is never cut: no wrapping, folded rather than ellipsised."""
     table.add_column(header, justify="right", no_wrap=True, overflow="fold", min_width=len(header), **kw)
+
+
+def add_gateway_log_option(p: argparse.ArgumentParser) -> None:
+    """`--gateway-log PATH`: read OpenClaw's Gateway log there (a file and its rotations, or a directory)."""
+    p.add_argument(
+        "--gateway-log", type=Path, default=None, metavar="PATH",
+        help="OpenClaw's Gateway log (file or directory; default: the config's logging.file, else /tmp/openclaw/openclaw-*.log)",
+    )
+
+
+def gateway_log_of(args: argparse.Namespace, session: Session, config: Any) -> Any:
+    """What OpenClaw's Gateway log recorded of `session` (`inspector.figures.diagnosis.gateway`), or None when
+    nothing is to be shown: no `--gateway-log` and no event of this session in the log found. A store session's
+    key is its rows'; a file's, `sessions.json`'s. The log's directories are noted for the output memo
+    before they are read."""
+    from inspector.figures.diagnosis.gateway import gateway_log_for
+
+    explicit = getattr(args, "gateway_log", None)
+    mirror = _rules.store
+    memo = sys.modules.get("inspector.cli.output_memo")
+    if memo is not None:
+        from inspector.host.gateway_log import gateway_log_dirs
+
+        memo.note_gateway_dirs([[str(d), prefix] for d, prefix in gateway_log_dirs(config if isinstance(config, dict) else None, explicit)])
+    log = gateway_log_for(session, config if isinstance(config, dict) else None, explicit, mirror.session_key if mirror else None)
+    if explicit is None and not log.events:
+        return None
+    return log

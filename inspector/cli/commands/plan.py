@@ -11,7 +11,16 @@ from rich.table import Table
 from rich.text import Text
 
 from inspector.base.textsafe import make_inert, one_line
-from inspector.cli.commands._common import EXIT_ERROR, add_session_options, console, open_context, print_json, rule_choice
+from inspector.cli.commands._common import (
+    EXIT_ERROR,
+    add_gateway_log_option,
+    add_session_options,
+    console,
+    gateway_log_of,
+    open_context,
+    print_json,
+    rule_choice,
+)
 from inspector.figures.forecast.plan import PlanOptions, plan_compaction
 from inspector.rules.compaction_terms import RATIO_FORMULAS
 
@@ -57,6 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="early-warning fractions of the window (default: the session's rules'; 0.5,0.7 under openclaw-2026.4.12)",
     )
     p.add_argument("--ratio-formula", choices=RATIO_FORMULAS, default="openclaw", help="adaptive chunk ratio: OpenClaw's code or the older published formula")
+    add_gateway_log_option(p)
     p.set_defaults(func=run)
 
 
@@ -86,6 +96,11 @@ def run(args: argparse.Namespace) -> int:
     data = plan.to_json()
     if config_error:
         data["config_error"] = config_error
+    gateway = gateway_log_of(args, session, opts.config)
+    if gateway is not None:
+        from inspector.figures.diagnosis.gateway import forecast_comparison, last_entry_ms
+
+        data["gateway"] = forecast_comparison(gateway, data["triggers"], last_entry_ms(session))
     if args.json:
         print_json(data)
     else:
@@ -128,6 +143,8 @@ def render(data: dict[str, Any]) -> None:
         head.add_row(_t(k), _t(v))
     c.print(head)
     _render_triggers(c, data["triggers"])
+    if data.get("gateway") is not None:
+        _render_gateway(c, data["gateway"])
     if data["nothing_to_plan"]:
         c.print(_t(f"Nothing to plan: {data['nothing_to_plan']['reason']}"))
         return
@@ -262,3 +279,25 @@ def _render_triggers(c: Any, tr: dict[str, Any]) -> None:
     if not tr["auto_compaction_enabled"]:
         t.add_row(_t("auto-compaction"), _t("plugin"), _t("a context engine plugin may own compaction"))
     c.print(t)
+
+
+def _render_gateway(c: Any, gw: dict[str, Any]) -> None:
+    """OpenClaw's last recorded precheck and compaction beside the forecast, and where they disagree."""
+    pre, comp = gw["last_precheck"], gw["last_compaction"]
+    c.print(_t(f"OpenClaw's Gateway log: {gw['events']} event(s) of {gw['session_key'] or gw['session_id']} in {len(gw['files'])} file(s)"))
+    if pre is not None:
+        f = pre["figures"]
+        c.print(
+            _t(
+                f"  last precheck {pre['time']}: route {f.get('route')}, estimate {f.get('estimated_prompt_tokens')}, budget "
+                f"{f.get('prompt_budget_before_reserve')}, overflow {f.get('overflow_tokens')}"
+                + ("" if gw["same_context"] else " (before the session's last entry)")
+            )
+        )
+    if comp is not None:
+        f = comp["figures"]
+        c.print(_t(f"  last compaction {comp['time']}: {f.get('outcome')} (trigger {f.get('trigger')}), {f.get('tokens_before')} -> {f.get('tokens_after')} tokens"))
+    for d in gw["disagreements"]:
+        c.print(_t(f"  disagreement: {d['message']}"))
+    for d in gw["diagnostics"]:
+        c.print(_t(f"  gateway log: {d['file']}" + (f" line {d['line']}" if d["line"] is not None else "") + f": {d['message']}"))

@@ -1,6 +1,7 @@
 """`session-inspector timeline PATH`: every LLM call on the active path, where the context jumped, what repeats.
 
-`--json` prints `Timeline.to_json()` (calls, jumps, thresholds_crossed, repeats, overhead, cache, cost, fill);
+`--json` prints `Timeline.to_json()` (calls, jumps, thresholds_crossed, repeats, overhead, cache, cost, fill; and
+`gateway`, what OpenClaw's Gateway log recorded of the session, when it recorded anything or `--gateway-log` is given);
 `--csv` prints one row per call; without either, a compact table, the top jumps and the top repeats. Every figure
 is computed by `inspector.figures.diagnosis`; this module only renders.
 """
@@ -20,9 +21,11 @@ from inspector.base.durations import format_duration_ms
 from inspector.base.textsafe import make_inert, one_line
 from inspector.cli.commands._common import (
     EXIT_ERROR,
+    add_gateway_log_option,
     add_session_options,
     bounded_int,
     console,
+    gateway_log_of,
     human,
     model_label,
     open_context,
@@ -87,6 +90,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="F,F",
         help="early-warning fractions of the window (default: the session's rules'; 0.5,0.7 under openclaw-2026.4.12)",
     )
+    add_gateway_log_option(p)
     p.set_defaults(func=run)
 
 
@@ -102,7 +106,10 @@ def run(args: argparse.Namespace) -> int:
     if opened is None:
         return EXIT_ERROR
     session, ctx, opts, config_error = opened
-    timeline = build_timeline(session, ctx, TimelineOptions(window=opts, early_fractions=args.early_thresholds, top_jumps=max(0, args.top)))
+    gateway = gateway_log_of(args, session, opts.config)
+    timeline = build_timeline(
+        session, ctx, TimelineOptions(window=opts, early_fractions=args.early_thresholds, top_jumps=max(0, args.top), gateway=gateway)
+    )
     if args.json:
         data = timeline.to_json()
         if config_error:
@@ -275,6 +282,8 @@ def render(timeline: Timeline, config_error: str | None = None) -> None:
             f"{co.unknown_calls} unknown; prices: pi-ai catalog, extracted {co.table['extracted']})"
         )
     )
+    if timeline.gateway is not None:
+        render_gateway(c, timeline.gateway)
     sk = timeline.walk
     c.print(
         _t(
@@ -282,3 +291,35 @@ def render(timeline: Timeline, config_error: str | None = None) -> None:
             f"{sk.unsent_messages} message(s) of the context not sent (errored/aborted assistants, excluded bash runs)"
         )
     )
+
+
+def gateway_figures(event: dict[str, Any]) -> str:
+    """The figures of one Gateway event as one inert line (`key value`, the kind's own)."""
+    f = event["figures"]
+    keys = {
+        "overflow_precheck": ("phase", "route", "estimated_prompt_tokens", "prompt_budget_before_reserve", "overflow_tokens"),
+        "overflow": ("source", "trigger", "observed_tokens", "preflight_estimated_tokens", "error"),
+        "compaction_attempt": ("trigger", "attempt", "max_attempts", "tokens_before"),
+        "compaction_result": ("trigger", "outcome", "reason", "tokens_before", "tokens_after"),
+        "compaction_skipped": ("reason",),
+        "loop_abort": ("tool", "detector", "count"),
+        "loop_warning": ("tool", "detector", "count"),
+    }.get(event["kind"], ())
+    return "; ".join(f"{k} {_n(f[k]) if isinstance(f.get(k), (int, float)) else f.get(k)}" for k in keys if k in f)
+
+
+def render_gateway(c: Any, gateway: dict[str, Any]) -> None:
+    """What OpenClaw's Gateway log recorded: one row per event at its call, the disagreements, the diagnostics."""
+    events = gateway["events"]
+    key = gateway["session_key"] or gateway["session_id"] or "unknown"
+    gt = Table(title=f"OpenClaw's Gateway log ({len(events)} event(s) of {key}; {len(gateway['files'])} file(s))", title_justify="left")
+    for col in ("time", "kind", "call", "figures"):
+        gt.add_column(col, overflow="fold")
+    for e in events:
+        call = "" if e["call_index"] is None else f"{e['relation']} {e['call_index']}"
+        gt.add_row(_t(e["time"]), _t(e["kind"]), _t(call), _t(gateway_figures(e)))
+    c.print(gt)
+    for d in gateway["disagreements"]:
+        c.print(_t(f"disagreement: {d['message']}"))
+    for d in gateway["diagnostics"]:
+        c.print(_t(f"gateway log: {d['file']}" + (f" line {d['line']}" if d["line"] is not None else "") + f": {d['message']}"))

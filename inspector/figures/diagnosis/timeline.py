@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from inspector.figures.diagnosis.calls import AddedMessage, CallPoint, CallWalk, walk_calls
 from inspector.figures.diagnosis.cost import COST_PRICE_TABLE, COST_RECORDED, COST_UNKNOWN
 from inspector.figures.diagnosis.fill import FillState, fill_state
+from inspector.figures.diagnosis.gateway import timeline_section
 from inspector.figures.diagnosis.overhead import OverheadSummary, summarize_overhead
 from inspector.figures.diagnosis.prompt_cache import CacheSummary, cache_ttl, summarize_cache
 from inspector.figures.diagnosis.repeats import Repeat, find_repeats
@@ -23,6 +24,7 @@ from inspector.model import entries as m
 from inspector.session.session import Session
 
 if TYPE_CHECKING:
+    from inspector.host.gateway_log import GatewayLog
     from inspector.rules.openclaw_2026_4_12.compaction.settings import ReserveTokens
     from inspector.rules.openclaw_2026_4_12.window_guard import ContextWindow
 
@@ -47,6 +49,8 @@ class TimelineOptions:
     early_fractions: tuple[float, ...] | None = None
     """The early-warning thresholds, as fractions of the window (None: the session's rules' defaults)."""
     top_jumps: int = DEFAULT_TOP_JUMPS
+    gateway: GatewayLog | None = None
+    """What OpenClaw's Gateway log recorded of the session (`figures.diagnosis.gateway`); None: no `gateway` section."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +183,8 @@ class Timeline:
     fill: FillState
     recorded_totals: dict[str, Any]
     skipped_totals: dict[str, Any]
+    gateway: dict[str, Any] | None = None
+    """The `gateway` section (`figures.diagnosis.gateway.timeline_section`), only when a log was given."""
 
     @property
     def calls(self) -> list[CallPoint]:
@@ -207,6 +213,7 @@ class Timeline:
             "cost": self.cost.to_json(),
             "totals": {"calls": self.recorded_totals, "skipped": self.skipped_totals},
             "derived_fields": DERIVED_FIELDS,
+            **({} if self.gateway is None else {"gateway": self.gateway}),
         }
 
 
@@ -242,4 +249,5 @@ def build_timeline(session: Session, ctx: m.SessionContext, options: TimelineOpt
         fill=fill_state(now["tokens"], window.tokens, lines, guard["level"]),
         recorded_totals=sum_usage([entries[c.entry_index] for c in walk.calls]),
         skipped_totals=sum_usage(walk.skipped_synthetic + walk.skipped_zero_usage),
+        gateway=None if options.gateway is None else timeline_section(options.gateway, walk, window.tokens - reserve.reserve_tokens),
     )
