@@ -18,6 +18,7 @@ from textual.widget import Widget
 
 from inspector.figures.diagnosis.fill import FILL_COMPACTION_DUE, FILL_OVER_WINDOW, FillState
 from inspector.figures.overview import ContextOverview
+from inspector.read.store.mirror import Mirror
 from inspector.rules.ruleset import RuleChoice
 
 from .diagnosis.texts import fill_label, fill_role
@@ -41,6 +42,13 @@ class HeaderData:
     """Which release's rules the figures follow, and why (`inspector.host.rules_choice`)."""
     store: tuple[str, str] | None = None
     """A session of an OpenClaw SQLite store: (its key or id, the store's path), named instead of the mirror file."""
+
+
+def store_title(mirror: Mirror | None) -> tuple[str, str] | None:
+    """`HeaderData.store` of a store session's mirror: (session key or id, store path); None for a session file."""
+    if mirror is None:
+        return None
+    return (mirror.session_key or mirror.session_id, str(mirror.store))
 
 
 class SessionHeader(Widget):

@@ -38,7 +38,7 @@ from ..gauge import ContextGauge
 from ..inert import make_inert
 from ..notice_bar import NoticeBar
 from ..options import InspectorOptions
-from ..session_header import HeaderData, SessionHeader
+from ..session_header import HeaderData, SessionHeader, store_title
 from ..transcript.columns import TranscriptColumns
 from ..transcript.inspector_views import TranscriptViews
 from ..transcript.model import ESTIMATOR_UNITS, ESTIMATORS, TranscriptModel, breakdown_estimator, estimator_label
@@ -216,13 +216,6 @@ class InspectorScreen(DiagnosisViews, TranscriptViews, SidePanelViews, Compactio
             return f"writer mid-line ({session.pending_bytes} bytes waiting)"
         return f"live · checked {self.options.clock.now().astimezone().strftime('%H:%M:%S')}" if self.options.poll_interval else ""
 
-    def _store_title(self) -> tuple[str, str] | None:
-        """(session key or id, store path) of a store session, for the header; None for a session file."""
-        mirror = self.opener.mirror
-        if mirror is None:
-            return None
-        return (mirror.session_key or mirror.session_id, str(mirror.store))
-
     def _apply_figures(self, figures: SessionFigures) -> None:
         self.figures = figures
         live = self._live_text(self.session) if self.session is not None else ""
@@ -233,7 +226,7 @@ class InspectorScreen(DiagnosisViews, TranscriptViews, SidePanelViews, Compactio
             header.data.fill if header.data else None,
             badge="DEMO" if self.demo is not None else "",
             rules=self.opener.rule_choice,
-            store=self._store_title(),
+            store=store_title(self.opener.mirror),
         )
         self.request_diagnosis(figures)
         self.query_one("#gauge", ContextGauge).data = figures.overview
