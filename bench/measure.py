@@ -3,7 +3,8 @@
 `bench/run.py` starts one process per figure so that each peak RSS and each import cost is its own. Kinds:
 
 - `baseline`: `orjson.loads` of every line (the floor for anything that reads every entry);
-- `index`: `open_session(path)` + the leaf's context (every entry indexed, every pi/OpenClaw estimate);
+- `index`: `open_session(path)` + the leaf's context (every entry indexed, every pi/OpenClaw estimate); with a
+  third argument, under that rule set (`bench/index_releases.py`);
 - `tail`: `read_tail(path, 1000)` (the last 1000 entries with their estimates);
 - `memory`: what the index keeps per entry (`entry_memory.py`'s method: tracemalloc around `open_session`, serially);
 - `tokenizer`: on the context just before the last compaction (the fullest near the end: ~175k tokens; the
@@ -47,12 +48,12 @@ def baseline(path: str) -> dict[str, Any]:
     return {"seconds": time.perf_counter() - t0, "lines": n}
 
 
-def index(path: str) -> dict[str, Any]:
-    """open_session + the leaf's context."""
+def index(path: str, rules_id: str | None = None) -> dict[str, Any]:
+    """open_session (under the rule set `rules_id`; None: the default) + the leaf's context."""
     from inspector.session.session import open_session
 
     t0 = time.perf_counter()
-    session = open_session(path)
+    session = open_session(path, rules_id)
     ctx = session.context()
     seconds = time.perf_counter() - t0
     return {"seconds": seconds, "entries": len(session.entries), "context_messages": len(ctx.messages)}
@@ -170,11 +171,12 @@ KINDS = {"baseline": baseline, "index": index, "tail": tail, "memory": memory, "
 
 
 def main(argv: list[str]) -> int:
-    """`measure.py KIND FILE`: print the figure as one JSON object (with this process's peak RSS)."""
-    if len(argv) != 2 or argv[0] not in KINDS:
-        print(f"usage: measure.py {{{','.join(KINDS)}}} FILE", file=sys.stderr)
+    """`measure.py KIND FILE` (`measure.py index FILE RULES`: under that rule set): print the figure as one JSON
+    object (with this process's peak RSS)."""
+    if not (len(argv) == 2 or (len(argv) == 3 and argv[0] == "index")) or argv[0] not in KINDS:
+        print(f"usage: measure.py {{{','.join(KINDS)}}} FILE | measure.py index FILE RULES", file=sys.stderr)
         return 2
-    result = KINDS[argv[0]](argv[1])
+    result = index(argv[1], argv[2]) if len(argv) == 3 else KINDS[argv[0]](argv[1])
     result["peak_rss_bytes"] = _peak_rss()
     print(json.dumps(result))
     return 0

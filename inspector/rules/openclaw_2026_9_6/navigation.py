@@ -22,6 +22,7 @@ moved to the canonical entry (`resolveOpaqueSessionFirstKeptEntryId`).
 
 from __future__ import annotations
 
+import functools
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -104,19 +105,22 @@ def _valid_other(etype: str, data: dict[str, Any]) -> bool:
     return False
 
 
-def _valid_message(entries: EntryTable, index: int) -> bool:
-    """`indexedSessionEntrySchema` for a `message` entry, as far as the index's metadata tells."""
-    if not _nonblank(entries.id_of(index)):
+@functools.lru_cache(maxsize=4096)
+def _kinds_ok(kinds: tuple[Any, ...]) -> bool:
+    """`readableContentSchema` from a content's block kinds: a string, or blocks that all have a string `type`."""
+    return kinds == ("string",) or all(type(k) is str and k != "?" for k in kinds)
+
+
+def _valid_message(entries: EntryTable, index: int, eid: object, shape: tuple[Any, ...]) -> bool:
+    """`indexedSessionEntrySchema` for a `message` entry (id `eid`, shape `shape`), as far as the index's metadata
+    tells."""
+    if type(eid) is not str or eid == "":
         return False
-    shape = entries.shape_of(index)
     role, kinds = shape[1], shape[6]
-    if role not in MESSAGE_ROLES:
-        return False
-    string = kinds == ("string",)
-    if not string and not all(type(k) is str and k != "?" for k in kinds):
+    if role not in MESSAGE_ROLES or not _kinds_ok(kinds):
         return False
     if role == "toolResult":
-        return not string and entries.tool_call_id_of(index) is not None and shape[2] is not None
+        return kinds != ("string",) and shape[2] is not None and entries.tool_call_id_of(index) is not None
     return True
 
 
@@ -136,17 +140,22 @@ class Row:
     has_append_parent: bool = False
 
 
-def classify(entries: EntryTable, index: int) -> Row:
+def classify(
+    entries: EntryTable, index: int, ids: list[str | None] | None = None, parent_ids: list[str | None] | None = None
+) -> Row:
     """Row `index` of `entries` as `SessionManager` sorts it (`partitionSessionFileEntries`): a canonical entry, a
-    valid `leaf` row, another opaque row with an `id` and a `parentId`, or a row the navigation ignores."""
-    etype = entries.type_of(index)
+    valid `leaf` row, another opaque row with an `id` and a `parentId`, or a row the navigation ignores. `ids` and
+    `parent_ids`: the table's `ids` and `parent_ids`, when the caller holds them (a walk over every row)."""
+    shape = entries.shape_of(index)
+    etype = shape[0]
     if etype == m.MESSAGE:
-        if _valid_message(entries, index):
+        eid = entries.id_of(index) if ids is None else ids[index]
+        parent = entries.parent_id_of(index) if parent_ids is None else parent_ids[index]
+        if _valid_message(entries, index, eid, shape):
             side = bool(entries.nums_of(index)[_FLAGS_BYTE] & m.FLAG_SIDE_APPEND)
-            return Row(CANONICAL, entries.id_of(index), entries.parent_id_of(index), True, etype, side)
-        raw_id, raw_parent = entries.id_of(index), entries.parent_id_of(index)
-        if _nonblank(raw_id):
-            return Row(OPAQUE, raw_id, raw_parent, True, etype)
+            return Row(CANONICAL, eid, parent, True, etype, side)
+        if _nonblank(eid):
+            return Row(OPAQUE, eid, parent, True, etype)
         return Row(IGNORED)
     data = entries.data_of(index)
     if data is None:
@@ -192,8 +201,10 @@ class Navigation:
 
     def advance(self, entries: EntryTable) -> Navigation:
         """Read the rows added to `entries` since (in file order); returns self."""
-        for index in range(self.rows, len(entries)):
-            self._add(classify(entries, index), index)
+        if self.rows < len(entries):
+            ids, parent_ids, add = entries.ids, entries.parent_ids, self._add
+            for index in range(self.rows, len(entries)):
+                add(classify(entries, index, ids, parent_ids), index)
         self.rows = len(entries)
         return self
 
@@ -329,12 +340,20 @@ class Navigation:
         path = m.path_indices()
         seen: set[str] = set()
         current = self.leaf_id if from_id is None else from_id
+        ids, parent_ids, by_id, logical = entries.ids, entries.parent_ids, self.by_id, self.logical_parents
         while current and current not in seen:
             seen.add(current)
-            index = self.by_id.get(current)
+            index = by_id.get(current)
             if index is not None:
                 path.append(index)
-                current = self.parent_of(entries, index)
+                # parent_of, inlined
+                if current in logical:
+                    parent = logical[current]
+                else:
+                    parent = parent_ids[index]
+                    if parent and parent not in by_id:
+                        parent = self.canonical_parent(parent)
+                current = None if parent == ids[index] else parent
             else:
                 current = self.opaque_parents.get(current)
         path.reverse()

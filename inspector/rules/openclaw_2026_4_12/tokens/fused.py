@@ -33,7 +33,7 @@ from inspector.rules.openclaw_2026_4_12.tokens.measure import (
     unknown_chars,
 )
 
-__all__ = ["estimate_all", "stringify_len_or_throw", "utf16_len_of_utf8"]
+__all__ = ["estimate_all", "js_json_bytes", "stringify_len_or_throw", "utf16_len_of_utf8"]
 
 _dumps = orjson.dumps
 _DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
@@ -88,26 +88,34 @@ def utf16_len_of_utf8(data: bytes) -> int:
     return len(data) - len(kept) + 2 * four
 
 
+def js_json_bytes(value: dict[str, Any]) -> bytes | None:
+    """orjson's output for the dict `value` when it is JavaScript's `JSON.stringify(value)` (UTF-8 encoded): the
+    value holds no float and no integer beyond 2**53 (a walk over its containers and numbers, strings skipped; a
+    value with too many of them is judged on the bytes instead, as `jsjson._maybe_js_number_differs` does); None
+    when orjson refuses it or may write a number differently."""
+    try:
+        out = _dumps(value)
+    except (orjson.JSONEncodeError, TypeError):
+        return None
+    safety = _number_safety(value, _WALK_BUDGET)
+    if safety >= 0 or (safety == _UNDECIDED and not _maybe_number_differs(out)):
+        return out
+    return None
+
+
 def stringify_len_or_throw(value: Any) -> int:
     """`JSON.stringify(value).length`, or -1 where JavaScript would throw (`measure.json_len_or`, inlined).
 
     The orjson fast path of `jsjson.js_stringify_len` for a dict (tool-call arguments, `details`): orjson's
-    output is JavaScript's when the value holds no float and no integer beyond 2**53 (a walk over its containers
-    and numbers, strings skipped; a value with too many of them is judged on the bytes instead, as
-    `jsjson._maybe_js_number_differs` does); its UTF-16 length is counted on the UTF-8 bytes. Anything else goes
-    through `js_stringify_len` itself.
+    output where it is JavaScript's (`js_json_bytes`), its UTF-16 length counted on the UTF-8 bytes. Anything else
+    goes through `js_stringify_len` itself.
     """
     if type(value) is dict:
         if not value:
             return 2  # {}
-        try:
-            out = _dumps(value)
-        except (orjson.JSONEncodeError, TypeError):
-            out = None
+        out = js_json_bytes(value)
         if out is not None:
-            safety = _number_safety(value, _WALK_BUDGET)
-            if safety >= 0 or (safety == _UNDECIDED and not _maybe_number_differs(out)):
-                return len(out) if out.isascii() else utf16_len_of_utf8(out)
+            return len(out) if out.isascii() else utf16_len_of_utf8(out)
     try:
         return js_stringify_len(value)
     except (TypeError, ValueError, JSStringifyError):

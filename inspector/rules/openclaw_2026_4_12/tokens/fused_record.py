@@ -23,18 +23,29 @@ from inspector.rules.openclaw_2026_4_12.tokens.estimators import PI_IMAGE_CHARS
 from inspector.rules.openclaw_2026_4_12.tokens.fused import assistant_chars, text_and_image_chars, tool_result_guard
 from inspector.rules.openclaw_2026_4_12.tokens.measure import CHARS_PER_TOKEN_ESTIMATE, string_lens
 
-__all__ = ["BY_ROLE"]
+__all__ = ["BY_ROLE", "STRING_KIND", "TEXT_KIND", "timestamp_of", "tool_calls_of"]
 
 _tuple_new = tuple.__new__
 _pack_usage = m.pack_usage
 _NON_OBJECT_USAGE = m.FLAG_NON_OBJECT_USAGE
-_STRING_KIND = ("string",)
-_TEXT_KIND = block_kinds([{"type": "text"}])
+STRING_KIND = ("string",)
+"""The block kinds of a string content."""
+TEXT_KIND = block_kinds([{"type": "text"}])
+"""The block kinds of a content of one text block."""
 
 
-def _timestamp(msg: dict[str, Any]) -> int | float | None:
+def timestamp_of(msg: dict[str, Any]) -> int | float | None:
+    """The record's `timestamp`: the message's when it is a number."""
     ts = msg.get("timestamp")
     return ts if type(ts) is int or type(ts) is float else None
+
+
+def tool_calls_of(content: list[Any]) -> tuple[tuple[str, ...], str | None]:
+    """`(call ids, tool name)` of an assistant content that holds tool calls: every call's `str(id)`, and its
+    calls' string names joined by ", " (interned; None when no call has one)."""
+    calls = [b for b in content if type(b) is dict and b.get("type") == "toolCall"]
+    names = [name for b in calls if type(name := b.get("name")) is str]
+    return tuple([str(b.get("id")) for b in calls]), interned(", ".join(names)) if names else None
 
 
 def _tool_result(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> MessageRecord:
@@ -43,13 +54,13 @@ def _tool_result(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> 
         block = content[0] if len(content) == 1 else None
         text = block.get("text") if type(block) is dict and block.get("type") == "text" else None
         if type(text) is str and text.isascii():  # the usual result: one ASCII text block
-            kinds = _TEXT_KIND
+            kinds = TEXT_KIND
             pi = prune = guard = len(text)
         else:
             kinds = block_kinds(content)
             pi, prune, guard = text_and_image_chars(content, PI_IMAGE_CHARS)
     elif type(content) is str:
-        kinds = _STRING_KIND
+        kinds = STRING_KIND
         pi = guard = len(content) if content.isascii() else js_len(content)
         prune = 0
     else:
@@ -62,7 +73,7 @@ def _tool_result(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> 
         MessageRecord,
         (
             obj.get("id"), obj.get("parentId"), "toolResult", interned(msg.get("toolName")),
-            call_id if type(call_id) is str else None, (), None, None, None, None, _timestamp(msg), kinds,
+            call_id if type(call_id) is str else None, (), None, None, None, None, timestamp_of(msg), kinds,
             (pi, prune, pi, guard), 0, note,
         ),
     )  # fmt: skip
@@ -79,19 +90,16 @@ def _assistant(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> Me
     if type(content) is list:
         kinds = block_kinds(content)
         if "toolCall" in kinds:
-            calls = [b for b in content if type(b) is dict and b.get("type") == "toolCall"]
-            call_ids = tuple([str(b.get("id")) for b in calls])
-            names = [name for b in calls if type(name := b.get("name")) is str]
-            tool_name = interned(", ".join(names)) if names else None
+            call_ids, tool_name = tool_calls_of(content)
     else:
-        kinds = _STRING_KIND if type(content) is str else ()
+        kinds = STRING_KIND if type(content) is str else ()
     pi, prune, guard = assistant_chars(content)
     pi = -(-pi // CHARS_PER_TOKEN_ESTIMATE)
     return _tuple_new(
         MessageRecord,
         (
             obj.get("id"), obj.get("parentId"), "assistant", tool_name, None, call_ids, interned(get("provider")),
-            interned(get("model")), interned(get("stopReason")), usage, _timestamp(msg), kinds, (pi, prune, pi, guard),
+            interned(get("model")), interned(get("stopReason")), usage, timestamp_of(msg), kinds, (pi, prune, pi, guard),
             flags, note,
         ),
     )  # fmt: skip
@@ -101,7 +109,7 @@ def _user(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> Message
     content = msg.get("content")
     kinds: tuple[Any, ...]
     if type(content) is str:
-        kinds = _STRING_KIND
+        kinds = STRING_KIND
         raw, weighted = string_lens(content)
         tokens = -(-raw // CHARS_PER_TOKEN_ESTIMATE)
         est = (tokens, weighted, tokens, raw)
@@ -115,7 +123,7 @@ def _user(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> Message
         est = (0, 0, 0, 0)
     return _tuple_new(
         MessageRecord,
-        (obj.get("id"), obj.get("parentId"), "user", None, None, (), None, None, None, None, _timestamp(msg), kinds, est, 0, note),
+        (obj.get("id"), obj.get("parentId"), "user", None, None, (), None, None, None, None, timestamp_of(msg), kinds, est, 0, note),
     )
 
 

@@ -7,12 +7,13 @@
 * `estimators`: the agent core's `estimateTokens` (`pi_estimate_tokens`, the `pi` estimator's role), compaction
   planning's per-message estimate (`openclaw_compaction_tokens`), cache-TTL pruning's `cacheTtlMessageChars`
   (`openclaw_prune_chars`), the tool-result context guard's `estimateMessageChars` (`tool_guard_chars`);
-* `per_message`: `estimate_all`, the four in `ESTIMATORS` order;
+* `fused`: `estimate_all`, the four in `ESTIMATORS` order in one pass (the indexer's), and `fused_record`:
+  `FUSED_BY_ROLE`, a user, assistant or tool-result entry's record in one pass (the reader's fast path);
 * `usage`: `calculateContextTokens` (measured `contextUsage` first) and `estimateContextTokens` (unavailable-usage
   barriers); `context_usage.last_context_usage` reads it from the index;
 * the text the model sees (`model_visible_texts`, the summary wrappers, `bash_execution_to_text`) is 2026.4.12's.
 
-New names: `estimate_string_chars_raw_weight`, `persisted_sender_suffix`, `is_unavailable_context_barrier`,
+New names: `estimate_string_chars_raw_weight`, `weighted_lens`, `persisted_sender_suffix`, `is_unavailable_context_barrier`,
 `IMAGE_BLOCK_CHARS`, `TOOL_IMAGE_CHARS`, `RUNTIME_CONTEXT_CUSTOM_TYPE`, `UsageRow.api`.
 """
 
@@ -49,13 +50,15 @@ from inspector.rules.openclaw_2026_9_6.tokens.estimators import (
     pi_estimate_tokens,
     tool_guard_chars,
 )
+from inspector.rules.openclaw_2026_9_6.tokens.fused import estimate_all
+from inspector.rules.openclaw_2026_9_6.tokens.fused_record import BY_ROLE as FUSED_BY_ROLE
 from inspector.rules.openclaw_2026_9_6.tokens.measure import (
     CHARS_PER_TOKEN_ESTIMATE,
     UNKNOWN_THROW_CHARS,
     estimate_string_chars,
     estimate_string_chars_raw_weight,
+    weighted_lens,
 )
-from inspector.rules.openclaw_2026_9_6.tokens.per_message import estimate_all
 from inspector.rules.openclaw_2026_9_6.tokens.usage import (
     ContextTokens,
     UsageRow,
@@ -66,9 +69,6 @@ from inspector.rules.openclaw_2026_9_6.tokens.usage import (
     is_valid_assistant_usage,
     message_usage_row,
 )
-
-FUSED_BY_ROLE: dict[str, object] = {}
-"""No fused one-pass record builder: the reader takes `estimate_all` for every message of a 2026.9.6 session."""
 
 ESTIMATORS = RELEASE.estimators
 """The estimators `estimate_all` computes, in the order of its tuple (`pi`, `openclaw_prune`, `openclaw_compaction`,
@@ -116,4 +116,5 @@ __all__ = [
     "tool_guard_chars",
     "usage_row",
     "usage_rows_from_end",
+    "weighted_lens",
 ]

@@ -43,6 +43,7 @@ __all__ = [
     "json_len_or",
     "str_len",
     "unknown_chars",
+    "weighted_lens",
 ]
 
 WEIGHTED_CJK_RANGES: tuple[tuple[tuple[int, int], ...], ...] = (
@@ -117,40 +118,59 @@ def _astral_bucket(cp: int) -> int:
     return -1
 
 
-def estimate_string_chars_raw_weight(s: Any, raw_weight: int = 1) -> int:
-    """cjk-chars.ts `estimateStringCharsWithMinimumRawWeight(text, {minimumRawWeight})` for weight 1 or 2.
+def weighted_lens(s: str) -> tuple[int, int, int]:
+    """`(UTF-16 length, estimateStringChars, estimateStringCharsWithMinimumRawWeight(s, {minimumRawWeight: 2}))` of a
+    string, its code points bucketed once (the fused estimates need the three of a tool result's text).
 
-    `raw_weight` chars per UTF-16 code unit, plus each weighted code point's bucket extra (module docstring). A
-    non-string counts 0 (JavaScript would throw). Split surrogate pairs count as the character they make, as in
-    JavaScript; a lone surrogate is one unweighted unit. Counted on the units' high bytes (`bytes.translate`
+    The bucket extras are the module docstring's. Split surrogate pairs count as the character they make, as in
+    JavaScript; a lone surrogate is one unweighted unit. Counted on the UTF-16 units' high bytes (`bytes.translate`
     runs at memory speed); only the characters of partly weighted blocks and astral ones are looked at one by one.
     """
-    if type(s) is not str:
-        return 0
+    n = len(s)
     if s.isascii():
-        return len(s) * raw_weight
+        return n, n, 2 * n
     units = s.encode("utf-16-le", "surrogatepass")
-    chars = (len(units) >> 1) * raw_weight
+    n = len(units) >> 1
     never, not_full, edge_bytes, edge_bucket, edge_pattern = _bmp_tables()
     high = units[1::2].translate(None, never)
     if not high:
-        return chars
-    extras = _EXTRAS[raw_weight]
-    for bucket_not_full, extra in zip(not_full, extras, strict=False):
-        chars += len(high.translate(None, bucket_not_full)) * extra
+        return n, n, 2 * n
+    one = two = 0  # the extras at raw weight 1 and 2
+    for bucket_not_full, extra_one, extra_two in zip(not_full, _EXTRAS[1], _EXTRAS[2], strict=False):
+        count = len(high.translate(None, bucket_not_full))
+        one += count * extra_one
+        two += count * extra_two
     edges = len(high) - len(high.translate(None, edge_bytes))
     if edges and edges == high.count(0):  # Latin-1 alone: U+00B7 is its one weighted character
-        chars += s.count("\u00b7") * extras[0]
+        count = s.count("\u00b7")
+        one += count * _EXTRAS[1][0]
+        two += count * _EXTRAS[2][0]
     elif edges:
         for ch in edge_pattern.findall(s):
-            chars += extras[edge_bucket[ch]]
+            bucket = edge_bucket[ch]
+            one += _EXTRAS[1][bucket]
+            two += _EXTRAS[2][bucket]
     if len(high.translate(None, _HIGH_SURROGATES)) != len(high):
         joined = units.decode("utf-16-le", "surrogatepass")  # pairs joined, lone surrogates kept
         for ch in _astral_pattern().findall(joined):
             bucket = _astral_bucket(ord(ch))
             if bucket >= 0:
-                chars += extras[bucket]
-    return chars
+                one += _EXTRAS[1][bucket]
+                two += _EXTRAS[2][bucket]
+    return n, n + one, 2 * n + two
+
+
+def estimate_string_chars_raw_weight(s: Any, raw_weight: int = 1) -> int:
+    """cjk-chars.ts `estimateStringCharsWithMinimumRawWeight(text, {minimumRawWeight})` for weight 1 or 2.
+
+    `raw_weight` chars per UTF-16 code unit, plus each weighted code point's bucket extra (module docstring). A
+    non-string counts 0 (JavaScript would throw). See `weighted_lens`.
+    """
+    if raw_weight not in _EXTRAS:
+        raise ValueError(f"raw weight {raw_weight}: only 1 and 2 are used")
+    if type(s) is not str:
+        return 0
+    return weighted_lens(s)[raw_weight]
 
 
 def estimate_string_chars(s: Any) -> int:
@@ -160,4 +180,4 @@ def estimate_string_chars(s: Any) -> int:
         return 0
     if s.isascii():
         return len(s)
-    return estimate_string_chars_raw_weight(s, 1)
+    return weighted_lens(s)[1]
