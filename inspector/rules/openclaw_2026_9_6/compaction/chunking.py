@@ -11,7 +11,14 @@ started and filled by 2026.4.12's `start_chunking` / `add_chunks` (the ratio, th
 
 from __future__ import annotations
 
-from inspector.rules.openclaw_2026_4_12.compaction.chunking import RATIO_FORMULAS, Chunking, ChunkPlan, PartPlan, add_chunks, start_chunking
+from inspector.rules.openclaw_2026_4_12.compaction.chunking import (
+    RATIO_FORMULAS,
+    Chunking,
+    ChunkPlan,
+    PartPlan,
+    add_chunks,
+    start_chunking,
+)
 from inspector.rules.openclaw_2026_4_12.compaction.items import SummaryItem
 from inspector.rules.openclaw_2026_9_6.compaction.safeguard import (
     DEFAULT_PARTS,
