@@ -77,19 +77,25 @@ def format_non_text_placeholder(content: Any) -> str | None:
     return "[non-text content: " + ", ".join(f"{k} x{n}" if n > 1 else k for k, n in counts.items()) + "]"
 
 
+def context_role_label(message: dict[str, Any]) -> str | None:
+    """The label of a context line (`- User: ...`): `Assistant`, `User`, `Tool result (name)`; None for any other role."""
+    role = message.get("role")
+    if role == "assistant":
+        return "Assistant"
+    if role == "user":
+        return "User"
+    if role == "toolResult":
+        name = message.get("toolName")
+        return f"Tool result ({name if isinstance(name, str) and js_trim(name) else 'tool'})"
+    return None
+
+
 def format_context_messages(messages: Sequence[dict[str, Any]]) -> list[str]:
     """OpenClaw `formatContextMessages`: `- User: text` lines (600 units at most per message)."""
     lines = []
     for message in messages:
-        role = message.get("role")
-        if role == "assistant":
-            label = "Assistant"
-        elif role == "user":
-            label = "User"
-        elif role == "toolResult":
-            name = message.get("toolName")
-            label = f"Tool result ({name if isinstance(name, str) and js_trim(name) else 'tool'})"
-        else:
+        label = context_role_label(message)
+        if label is None:
             continue
         text = extract_message_text(message)
         placeholder = format_non_text_placeholder(message.get("content"))

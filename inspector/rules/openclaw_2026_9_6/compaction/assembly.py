@@ -46,6 +46,7 @@ from inspector.rules.openclaw_2026_4_12.compaction.assembly import (
     SPLIT_TURN_HEADING,
     SUMMARY_TRUNCATED_MARKER,
     append_summary_section,
+    context_role_label,
     extract_message_text,
     file_operation_lists,
     format_non_text_placeholder,
@@ -138,15 +139,8 @@ class ContextSection:
 
 
 def _format_context_message(message: dict[str, Any]) -> str | None:
-    role = message.get("role")
-    if role == "assistant":
-        label = "Assistant"
-    elif role == "user":
-        label = "User"
-    elif role == "toolResult":
-        name = message.get("toolName")
-        label = f"Tool result ({name if isinstance(name, str) and js_trim(name) else 'tool'})"
-    else:
+    label = context_role_label(message)
+    if label is None:
         return None
     rendered = "\n".join(p for p in (extract_message_text(message), format_non_text_placeholder(message.get("content"))) if p)
     if not rendered:

@@ -41,11 +41,9 @@ def plan_chunking(
     ratio_formula: str = "openclaw",
     max_chunk_tokens: int | None = None,
 ) -> Chunking:
-    """Stage parts and chunks of `items` as 2026.9's `summarizeInStages(messages, maxChunkTokens)` cuts them.
-
-    `max_chunk_tokens` defaults to `max(1, floor(ctx * ratio) - 4096)` with the ratio computed on `ratio_basis`
-    (default: `items`); the safeguard passes the history summary's limit to the turn prefix too.
-    """
+    """Stage parts and chunks of `items` as 2026.9's `summarizeInStages(messages, maxChunkTokens)` cuts them, with
+    the ratio and the limit of `start_chunking` (the safeguard passes the history summary's limit to the turn
+    prefix too)."""
     plan = start_chunking(name, items, context_window, ratio_basis, ratio_formula, max_chunk_tokens)
     if not items:
         return plan
