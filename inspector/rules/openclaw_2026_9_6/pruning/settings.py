@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, TypeGuard
 
 from inspector.js.jsjson import js_truthy
 from inspector.js.utf16 import js_trim
@@ -84,7 +84,7 @@ def retired_keys(raw: Any) -> list[str]:
     return [key for key in RETIRED_KEYS if isinstance(raw, dict) and key in raw]
 
 
-def _reads_ttl(ttl: Any) -> bool:
+def _reads_ttl(ttl: Any) -> TypeGuard[str]:
     """A `ttl` 2026.9 reads: a non-empty string (2026.4.12 reads an empty one too, and finds it invalid)."""
     return isinstance(ttl, str) and ttl != ""
 
