@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from hashlib import blake2b
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -184,37 +184,34 @@ def _load(meta_path: str, mirror: Mirror) -> bool:
         return False
 
 
+@contextmanager
+def _replacing(path: str, buffering: int = -1) -> Iterator[BinaryIO]:
+    """A temporary file beside `path`, renamed over it when the block ends (removed if the block raises): a reader of
+    the old file sees a replaced file, never a half-written one."""
+    directory, name = os.path.split(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb", buffering=buffering) as f:
+            yield f
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
 def _rewrite(db: sqlite3.Connection, store: Path | str, session_id: str, path: str) -> EventsSnapshot:
     """Every event of the session written to a temporary file renamed over `path` (a reader of the old mirror sees
     a replaced file)."""
-    directory, name = os.path.split(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb", buffering=1 << 20) as f:
-            snap = read_events(db, store, session_id, None, out=f)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return snap
+    with _replacing(path, buffering=1 << 20) as f:
+        return read_events(db, store, session_id, None, out=f)
 
 
 def _replace(path: str, data: bytes) -> None:
-    directory, name = os.path.split(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with _replacing(path) as f:
+        f.write(data)
 
 
 def _extend_runs(runs: list[list[int]], first_line: int, seqs: list[int]) -> None:

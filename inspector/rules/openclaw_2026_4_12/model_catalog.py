@@ -137,17 +137,27 @@ class ModelCatalog:
         }
 
 
-@lru_cache(maxsize=1)
-def _catalog_file() -> dict[str, Any]:
-    """``model_catalog.json``, parsed (read on first use, not on import: most commands never need it)."""
-    with open(os.path.join(os.path.dirname(__file__), CATALOG_FILE), "rb") as f:
+def read_catalog_file(path: str) -> dict[str, Any]:
+    """A release's `model_catalog.json` at `path`, parsed (`source`, `source_published`, `extracted`, `units`,
+    `models`: one row of `KnownModel` fields per model, ...)."""
+    with open(path, "rb") as f:
         return cast(dict[str, Any], orjson.loads(f.read()))
 
 
-def _catalog_of(keep: Callable[[str, str], bool]) -> ModelCatalog:
-    raw = _catalog_file()
-    models = tuple(KnownModel(*row) for row in raw["models"] if keep(row[0], row[1]))
+def catalog_from(raw: dict[str, Any], model: Callable[..., KnownModel], keep: Callable[[str, str], bool]) -> ModelCatalog:
+    """The catalog of the rows of `raw` (`read_catalog_file`) that `keep(provider, model_id)`, each made by `model(*row)`."""
+    models = tuple(model(*row) for row in raw["models"] if keep(row[0], row[1]))
     return ModelCatalog.of(models, raw["source"], raw["source_published"], raw["extracted"], raw["units"])
+
+
+@lru_cache(maxsize=1)
+def _catalog_file() -> dict[str, Any]:
+    """``model_catalog.json``, parsed (read on first use, not on import: most commands never need it)."""
+    return read_catalog_file(os.path.join(os.path.dirname(__file__), CATALOG_FILE))
+
+
+def _catalog_of(keep: Callable[[str, str], bool]) -> ModelCatalog:
+    return catalog_from(_catalog_file(), KnownModel, keep)
 
 
 @lru_cache(maxsize=1)

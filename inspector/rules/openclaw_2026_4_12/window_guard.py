@@ -122,6 +122,15 @@ def _from_models_config(config: dict[str, Any] | None, provider: str, model_id: 
     return None
 
 
+def flag_window_tokens(override: Any) -> int:
+    """This tool's `--context-window`: a positive integer (`ValueError` otherwise), which wins outright in every
+    release."""
+    tokens = normalize_positive_int(override)
+    if tokens is None:
+        raise ValueError(f"context window override must be a positive integer, got {override!r}")
+    return tokens
+
+
 def resolve_context_window(
     provider: str | None,
     model_id: str | None,
@@ -134,10 +143,7 @@ def resolve_context_window(
     explicit ``--context-window``; it must be a positive integer (``ValueError`` otherwise).
     """
     if override is not None:
-        tokens = normalize_positive_int(override)
-        if tokens is None:
-            raise ValueError(f"context window override must be a positive integer, got {override!r}")
-        return ContextWindow(tokens, "flag")
+        return ContextWindow(flag_window_tokens(override), "flag")
 
     base = _from_models_config(config, provider or "", model_id or "")
     if base is None:

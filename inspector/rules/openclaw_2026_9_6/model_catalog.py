@@ -20,12 +20,9 @@ The file is read on first use, not on import.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, cast
-
-import orjson
 
 from inspector.rules.openclaw_2026_4_12 import model_catalog as _april
 from inspector.rules.openclaw_2026_4_12.model_catalog import ModelCatalog
@@ -56,20 +53,14 @@ class KnownModel(_april.KnownModel):
 @lru_cache(maxsize=1)
 def _catalog_file() -> dict[str, Any]:
     """`model_catalog.json`, parsed (read on first use, not on import)."""
-    with open(os.path.join(os.path.dirname(__file__), CATALOG_FILE), "rb") as f:
-        return cast(dict[str, Any], orjson.loads(f.read()))
-
-
-def _catalog_of(keep: Callable[[str, str], bool]) -> ModelCatalog:
-    raw = _catalog_file()
-    models = tuple(KnownModel(*row[:8], *row[8:]) for row in raw["models"] if keep(row[0], row[1]))
-    return ModelCatalog.of(models, raw["source"], raw["source_published"], raw["extracted"], raw["units"])
+    return _april.read_catalog_file(os.path.join(os.path.dirname(__file__), CATALOG_FILE))
 
 
 @lru_cache(maxsize=1)
 def load_catalog() -> ModelCatalog:
-    """Every manifest model with its window and prices (the prices of a call's cost)."""
-    return _catalog_of(lambda provider, model_id: True)
+    """Every manifest model with its window and prices (the prices of a call's cost); a row is 2026.4.12's
+    fields, then `context_tokens`, `default_window`, `status`."""
+    return _april.catalog_from(_catalog_file(), KnownModel, lambda provider, model_id: True)
 
 
 def window_catalog() -> ModelCatalog:

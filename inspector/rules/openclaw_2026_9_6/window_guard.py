@@ -34,7 +34,12 @@ from urllib.parse import urlsplit
 
 from inspector.js.utf16 import js_trim
 from inspector.rules.openclaw_2026_4_12 import window_guard as _april
-from inspector.rules.openclaw_2026_4_12.window_guard import DEFAULT_CONTEXT_TOKENS, GuardLevel, normalize_positive_int
+from inspector.rules.openclaw_2026_4_12.window_guard import (
+    DEFAULT_CONTEXT_TOKENS,
+    GuardLevel,
+    flag_window_tokens,
+    normalize_positive_int,
+)
 from inspector.rules.openclaw_2026_9_6.model_catalog import known_model
 from inspector.rules.openclaw_2026_9_6.model_ids import (
     claude_opus_5_identity,
@@ -285,10 +290,7 @@ def resolve_context_window(
     keys migrated). `override` is this tool's explicit `--context-window` (a positive integer, else `ValueError`).
     """
     if override is not None:
-        tokens = normalize_positive_int(override)
-        if tokens is None:
-            raise ValueError(f"context window override must be a positive integer, got {override!r}")
-        return ContextWindow(tokens, "flag")
+        return ContextWindow(flag_window_tokens(override), "flag")
     config = migrate_legacy_context_budget(config)
     model = known_model(provider, model_id)
     resolved = _from_models_config(config, provider or "", model_id or "")

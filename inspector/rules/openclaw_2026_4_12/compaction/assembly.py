@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from inspector.js.jsjson import js_len
-from inspector.js.utf16 import js_collapse_whitespace, js_slice, js_starts_with_whitespace, js_trim, js_trim_start
+from inspector.js.utf16 import js_collapse_whitespace, js_slice, js_starts_with_whitespace, js_trim, js_trim_end, js_trim_start
 from inspector.rules.openclaw_2026_4_12.compaction.stages import MAX_COMPACTION_SUMMARY_CHARS
 
 MAX_TOOL_FAILURES = 8
@@ -77,19 +77,25 @@ def format_non_text_placeholder(content: Any) -> str | None:
     return "[non-text content: " + ", ".join(f"{k} x{n}" if n > 1 else k for k, n in counts.items()) + "]"
 
 
+def context_role_label(message: dict[str, Any]) -> str | None:
+    """The label of a context line (`- User: ...`): `Assistant`, `User`, `Tool result (name)`; None for any other role."""
+    role = message.get("role")
+    if role == "assistant":
+        return "Assistant"
+    if role == "user":
+        return "User"
+    if role == "toolResult":
+        name = message.get("toolName")
+        return f"Tool result ({name if isinstance(name, str) and js_trim(name) else 'tool'})"
+    return None
+
+
 def format_context_messages(messages: Sequence[dict[str, Any]]) -> list[str]:
     """OpenClaw `formatContextMessages`: `- User: text` lines (600 units at most per message)."""
     lines = []
     for message in messages:
-        role = message.get("role")
-        if role == "assistant":
-            label = "Assistant"
-        elif role == "user":
-            label = "User"
-        elif role == "toolResult":
-            name = message.get("toolName")
-            label = f"Tool result ({name if isinstance(name, str) and js_trim(name) else 'tool'})"
-        else:
+        label = context_role_label(message)
+        if label is None:
             continue
         text = extract_message_text(message)
         placeholder = format_non_text_placeholder(message.get("content"))
@@ -127,9 +133,8 @@ def _truncate_failure(text: str, limit: int) -> str:
 
 def format_tool_failures_section(messages: Sequence[dict[str, Any]]) -> str:
     """OpenClaw `collectToolFailures` + `formatToolFailuresSection` (8 failures at most, 240 units each)."""
-    lines: list[str] = []
+    failures: list[tuple[str, str | None, str]] = []
     seen: set[str] = set()
-    count = 0
     for msg in messages:
         if not isinstance(msg, dict) or msg.get("role") != "toolResult" or msg.get("isError") is not True:
             continue
@@ -142,18 +147,22 @@ def format_tool_failures_section(messages: Sequence[dict[str, Any]]) -> str:
         content = msg.get("content")
         raw = "\n".join(b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)) if isinstance(content, list) else ""
         meta = _failure_meta(msg.get("details"))
-        text = _truncate_failure(js_trim(js_collapse_whitespace(raw)) or ("failed" if meta else "failed (no output)"), MAX_TOOL_FAILURE_CHARS)
-        count += 1
-        if count <= MAX_TOOL_FAILURES:
-            lines.append(f"- {tool}{f' ({meta})' if meta else ''}: {text}")
-    if count == 0:
+        failures.append((tool, meta, _truncate_failure(js_trim(js_collapse_whitespace(raw)) or ("failed" if meta else "failed (no output)"), MAX_TOOL_FAILURE_CHARS)))
+    return tool_failures_section(failures)
+
+
+def tool_failures_section(failures: Sequence[tuple[str, str | None, str]]) -> str:
+    """`formatToolFailuresSection` of the collected `(tool, meta, text)` failures: `- tool (meta): text` for the
+    first 8, then `- ...and N more`, under `## Tool Failures` ("" without failures). Unchanged in 2026.9."""
+    if not failures:
         return ""
-    if count > MAX_TOOL_FAILURES:
-        lines.append(f"- ...and {count - MAX_TOOL_FAILURES} more")
+    lines = [f"- {tool}{f' ({meta})' if meta else ''}: {text}" for tool, meta, text in failures[:MAX_TOOL_FAILURES]]
+    if len(failures) > MAX_TOOL_FAILURES:
+        lines.append(f"- ...and {len(failures) - MAX_TOOL_FAILURES} more")
     return "\n\n## Tool Failures\n" + "\n".join(lines)
 
 
-def _bounded_file_list(tag: str, files: Sequence[Any], max_chars: int) -> str:
+def _bounded_file_list(tag: str, files: Sequence[Any], max_chars: int, trim_end: bool) -> str:
     if not files or max_chars <= 0:
         return ""
     open_tag, close_tag = f"<{tag}>\n", f"\n</{tag}>"
@@ -170,16 +179,22 @@ def _bounded_file_list(tag: str, files: Sequence[Any], max_chars: int) -> str:
             break
         lines.append(line)
         used += js_len(line)
-    return f"{open_tag}{''.join(lines)}{close_tag}" if lines else ""
+    body = "".join(lines)
+    return f"{open_tag}{js_trim_end(body) if trim_end else body}{close_tag}" if lines else ""
+
+
+def file_operation_lists(read_files: Sequence[Any], modified_files: Sequence[Any], *, trim_end: bool = False) -> str:
+    """The bounded `<read-files>` / `<modified-files>` blocks (900 units each), each after a blank line, uncapped
+    ("" when both are empty). `trim_end` (2026.9) drops the list's last newline (no blank line before the
+    closing tag)."""
+    sections = [s for s in (_bounded_file_list("read-files", read_files, MAX_FILE_OPS_LIST_CHARS, trim_end),
+                            _bounded_file_list("modified-files", modified_files, MAX_FILE_OPS_LIST_CHARS, trim_end)) if s]
+    return "\n\n" + "\n\n".join(sections) if sections else ""
 
 
 def format_file_operations(read_files: Sequence[Any], modified_files: Sequence[Any]) -> str:
     """OpenClaw `formatFileOperations`: bounded `<read-files>` / `<modified-files>` blocks (2000 units at most)."""
-    sections = [s for s in (_bounded_file_list("read-files", read_files, MAX_FILE_OPS_LIST_CHARS),
-                            _bounded_file_list("modified-files", modified_files, MAX_FILE_OPS_LIST_CHARS)) if s]
-    if not sections:
-        return ""
-    return cap_compaction_summary("\n\n" + "\n\n".join(sections), MAX_FILE_OPS_SECTION_CHARS)
+    return cap_compaction_summary(file_operation_lists(read_files, modified_files), MAX_FILE_OPS_SECTION_CHARS)
 
 
 def cap_compaction_summary(summary: str, max_chars: int = MAX_COMPACTION_SUMMARY_CHARS) -> str:

@@ -10,6 +10,7 @@ chunked. Every position refers to the list the input came from (`messages_to_sum
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,6 +127,66 @@ class Chunking:
         }
 
 
+def start_chunking(
+    name: str,
+    items: list[SummaryItem],
+    context_window: int,
+    ratio_basis: list[SummaryItem] | None = None,
+    ratio_formula: str = "openclaw",
+    max_chunk_tokens: int | None = None,
+) -> Chunking:
+    """The `Chunking` of `items` before its parts are decided: the chunk ratio (computed on `ratio_basis`, default
+    `items`), `max_chunk_tokens` (default `max(1, floor(ctx * ratio) - 4096)`), the oversized messages; not staged.
+    Every release's `plan_chunking` starts here (the ratio and the limit are unchanged in 2026.9)."""
+    basis = items if ratio_basis is None else ratio_basis
+    openclaw_ratio = compute_adaptive_chunk_ratio(basis, context_window)
+    legacy_ratio = legacy_adaptive_chunk_ratio(basis, context_window)
+    ratio = legacy_ratio if ratio_formula == "legacy" else openclaw_ratio
+    limit = max_chunk_tokens if max_chunk_tokens is not None else max_chunk_tokens_for(context_window, ratio)
+    return Chunking(
+        input=name,
+        message_count=len(items),
+        total_tokens=total_tokens(items),
+        ratio_formula=ratio_formula,
+        adaptive_chunk_ratio=ratio,
+        legacy_chunk_ratio=legacy_ratio,
+        ratio_basis_messages=len(basis),
+        ratio_basis_tokens=total_tokens(basis),
+        max_chunk_tokens=limit,
+        chunk_limit_tokens=max(1, math.floor(limit / SAFETY_MARGIN)),
+        staged=False,
+        stage_reason="" if items else "no messages: nothing is summarized",
+        oversized=[it.position for it in items if it.position is not None and is_oversized_for_summary(it, context_window)],
+    )
+
+
+def add_chunks(
+    plan: Chunking,
+    items: list[SummaryItem],
+    parts: list[list[SummaryItem]],
+    context_window: int,
+    chunk: Callable[[list[SummaryItem], int], list[list[SummaryItem]]] = chunk_messages_by_max_tokens,
+) -> Chunking:
+    """Fill `plan` with its `parts` (`token_share_parts`; none: `items` is one pass) and the chunks `chunk` cuts
+    each part (or `items`) into with the plan's `max_chunk_tokens`, one LLM call each."""
+    groups: list[tuple[int | None, list[SummaryItem]]] = list(enumerate(parts)) if parts else [(None, items)]
+    for part, group in groups:
+        if part is not None:
+            plan.token_share_parts.append(PartPlan(part, _positions(group), sum(1 for it in group if it.synthetic), total_tokens(group)))
+        for piece in chunk(group, plan.max_chunk_tokens):
+            plan.chunks.append(
+                ChunkPlan(
+                    index=len(plan.chunks),
+                    part=part,
+                    positions=_positions(piece),
+                    synthetic_tool_results=sum(1 for it in piece if it.synthetic),
+                    tokens=total_tokens(piece),
+                    oversized=[it.position for it in piece if it.position is not None and is_oversized_for_summary(it, context_window)],
+                )
+            )
+    return plan
+
+
 def plan_chunking(
     name: str,
     items: list[SummaryItem],
@@ -139,30 +200,10 @@ def plan_chunking(
     `max_chunk_tokens` defaults to `max(1, floor(ctx * ratio) - 4096)` with the ratio computed on `ratio_basis`
     (default: `items`); pass it to reuse the history summary's limit (OpenClaw does for the turn prefix).
     """
-    basis = items if ratio_basis is None else ratio_basis
-    openclaw_ratio = compute_adaptive_chunk_ratio(basis, context_window)
-    legacy_ratio = legacy_adaptive_chunk_ratio(basis, context_window)
-    ratio = legacy_ratio if ratio_formula == "legacy" else openclaw_ratio
-    limit = max_chunk_tokens if max_chunk_tokens is not None else max_chunk_tokens_for(context_window, ratio)
-    total = total_tokens(items)
-    plan = Chunking(
-        input=name,
-        message_count=len(items),
-        total_tokens=total,
-        ratio_formula=ratio_formula,
-        adaptive_chunk_ratio=ratio,
-        legacy_chunk_ratio=legacy_ratio,
-        ratio_basis_messages=len(basis),
-        ratio_basis_tokens=total_tokens(basis),
-        max_chunk_tokens=limit,
-        chunk_limit_tokens=max(1, math.floor(limit / SAFETY_MARGIN)),
-        staged=False,
-        stage_reason="",
-        oversized=[it.position for it in items if it.position is not None and is_oversized_for_summary(it, context_window)],
-    )
+    plan = start_chunking(name, items, context_window, ratio_basis, ratio_formula, max_chunk_tokens)
     if not items:
-        plan.stage_reason = "no messages: nothing is summarized"
         return plan
+    total, limit = plan.total_tokens, plan.max_chunk_tokens
     parts = normalize_parts(DEFAULT_PARTS, len(items))
     splits: list[list[SummaryItem]] = []
     if len(items) < MIN_MESSAGES_FOR_SPLIT:
@@ -179,19 +220,4 @@ def plan_chunking(
         else:
             plan.staged = True
             plan.stage_reason = f"{total:,} tokens over max_chunk_tokens {limit:,}: {len(splits)} token-share parts, then a merge"
-    groups: list[tuple[int | None, list[SummaryItem]]] = list(enumerate(splits)) if splits else [(None, items)]
-    for part, group in groups:
-        if part is not None:
-            plan.token_share_parts.append(PartPlan(part, _positions(group), sum(1 for it in group if it.synthetic), total_tokens(group)))
-        for chunk in chunk_messages_by_max_tokens(group, limit):
-            plan.chunks.append(
-                ChunkPlan(
-                    index=len(plan.chunks),
-                    part=part,
-                    positions=_positions(chunk),
-                    synthetic_tool_results=sum(1 for it in chunk if it.synthetic),
-                    tokens=total_tokens(chunk),
-                    oversized=[it.position for it in chunk if it.position is not None and is_oversized_for_summary(it, context_window)],
-                )
-            )
-    return plan
+    return add_chunks(plan, items, splits, context_window)

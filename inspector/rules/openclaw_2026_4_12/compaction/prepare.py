@@ -15,7 +15,7 @@ pi's indexes are positions in `sessionManager.getBranch()`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -258,6 +258,39 @@ def _hashable_value(value: Any) -> Any:
     return js_stringify(value)
 
 
+def summarized_positions(
+    entries: Sequence[m.Entry], path: Sequence[int], boundary_start: int, cut: CutPoint, produces: Callable[[m.Entry], bool] = produces_message
+) -> tuple[list[int], list[int]]:
+    """The path positions of `messagesToSummarize` (the boundary up to the cut, or up to the split turn's start)
+    and of `turnPrefixMessages` (the split turn's start up to the cut): the entries that `produces` a message."""
+    history_end = cut.turn_start_pos if cut.is_split_turn else cut.first_kept_pos
+    summarize_pos = [i for i in range(boundary_start, history_end) if produces(entries[path[i]])]
+    prefix_pos = [i for i in range(cut.turn_start_pos, cut.first_kept_pos) if produces(entries[path[i]])] if cut.is_split_turn else []
+    return summarize_pos, prefix_pos
+
+
+def gather_file_ops(
+    session: Session,
+    path: Sequence[int],
+    prev: int,
+    positions: Sequence[int],
+    previous_details: Callable[[FileOps, m.Entry], None] = _previous_details,
+    may_have: Callable[[m.Entry], bool] = may_have_file_ops,
+    extract: Callable[[Any, FileOps], None] = extract_file_ops_from_message,
+) -> FileOps:
+    """`extractFileOperations`: the previous compaction's lists (`previous_details`, when `prev >= 0`), then the
+    file operations of the messages at `positions` (`extract`, loaded only where `may_have` says they could hold one)."""
+    entries = session.entries
+    ops = FileOps()
+    if prev >= 0:
+        previous_details(ops, entries[path[prev]])
+    for i in positions:
+        e = entries[path[i]]
+        if may_have(e):
+            extract(session.load_message(e), ops)
+    return ops
+
+
 def resolve_boundary(entries: Sequence[m.Entry], path: Sequence[int]) -> tuple[int, int, Any]:
     """`(prev_compaction_pos, boundary_start, previous_summary)` as pi's `prepareCompaction` finds them.
 
@@ -298,18 +331,8 @@ def prepare_compaction(session: Session, ctx: m.SessionContext, settings: Compac
     first_kept = entries[path[cut.first_kept_pos]] if 0 <= cut.first_kept_pos < end else None
     if first_kept is None or not first_kept.id:
         return NothingToPlan("the first kept entry has no id (the file needs migration)", "no_id")
-    history_end = cut.turn_start_pos if cut.is_split_turn else cut.first_kept_pos
-    summarize_pos = [i for i in range(boundary_start, history_end) if produces_message(entries[path[i]])]
-    prefix_pos = []
-    if cut.is_split_turn:
-        prefix_pos = [i for i in range(cut.turn_start_pos, cut.first_kept_pos) if produces_message(entries[path[i]])]
-    ops = FileOps()
-    if prev >= 0:
-        _previous_details(ops, entries[path[prev]])
-    for i in summarize_pos + prefix_pos:
-        e = entries[path[i]]
-        if may_have_file_ops(e):
-            extract_file_ops_from_message(session.load_message(e), ops)
+    summarize_pos, prefix_pos = summarized_positions(entries, path, boundary_start, cut)
+    ops = gather_file_ops(session, path, prev, summarize_pos + prefix_pos)
     return Preparation(
         first_kept_entry_id=first_kept.id,
         first_kept_pos=cut.first_kept_pos,

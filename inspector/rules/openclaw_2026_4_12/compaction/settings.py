@@ -146,17 +146,22 @@ def resolve_reserve_tokens(config: dict[str, Any] | None, reserve_tokens: int | 
     return ReserveTokens(reserve, source, configured, floor, floor_source)
 
 
+def resolve_keep_recent_tokens(comp: Any, keep_recent_tokens: int | None = None, default_source: str = "pi default") -> tuple[int, str]:
+    """`keepRecentTokens` and where it came from: the flag, else the `compaction` config's (a positive number), else
+    20000 (`default_source`: pi's default; 2026.9's agent core has the same one)."""
+    if keep_recent_tokens is not None:
+        return keep_recent_tokens, "flag"
+    configured_keep = _positive_int(_get(comp, "keepRecentTokens"))
+    if configured_keep is not None:
+        return configured_keep, f"config:{_CFG}.keepRecentTokens"
+    return DEFAULT_KEEP_RECENT_TOKENS, default_source
+
+
 def resolve_settings(config: dict[str, Any] | None, keep_recent_tokens: int | None = None, reserve_tokens: int | None = None) -> EffectiveSettings:
     """OpenClaw's effective compaction settings; explicit values (this tool's flags) win over everything."""
     comp = _get(config, "agents", "defaults", "compaction")
     reserve = resolve_reserve_tokens(config, reserve_tokens)
-    if keep_recent_tokens is not None:
-        keep, keep_source = keep_recent_tokens, "flag"
-    else:
-        configured_keep = _positive_int(_get(comp, "keepRecentTokens"))
-        keep, keep_source = (
-            (configured_keep, f"config:{_CFG}.keepRecentTokens") if configured_keep is not None else (DEFAULT_KEEP_RECENT_TOKENS, "pi default")
-        )
+    keep, keep_source = resolve_keep_recent_tokens(comp, keep_recent_tokens)
     share = _get(comp, "maxHistoryShare")
     provider = _get(comp, "provider")
     return EffectiveSettings(

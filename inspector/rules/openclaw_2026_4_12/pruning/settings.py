@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -332,9 +333,21 @@ class ResolvedSettings:
 
 def resolve_settings(config: dict[str, Any] | None, overrides: SettingsOverrides | None = None) -> ResolvedSettings:
     """Effective settings from openclaw.json (+ the Anthropic plugin default) and command-line overrides."""
+    return resolve_raw_settings(config, overrides, compute_effective_settings, lambda ttl: isinstance(ttl, str))
+
+
+def resolve_raw_settings(
+    config: dict[str, Any] | None,
+    overrides: SettingsOverrides | None,
+    compute: Callable[[Any], ContextPruningSettings | None],
+    reads_ttl: Callable[[Any], bool],
+) -> ResolvedSettings:
+    """The steps every release's `resolve_settings` takes: the raw object from openclaw.json, the Anthropic
+    auto-default, the overrides (`overrides.apply`), where the ttl came from, then `compute(raw)` in cache-ttl mode.
+    `reads_ttl(value)` says whether the release reads that `ttl` (a string; 2026.9: a non-empty one)."""
     raw = copy.deepcopy(raw_context_pruning(config) or {})
     auto = anthropic_auto_default(config)
-    ttl_source = "config" if isinstance(raw.get("ttl"), str) else "default"
+    ttl_source = "config" if reads_ttl(raw.get("ttl")) else "default"
     if auto.applies:
         raw["mode"] = MODE_CACHE_TTL
         if raw.get("ttl") is None:
@@ -344,14 +357,14 @@ def resolve_settings(config: dict[str, Any] | None, overrides: SettingsOverrides
     overridden = (overrides or SettingsOverrides()).apply(raw)
     if "ttl" in overridden:
         ttl_source = "flag"
-    if isinstance(raw.get("ttl"), str):
+    if reads_ttl(raw.get("ttl")):
         try:
             parse_duration_ms(raw["ttl"], default_unit="m")
         except (DurationError, OverflowError):
             ttl_source = f"default ({ttl_source} ttl {raw['ttl']!r} is invalid)"
     effective_raw = dict(raw)
     effective_raw["mode"] = MODE_CACHE_TTL
-    settings = compute_effective_settings(effective_raw)
+    settings = compute(effective_raw)
     assert settings is not None
     return ResolvedSettings(
         settings=settings,

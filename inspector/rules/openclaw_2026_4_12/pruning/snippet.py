@@ -55,11 +55,7 @@ def context_pruning_object(settings: ContextPruningSettings, *, minimal: bool = 
             soft[key] = value
     if soft:
         out["softTrim"] = soft
-    hard: dict[str, Any] = {}
-    if not minimal or settings.hard_clear.enabled != d.hard_clear.enabled:
-        hard["enabled"] = settings.hard_clear.enabled
-    if not minimal or settings.hard_clear.placeholder != d.hard_clear.placeholder:
-        hard["placeholder"] = settings.hard_clear.placeholder
+    hard = hard_clear_object(settings, DEFAULT_CONTEXT_PRUNING_SETTINGS, minimal=minimal)
     if hard:
         out["hardClear"] = hard
     if settings.tools:
@@ -67,10 +63,24 @@ def context_pruning_object(settings: ContextPruningSettings, *, minimal: bool = 
     return out
 
 
+def hard_clear_object(settings: ContextPruningSettings, defaults: ContextPruningSettings, *, minimal: bool = False) -> dict[str, Any]:
+    """The `hardClear` object of `settings` (`minimal`: only what differs from `defaults`; may be empty)."""
+    hard: dict[str, Any] = {}
+    if not minimal or settings.hard_clear.enabled != defaults.hard_clear.enabled:
+        hard["enabled"] = settings.hard_clear.enabled
+    if not minimal or settings.hard_clear.placeholder != defaults.hard_clear.placeholder:
+        hard["placeholder"] = settings.hard_clear.placeholder
+    return hard
+
+
+def config_snippet(context_pruning: dict[str, Any]) -> str:
+    """`{"agents": {"defaults": {"contextPruning": {...}}}}` as 2-space indented JSON (non-ASCII kept as is)."""
+    return json.dumps({"agents": {"defaults": {"contextPruning": context_pruning}}}, indent=2, ensure_ascii=False)
+
+
 def settings_snippet(settings: ContextPruningSettings, *, minimal: bool = False) -> str:
     """`{"agents": {"defaults": {"contextPruning": {...}}}}` as 2-space indented JSON (non-ASCII kept as is)."""
-    doc = {"agents": {"defaults": {"contextPruning": context_pruning_object(settings, minimal=minimal)}}}
-    return json.dumps(doc, indent=2, ensure_ascii=False)
+    return config_snippet(context_pruning_object(settings, minimal=minimal))
 
 
 def with_context_pruning_edits(config: dict[str, Any] | None, edits: dict[str, Any]) -> dict[str, Any]:

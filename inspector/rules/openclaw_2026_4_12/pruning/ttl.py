@@ -175,6 +175,24 @@ def is_anthropic_bedrock_model(model_id: str) -> bool:
     return False
 
 
+def generic_cache_ttl_rule(provider: str, model_id: str, model_api: str | None) -> str | None:
+    """The rules `isCacheTtlEligibleProvider` applies after the plugins' hooks (normalized `provider` and
+    `model_id`): the Anthropic family (`anthropic-vertex`, Claude on `amazon-bedrock`, else api
+    `anthropic-messages`), `kilocode` with an `anthropic/` model, Google prompt-cache models. The reason when one
+    makes the model eligible, else None. Unchanged in 2026.9."""
+    if provider == "anthropic-vertex":
+        return "anthropic-vertex (Anthropic family)"
+    if provider == "amazon-bedrock" and is_anthropic_bedrock_model(model_id):
+        return "amazon-bedrock with an Anthropic Claude model"
+    if provider != "amazon-bedrock" and model_api == "anthropic-messages":
+        return "api anthropic-messages (Anthropic family)"
+    if provider == "kilocode" and model_id.startswith("anthropic/"):
+        return "kilocode with an anthropic/ model"
+    if model_api == "google-generative-ai" and (model_id.startswith("gemini-2.5") or model_id.startswith("gemini-3")):
+        return "Google prompt-cache model (api google-generative-ai, gemini-2.5 / gemini-3)"
+    return None
+
+
 def is_cache_ttl_eligible(provider: str | None, model_id: str | None, model_api: str | None = None) -> Eligibility:
     """`isCacheTtlEligibleProvider(provider, modelId, modelApi)` with the bundled plugins' answers built in.
 
@@ -195,16 +213,9 @@ def is_cache_ttl_eligible(provider: str | None, model_id: str | None, model_api:
         return result(ok, f"{rule}: {'eligible' if ok else 'not eligible'}")
     if p == "anthropic":
         return result(True, "anthropic (Anthropic plugin)")
-    if p == "anthropic-vertex":
-        return result(True, "anthropic-vertex (Anthropic family)")
-    if p == "amazon-bedrock" and is_anthropic_bedrock_model(m):
-        return result(True, "amazon-bedrock with an Anthropic Claude model")
-    if p != "amazon-bedrock" and model_api == "anthropic-messages":
-        return result(True, "api anthropic-messages (Anthropic family)")
-    if p == "kilocode" and m.startswith("anthropic/"):  # unreachable while the Kilocode plugin answers first
-        return result(True, "kilocode with an anthropic/ model")
-    if model_api == "google-generative-ai" and (m.startswith("gemini-2.5") or m.startswith("gemini-3")):
-        return result(True, "Google prompt-cache model (api google-generative-ai, gemini-2.5 / gemini-3)")
+    generic = generic_cache_ttl_rule(p, m, model_api)  # its kilocode rule is unreachable while the Kilocode plugin answers first
+    if generic is not None:
+        return result(True, generic)
     if not p:
         return result(False, "no provider known for this session")
     if p == "amazon-bedrock":

@@ -36,7 +36,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from inspector.js.jsjson import js_len, js_stringify, js_truthy
-from inspector.js.utf16 import js_collapse_whitespace, js_slice, js_starts_with_whitespace, js_trim, js_trim_end, js_trim_start
+from inspector.js.utf16 import js_collapse_whitespace, js_slice, js_starts_with_whitespace, js_trim, js_trim_start
 from inspector.rules.openclaw_2026_4_12.compaction.assembly import (
     MAX_FILE_OPS_LIST_CHARS,
     MAX_FILE_OPS_SECTION_CHARS,
@@ -46,8 +46,11 @@ from inspector.rules.openclaw_2026_4_12.compaction.assembly import (
     SPLIT_TURN_HEADING,
     SUMMARY_TRUNCATED_MARKER,
     append_summary_section,
+    context_role_label,
     extract_message_text,
+    file_operation_lists,
     format_non_text_placeholder,
+    tool_failures_section,
 )
 from inspector.rules.openclaw_2026_4_12.compaction.stages import MAX_COMPACTION_SUMMARY_CHARS
 from inspector.rules.openclaw_2026_9_6.pruning.pruner import slice_utf16_safe
@@ -136,15 +139,8 @@ class ContextSection:
 
 
 def _format_context_message(message: dict[str, Any]) -> str | None:
-    role = message.get("role")
-    if role == "assistant":
-        label = "Assistant"
-    elif role == "user":
-        label = "User"
-    elif role == "toolResult":
-        name = message.get("toolName")
-        label = f"Tool result ({name if isinstance(name, str) and js_trim(name) else 'tool'})"
-    else:
+    label = context_role_label(message)
+    if label is None:
         return None
     rendered = "\n".join(p for p in (extract_message_text(message), format_non_text_placeholder(message.get("content"))) if p)
     if not rendered:
@@ -240,9 +236,8 @@ def _accepted_spawn(message: dict[str, Any]) -> bool:
 
 def format_tool_failures_section(messages: Sequence[dict[str, Any]]) -> str:
     """`collectToolFailures` + `formatToolFailuresSection` (8 failures at most, 240 characters each)."""
-    lines: list[str] = []
+    failures: list[tuple[str, str | None, str]] = []
     seen: set[str] = set()
-    count = 0
     for msg in messages:
         if not isinstance(msg, dict) or msg.get("role") != "toolResult" or not js_truthy(msg.get("isError")):
             continue
@@ -260,44 +255,14 @@ def format_tool_failures_section(messages: Sequence[dict[str, Any]]) -> str:
         text = js_trim(js_collapse_whitespace("\n".join(texts))) or ("failed" if meta else "failed (no output)")
         if js_len(text) > MAX_TOOL_FAILURE_CHARS:
             text = truncate_utf16_safe(text, MAX_TOOL_FAILURE_CHARS - 3) + "..."
-        count += 1
-        if count <= MAX_TOOL_FAILURES:
-            lines.append(f"- {tool}{f' ({meta})' if meta else ''}: {text}")
-    if count == 0:
-        return ""
-    if count > MAX_TOOL_FAILURES:
-        lines.append(f"- ...and {count - MAX_TOOL_FAILURES} more")
-    return "\n\n## Tool Failures\n" + "\n".join(lines)
-
-
-def _bounded_file_list(tag: str, files: Sequence[Any], max_chars: int) -> str:
-    if not files or max_chars <= 0:
-        return ""
-    open_tag, close_tag = f"<{tag}>\n", f"\n</{tag}>"
-    lines: list[str] = []
-    used = js_len(open_tag) + js_len(close_tag)
-    for i, f in enumerate(files):
-        line = f"{f}\n"
-        remaining = len(files) - i - 1
-        overflow_line = f"...and {remaining} more\n" if remaining > 0 else ""
-        if used + js_len(line) + js_len(overflow_line) > max_chars:
-            overflow = f"...and {len(files) - i} more\n"
-            if used + js_len(overflow) <= max_chars:
-                lines.append(overflow)
-            break
-        lines.append(line)
-        used += js_len(line)
-    return f"{open_tag}{js_trim_end(''.join(lines))}{close_tag}" if lines else ""
+        failures.append((tool, meta, text))
+    return tool_failures_section(failures)
 
 
 def format_file_operations(read_files: Sequence[Any], modified_files: Sequence[Any]) -> str:
     """The agent core's `formatFileOperations`: `<read-files>` / `<modified-files>` (900 characters each, no blank
     line before the closing tag), the whole cut at 2,000 (no marker)."""
-    sections = [s for s in (_bounded_file_list("read-files", read_files, MAX_FILE_OPS_LIST_CHARS),
-                            _bounded_file_list("modified-files", modified_files, MAX_FILE_OPS_LIST_CHARS)) if s]
-    if not sections:
-        return ""
-    joined = "\n\n" + "\n\n".join(sections)
+    joined = file_operation_lists(read_files, modified_files, trim_end=True)
     return js_slice(joined, 0, MAX_FILE_OPS_SECTION_CHARS) if js_len(joined) > MAX_FILE_OPS_SECTION_CHARS else joined
 
 

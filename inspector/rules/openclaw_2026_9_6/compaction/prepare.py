@@ -36,9 +36,11 @@ from inspector.rules.openclaw_2026_4_12.compaction.prepare import (
     CutPoint,
     FileOps,
     NothingToPlan,
+    gather_file_ops,
     js_sort_key,
     js_sorted,
     resolve_boundary,
+    summarized_positions,
 )
 from inspector.rules.openclaw_2026_4_12.compaction.prepare import Preparation as _AprilPreparation
 from inspector.rules.openclaw_2026_4_12.tokens.context_usage import last_context_usage
@@ -274,22 +276,12 @@ def prepare_compaction(session: Session, ctx: m.SessionContext, settings: Compac
     keep = scaled_keep(settings.keep_recent_tokens, usage["usage_tokens"], estimated)
     cut = find_cut_point(entries, path, boundary_start, end, keep.keep_recent_tokens)
     first_kept = entries[path[cut.first_kept_pos]] if 0 <= cut.first_kept_pos < end else None
-    history_end = cut.turn_start_pos if cut.is_split_turn else cut.first_kept_pos
-    summarize_pos = [i for i in range(boundary_start, history_end) if produces_message(entries[path[i]])]
-    prefix_pos = []
-    if cut.is_split_turn:
-        prefix_pos = [i for i in range(cut.turn_start_pos, cut.first_kept_pos) if produces_message(entries[path[i]])]
+    summarize_pos, prefix_pos = summarized_positions(entries, path, boundary_start, cut, produces_message)
     if first_kept is None or not first_kept.id:
         return NothingToPlan("the first kept entry has no id (the file needs migration)", "no_id")
     if not summarize_pos and not prefix_pos:
         return NothingToPlan("nothing before the cut point to summarize", "nothing_to_summarize")
-    ops = FileOps()
-    if prev >= 0:
-        _previous_details(ops, entries[path[prev]])
-    for i in summarize_pos + prefix_pos:
-        e = entries[path[i]]
-        if may_have_file_ops(e):
-            extract_file_ops_from_message(session.load_message(e), ops)
+    ops = gather_file_ops(session, path, prev, summarize_pos + prefix_pos, _previous_details, may_have_file_ops, extract_file_ops_from_message)
     return Preparation(
         first_kept_entry_id=first_kept.id,
         first_kept_pos=cut.first_kept_pos,

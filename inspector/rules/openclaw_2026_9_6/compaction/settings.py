@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.rules.openclaw_2026_4_12.compaction.prepare import DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS
+from inspector.rules.openclaw_2026_4_12.compaction.prepare import DEFAULT_RESERVE_TOKENS
 from inspector.rules.openclaw_2026_4_12.compaction.safeguard import resolve_recent_turns_preserve
 from inspector.rules.openclaw_2026_4_12.compaction.settings import (
     DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR,
@@ -35,8 +35,8 @@ from inspector.rules.openclaw_2026_4_12.compaction.settings import (
     ModeInfo,
     ReserveTokens,
     _get,
-    _positive_int,
     resolve_context_engine,
+    resolve_keep_recent_tokens,
     resolve_mode,
 )
 from inspector.rules.openclaw_2026_4_12.compaction.settings import EffectiveSettings as _AprilSettings
@@ -136,13 +136,7 @@ def resolve_settings(
     comp = _get(config, "agents", "defaults", "compaction")
     reserve = resolve_reserve_tokens(config, reserve_tokens)
     capped = cap_reserve_tokens(reserve.reserve_tokens, context_window) if context_window is not None else None
-    if keep_recent_tokens is not None:
-        keep, keep_source = keep_recent_tokens, "flag"
-    else:
-        configured_keep = _positive_int(_get(comp, "keepRecentTokens"))
-        keep, keep_source = (
-            (configured_keep, f"config:{_CFG}.keepRecentTokens") if configured_keep is not None else (DEFAULT_KEEP_RECENT_TOKENS, "default")
-        )
+    keep, keep_source = resolve_keep_recent_tokens(comp, keep_recent_tokens, "default")
     provider = _get(comp, "provider")
     effective = capped.effective if capped is not None else reserve.reserve_tokens
     return EffectiveSettings(

@@ -192,14 +192,7 @@ def soft_prune_cache_ttl_tool_result(message: dict[str, Any]) -> dict[str, Any]:
     raw = message.get("content")
     content: list[Any] = raw if isinstance(raw, list) else []
     has_image = any(_is_record(b) and b.get("type") == "image" for b in content)
-    parts: list[str] = []
-    for block in content:
-        text = _text_of(block)
-        if text is not None:
-            parts.append(text)
-        elif _is_record(block) and block.get("type") == "image":
-            parts.append(PRUNED_CONTEXT_IMAGE_MARKER)
-    text = "\n".join(parts)
+    text = "\n".join(_soft_parts(message))
     raw_len = js_len(text)
     if not has_image and raw_len <= SOFT_TRIM_MAX_CHARS:
         return message
@@ -364,6 +357,7 @@ def prune_context_messages(
 
 
 def _soft_parts(message: dict[str, Any]) -> list[str]:
+    """The texts the soft trim joins: each text block's (`cacheTtlText`), an image as its marker."""
     raw = message.get("content")
     content: list[Any] = raw if isinstance(raw, list) else []
     parts = []

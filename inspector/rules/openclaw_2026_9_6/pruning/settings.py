@@ -18,8 +18,8 @@ its keys), `RETIRED_KEYS`, `retired_keys(raw)`.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Any, TypeGuard
 
 from inspector.js.jsjson import js_truthy
 from inspector.js.utf16 import js_trim
@@ -41,7 +41,9 @@ from inspector.rules.openclaw_2026_4_12.pruning.settings import (
     js_json_number,
     parse_duration_ms,
     raw_context_pruning,
+    resolve_raw_settings,
 )
+from inspector.rules.openclaw_2026_4_12.pruning.settings import SettingsOverrides as _AprilOverrides
 
 __all__ = [
     "ANTHROPIC_DEFAULT_TTL",
@@ -82,6 +84,11 @@ def retired_keys(raw: Any) -> list[str]:
     return [key for key in RETIRED_KEYS if isinstance(raw, dict) and key in raw]
 
 
+def _reads_ttl(ttl: Any) -> TypeGuard[str]:
+    """A `ttl` 2026.9 reads: a non-empty string (2026.4.12 reads an empty one too, and finds it invalid)."""
+    return isinstance(ttl, str) and ttl != ""
+
+
 def compute_effective_settings(raw: Any) -> ContextPruningSettings | None:
     """`resolveCacheTtlPruningSettings(config)`: None unless `mode == "cache-ttl"`; only `ttl`, `tools` and
     `hardClear` are read, every other value is the built-in one.
@@ -94,7 +101,7 @@ def compute_effective_settings(raw: Any) -> ContextPruningSettings | None:
     s = ContextPruningSettings()
     ttl = raw.get("ttl")
     s.ttl_ms = DEFAULT_TTL_MS
-    if isinstance(ttl, str) and ttl:
+    if _reads_ttl(ttl):
         try:
             s.ttl_ms = parse_duration_ms(ttl, default_unit="m")
         except (DurationError, OverflowError):
@@ -115,24 +122,12 @@ def compute_effective_settings(raw: Any) -> ContextPruningSettings | None:
 
 
 @dataclass(slots=True)
-class SettingsOverrides:
+class SettingsOverrides(_AprilOverrides):
     """Command-line overrides, in the raw `contextPruning` shape (None = not given); only 2026.9.6's settings.
 
-    The fields of 2026.4.12's retired settings exist (so a caller can fill either release's overrides the same
-    way) and must stay None: `unsupported()` names the ones that are set."""
+    2026.4.12's overrides (its fields and its `apply`), of which the retired settings must stay None:
+    `unsupported()` names the ones that are set, and `apply` refuses them."""
 
-    ttl: str | None = None
-    keep_last_assistants: float | None = None
-    soft_trim_ratio: float | None = None
-    hard_clear_ratio: float | None = None
-    min_prunable_tool_chars: float | None = None
-    soft_trim_max_chars: float | None = None
-    soft_trim_head_chars: float | None = None
-    soft_trim_tail_chars: float | None = None
-    hard_clear_enabled: bool | None = None
-    hard_clear_placeholder: str | None = None
-    tools_allow: list[str] | None = None
-    tools_deny: list[str] | None = None
     _RETIRED = (
         ("keep_last_assistants", "keepLastAssistants"),
         ("soft_trim_ratio", "softTrimRatio"),
@@ -151,25 +146,7 @@ class SettingsOverrides:
         """Merge into `raw` (mutated); returns the dotted names that were overridden. Retired settings raise."""
         if self.unsupported():
             raise ValueError(f"not a setting in OpenClaw 2026.9.6: {', '.join(self.unsupported())}")
-        touched: list[str] = []
-        for path, value in (
-            ("ttl", self.ttl),
-            ("hardClear.enabled", self.hard_clear_enabled),
-            ("hardClear.placeholder", self.hard_clear_placeholder),
-            ("tools.allow", list(self.tools_allow) if self.tools_allow else None),
-            ("tools.deny", list(self.tools_deny) if self.tools_deny else None),
-        ):
-            if value is None:
-                continue
-            *parents, leaf = path.split(".")
-            node = raw
-            for p in parents:
-                if not isinstance(node.get(p), dict):
-                    node[p] = {}
-                node = node[p]
-            node[leaf] = value
-            touched.append(path)
-        return touched
+        return _AprilOverrides.apply(self, raw)
 
 
 @dataclass(slots=True)
@@ -184,33 +161,7 @@ class ResolvedSettings2026_9(ResolvedSettings):
 
 
 def resolve_settings(config: dict[str, Any] | None, overrides: SettingsOverrides | None = None) -> ResolvedSettings2026_9:
-    """Effective settings from openclaw.json (+ the Anthropic plugin default, ttl `1h`) and command-line overrides."""
-    raw = copy.deepcopy(raw_context_pruning(config) or {})
-    auto = anthropic_auto_default(config)
-    ttl_source = "config" if isinstance(raw.get("ttl"), str) and raw.get("ttl") else "default"
-    if auto.applies:
-        raw["mode"] = MODE_CACHE_TTL
-        if raw.get("ttl") is None:
-            raw["ttl"] = ANTHROPIC_DEFAULT_TTL
-            ttl_source = "anthropic-default"
-    configured_mode = raw.get("mode")
-    overridden = (overrides or SettingsOverrides()).apply(raw)
-    if "ttl" in overridden:
-        ttl_source = "flag"
-    if isinstance(raw.get("ttl"), str) and raw["ttl"]:
-        try:
-            parse_duration_ms(raw["ttl"], default_unit="m")
-        except (DurationError, OverflowError):
-            ttl_source = f"default ({ttl_source} ttl {raw['ttl']!r} is invalid)"
-    settings = compute_effective_settings(dict(raw) | {"mode": MODE_CACHE_TTL})
-    assert settings is not None
-    return ResolvedSettings2026_9(
-        settings=settings,
-        raw=raw,
-        configured_mode=configured_mode,
-        enabled=configured_mode == MODE_CACHE_TTL,
-        anthropic_auto_default=auto,
-        overridden=overridden,
-        ttl_source=ttl_source,
-        retired=retired_keys(raw),
-    )
+    """Effective settings from openclaw.json (+ the Anthropic plugin default, ttl `1h`) and command-line overrides
+    (2026.4.12's steps, `resolve_raw_settings`, with this release's `compute_effective_settings`)."""
+    base = resolve_raw_settings(config, overrides or SettingsOverrides(), compute_effective_settings, _reads_ttl)
+    return ResolvedSettings2026_9(**{f.name: getattr(base, f.name) for f in fields(ResolvedSettings)}, retired=retired_keys(base.raw))

@@ -2,16 +2,21 @@
 
 2026.9.6's schema is `.strict()`: `contextPruning` holds `mode`, `ttl`, `tools.{allow,deny}` and
 `hardClear.{enabled,placeholder}` only, so the snippet carries nothing else (a retired key would make OpenClaw
-reject the whole config). `duration_setting` and `with_context_pruning_edits` are 2026.4.12's.
+reject the whole config). `duration_setting`, `with_context_pruning_edits`, the `hardClear` object and the JSON
+document are 2026.4.12's.
 """
 
 from __future__ import annotations
 
 import copy
-import json
 from typing import Any
 
-from inspector.rules.openclaw_2026_4_12.pruning.snippet import duration_setting, with_context_pruning_edits
+from inspector.rules.openclaw_2026_4_12.pruning.snippet import (
+    config_snippet,
+    duration_setting,
+    hard_clear_object,
+    with_context_pruning_edits,
+)
 from inspector.rules.openclaw_2026_9_6.pruning.settings import (
     DEFAULT_CONTEXT_PRUNING_SETTINGS,
     MODE_CACHE_TTL,
@@ -29,11 +34,7 @@ def context_pruning_object(settings: ContextPruningSettings, *, minimal: bool = 
     ttl = duration_setting(settings.ttl_ms)
     if not minimal or ttl != duration_setting(d.ttl_ms):
         out["ttl"] = ttl
-    hard: dict[str, Any] = {}
-    if not minimal or settings.hard_clear.enabled != d.hard_clear.enabled:
-        hard["enabled"] = settings.hard_clear.enabled
-    if not minimal or settings.hard_clear.placeholder != d.hard_clear.placeholder:
-        hard["placeholder"] = settings.hard_clear.placeholder
+    hard = hard_clear_object(settings, d, minimal=minimal)
     if hard:
         out["hardClear"] = hard
     tools = settings.tools if isinstance(settings.tools, dict) else {}
@@ -45,5 +46,4 @@ def context_pruning_object(settings: ContextPruningSettings, *, minimal: bool = 
 
 def settings_snippet(settings: ContextPruningSettings, *, minimal: bool = False) -> str:
     """`{"agents": {"defaults": {"contextPruning": {...}}}}` as 2-space indented JSON (non-ASCII kept as is)."""
-    doc = {"agents": {"defaults": {"contextPruning": context_pruning_object(settings, minimal=minimal)}}}
-    return json.dumps(doc, indent=2, ensure_ascii=False)
+    return config_snippet(context_pruning_object(settings, minimal=minimal))

@@ -39,6 +39,7 @@ from inspector.rules.openclaw_2026_4_12.pruning.ttl import (
     TtlGate,
     evaluate_ttl_gate,
     format_duration_ms,
+    generic_cache_ttl_rule,
     is_anthropic_bedrock_model,
     iso_or_none,
     js_number,
@@ -151,16 +152,9 @@ def is_cache_ttl_eligible(
         family = m.removeprefix("openrouter/").removeprefix("~")
         ok = bool(_OPENROUTER_CACHE_TTL_MODEL_FAMILY.match(family))
         return result(ok, f"OpenRouter plugin: model family anthropic/deepseek/moonshot/z-ai: {'eligible' if ok else 'not eligible'}")
-    if p == "anthropic-vertex":
-        return result(True, "anthropic-vertex (Anthropic family)")
-    if p == "amazon-bedrock" and is_anthropic_bedrock_model(m):
-        return result(True, "amazon-bedrock with an Anthropic Claude model")
-    if p != "amazon-bedrock" and model_api == "anthropic-messages":
-        return result(True, "api anthropic-messages (Anthropic family)")
-    if p == "kilocode" and m.startswith("anthropic/"):
-        return result(True, "kilocode with an anthropic/ model")
-    if model_api == "google-generative-ai" and (m.startswith("gemini-2.5") or m.startswith("gemini-3")):
-        return result(True, "Google prompt-cache model (api google-generative-ai, gemini-2.5 / gemini-3)")
+    generic = generic_cache_ttl_rule(p, m, model_api)
+    if generic is not None:
+        return result(True, generic)
     if not p:
         return result(False, "no provider known for this session")
     return result(False, f"provider {provider!r} is not cache-TTL eligible: OpenClaw does not install pruning for it")
