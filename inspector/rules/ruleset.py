@@ -74,7 +74,7 @@ class RuleSet:
     Each part is a module of the release's folder, loaded on first use: `context_rebuild` (the context the model
     sees), `tokens` (estimators, their fused fast path, usage), `context_usage` (the context's size now), `pruning_settings`, `pruner`, `ttl`, `thinking`, `tool_guard`, `snippet` (context pruning),
     `compaction_settings`, `prepare` (cut point), `safeguard`, `chunking`, `stages`, `triggers`, `boundary`,
-    `assembly`, `items`, `prompts` (compaction), `heartbeat`, `window_guard`, `config_schema`, `model_catalog`.
+    `assembly`, `items`, `latest_request` (2026.9.6 on), `prompts` (compaction), `heartbeat`, `window_guard`, `config_schema`, `model_catalog`.
     """
 
     release: Release
@@ -102,6 +102,7 @@ class RuleSet:
         "boundary": "compaction.boundary",
         "assembly": "compaction.assembly",
         "items": "compaction.items",
+        "latest_request": "compaction.latest_request",
         "prompts": "compaction.prompts",
         "window_guard": "window_guard",
         "config_schema": "config_schema",
@@ -138,6 +139,15 @@ class RuleSet:
                 mod = rule_set(self.release.inherits).part(name)
             self._loaded[name] = mod
         return mod
+
+    def has(self, name: str) -> bool:
+        """Whether this release (or the one it inherits from) has the part `name` at all (a part new in a later
+        release, such as 2026.9.6's `latest_request`, is missing from an older one)."""
+        try:
+            self.part(name)
+        except ModuleNotFoundError:
+            return False
+        return True
 
     def owns(self, name: str) -> bool:
         """Whether this release's own folder holds the part `name` (False: it is inherited unchanged)."""

@@ -16,6 +16,7 @@ from typing import Any
 from oracle.openclaw_2026_9 import openclaw_2026_9  # noqa: F401
 
 from inspector.rules.openclaw_2026_9_6.compaction import assembly as A
+from inspector.rules.openclaw_2026_9_6.compaction import latest_request as L
 
 SCRIPT = Path(__file__).parent.parent / "oracle" / "oc_2026_9_assembly.mjs"
 ALPHABET = "abc de\nfg## 中文字😀𝒳 \t"
@@ -125,10 +126,10 @@ def test_core_compact_with_the_latest_unresolved_request(openclaw_2026_9: Any) -
         })
     expected = openclaw_2026_9.run_script(SCRIPT, cases)
     for case, want in zip(cases, expected, strict=True):
-        got = A.assemble_core_summary(case["history"], case["prefix"], sorted(case["read"]), sorted(case["modified"]), case["request"])
+        got = L.assemble_core_summary(case["history"], case["prefix"], sorted(case["read"]), sorted(case["modified"]), case["request"])
         assert got == want["summary"]
         assert ("latestUnresolvedUserRequest" in want["details"]) == bool(case["request"])
-        assert got.startswith(A.LATEST_UNRESOLVED_REQUEST_HEADING) == bool(case["request"])
+        assert got.startswith(L.LATEST_UNRESOLVED_REQUEST_HEADING) == bool(case["request"])
     assert sum(A.SUMMARY_TRUNCATED_MARKER in w["summary"] for w in expected) > 10
 
 
@@ -152,5 +153,5 @@ def test_latest_user_request_matches_prepare_compaction(openclaw_2026_9: Any) ->
         if isinstance(want, dict):  # nothing to compact
             continue
         compared += 1
-        assert A.extract_latest_user_request(conv) == want
+        assert L.extract_latest_user_request(conv) == want
     assert compared > 20

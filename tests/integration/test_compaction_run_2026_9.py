@@ -17,6 +17,7 @@ from inspector.base.clock import SystemClock
 from inspector.figures.forecast.plan import plan_compaction
 from inspector.js.jsjson import js_len
 from inspector.rules.openclaw_2026_9_6.compaction import assembly as A
+from inspector.rules.openclaw_2026_9_6.compaction import latest_request as L
 from inspector.rules.ruleset import rule_set
 from inspector.session.session import open_session
 from inspector.write.staged import Msg, Stager
@@ -144,8 +145,8 @@ def test_the_forecast_shows_the_summary_limits(tmp_path: Path) -> None:
         assert (limits["max_chars"], limits["file_list_chars"], limits["file_section_chars"]) == (16_000, 900, 2_000)
         assert limits["file_ops_chars"] == js_len(A.format_file_operations(plan["file_ops"]["read_files"], plan["file_ops"]["modified_files"]))
         request = limits["latest_unresolved_request"]
-        assert request["text"].startswith("turn 39: please look at 字") and A.LATEST_USER_REQUEST_TRUNCATED_MARKER in request["text"]
-        assert js_len(request["text"]) == 379 + js_len(A.LATEST_USER_REQUEST_TRUNCATED_MARKER) + 380
+        assert request["text"].startswith("turn 39: please look at 字") and L.LATEST_USER_REQUEST_TRUNCATED_MARKER in request["text"]
+        assert js_len(request["text"]) == 379 + js_len(L.LATEST_USER_REQUEST_TRUNCATED_MARKER) + 380
         assert request["where"] == "safeguard prompt and details" and request["section_chars"] == 0  # safeguard is the default mode
-    limits = A.summary_limits([], [], "fix it", "default")
+    limits = L.summary_limits([], [], "fix it", "default")
     assert limits.request_in_summary and limits.request_section_chars == js_len('## Latest unresolved user request\n"fix it"\n\n')

@@ -411,7 +411,7 @@ def _latest_request(rules: RuleSet, session: Session, ctx: m.SessionContext) -> 
     """The rules' `extract_latest_user_request` of the context, reading only the user messages from the end."""
     for cm in reversed(ctx.messages):
         if cm.role == "user":
-            found = rules.assembly.extract_latest_user_request([session.load_message(session.entries[cm.entry_index]) or {}])
+            found = rules.latest_request.extract_latest_user_request([session.load_message(session.entries[cm.entry_index]) or {}])
             if found:
                 return str(found)
     return None
@@ -435,9 +435,9 @@ def _fill(rules: RuleSet, session: Session, ctx: m.SessionContext, plan: Compact
     plan.messages_to_summarize = refs
     plan.turn_prefix_messages = _refs(session, path, prep.turn_prefix_pos, ctx_index, prefix)
     plan.read_files, plan.modified_files = prep.file_ops.lists()
-    limits_of = getattr(rules.assembly, "summary_limits", None)
-    if limits_of is not None:
-        plan.summary_limits = limits_of(plan.read_files, plan.modified_files, _latest_request(rules, session, ctx), plan.mode.mode)
+    if rules.has("latest_request"):
+        latest = _latest_request(rules, session, ctx)
+        plan.summary_limits = rules.latest_request.summary_limits(plan.read_files, plan.modified_files, latest, plan.mode.mode)
     plan.boundary_only = _is_boundary_only(rules, session, path, prep.summarize_pos, items) and _is_boundary_only(
         rules, session, path, prep.turn_prefix_pos, prefix
     )
