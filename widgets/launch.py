@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from inspector.host.discovery.stores import add_session_option
 from inspector.host.rules_choice import add_rules_option
+from inspector.read.store.locate import add_session_option
 
 from .options import InspectorOptions
 

@@ -80,8 +80,8 @@ def build_parser(modules: list[ModuleType] | None = None) -> argparse.ArgumentPa
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for mod in command_modules() if modules is None else modules:
         mod.register(sub)
-    from inspector.host.discovery.stores import add_session_option
     from inspector.host.rules_choice import add_rules_option
+    from inspector.read.store.locate import add_session_option
 
     for command_parser in sub.choices.values():
         add_rules_option(command_parser)

@@ -46,3 +46,23 @@ def test_a_replayed_memo_imports_nothing_heavy(tmp_path: Path) -> None:
     assert second == first
     assert "inspector.session.session" in imported_cold  # the first run computed the figures
     assert imported_warm == ""
+
+
+STORE_PROBE = """
+import sys
+from inspector.cli import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+sys.stderr.write(" ".join(m for m in ("sqlite3", "zstandard", "inspector.read.store.connection") if m in sys.modules))
+sys.exit(code)
+"""
+
+
+def test_a_command_on_a_session_file_imports_nothing_of_the_sqlite_stores(tmp_path: Path) -> None:
+    """Telling a session file from a store reads its first sixteen bytes: `sqlite3` (and its memory) is for stores only."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes((ROOT / "inspector" / "data" / "demo-session.jsonl").read_bytes())
+    env = dict(os.environ, HOME=str(tmp_path), OPENCLAW_STATE_DIR=str(tmp_path / ".openclaw"))
+    proc = subprocess.run([sys.executable, "-c", STORE_PROBE, "stats", "--json", "--no-tiktoken", "--no-cache", str(path)],
+                          capture_output=True, env=env, cwd=ROOT, timeout=300, check=True)
+    assert proc.stderr.decode() == ""

@@ -134,14 +134,16 @@ def open_store_source(args: argparse.Namespace) -> None:
     wanted = getattr(args, "session", None)
     if not isinstance(path, Path):
         return
-    from inspector.host.discovery.stores import open_store_session, store_of
-    from inspector.read.store.connection import StoreError
+    from inspector.read.store.locate import store_of
 
     store = store_of(path)
     if store is None:
         if wanted is not None:
             raise CommandExit(f"{path}: --session picks a session of an OpenClaw SQLite store; this is not one", EXIT_ERROR)
         return
+    from inspector.host.discovery.stores import open_store_session
+    from inspector.read.store.connection import StoreError
+
     if getattr(args, "command", None) in WRITE_COMMANDS:
         from inspector.host.discovery.stores import choose_session
 

@@ -11,14 +11,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from inspector.read.store.connection import STORE_FILENAME, StoreError, connect, is_sqlite_file
+from inspector.read.store.connection import StoreError, connect
+from inspector.read.store.locate import STORE_FILENAME, is_sqlite_file, store_of  # noqa: F401  (store_of re-exported)
 from inspector.read.store.mirror import Mirror, sync_mirror
 from inspector.read.store.rows import StoreSession, list_sessions, pick_session
-
-if TYPE_CHECKING:
-    import argparse
 
 IMPORT_ARCHIVE_DIR = "session-sqlite-import-archive"
 """Where `openclaw doctor --session-sqlite import` moves the JSONL it imported (beside the agent's `sessions/`)."""
@@ -27,21 +25,6 @@ KNOWN_KEYS_SHOWN = 5
 
 class StoreSessionError(StoreError):
     """`--session` names no session of the store (or the store holds none); the message lists a few known ones."""
-
-
-def store_of(path: Path | str) -> Path | None:
-    """The store `path` names: a SQLite file, or an agent dir (`agents/<id>`, `agents/<id>/agent`) holding one."""
-    path = Path(path)
-    try:
-        if path.is_file():
-            return path if is_sqlite_file(path) else None
-        if path.is_dir():
-            for candidate in (path / STORE_FILENAME, path / "agent" / STORE_FILENAME):
-                if candidate.is_file():
-                    return candidate
-    except OSError:
-        return None
-    return None
 
 
 def stores_of_state_dir(state_dir: Path) -> list[Path]:
@@ -120,13 +103,3 @@ def open_store_session(store: Path, wanted: str | None) -> Mirror:
     return mirror
 
 
-def add_session_option(p: argparse.ArgumentParser) -> None:
-    """`--session ID_OR_KEY`: which session of an OpenClaw SQLite store PATH names (default: the most recently
-    updated); every command that takes a PATH and the app have it."""
-    if any("--session" in action.option_strings for action in p._actions):
-        return
-    p.add_argument(
-        "--session", default=None, metavar="ID_OR_KEY",
-        help="when PATH is an OpenClaw SQLite store (or an agent dir holding one): the session, by id or key "
-        "(default: the most recently updated)",
-    )

@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-STORE_FILENAME = "openclaw-agent.sqlite"
-"""The store's file name in `<stateDir>/agents/<agentId>/agent/`."""
+from inspector.read.store.locate import SQLITE_MAGIC, STORE_FILENAME, is_sqlite_file  # noqa: F401  (re-exported)
+
 BUSY_TIMEOUT_S = 3.0
 """How long a read waits for a database another process has locked before `StoreBusy`."""
-SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 class StoreError(Exception):
@@ -47,15 +46,6 @@ class StoreIdentity:
 
     def to_json(self) -> dict[str, object]:
         return {"dev": self.dev, "ino": self.ino, "path": self.path}
-
-
-def is_sqlite_file(path: Path | str) -> bool:
-    """Whether `path` is a regular file starting with SQLite's magic header."""
-    try:
-        with open(path, "rb") as f:
-            return f.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
-    except (OSError, ValueError):
-        return False
 
 
 def connect(path: Path | str, busy_timeout_s: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:
