@@ -1,4 +1,4 @@
-"""`session-inspector [PATH] [--demo] [--context-window N] [--config FILE]`: parse, pick the demo, run the app."""
+"""`session-inspector [PATH] [--demo] [--context-window N] [--config FILE] [--gateway-log PATH]`: parse, pick the demo, run the app."""
 
 from __future__ import annotations
 
@@ -28,6 +28,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--demo", action="store_true", help="open the bundled demo session")
     p.add_argument("--context-window", type=int, default=None, metavar="N", help="override the context window (tokens)")
     p.add_argument("--config", type=Path, default=None, help="OpenClaw config file (default: the user's openclaw.json)")
+    p.add_argument(
+        "--gateway-log", type=Path, default=None, metavar="PATH",
+        help="OpenClaw's Gateway log (file or directory; default: the config's logging.file, else /tmp/openclaw/openclaw-*.log)",
+    )
     add_rules_option(p)
     add_session_option(p)
     return p
@@ -40,7 +44,7 @@ def parse_args(argv: list[str]) -> InspectorOptions:
         build_parser().error("--context-window must be a positive integer")
     return InspectorOptions(
         path=args.path, demo=args.demo, context_window=args.context_window, config_path=args.config, rules=args.rules,
-        session=args.session,
+        session=args.session, gateway_log=args.gateway_log,
     )
 
 

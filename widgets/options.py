@@ -40,6 +40,9 @@ class InspectorOptions:
     """`--rules ID` (None: each session's rules are chosen as `inspector.host.rules_choice.choose_rules` says)."""
     session: str | None = None
     """`--session ID_OR_KEY`: the session of the OpenClaw SQLite store `path` names (None: the most recently updated)."""
+    gateway_log: Path | None = None
+    """`--gateway-log PATH`: OpenClaw's Gateway log (a file and its rotations, or a directory); None: the config's
+    `logging.file`, else the default place, shown only when it recorded something of the session."""
     clock: Clock = field(default_factory=SystemClock)
     poll_interval: float | None = 0.1
     watcher_factory: WatcherFactory | None = None

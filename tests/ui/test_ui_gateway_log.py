@@ -76,3 +76,77 @@ def test_gateway_text_is_inert():
           "last_compaction": None, "disagreements": [{"message": "x\u202ey"}]}
     text = gateway_text(gw).plain
     assert "\x1b" not in text and "\u202e" not in text and "\\x1b[2Jfits" in text
+
+
+def test_gateway_log_option_is_parsed(tmp_path):
+    from widgets.launch import parse_args
+
+    assert parse_args([str(tmp_path), "--gateway-log", "logs/gw.log"]).gateway_log == Path("logs/gw.log")
+    assert parse_args([str(tmp_path)]).gateway_log is None
+
+
+def _elsewhere(tmp_path: Path) -> Path:
+    """Move the log out of the config's `logging.file`: only `--gateway-log` finds it now."""
+    log = tmp_path / "logs" / "gw.log"
+    moved = tmp_path / "elsewhere" / "openclaw-gw.log"
+    moved.parent.mkdir()
+    log.rename(moved)
+    return moved
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("named", [True, False])
+async def test_the_gateway_log_option_is_read_by_the_timeline_and_the_forecast(tmp_path, ui, named):
+    session, config = _setup(tmp_path)
+    moved = _elsewhere(tmp_path)
+    pilot = await ui(session, config_path=config, gateway_log=moved if named else None)
+    await pilot.press("l")
+    await settle(pilot)
+    summary = _text(pilot.app.screen.query_one(TimelineSummary))
+    assert ("OpenClaw's log 1 overflow precheck, 1 compaction attempt" in summary) is named
+    await pilot.press("escape")
+    await settle(pilot)
+    await pilot.press("C")
+    await settle(pilot)
+    triggers = str(pilot.app.screen.query_one(CompactionView).query_one("#plan-triggers").render())
+    assert ("OpenClaw's log (4 events)" in triggers) is named
+
+
+@pytest.mark.anyio
+async def test_a_named_log_without_the_session_says_so(tmp_path, ui):
+    session, config = _setup(tmp_path, with_log=False)
+    empty = tmp_path / "empty.log"
+    write_log(empty, [log_line(T0, precheck("agent:other:main"))])
+    pilot = await ui(session, config_path=config, gateway_log=empty)
+    await pilot.press("l")
+    await settle(pilot)
+    assert "OpenClaw's log no event" in _text(pilot.app.screen.query_one(TimelineSummary))
+
+
+@pytest.mark.anyio
+async def test_a_store_session_matches_the_log_by_its_key(tmp_path, ui):
+    """The store session's mirror has no `sessions.json` beside it and the log's lines name only the key: they
+    are found because the app passes the store session's key."""
+    from store_support import build_store
+
+    source = tmp_path / "source.jsonl"
+    build_runaway(source)
+    store, _ = build_store(tmp_path / "home", {KEY: source})
+    log = tmp_path / "gw" / "openclaw-1.log"
+    write_log(log, [
+        log_line(T0 - 5, precheck(KEY, estimate=4900, route="fits")),
+        log_line(T0 + 408000, compaction_start(KEY)),
+        log_line(T0 + 408500, compaction_end(KEY)),
+    ])
+    pilot = await ui(store, gateway_log=log)
+    screen = pilot.app.screen
+    assert screen.opener.mirror is not None and screen.opener.mirror.session_key == KEY
+    await pilot.press("l")
+    await settle(pilot)
+    assert "OpenClaw's log 1 overflow precheck, 1 compaction attempt, 1 compaction result" in _text(screen.app.screen.query_one(TimelineSummary))
+    await pilot.press("escape")
+    await settle(pilot)
+    await pilot.press("C")
+    await settle(pilot)
+    triggers = str(screen.query_one(CompactionView).query_one("#plan-triggers").render())
+    assert "OpenClaw's log (3 events)" in triggers and "last compaction: compacted (budget)" in triggers

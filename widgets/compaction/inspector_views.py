@@ -39,8 +39,10 @@ class CompactionViews:
         if self.query(CompactionView):
             self.close_forecast()
             return
+        gateway_log, session_key = self.opener.gateway_log_source()
         view = CompactionView(
-            self.session, self.model.ctx, self.window_options, id="forecast", rules=self.opener.rule_choice.rules
+            self.session, self.model.ctx, self.window_options, id="forecast", rules=self.opener.rule_choice.rules,
+            gateway_log=gateway_log, session_key=session_key,
         )
         self.query_one("#tabs", TabbedContent).display = False
         self.query_one("#right").mount(view)

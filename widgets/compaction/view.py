@@ -13,6 +13,7 @@ screen calls it when the live file grows). Esc posts `Closed`. Nothing is ever w
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from rich.console import RenderableType
@@ -116,10 +117,16 @@ class CompactionView(Vertical):
         """The user left the view (Esc): the screen removes it and its marks."""
 
     def __init__(self, session: Session, ctx: m.SessionContext, window_options: WindowOptions, *,
-                 debounce: float = DEFAULT_DEBOUNCE, id: str | None = None, rules: RuleSet | None = None) -> None:
+                 debounce: float = DEFAULT_DEBOUNCE, id: str | None = None, rules: RuleSet | None = None,
+                 gateway_log: Path | None = None, session_key: str | None = None) -> None:
         """Forecast `ctx` of `session` under OpenClaw's config and window override (`window_options`), by the
-        session's rule set `rules` (its settings and default thresholds; None: the default rule set)."""
+        session's rule set `rules` (its settings and default thresholds; None: the default rule set). OpenClaw's
+        Gateway log is set beside it: the one named (`gateway_log`, `--gateway-log`; None: the config's or the
+        default place, when it recorded anything of the session), its events matched by `session_key` (a store
+        session's; None: `sessions.json`'s)."""
         super().__init__(id=id)
+        self.gateway_log = gateway_log
+        self.session_key = session_key
         self.session = session
         self.rules = rules if rules is not None else rule_set()
         self.ctx = ctx
@@ -189,7 +196,7 @@ class CompactionView(Vertical):
         try:
             plan = plan_compaction(session, ctx, options, self.rules)
             marks = plan_marks(plan, ctx)
-            gateway = recorded_gateway_log(session, options.config)
+            gateway = recorded_gateway_log(session, options.config, self.session_key, self.gateway_log)
             beside = None if gateway is None else forecast_comparison(gateway, plan.triggers.to_json(), last_entry_ms(session))
         except Exception as exc:
             if not worker.is_cancelled:

@@ -8,7 +8,7 @@ screen (`l`, `R`) and shows what it dismisses with: a call, a jump's cause, or e
 so they are found on the mixin.
 
 The host must be the inspector screen: it provides `session`, `model`, `figures`, `show_off_path`, `path`,
-`window_options`, `_build_view` (the every-entry view, with a target entry) and `_move_to_row`.
+`window_options`, `opener` (its `gateway_log_source`), `_build_view` (the every-entry view, with a target entry) and `_move_to_row`.
 """
 
 from __future__ import annotations
@@ -46,13 +46,14 @@ class DiagnosisViews:
     estimator: str
     path: Any
     window_options: Any
+    opener: Any
     query_one: Any
     notify: Any
     app: Any
 
     def init_diagnosis(self) -> None:
         """Set up the runner and the state (called from the host's `__init__`)."""
-        self.diagnosis = DiagnosisRunner(self, lambda: self.window_options)  # type: ignore[arg-type]
+        self.diagnosis = DiagnosisRunner(self, lambda: self.window_options, self.opener.gateway_log_source)  # type: ignore[arg-type]
         self.timeline = None
         self.occurrences = None
         self._timeline_screen = None

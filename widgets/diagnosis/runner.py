@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 from textual.message import Message
 from textual.screen import Screen
@@ -66,10 +67,16 @@ class DiagnosisRunner:
             self.ctx = ctx
             self.reason = reason
 
-    def __init__(self, screen: Screen, window_options: Callable[[], WindowOptions]) -> None:
-        """`window_options` is read when a computation starts (the config loads after the screen mounts)."""
+    def __init__(
+        self, screen: Screen, window_options: Callable[[], WindowOptions],
+        gateway_log_source: Callable[[], tuple[Path | None, str | None]] | None = None,
+    ) -> None:
+        """`window_options` is read when a computation starts (the config loads after the screen mounts), and so is
+        `gateway_log_source`: the Gateway log named (`--gateway-log`, None: the config's or the default place) and
+        the session's key (a store session's; None: `sessions.json`'s)."""
         self.screen = screen
         self.window_options = window_options
+        self.gateway_log_source = gateway_log_source or (lambda: (None, None))
         self.running = False
         self.started_at = 0.0
         self.last_duration = 0.0
@@ -116,14 +123,17 @@ class DiagnosisRunner:
         self.pending = None
         self.running = True
         options = TimelineOptions(window=self.window_options())
-        self.screen.run_worker(lambda: self._timeline(session, ctx, options, wait), thread=True, group="diagnosis", description="timeline")
+        log = self.gateway_log_source()
+        self.screen.run_worker(lambda: self._timeline(session, ctx, options, wait, log), thread=True, group="diagnosis", description="timeline")
 
-    def _timeline(self, session: Session, ctx: m.SessionContext, options: TimelineOptions, wait: float) -> None:
+    def _timeline(self, session: Session, ctx: m.SessionContext, options: TimelineOptions, wait: float,
+                  log: tuple[Path | None, str | None] = (None, None)) -> None:
         if wait > 0:
             time.sleep(wait)  # in the worker, so that "no worker running" still means "the timeline is current"
         self.started_at = time.monotonic()
+        explicit, session_key = log
         try:
-            gateway = recorded_gateway_log(session, options.window.config)
+            gateway = recorded_gateway_log(session, options.window.config, session_key, explicit)
             timeline = build_timeline(session, ctx, options if gateway is None else replace(options, gateway=gateway))
         except (OSError, SessionOpenError) as exc:
             self.screen.post_message(self.TimelineFailed(ctx, f"timeline: {exc}"))

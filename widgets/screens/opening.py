@@ -98,6 +98,12 @@ class SessionOpener:
         """When `path` names an OpenClaw SQLite store: the chosen session's JSONL mirror (what is opened and followed)."""
         self._store_conn: Any = None
 
+    def gateway_log_source(self) -> tuple[Path | None, str | None]:
+        """Where the app reads OpenClaw's Gateway log of this session: `--gateway-log` (None: the config's
+        `logging.file`, else the default place) and the key its events are matched by (a store session's own key;
+        None: a session file's, from the `sessions.json` beside it)."""
+        return self.options.gateway_log, (self.mirror.session_key if self.mirror is not None else None)
+
     def sync_store(self) -> str | None:
         """Bring a store session's mirror up to date before a refresh (live follow); a notice when the store rewrote
         the session (the refresh then re-reads the replaced mirror). `StoreError` when the store cannot be read."""

@@ -39,14 +39,17 @@ def gateway_log_for(
     return read_gateway_log(gateway_log_files(config, explicit, dirs=dirs), key, sid)
 
 
-def recorded_gateway_log(session: Session, config: dict[str, Any] | None, session_key: str | None = None) -> GatewayLog | None:
-    """The Gateway log of `session` when it recorded anything of it (the app's default: no log, no section); a
-    log that cannot be read is None too."""
+def recorded_gateway_log(
+    session: Session, config: dict[str, Any] | None, session_key: str | None = None, explicit: Path | None = None
+) -> GatewayLog | None:
+    """The Gateway log of `session` when it recorded anything of it (the app's default: no log, no section), or
+    always when the log was named (`explicit`, `--gateway-log`: its section says it holds nothing of the session);
+    a log that cannot be read is None."""
     try:
-        log = gateway_log_for(session, config, None, session_key)
+        log = gateway_log_for(session, config, explicit, session_key)
     except OSError:
         return None
-    return log if log.events else None
+    return log if log.events or explicit is not None else None
 
 
 @dataclass(frozen=True, slots=True)
