@@ -105,3 +105,16 @@ def test_errors(tmp_path):
                 ["--prompt-tokens", "1e3"], ["--ratio-formula", "magic"]):
         r = cli(path, *bad)
         assert r.returncode == 2 and "error:" in r.stderr, bad
+
+
+def test_threshold_row_is_named_by_the_rule_set(tmp_path):
+    """The agent core's threshold trigger is pi's under 2026.4.12 and pi 0.73.1, OpenClaw's own agent core's under
+    2026.9.6 (`triggers.THRESHOLD_LABEL`)."""
+    b, _ = split_turn_session()
+    path = b.write(tmp_path / "s.jsonl")
+    for rules, label in (("openclaw-2026.4.12", "pi threshold"), ("pi-0.73.1", "pi threshold"), ("openclaw-2026.9.6", "agent threshold")):
+        r = cli(path, "--rules", rules)
+        assert r.returncode == 0, r.stderr
+        first_trigger = next(line for line in r.stdout.splitlines() if line.startswith("│"))
+        assert first_trigger.strip("│ ").startswith(label + " "), (rules, first_trigger)
+        assert ("pi threshold" in r.stdout) is (label == "pi threshold")

@@ -213,3 +213,14 @@ def test_snapshot_oversized(snap_compare, monkeypatch, tmp_path):
 def test_snapshot_boundary_only(snap_compare, monkeypatch, tmp_path):
     """Nothing real to summarize: the status says a boundary entry only; the stages list one boundary stage."""
     assert _snapshot(snap_compare, monkeypatch, tmp_path, _boundary)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("rules", "label"), [("openclaw-2026.4.12", "pi threshold"), ("openclaw-2026.9.6", "agent threshold")])
+async def test_threshold_row_is_named_by_the_rule_set(tmp_path, ui, rules, label):
+    """The view's threshold trigger takes its name from the session's rule set (`triggers.THRESHOLD_LABEL`)."""
+    path, overrides, _ = _split(tmp_path)
+    pilot = await _open(ui, path, {**overrides, "rules": rules})
+    triggers = str(pilot.app.screen.query_one(CompactionView).query_one("#plan-triggers").render()).splitlines()
+    assert triggers[1].startswith(f"{label}: ")
+    assert not any(line.startswith("pi threshold") for line in triggers) or label == "pi threshold"

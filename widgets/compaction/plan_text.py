@@ -70,18 +70,19 @@ def gauge_text(plan: CompactionPlan, width: int) -> Text:
     return out
 
 
-def triggers_text(plan: CompactionPlan) -> Text:
-    """Each trigger with its numbers: pi's threshold, OpenClaw's pre-prompt route, overflow, early warnings, engine."""
+def triggers_text(plan: CompactionPlan, threshold_label: str = "pi threshold") -> Text:
+    """Each trigger with its numbers: the agent core's threshold (named `threshold_label`, the rule set's
+    `triggers.THRESHOLD_LABEL`), OpenClaw's pre-prompt route, overflow, early warnings, engine."""
     tr = plan.triggers
     t = tr.threshold
     out = Text()
     out.append("Triggers", style="bold")
     if t.skipped:
-        out.append(f"\npi threshold: not checked ({t.skipped})")
+        out.append(f"\n{threshold_label}: not checked ({t.skipped})")
     else:
         verdict = "fires" if t.would_compact else "no"
         out.append(
-            f"\npi threshold: {_n(t.context_tokens)} > {t.context_window:,} − {t.reserve_tokens:,} = {t.threshold_tokens:,}? "
+            f"\n{threshold_label}: {_n(t.context_tokens)} > {t.context_window:,} − {t.reserve_tokens:,} = {t.threshold_tokens:,}? "
         )
         out.append(verdict, style="bold red" if t.would_compact else "green")
         if t.tokens_to_threshold is not None and not t.would_compact:

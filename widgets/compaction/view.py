@@ -214,7 +214,7 @@ class CompactionView(Vertical):
         self.plan = message.plan
         self.query_one("#plan-status", Static).update(status_text(message.plan))
         self.query_one("#plan-gauge", PlanGauge).show(message.plan)
-        triggers = triggers_text(message.plan)
+        triggers = triggers_text(message.plan, self.rules.triggers.THRESHOLD_LABEL)
         if message.gateway is not None:
             triggers = Text.assemble(triggers, "\n", gateway_text(message.gateway))
         self.query_one("#plan-triggers", Static).update(triggers)

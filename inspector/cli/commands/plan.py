@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(data)
     else:
-        render(data)
+        render(data, rule_choice().rules.triggers.THRESHOLD_LABEL)
     return 0
 
 
@@ -120,8 +120,9 @@ def _lines(data: dict[str, Any], positions: list[int], key: str = "messages_to_s
     return f"{lines[0]}" if len(lines) == 1 else f"{min(lines)}-{max(lines)}"
 
 
-def render(data: dict[str, Any]) -> None:
-    """Human-readable forecast (every value is also in `--json`)."""
+def render(data: dict[str, Any], threshold_label: str = "pi threshold") -> None:
+    """Human-readable forecast (every value is also in `--json`); the agent core's threshold row is named
+    `threshold_label` (the rule set's `triggers.THRESHOLD_LABEL`)."""
     c = console()
     s = data["settings"]
     win = data["context_window"]
@@ -142,7 +143,7 @@ def render(data: dict[str, Any]) -> None:
     for k, v in rows:
         head.add_row(_t(k), _t(v))
     c.print(head)
-    _render_triggers(c, data["triggers"])
+    _render_triggers(c, data["triggers"], threshold_label)
     if data.get("gateway") is not None:
         _render_gateway(c, data["gateway"])
     if data["nothing_to_plan"]:
@@ -239,7 +240,7 @@ def _render_chunking(c: Any, data: dict[str, Any], ch: dict[str, Any], key: str,
     c.print(t)
 
 
-def _render_triggers(c: Any, tr: dict[str, Any]) -> None:
+def _render_triggers(c: Any, tr: dict[str, Any], threshold_label: str) -> None:
     t = Table(title="Triggers", title_justify="left")
     for col in ("trigger", "fires", "numbers"):
         t.add_column(col)
@@ -251,7 +252,7 @@ def _render_triggers(c: Any, tr: dict[str, Any]) -> None:
             f"{th['context_tokens']:,} ({th['source']}) > {th['context_window']:,} - {th['reserve_tokens']:,} = {th['threshold_tokens']:,}"
             f"  ({th['tokens_to_threshold']:,} to go)"
         )
-    t.add_row(_t("pi threshold"), _t("YES" if th["would_compact"] else "no"), _t(nums))
+    t.add_row(_t(threshold_label), _t("YES" if th["would_compact"] else "no"), _t(nums))
     ov = tr["overflow"]
     detail = f"{ov['kind']} overflow" if ov["is_overflow"] else "last assistant is not an overflow"
     if ov["error_message"]:

@@ -38,6 +38,9 @@ from inspector.session.session import Session
 DEFAULT_EARLY_THRESHOLDS = (0.5, 0.7)
 """Fractions of the window for the early warnings: flush/upload early, force cleanup late."""
 
+THRESHOLD_LABEL = "pi threshold"
+"""The name of the agent core's threshold trigger (`threshold_trigger`) in the `plan` text and the app: pi's."""
+
 TRUNCATION_ROUTE_BUFFER_TOKENS = 512
 MIN_PROMPT_BUDGET_TOKENS = 8000
 MIN_PROMPT_BUDGET_RATIO = 0.5

@@ -60,6 +60,7 @@ __all__ = [
     "DEFAULT_EARLY_THRESHOLDS",
     "MIN_PROMPT_BUDGET_RATIO",
     "MIN_PROMPT_BUDGET_TOKENS",
+    "THRESHOLD_LABEL",
     "TRUNCATION_ROUTE_BUFFER_TOKENS",
     "EarlyWarning",
     "OverflowTrigger",
@@ -76,6 +77,10 @@ CONTENT_BLOCK_OVERHEAD_TOKENS = 6
 TOOL_RESULT_CHARS_PER_TOKEN = 2
 JSON_PAYLOAD_CHARS_PER_TOKEN = 3
 IMAGE_BLOCK_TOKENS = 2000
+
+THRESHOLD_LABEL = "agent threshold"
+"""The name of the agent core's threshold trigger (`threshold_trigger`) in the `plan` text and the app: OpenClaw
+2026.9's own agent core, no longer pi's."""
 
 
 def should_compact(context_tokens: float, context_window: float, reserve_tokens: int, enabled: bool = True) -> bool:
