@@ -250,7 +250,7 @@ class _Run:
         structured = R.prompts.safeguard_structured_instructions(self.o.instructions)
         previous = plan.previous_summary if isinstance(plan.previous_summary, str) else None
         stager = Stager(self.o.summarizer, self.path, self.emit, self.clock, self.cancel, window, reserve, R,
-                        breaker=self.o.breaker, retry_policy=self.o.retry_policy, rng=self.o.rng or random.Random())
+                        thinking_level=ctx.thinking_level, breaker=self.o.breaker, retry_policy=self.o.retry_policy, rng=self.o.rng or random.Random())
         tool_failures = R.assembly.format_tool_failures_section([m.message for m in all_msgs + prefix_msgs])
         file_ops = R.assembly.format_file_operations(plan.read_files, plan.modified_files)
 

@@ -102,6 +102,8 @@ class Stager:
     rules: RuleSet
     """The rule set the session is compacted with (its prompts, chunking, fallbacks)."""
     policy: IdentifierPolicy = "strict"
+    thinking_level: str | None = None
+    """The session's thinking level, handed to every request (`SummaryRequest.thinking_level`)."""
     breaker: CircuitBreaker | None = None
     retry_policy: RetryPolicy = field(default_factory=RetryPolicy)
     rng: random.Random = field(default_factory=random.Random)
@@ -127,7 +129,7 @@ class Stager:
         """One `generateSummary` call (retried, behind the breaker)."""
         messages = [_strip_details(m.message) for m in msgs]
         prompt = self.rules.prompts.safeguard_prompt(messages, self.reserve_tokens, instructions, previous, policy=self.policy)
-        request = SummaryRequest(purpose, tuple(messages), prompt, previous, label, self.rules)
+        request = SummaryRequest(purpose, tuple(messages), prompt, previous, label, self.rules, self.thinking_level)
         tokens_in = self.rules.items.total_tokens([m.item for m in msgs])
         result = call_summarizer(
             self.summarizer, request, stage=self.stage, session=self.session, breaker=self.breaker, cancel=self.cancel,

@@ -185,14 +185,14 @@ def test_session_and_config_facts(tmp_path: Path) -> None:
 
 
 def test_pi_0_73_1_is_pi_0_66_1_with_the_length_overflow_case(tmp_path: Path) -> None:
-    """pi-0.73.1 inherits every part but the triggers; its overflow check adds pi-ai 0.73.1's `length` case, which
-    neither 2026.4.12 (pi 0.66.1) nor a session step ever picks by itself."""
+    """pi-0.73.1 inherits every part but the triggers and the prompts (its reasoning rule); its overflow check adds
+    pi-ai 0.73.1's `length` case, which neither 2026.4.12 (pi 0.66.1) nor a session step ever picks by itself."""
     from inspector.samples.fixtures import SessionBuilder
     from inspector.session.session import open_session
 
     pi = rule_set("pi-0.73.1")
     assert pi.release.openclaw_version is None and pi.release.inherits == DEFAULT_RULES
-    assert [p for p in ALL_PARTS if pi.owns(p)] == ["triggers"]
+    assert [p for p in ALL_PARTS if pi.owns(p)] == ["prompts", "triggers"]
     b = SessionBuilder(seed=1)
     b.header()
     b.user("go")

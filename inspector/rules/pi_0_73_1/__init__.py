@@ -1,8 +1,9 @@
 """pi 0.73.1 on its own (a pi session, not OpenClaw's): the rules that changed since pi 0.66.1.
 
-Its session format (v3, UUIDv7 session ids), estimator, cut point and prompts are 0.66.1's, so this folder inherits
-everything from `openclaw-2026.4.12` (`Release.inherits`) but the overflow check: pi-ai 0.73.1's `isContextOverflow`
-adds a third case (`compaction/triggers.py`). Chosen with `--rules pi-0.73.1`: nothing in a pi session file names
+Its session format (v3, UUIDv7 session ids), estimator, cut point and prompt texts are 0.66.1's, so this folder
+inherits everything from `openclaw-2026.4.12` (`Release.inherits`) but the overflow check (pi-ai 0.73.1's
+`isContextOverflow` adds a third case: `compaction/triggers.py`) and the summaries' reasoning (the session's thinking
+level instead of a fixed "high": `compaction/prompts.py`). Chosen with `--rules pi-0.73.1`: nothing in a pi session file names
 the pi that wrote it.
 """
 
@@ -18,4 +19,5 @@ RELEASE = Release(
     max_session_version=3,
     inherits=_APRIL.id,
 )
-"""pi 0.73.1: what this folder reproduces (every part but the overflow check is pi 0.66.1's, as 2026.4.12 has it)."""
+"""pi 0.73.1: what this folder reproduces (every part but the overflow check and the summaries' reasoning is pi
+0.66.1's, as 2026.4.12 has it)."""

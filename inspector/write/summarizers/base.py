@@ -137,6 +137,9 @@ class SummaryRequest:
     label: str = ""
     rules: RuleSet | None = None
     """The rule set of the session being compacted (its required summary sections...; None: the default)."""
+    thinking_level: str | None = None
+    """The session's thinking level (`SessionContext.thinking_level`): what the rules' `prompts.summary_reasoning`
+    may ask a reasoning model for (None: unknown)."""
 
 
 @dataclass

@@ -3,8 +3,11 @@
 The request is the one pi-ai 0.66.1's `openai-completions` provider sends for pi's `generateSummary`:
 `{model, messages: [{role: "system"|"developer", content: <system prompt>}, {role: "user", content: [{type:
 "text", text: <prompt>}]}], stream: true, stream_options: {include_usage: true}, store: false,
-max_completion_tokens: N}` (`developer` for reasoning models, which also get `reasoning_effort: "high"`; lone
-surrogates removed as pi-ai's `sanitizeSurrogates` does). The official `openai` SDK makes the call, with its own
+max_completion_tokens: N}` (`developer` for reasoning models: the prompt's `reasoning` or the configured model's;
+lone surrogates removed as pi-ai's `sanitizeSurrogates` does). A reasoning model also gets `reasoning_effort`, the
+rule set's `prompts.summary_reasoning` of the session's thinking level (`SummaryRequest.thinking_level`): "high"
+under pi 0.66.1, the thinking level under pi 0.73.1 (none when "off"); "xhigh" is sent as "high", as pi-ai clamps
+it for a model without an xhigh mapping. The official `openai` SDK makes the call, with its own
 retries off (the runner retries, so request counts are exact) and a timeout.
 """
 
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from inspector.rules.ruleset import rule_set
 from inspector.write.summarizers.base import SummaryRequest
 from inspector.write.summarizers.keys import ProviderConfig
 from inspector.write.summarizers.sdk_stream import DEFAULT_TIMEOUT_S, Put, SdkSummarizer, map_sdk_error, sanitize_surrogates
@@ -42,7 +46,8 @@ class OpenAIChatSummarizer(SdkSummarizer):
     def build_body(self, request: SummaryRequest) -> dict[str, Any]:
         """The JSON body pi-ai would send for this request."""
         p = request.prompt
-        role = "developer" if p.reasoning and self.config.supports_store else "system"
+        model_reasoning = p.reasoning or self.config.reasoning
+        role = "developer" if model_reasoning and self.config.supports_store else "system"
         body: dict[str, Any] = {
             "model": self.config.model,
             "messages": [
@@ -56,8 +61,10 @@ class OpenAIChatSummarizer(SdkSummarizer):
             body["store"] = False
         if p.max_tokens:
             body[self.config.max_tokens_field] = p.max_tokens
-        if p.reasoning:
-            body["reasoning_effort"] = "high"
+        prompts = (request.rules or rule_set()).prompts
+        effort = prompts.summary_reasoning(model_reasoning, request.thinking_level)
+        if effort:
+            body["reasoning_effort"] = "high" if effort == "xhigh" else effort  # pi-ai's clamp: no xhigh without the model's map
         return body
 
     def _open(self, body: dict[str, Any]) -> Any:

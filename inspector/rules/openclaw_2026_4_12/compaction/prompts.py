@@ -9,7 +9,8 @@ pi (`core/compaction/compaction.js`, `utils.js`, `core/messages.js`):
   `\\n\\n[... N more characters truncated]`, blank-line separated);
 * `history_prompt`: `generateSummary`'s user text: `<conversation>`, `<previous-summary>` when there is one,
   then the initial or the update prompt, then `\\n\\nAdditional focus: <instructions>`; system prompt
-  `SUMMARIZATION_SYSTEM_PROMPT`, `maxTokens = floor(0.8 * reserveTokens)`, reasoning "high" on reasoning models;
+  `SUMMARIZATION_SYSTEM_PROMPT`, `maxTokens = floor(0.8 * reserveTokens)`, reasoning "high" on reasoning models
+  (`summary_reasoning`);
 * `turn_prefix_prompt`: `generateTurnPrefixSummary` (its own prompt, `floor(0.5 * reserveTokens)`).
 
 OpenClaw (`agents/compaction.ts`, `pi-hooks/compaction-safeguard*.ts`, `sanitize-for-prompt.ts`):
@@ -330,6 +331,12 @@ def history_prompt(
         text += f"<previous-summary>\n{previous_summary}\n</previous-summary>\n\n"
     text += base
     return SummaryPrompt(SUMMARIZATION_SYSTEM_PROMPT, text, int(0.8 * reserve_tokens) if reserve_tokens >= 0 else 0, reasoning)
+
+
+def summary_reasoning(model_reasoning: bool, thinking_level: str | None = None) -> str | None:
+    """The `reasoning` option pi's `generateSummary` and `generateTurnPrefixSummary` hand pi-ai (None: none): pi
+    0.66.1 asks a reasoning model (`model.reasoning`) for "high", whatever the session's `thinking_level`."""
+    return "high" if model_reasoning else None
 
 
 def turn_prefix_prompt(messages: list[dict[str, Any]], reserve_tokens: int) -> SummaryPrompt:
