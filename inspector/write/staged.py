@@ -102,6 +102,8 @@ class Stager:
     rules: RuleSet
     """The rule set the session is compacted with (its prompts, chunking, fallbacks)."""
     policy: IdentifierPolicy = "strict"
+    thinking_level: str | None = None
+    """The thinking level the summary calls ask a reasoning model for, under rules whose prompts take one (2026.9)."""
     breaker: CircuitBreaker | None = None
     retry_policy: RetryPolicy = field(default_factory=RetryPolicy)
     rng: random.Random = field(default_factory=random.Random)
@@ -126,7 +128,8 @@ class Stager:
     def call(self, msgs: list[Msg], instructions: str, previous: str | None, purpose: Purpose, label: str) -> str:
         """One `generateSummary` call (retried, behind the breaker)."""
         messages = [_strip_details(m.message) for m in msgs]
-        prompt = self.rules.prompts.safeguard_prompt(messages, self.reserve_tokens, instructions, previous, policy=self.policy)
+        extra = {"thinking_level": self.thinking_level} if self.thinking_level is not None else {}
+        prompt = self.rules.prompts.safeguard_prompt(messages, self.reserve_tokens, instructions, previous, policy=self.policy, **extra)
         request = SummaryRequest(purpose, tuple(messages), prompt, previous, label, self.rules)
         tokens_in = self.rules.items.total_tokens([m.item for m in msgs])
         result = call_summarizer(

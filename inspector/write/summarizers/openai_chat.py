@@ -4,7 +4,8 @@ The request is the one pi-ai 0.66.1's `openai-completions` provider sends for pi
 `{model, messages: [{role: "system"|"developer", content: <system prompt>}, {role: "user", content: [{type:
 "text", text: <prompt>}]}], stream: true, stream_options: {include_usage: true}, store: false,
 max_completion_tokens: N}` (`developer` for reasoning models, which also get `reasoning_effort: "high"`; lone
-surrogates removed as pi-ai's `sanitizeSurrogates` does). The official `openai` SDK makes the call, with its own
+surrogates removed as pi-ai's `sanitizeSurrogates` does). Under 2026.9.6 a reasoning model is asked for the
+compaction's thinking level instead (`SummaryPrompt.reasoning_effort`). The official `openai` SDK makes the call, with its own
 retries off (the runner retries, so request counts are exact) and a timeout.
 """
 
@@ -42,7 +43,8 @@ class OpenAIChatSummarizer(SdkSummarizer):
     def build_body(self, request: SummaryRequest) -> dict[str, Any]:
         """The JSON body pi-ai would send for this request."""
         p = request.prompt
-        role = "developer" if p.reasoning and self.config.supports_store else "system"
+        effort = getattr(p, "reasoning_effort", None) if self.config.reasoning else None  # 2026.9: the thinking level
+        role = "developer" if (p.reasoning or effort) and self.config.supports_store else "system"
         body: dict[str, Any] = {
             "model": self.config.model,
             "messages": [
@@ -58,6 +60,8 @@ class OpenAIChatSummarizer(SdkSummarizer):
             body[self.config.max_tokens_field] = p.max_tokens
         if p.reasoning:
             body["reasoning_effort"] = "high"
+        elif effort:
+            body["reasoning_effort"] = effort
         return body
 
     def _open(self, body: dict[str, Any]) -> Any:
