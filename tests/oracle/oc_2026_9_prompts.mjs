@@ -10,19 +10,14 @@
 //          "thinkingLevel" | null, "reasoning"}
 //        {"kind": "real", "messages"}, {"kind": "fallback", "previous"}, {"kind": "structure", ...}
 // Usage: node oc_2026_9_prompts.mjs DIST_DIR < cases.json
-import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { readFileSync } from "node:fs";
 import { lookup } from "./oc_2026_9_call.mjs";
 
 const cases = JSON.parse(readFileSync(0, "utf8")); // before the bundle is loaded (it makes stdin non-blocking)
-process.env.VITEST = "1";
-const dist = process.argv[2];
-const builtin = readdirSync(dist).find((f) => /^builtin-openclaw-[A-Za-z0-9_-]{8}\.mjs$/.test(f));
-await import(pathToFileURL(join(dist, builtin)).href);
+process.env.VITEST = "1"; // the safeguard publishes its test API when the builtin bundle loads
+const isRealConversationMessage = await lookup("builtin-openclaw", "isRealConversationMessage");
 const T = globalThis[Symbol.for("openclaw.compactionSafeguardTestApi")];
 const generateSummary = await lookup("compaction", "generateSummary");
-const isRealConversationMessage = await lookup("builtin-openclaw", "isRealConversationMessage");
 const stripRuntimeContextCustomMessages = await lookup("internal-runtime-context", "stripRuntimeContextCustomMessages");
 const resolveCompactionInstructions = await lookup("resource-loader", "resolveCompactionInstructions");
 const wrapUntrustedPromptDataBlock = await lookup("sanitize-for-prompt", "wrapUntrustedPromptDataBlock");

@@ -32,6 +32,7 @@ from inspector.rules.openclaw_2026_4_12.compaction.boundary import REAL_TOOL_RES
 from inspector.rules.openclaw_2026_4_12.compaction.boundary import REQUIRED_SUMMARY_SECTIONS as REQUIRED_SUMMARY_SECTIONS
 from inspector.rules.openclaw_2026_4_12.compaction.boundary import SILENT_REPLY_TOKEN as SILENT_REPLY_TOKEN
 from inspector.rules.openclaw_2026_4_12.compaction.boundary import build_structured_fallback_summary as _fallback_4_12
+from inspector.rules.openclaw_2026_4_12.compaction.boundary import has_meaningful_content
 from inspector.rules.openclaw_2026_4_12.compaction.boundary import has_required_summary_sections as has_required_summary_sections
 from inspector.rules.openclaw_2026_4_12.heartbeat import strip_heartbeat_token
 from inspector.rules.openclaw_2026_9_6.tokens.estimators import RUNTIME_CONTEXT_CUSTOM_TYPE
@@ -78,26 +79,7 @@ def has_meaningful_text(text: str) -> bool:
 
 def has_meaningful_message_content(content: Any) -> bool:
     """`hasMeaningfulMessageContent`: meaningful text, or a block that is neither text, a tool call nor thinking."""
-    if isinstance(content, str):
-        return has_meaningful_text(content)
-    if not isinstance(content, list):
-        return False
-    saw_other = False
-    for block in content:
-        if not isinstance(block, dict):
-            continue
-        btype, text = block.get("type"), block.get("text")
-        if btype == "text":
-            if isinstance(text, str) and has_meaningful_text(text):
-                return True
-        elif not (isinstance(btype, str) and btype in TOOL_CALL_BLOCK_TYPES) and _js_string(btype) not in NON_CONVERSATION_BLOCK_TYPES:
-            saw_other = True
-    return saw_other
-
-
-def _js_string(value: Any) -> str:
-    """`String(type)` for the look-up in `NON_CONVERSATION_BLOCK_TYPES` (only a string can match)."""
-    return value if isinstance(value, str) else ""
+    return has_meaningful_content(content, TOOL_CALL_BLOCK_TYPES | NON_CONVERSATION_BLOCK_TYPES, has_meaningful_text)
 
 
 def has_meaningful_conversation_content(message: dict[str, Any]) -> bool:
