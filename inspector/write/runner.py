@@ -250,7 +250,8 @@ class _Run:
         structured = R.prompts.safeguard_structured_instructions(self.o.instructions)
         previous = plan.previous_summary if isinstance(plan.previous_summary, str) else None
         stager = Stager(self.o.summarizer, self.path, self.emit, self.clock, self.cancel, window, reserve, R,
-                        thinking_level=ctx.thinking_level, breaker=self.o.breaker, retry_policy=self.o.retry_policy, rng=self.o.rng or random.Random())
+                        thinking_level=R.prompts.compaction_thinking_level(self.o.plan.config, ctx.thinking_level),
+                        breaker=self.o.breaker, retry_policy=self.o.retry_policy, rng=self.o.rng or random.Random())
         tool_failures = R.assembly.format_tool_failures_section([m.message for m in all_msgs + prefix_msgs])
         file_ops = R.assembly.format_file_operations(plan.read_files, plan.modified_files)
 
@@ -308,7 +309,15 @@ class _Run:
 
     def _in_stages(self, stager: Stager, msgs: list[Msg], instructions: str, previous: str | None, max_chunk: int, purpose: Any,
                    started: float | None, stage: StageName, parts: list[list[Msg]] | None = None) -> str:
-        """`summarizeInStages`, with a stage event around each step."""
+        """`summarizeInStages`, with a stage event around each step (under rules that re-distill the previous
+        summary, 2026.9, it is a first message of the stage: `prompts.previous_summary_message`)."""
+        redistill = getattr(self.rules.prompts, "previous_summary_message", None)
+        if redistill is not None:
+            first = redistill(previous)
+            previous = None
+            if first is not None:
+                msgs = [Msg(self.rules.items.item_for_message(first, 0), first), *msgs]
+                parts = stager.plan_parts(msgs, max_chunk)
         if parts is None and stage != "chunks":
             parts = stager.plan_parts(msgs, max_chunk)
         if not parts:

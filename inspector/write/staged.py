@@ -103,7 +103,8 @@ class Stager:
     """The rule set the session is compacted with (its prompts, chunking, fallbacks)."""
     policy: IdentifierPolicy = "strict"
     thinking_level: str | None = None
-    """The session's thinking level, handed to every request (`SummaryRequest.thinking_level`)."""
+    """The thinking level of the summary calls: the rules' `prompts.compaction_thinking_level` of the session's (pi: the
+    session's own; 2026.9.6: `agents.defaults.compaction.thinkingLevel`, default low)."""
     breaker: CircuitBreaker | None = None
     retry_policy: RetryPolicy = field(default_factory=RetryPolicy)
     rng: random.Random = field(default_factory=random.Random)
@@ -128,7 +129,9 @@ class Stager:
     def call(self, msgs: list[Msg], instructions: str, previous: str | None, purpose: Purpose, label: str) -> str:
         """One `generateSummary` call (retried, behind the breaker)."""
         messages = [_strip_details(m.message) for m in msgs]
-        prompt = self.rules.prompts.safeguard_prompt(messages, self.reserve_tokens, instructions, previous, policy=self.policy)
+        prompt = self.rules.prompts.safeguard_prompt(
+            messages, self.reserve_tokens, instructions, previous, policy=self.policy, thinking_level=self.thinking_level
+        )
         request = SummaryRequest(purpose, tuple(messages), prompt, previous, label, self.rules, self.thinking_level)
         tokens_in = self.rules.items.total_tokens([m.item for m in msgs])
         result = call_summarizer(

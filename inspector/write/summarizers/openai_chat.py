@@ -5,8 +5,9 @@ The request is the one pi-ai 0.66.1's `openai-completions` provider sends for pi
 "text", text: <prompt>}]}], stream: true, stream_options: {include_usage: true}, store: false,
 max_completion_tokens: N}` (`developer` for reasoning models: the prompt's `reasoning` or the configured model's;
 lone surrogates removed as pi-ai's `sanitizeSurrogates` does). A reasoning model also gets `reasoning_effort`, the
-rule set's `prompts.summary_reasoning` of the session's thinking level (`SummaryRequest.thinking_level`): "high"
-under pi 0.66.1, the thinking level under pi 0.73.1 (none when "off"); "xhigh" is sent as "high", as pi-ai clamps
+rule set's `prompts.summary_reasoning` of the compaction's thinking level (`SummaryRequest.thinking_level`): "high"
+under pi 0.66.1, the session's level under pi 0.73.1 (none when "off"), the configured compaction level (default
+low) under OpenClaw 2026.9.6; "xhigh" is sent as "high", as pi-ai clamps
 it for a model without an xhigh mapping. The official `openai` SDK makes the call, with its own
 retries off (the runner retries, so request counts are exact) and a timeout.
 """

@@ -44,9 +44,15 @@ def has_meaningful_text(text: str) -> bool:
 
 def has_meaningful_conversation_content(message: dict[str, Any]) -> bool:
     """OpenClaw `hasMeaningfulConversationContent`: meaningful text, or a block that is not text/tool call/thinking."""
-    content = message.get("content")
+    return has_meaningful_content(message.get("content"))
+
+
+def has_meaningful_content(
+    content: Any, skipped: frozenset[str] = NON_CONVERSATION_BLOCK_TYPES, meaningful: Callable[[str], bool] = has_meaningful_text
+) -> bool:
+    """A message content's test: a `meaningful` text block, or a block whose type is neither text nor `skipped`."""
     if isinstance(content, str):
-        return has_meaningful_text(content)
+        return meaningful(content)
     if not isinstance(content, list):
         return False
     saw_other = False
@@ -55,14 +61,14 @@ def has_meaningful_conversation_content(message: dict[str, Any]) -> bool:
             continue
         btype = block.get("type")
         if btype != "text":
-            if isinstance(btype, str) and btype in NON_CONVERSATION_BLOCK_TYPES:
+            if isinstance(btype, str) and btype in skipped:
                 continue
             saw_other = True
             continue
         text = block.get("text")
         if not isinstance(text, str):
             continue
-        if has_meaningful_text(text):
+        if meaningful(text):
             return True
     return saw_other
 
