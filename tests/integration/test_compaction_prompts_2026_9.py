@@ -21,6 +21,7 @@ from inspector.rules.openclaw_2026_4_12.compaction import boundary as B4
 from inspector.rules.openclaw_2026_4_12.compaction import prompts as P4
 from inspector.rules.openclaw_2026_9_6.compaction import boundary as B9
 from inspector.rules.openclaw_2026_9_6.compaction import prompts as P9
+from inspector.rules.ruleset import rule_set
 from inspector.write.summarizers.base import SummaryRequest
 from inspector.write.summarizers.keys import ProviderConfig
 from inspector.write.summarizers.openai_chat import OpenAIChatSummarizer
@@ -129,13 +130,17 @@ def _config(reasoning: bool) -> ProviderConfig:
 def test_a_reasoning_model_is_asked_for_the_compaction_thinking_level() -> None:
     msgs = [{"role": "user", "content": "hi"}]
     s9 = P9.safeguard_structured_instructions(None)
+    sept, april = rule_set("openclaw-2026.9.6"), rule_set("openclaw-2026.4.12")
     for level, want in ((None, "low"), ("high", "high"), ("off", None)):
         prompt = P9.safeguard_prompt(msgs, 1000, s9, thinking_level=level)
-        body = OpenAIChatSummarizer(_config(True)).build_body(SummaryRequest("history", tuple(msgs), prompt))
-        assert body.get("reasoning_effort") == want
-        assert "reasoning_effort" not in OpenAIChatSummarizer(_config(False)).build_body(SummaryRequest("history", tuple(msgs), prompt))
+        assert prompt.reasoning_effort == want
+        request = SummaryRequest("history", tuple(msgs), prompt, None, "", sept, level)
+        assert OpenAIChatSummarizer(_config(True)).build_body(request).get("reasoning_effort") == want
+        assert "reasoning_effort" not in OpenAIChatSummarizer(_config(False)).build_body(request)
     p4 = P4.safeguard_prompt(msgs, 1000, P4.safeguard_structured_instructions(None))
-    assert "reasoning_effort" not in OpenAIChatSummarizer(_config(True)).build_body(SummaryRequest("history", tuple(msgs), p4))
+    request4 = SummaryRequest("history", tuple(msgs), p4, None, "", april, "off")
+    assert OpenAIChatSummarizer(_config(True)).build_body(request4)["reasoning_effort"] == "high"  # pi 0.66.1: always high
+    assert "reasoning_effort" not in OpenAIChatSummarizer(_config(False)).build_body(request4)
     assert P9.compaction_thinking_level(None, "high") == "low"
     assert P9.compaction_thinking_level({"agents": {"defaults": {"compaction": {"thinkingLevel": "inherit"}}}}, "high") == "high"
     assert P9.compaction_thinking_level({"agents": {"defaults": {"compaction": {"thinkingLevel": "minimal"}}}}, "high") == "minimal"
