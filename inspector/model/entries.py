@@ -19,30 +19,53 @@ from functools import reduce
 from itertools import filterfalse
 from typing import Any, Protocol
 
+from inspector.js.jsjson import js_truthy
+
 USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
 COST_KEYS = ("input", "output", "cacheRead", "cacheWrite", "total")
-_USAGE = struct.Struct("<10d")
+_STANDARD_FIELDS = len(USAGE_KEYS) + len(COST_KEYS)
+_USAGE = struct.Struct(f"<{_STANDARD_FIELDS + 1}d")
 _NAN = float("nan")
 USAGE_SIZE = _USAGE.size
-"""Bytes of one packed usage (`pack_usage`)."""
+"""Bytes of one packed usage (`pack_usage`): the ten standard fields, then the measured context figure."""
+_STANDARD_SIZE = 8 * _STANDARD_FIELDS
+
+
+def _context_figure(usage: dict[str, Any]) -> float:
+    """`usage.contextUsage.totalTokens` when `contextUsage.state` is `"available"` and the figure a number (OpenClaw
+    2026.9: the provider's measured context), else NaN."""
+    context_usage = usage.get("contextUsage")
+    if type(context_usage) is dict and context_usage.get("state") == "available":
+        figure = context_usage.get("totalTokens")
+        if isinstance(figure, (int, float)) and not isinstance(figure, bool):
+            return float(figure)
+    return _NAN
 
 
 def pack_usage(usage: Any) -> bytes | None:
-    """Recorded usage packed in 80 bytes (NaN where a field is absent): a fraction of a dict's memory."""
+    """Recorded usage packed in 88 bytes (NaN where a field is absent): a fraction of a dict's memory. The ten
+    standard fields, then `contextUsage.totalTokens` when its state is `"available"` (`unpack_context_tokens`; the
+    state itself is in the entry's flags: `usage_flags`)."""
     if type(usage) is not dict:
         return None
     try:  # the usual shape: every field present and numeric
         c = usage["cost"]
         return _USAGE.pack(
             usage["input"], usage["output"], usage["cacheRead"], usage["cacheWrite"], usage["totalTokens"],
-            c["input"], c["output"], c["cacheRead"], c["cacheWrite"], c["total"],
+            c["input"], c["output"], c["cacheRead"], c["cacheWrite"], c["total"], _context_figure(usage),
         )
     except (KeyError, TypeError, struct.error):
         pass
     cost = usage.get("cost")
     cost = cost if isinstance(cost, dict) else {}
     vals = [usage.get(k) for k in USAGE_KEYS] + [cost.get(k) for k in COST_KEYS]
-    return _USAGE.pack(*(float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else _NAN for v in vals))
+    return _USAGE.pack(
+        *(float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else _NAN for v in vals), _context_figure(usage)
+    )
+
+
+def _num(v: float) -> int | float:
+    return int(v) if v.is_integer() and abs(v) < 2**53 else v
 
 
 def unpack_usage(packed: bytes | None) -> dict[str, Any] | None:
@@ -50,18 +73,37 @@ def unpack_usage(packed: bytes | None) -> dict[str, Any] | None:
     if packed is None:
         return None
     vals = _USAGE.unpack(packed)
-
-    def num(v: float) -> int | float:
-        return int(v) if v.is_integer() and abs(v) < 2**53 else v
-
-    out: dict[str, Any] = {k: num(v) for k, v in zip(USAGE_KEYS, vals) if not math.isnan(v)}
-    cost = {k: num(v) for k, v in zip(COST_KEYS, vals[len(USAGE_KEYS) :]) if not math.isnan(v)}
+    out: dict[str, Any] = {k: _num(v) for k, v in zip(USAGE_KEYS, vals) if not math.isnan(v)}
+    cost = {k: _num(v) for k, v in zip(COST_KEYS, vals[len(USAGE_KEYS) : _STANDARD_FIELDS]) if not math.isnan(v)}
     if cost:
         out["cost"] = cost
     return out
 
-_NO_USAGE = _USAGE.pack(*[_NAN] * 10)
-"""A packed usage with no standard field at all (unpacks to `{}`: not counted as a call)."""
+
+def unpack_context_tokens(packed: bytes | None) -> int | float | None:
+    """The packed `contextUsage.totalTokens` (state `"available"`, a number), None without one."""
+    if packed is None:
+        return None
+    figure: float = _USAGE.unpack(packed)[_STANDARD_FIELDS]
+    return None if math.isnan(figure) else _num(figure)
+
+
+def usage_flags(raw_usage: Any) -> int:
+    """The flags of an assistant's recorded `usage`: `FLAG_NON_OBJECT_USAGE` (truthy, not an object), else the
+    state of its `contextUsage` (`CONTEXT_USAGE_MASK`'s bits; OpenClaw 2026.9)."""
+    if type(raw_usage) is not dict:
+        return FLAG_NON_OBJECT_USAGE if js_truthy(raw_usage) else 0
+    if "contextUsage" not in raw_usage:
+        return 0
+    context_usage = raw_usage["contextUsage"]
+    state = context_usage.get("state") if type(context_usage) is dict else None
+    if state == "available":
+        return CONTEXT_USAGE_AVAILABLE
+    return CONTEXT_USAGE_UNAVAILABLE if state == "unavailable" else CONTEXT_USAGE_OTHER
+
+
+_NO_USAGE = struct.pack(f"<{_STANDARD_FIELDS}d", *[_NAN] * _STANDARD_FIELDS)
+"""The standard fields of a packed usage with none of them (unpacks to `{}`: not counted as a call)."""
 
 
 def _add_tokens(total: int | float, values: list[float]) -> int | float:
@@ -100,12 +142,12 @@ class UsageSum:
         count = len(rows) // _USAGE.size
         calls = count
         if rows.find(_NO_USAGE) >= 0:  # rows with no standard field are not calls
-            calls -= sum(1 for k in range(0, len(rows), _USAGE.size) if rows[k : k + _USAGE.size] == _NO_USAGE)
+            calls -= sum(1 for k in range(0, len(rows), _USAGE.size) if rows[k : k + _STANDARD_SIZE] == _NO_USAGE)
         tokens = list(self.tokens)
         cost = list(self.cost)
         doubles = memoryview(rows).cast("d")
-        width = len(USAGE_KEYS) + len(COST_KEYS)
-        for j in range(width):
+        width = _USAGE.size // 8  # the standard fields are summed, not the context figure after them
+        for j in range(_STANDARD_FIELDS):
             for start in range(0, count, _SUM_BATCH):  # a column at a time, a batch at a time (memory stays small)
                 column: list[float] = doubles[(start * width) + j : (start + _SUM_BATCH) * width : width].tolist()  # type: ignore[assignment]
                 values = list(filterfalse(math.isnan, column))  # NaN: an absent field
@@ -291,6 +333,19 @@ FLAG_EXCLUDE_TRUE = 8
 context (`projectSessionEntryMessage`)."""
 FLAG_SIDE_APPEND = 16
 """A `message` entry whose `appendMode` is `"side"` (OpenClaw 2026.9: appended beside the active leaf, which stays)."""
+FLAG_API_CLI = 32
+"""An assistant message whose `api` is `"cli"` (OpenClaw 2026.9: without `contextUsage`, its usage leaves the context
+unknown: `isUnavailableContextBarrier`)."""
+CONTEXT_USAGE_MASK = 64 | 128
+"""The two flag bits that say an assistant's `usage.contextUsage` (OpenClaw 2026.9): 0 without the key, else one of
+`CONTEXT_USAGE_OTHER`, `CONTEXT_USAGE_UNAVAILABLE`, `CONTEXT_USAGE_AVAILABLE` (its figure in the packed usage:
+`unpack_context_tokens`)."""
+CONTEXT_USAGE_OTHER = 64
+"""`usage.contextUsage` present, its `state` neither `"available"` nor `"unavailable"` (or not an object)."""
+CONTEXT_USAGE_UNAVAILABLE = 128
+"""`usage.contextUsage.state` is `"unavailable"`."""
+CONTEXT_USAGE_AVAILABLE = 64 | 128
+"""`usage.contextUsage.state` is `"available"`."""
 
 
 class RowLayout(Protocol):
@@ -391,6 +446,13 @@ class Entry(_PackedNumbers):
     non_object_usage = property(
         lambda self: bool(self.layout.flags(self.nums) & FLAG_NON_OBJECT_USAGE),
         doc="The recorded usage is truthy but not an object (only this flag is kept).",
+    )
+    api_cli = property(
+        lambda self: bool(self.layout.flags(self.nums) & FLAG_API_CLI), doc="An assistant message whose `api` is `\"cli\"`."
+    )
+    context_usage_state = property(
+        lambda self: self.layout.flags(self.nums) & CONTEXT_USAGE_MASK,
+        doc="The state of the recorded `usage.contextUsage` (`CONTEXT_USAGE_MASK`'s bits; 0: none).",
     )
     usage = property(lambda self: unpack_usage(self.usage_packed), doc="Recorded provider usage (assistant messages).")
 

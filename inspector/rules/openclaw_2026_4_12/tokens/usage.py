@@ -9,7 +9,7 @@ only the messages after it are estimated.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -76,14 +76,18 @@ class UsageRow(NamedTuple):
     pi_tokens: int
 
 
-def usage_rows_from_end(entries: Sequence[m.Entry], ctx: m.SessionContext) -> Iterator[UsageRow]:
+def usage_rows_from_end(
+    entries: Sequence[m.Entry], ctx: m.SessionContext, row_of: Callable[[m.Entry], Any] | None = None
+) -> Iterator[Any]:
     """The context's messages as pi `estimateContextTokens` rows, from the last one backwards, from the index's
-    metadata alone (no message re-read): feed them to `context_tokens_from_end`.
+    metadata alone (no message re-read): feed them to `context_tokens_from_end`. `row_of` makes an entry's row
+    (`usage_row` by default; a later release's carries more).
 
     Lazy: recorded usage is unpacked only for the assistant messages actually reached.
     """
+    make = usage_row if row_of is None else row_of
     for row in reversed(ctx.messages):
-        yield usage_row(entries[row.entry_index])
+        yield make(entries[row.entry_index])
 
 
 def usage_row(entry: m.Entry) -> UsageRow:
