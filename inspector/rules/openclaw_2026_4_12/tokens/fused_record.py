@@ -82,7 +82,7 @@ def _tool_result(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> 
 
 def _assistant(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> MessageRecord:
     get = msg.get
-    raw_usage = get("usage")
+    raw_usage: Any = get("usage")
     usage = _pack_usage(raw_usage)
     flags = 0 if usage is not None and "contextUsage" not in raw_usage else _usage_flags(raw_usage)
     if get("api") == "cli":

@@ -11,8 +11,8 @@
   `contextUsage`, or `contextUsage.state: "unavailable"` with a figure of exactly 0. Walking back from the last
   message, a barrier ends the search: there is then no usage at all and every message is estimated.
 
-`context_tokens_from_end` is the one implementation, over `UsageRow`s from the last message backwards (it reads
-past a barrier only to sum the estimates); `estimate_context_tokens` feeds it whole messages, `usage_rows_from_end`
+`context_tokens_from_end` is 2026.4.12's walk over `UsageRow`s from the last message backwards, given these rules (it
+reads past a barrier only to sum the estimates); `estimate_context_tokens` feeds it whole messages, `usage_rows_from_end`
 the index's metadata: the packed usage with its `contextUsage` figure, the flags with its state and `api: "cli"`
 (`inspector.model.entries.usage_flags`, `FLAG_API_CLI`).
 
@@ -170,17 +170,11 @@ def context_tokens_from_end(rows_from_end: Iterable[Any], count: int) -> Context
     messages. Rows are consumed up to the usage found (all of them otherwise). A row without `api` (2026.4.12's
     `UsageRow`) is never a `cli` barrier.
     """
-    trailing = 0
-    rows = iter(rows_from_end)
-    for k, row in enumerate(rows):
-        if is_unavailable_context_barrier(row.role, row.usage, getattr(row, "api", None)):
-            trailing += row.pi_tokens + sum(r.pi_tokens for r in rows)
-            break
-        if is_valid_assistant_usage(row.role, row.stop_reason, row.usage):
-            usage_tokens = calculate_context_tokens(row.usage)
-            return ContextTokens(usage_tokens + trailing, usage_tokens, trailing, count - 1 - k)
-        trailing += row.pi_tokens
-    return ContextTokens(trailing, 0, trailing, None)
+    return april.context_tokens_from_end(rows_from_end, count, is_valid_assistant_usage, calculate_context_tokens, _is_barrier)
+
+
+def _is_barrier(row: Any) -> bool:
+    return is_unavailable_context_barrier(row.role, row.usage, getattr(row, "api", None))
 
 
 def message_usage_row(msg: Any) -> UsageRow:
@@ -194,5 +188,4 @@ def estimate_context_tokens(messages: list[dict[str, Any]]) -> dict[str, Any]:
     """The agent core's `estimateContextTokens(messages)` (compaction's `tokensBefore`): `{"tokens",
     "usage_tokens", "trailing_tokens", "last_usage_index"}` (index None without usage); see
     `context_tokens_from_end`."""
-    rows = (message_usage_row(msg) for msg in reversed(messages))
-    return context_tokens_from_end(rows, len(messages)).to_json()
+    return april.estimate_context_tokens(messages, message_usage_row, context_tokens_from_end)
