@@ -9,172 +9,24 @@ builds an `Entry` when one is asked for.
 
 from __future__ import annotations
 
-import math
-import operator
-import struct
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import reduce
-from itertools import filterfalse
 from typing import Any, Protocol
 
-USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
-COST_KEYS = ("input", "output", "cacheRead", "cacheWrite", "total")
-_USAGE = struct.Struct("<10d")
-_NAN = float("nan")
-USAGE_SIZE = _USAGE.size
-"""Bytes of one packed usage (`pack_usage`)."""
-
-
-def pack_usage(usage: Any) -> bytes | None:
-    """Recorded usage packed in 80 bytes (NaN where a field is absent): a fraction of a dict's memory."""
-    if type(usage) is not dict:
-        return None
-    try:  # the usual shape: every field present and numeric
-        c = usage["cost"]
-        return _USAGE.pack(
-            usage["input"], usage["output"], usage["cacheRead"], usage["cacheWrite"], usage["totalTokens"],
-            c["input"], c["output"], c["cacheRead"], c["cacheWrite"], c["total"],
-        )
-    except (KeyError, TypeError, struct.error):
-        pass
-    cost = usage.get("cost")
-    cost = cost if isinstance(cost, dict) else {}
-    vals = [usage.get(k) for k in USAGE_KEYS] + [cost.get(k) for k in COST_KEYS]
-    return _USAGE.pack(*(float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else _NAN for v in vals))
-
-
-def unpack_usage(packed: bytes | None) -> dict[str, Any] | None:
-    """The usage object back (standard fields only; absent ones stay absent; integral values as int)."""
-    if packed is None:
-        return None
-    vals = _USAGE.unpack(packed)
-
-    def num(v: float) -> int | float:
-        return int(v) if v.is_integer() and abs(v) < 2**53 else v
-
-    out: dict[str, Any] = {k: num(v) for k, v in zip(USAGE_KEYS, vals) if not math.isnan(v)}
-    cost = {k: num(v) for k, v in zip(COST_KEYS, vals[len(USAGE_KEYS) :]) if not math.isnan(v)}
-    if cost:
-        out["cost"] = cost
-    return out
-
-_NO_USAGE = _USAGE.pack(*[_NAN] * 10)
-"""A packed usage with no standard field at all (unpacks to `{}`: not counted as a call)."""
-
-
-def _add_tokens(total: int | float, values: list[float]) -> int | float:
-    """`total` plus `num(v)` of each value, in order, as a loop over the unpacked usage dicts adds them."""
-    if type(total) is int and all(map(float.is_integer, values)):
-        if not values:
-            return total
-        bound = max(map(abs, values))
-        if bound * len(values) < 2**53:  # every partial sum of these integers is exact as a double: so is the sum
-            return total + int(sum(values))
-        if bound < 2**53:
-            return total + sum(map(int, values))  # only ints: exact, whatever the grouping
-    for v in values:
-        total += int(v) if v.is_integer() and abs(v) < 2**53 else v
-    return total
-
-
-_SUM_BATCH = 16384
-
-
-@dataclass(slots=True, frozen=True)
-class UsageSum:
-    """A Σ of packed usages in order, that more usages extend (`plus`): summing rows `[0, k)` and then
-    `[k, n)` gives what one pass over `[0, n)` gives, to the last bit (see `sum_packed_usage`)."""
-
-    tokens: tuple[int | float, ...] = (0,) * len(USAGE_KEYS)
-    cost: tuple[float, ...] = (0.0,) * len(COST_KEYS)
-    calls: int = 0
-
-    def plus(self, packed: Iterable[bytes | None]) -> UsageSum:
-        """This sum with `packed` added after what it holds (a new object: a sum is never changed)."""
-        return self.plus_rows(b"".join(p for p in packed if p is not None))
-
-    def plus_rows(self, rows: bytes | bytearray) -> UsageSum:
-        """This sum with the packed usages laid end to end in `rows` added after what it holds."""
-        count = len(rows) // _USAGE.size
-        calls = count
-        if rows.find(_NO_USAGE) >= 0:  # rows with no standard field are not calls
-            calls -= sum(1 for k in range(0, len(rows), _USAGE.size) if rows[k : k + _USAGE.size] == _NO_USAGE)
-        tokens = list(self.tokens)
-        cost = list(self.cost)
-        doubles = memoryview(rows).cast("d")
-        width = len(USAGE_KEYS) + len(COST_KEYS)
-        for j in range(width):
-            for start in range(0, count, _SUM_BATCH):  # a column at a time, a batch at a time (memory stays small)
-                column: list[float] = doubles[(start * width) + j : (start + _SUM_BATCH) * width : width].tolist()  # type: ignore[assignment]
-                values = list(filterfalse(math.isnan, column))  # NaN: an absent field
-                if j < len(USAGE_KEYS):
-                    tokens[j] = _add_tokens(tokens[j], values)
-                else:
-                    cost[j - len(USAGE_KEYS)] = reduce(operator.add, values, cost[j - len(USAGE_KEYS)])
-        doubles.release()
-        return UsageSum(tuple(tokens), tuple(cost), self.calls + calls)
-
-    def result(self) -> tuple[dict[str, int | float], dict[str, float], int]:
-        """`(tokens, cost, calls)` by field name."""
-        return dict(zip(USAGE_KEYS, self.tokens)), dict(zip(COST_KEYS, self.cost)), self.calls
-
-
-PATH_USAGE_STEP = 4096
-"""`PathUsage` keeps the sum at every multiple of this many path positions."""
-
-
-@dataclass(slots=True, frozen=True)
-class PathUsage:
-    """Σ of the recorded usage along a path (`total`), with the sums of its first `k * PATH_USAGE_STEP` positions
-    (`marks[k]`): the path continued is summed from `total`, the path cut at a branch point from the nearest mark."""
-
-    length: int = 0
-    total: UsageSum = UsageSum()
-    marks: tuple[UsageSum, ...] = (UsageSum(),)
-
-    def plus(self, usages: list[bytes | None]) -> PathUsage:
-        """This path's sum continued with the packed usages of the next positions (None: no usage there)."""
-        total, length, marks = self.total, self.length, list(self.marks)
-        done = 0
-        while done < len(usages):
-            piece = usages[done : done + PATH_USAGE_STEP - length % PATH_USAGE_STEP]
-            total = total.plus(piece)
-            length += len(piece)
-            done += len(piece)
-            if length % PATH_USAGE_STEP == 0:
-                marks.append(total)
-        return PathUsage(length, total, tuple(marks))
-
-    def plus_rows(self, rows: bytes, positions: int) -> PathUsage:
-        """This path's sum continued by `positions` more positions whose packed usages, laid end to end, are `rows`
-        (`EntryTable.usage_rows`); the positions must not pass the next mark."""
-        if positions > PATH_USAGE_STEP - self.length % PATH_USAGE_STEP:
-            raise ValueError("a piece of a path usage may not pass a mark")
-        total, length = self.total.plus_rows(rows), self.length + positions
-        marks = self.marks + (total,) if positions and length % PATH_USAGE_STEP == 0 else self.marks
-        return PathUsage(length, total, marks)
-
-    def cut(self, length: int, usages_between: Callable[[int, int], list[bytes | None]]) -> PathUsage:
-        """The sum of the path's first `length` positions; `usages_between(start, end)` gives the packed usages of
-        its positions [start, end) (asked only for those between the nearest mark and `length`)."""
-        if length >= self.length:
-            return self
-        k = length // PATH_USAGE_STEP
-        start = k * PATH_USAGE_STEP
-        return PathUsage(start, self.marks[k], self.marks[: k + 1]).plus(usages_between(start, length))
-
-
-def sum_packed_usage(packed: Iterable[bytes | None]) -> tuple[dict[str, int | float], dict[str, float], int]:
-    """Σ of packed usages, field by field, without building a dict per usage: `(tokens, cost, calls)`.
-
-    Equals adding `unpack_usage(p)`'s numbers in order: tokens from an int 0 (exact while they are integral),
-    cost from a float 0.0 (an integral cost adds the same double). `calls` counts the usages that unpack to a
-    non-empty dict. Usages are unpacked a batch at a time (memory stays small on a 1 GB session).
-    """
-    return UsageSum().plus(packed).result()
-
+from inspector.js.jsjson import js_truthy
+from inspector.model.packed_usage import (  # noqa: F401 (re-exported: `m.pack_usage`, `m.UsageSum`...)
+    COST_KEYS,
+    PATH_USAGE_STEP,
+    USAGE_KEYS,
+    USAGE_SIZE,
+    PathUsage,
+    UsageSum,
+    pack_usage,
+    sum_packed_usage,
+    unpack_context_tokens,
+    unpack_usage,
+)
 
 HEADER_KEYS = ("id", "version", "timestamp", "cwd", "parentSession", "provider", "modelId", "thinkingLevel", "branchedFrom")
 """The session-header fields the figures report (`stats --json` `header`, `ls --json` glance), in that order."""
@@ -291,6 +143,33 @@ FLAG_EXCLUDE_TRUE = 8
 context (`projectSessionEntryMessage`)."""
 FLAG_SIDE_APPEND = 16
 """A `message` entry whose `appendMode` is `"side"` (OpenClaw 2026.9: appended beside the active leaf, which stays)."""
+FLAG_API_CLI = 32
+"""An assistant message whose `api` is `"cli"` (OpenClaw 2026.9: without `contextUsage`, its usage leaves the context
+unknown: `isUnavailableContextBarrier`)."""
+CONTEXT_USAGE_MASK = 64 | 128
+"""The two flag bits that say an assistant's `usage.contextUsage` (OpenClaw 2026.9): 0 without the key, else one of
+`CONTEXT_USAGE_OTHER`, `CONTEXT_USAGE_UNAVAILABLE`, `CONTEXT_USAGE_AVAILABLE` (its figure in the packed usage:
+`unpack_context_tokens`)."""
+CONTEXT_USAGE_OTHER = 64
+"""`usage.contextUsage` present, its `state` neither `"available"` nor `"unavailable"` (or not an object)."""
+CONTEXT_USAGE_UNAVAILABLE = 128
+"""`usage.contextUsage.state` is `"unavailable"`."""
+CONTEXT_USAGE_AVAILABLE = 64 | 128
+"""`usage.contextUsage.state` is `"available"`."""
+
+
+def usage_flags(raw_usage: Any) -> int:
+    """The flags of an assistant's recorded `usage`: `FLAG_NON_OBJECT_USAGE` (truthy, not an object), else the
+    state of its `contextUsage` (`CONTEXT_USAGE_MASK`'s bits; OpenClaw 2026.9)."""
+    if type(raw_usage) is not dict:
+        return FLAG_NON_OBJECT_USAGE if js_truthy(raw_usage) else 0
+    if "contextUsage" not in raw_usage:
+        return 0
+    context_usage = raw_usage["contextUsage"]
+    state = context_usage.get("state") if type(context_usage) is dict else None
+    if state == "available":
+        return CONTEXT_USAGE_AVAILABLE
+    return CONTEXT_USAGE_UNAVAILABLE if state == "unavailable" else CONTEXT_USAGE_OTHER
 
 
 class RowLayout(Protocol):
@@ -391,6 +270,13 @@ class Entry(_PackedNumbers):
     non_object_usage = property(
         lambda self: bool(self.layout.flags(self.nums) & FLAG_NON_OBJECT_USAGE),
         doc="The recorded usage is truthy but not an object (only this flag is kept).",
+    )
+    api_cli = property(
+        lambda self: bool(self.layout.flags(self.nums) & FLAG_API_CLI), doc="An assistant message whose `api` is `\"cli\"`."
+    )
+    context_usage_state = property(
+        lambda self: self.layout.flags(self.nums) & CONTEXT_USAGE_MASK,
+        doc="The state of the recorded `usage.contextUsage` (`CONTEXT_USAGE_MASK`'s bits; 0: none).",
     )
     usage = property(lambda self: unpack_usage(self.usage_packed), doc="Recorded provider usage (assistant messages).")
 

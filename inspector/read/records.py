@@ -172,8 +172,9 @@ def message_record_reference(
         stop = interned(get("stopReason"))
         raw_usage = get("usage")
         usage = m.pack_usage(raw_usage)
-        if usage is None and js_truthy(raw_usage):
-            flags |= m.FLAG_NON_OBJECT_USAGE
+        flags |= m.usage_flags(raw_usage)
+        if get("api") == "cli":
+            flags |= m.FLAG_API_CLI
         if "toolCall" in kinds and type(content) is list:
             calls = [b for b in content if type(b) is dict and b.get("type") == "toolCall"]
             call_ids = tuple([str(b.get("id")) for b in calls])

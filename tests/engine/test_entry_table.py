@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from inspector.figures.session_figures import shape_totals, usage_totals
 from inspector.model import entries as m
+from inspector.model import packed_usage
 from inspector.read.estimates import reader_estimates
 from inspector.session.context import build_context, compactions_on_path
 from inspector.session.session import Session, open_session
@@ -269,7 +270,7 @@ def test_an_orphan_whose_parent_arrives_is_no_longer_one(tmp_path: Path) -> None
 def test_a_path_usage_summed_from_joined_rows_equals_one_summed_usage_by_usage(monkeypatch, step) -> None:
     """`PathUsage.plus_rows` (the packed usages of a piece of the path, joined by `EntryTable.usage_rows`) keeps the
     same total and the same marks as `PathUsage.plus` over the piece's usages one by one; a piece may not pass a mark."""
-    monkeypatch.setattr(m, "PATH_USAGE_STEP", step)
+    monkeypatch.setattr(packed_usage, "PATH_USAGE_STEP", step)  # where `PathUsage` reads it
     table = EntryTable(LAYOUT)
     for i in range(23):
         usage = None if i % 4 == 1 else {"input": i, "output": 2**50 + i, "cost": {"total": 0.1 * i}}

@@ -14,8 +14,9 @@ import sys
 
 from inspector.storage.cache._hash import blake2b
 
-FORMAT_VERSION = 2
-"""The cache's own format; bump it when what an entry holds changes shape."""
+FORMAT_VERSION = 3
+"""The cache's own format; bump it when what an entry holds changes shape (3: a packed usage holds 11 doubles, the
+`contextUsage` figure last)."""
 
 
 def _package_dir() -> str:

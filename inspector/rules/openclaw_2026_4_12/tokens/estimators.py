@@ -38,6 +38,7 @@ __all__ = [
     "PRUNE_OTHER_ROLE_CHARS",
     "TOOL_CALL_ARGS_THROW_CHARS",
     "TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE",
+    "guard_assistant_chars",
     "is_guard_tool_result",
     "openclaw_compaction_tokens",
     "openclaw_prune_chars",
@@ -306,25 +307,31 @@ def tool_guard_chars(msg: dict[str, Any]) -> int:
             return _guard_block_chars(content)
         return 0
     if role == "assistant":
-        content = msg.get("content")
-        if type(content) is not list:
-            return 0
-        chars = 0
-        for block in content:
-            if type(block) is not dict:
-                continue
-            btype = block.get("type")
-            if btype == "text" and type(block.get("text")) is str:
-                chars += js_len(block["text"])
-            elif btype == "thinking" and type(block.get("thinking")) is str:
-                chars += js_len(block["thinking"])
-            elif btype == "toolCall":
-                args = block.get("arguments")
-                chars += json_len_or({} if args is None else args, TOOL_CALL_ARGS_THROW_CHARS)
-            else:
-                chars += unknown_chars(block)
-        return chars
+        return guard_assistant_chars(msg.get("content"))
     if is_guard_tool_result(msg):
         return tool_result_guard_chars(msg)
     return PRUNE_OTHER_ROLE_CHARS
+
+
+def guard_assistant_chars(content: Any) -> int:
+    """The guard's estimate of an assistant's content (unchanged in 2026.9.6): text + `thinking` text (raw lengths) +
+    `JSON.stringify(arguments ?? {})` per toolCall (128 on a throw) + `estimateUnknownChars` of any other block;
+    non-object blocks skipped, a content that is not a list 0."""
+    if type(content) is not list:
+        return 0
+    chars = 0
+    for block in content:
+        if type(block) is not dict:
+            continue
+        btype = block.get("type")
+        if btype == "text" and type(block.get("text")) is str:
+            chars += js_len(block["text"])
+        elif btype == "thinking" and type(block.get("thinking")) is str:
+            chars += js_len(block["thinking"])
+        elif btype == "toolCall":
+            args = block.get("arguments")
+            chars += json_len_or({} if args is None else args, TOOL_CALL_ARGS_THROW_CHARS)
+        else:
+            chars += unknown_chars(block)
+    return chars
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from inspector.js.jsjson import js_len, js_truthy
+from inspector.js.jsjson import js_len
 from inspector.model import entries as m
 from inspector.read.record_types import MessageRecord, block_kinds, interned
 from inspector.rules.openclaw_2026_4_12.tokens.estimators import PI_IMAGE_CHARS
@@ -27,7 +27,8 @@ __all__ = ["BY_ROLE", "STRING_KIND", "TEXT_KIND", "timestamp_of", "tool_calls_of
 
 _tuple_new = tuple.__new__
 _pack_usage = m.pack_usage
-_NON_OBJECT_USAGE = m.FLAG_NON_OBJECT_USAGE
+_usage_flags = m.usage_flags
+_API_CLI = m.FLAG_API_CLI
 STRING_KIND = ("string",)
 """The block kinds of a string content."""
 TEXT_KIND = block_kinds([{"type": "text"}])
@@ -81,9 +82,11 @@ def _tool_result(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> 
 
 def _assistant(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> MessageRecord:
     get = msg.get
-    raw_usage = get("usage")
+    raw_usage: Any = get("usage")
     usage = _pack_usage(raw_usage)
-    flags = _NON_OBJECT_USAGE if usage is None and js_truthy(raw_usage) else 0
+    flags = 0 if usage is not None and "contextUsage" not in raw_usage else _usage_flags(raw_usage)
+    if get("api") == "cli":
+        flags |= _API_CLI
     content = get("content")
     call_ids: tuple[str, ...] = ()
     tool_name = None

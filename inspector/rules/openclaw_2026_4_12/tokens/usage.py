@@ -9,7 +9,7 @@ only the messages after it are estimated.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -76,14 +76,18 @@ class UsageRow(NamedTuple):
     pi_tokens: int
 
 
-def usage_rows_from_end(entries: Sequence[m.Entry], ctx: m.SessionContext) -> Iterator[UsageRow]:
+def usage_rows_from_end(
+    entries: Sequence[m.Entry], ctx: m.SessionContext, row_of: Callable[[m.Entry], Any] | None = None
+) -> Iterator[Any]:
     """The context's messages as pi `estimateContextTokens` rows, from the last one backwards, from the index's
-    metadata alone (no message re-read): feed them to `context_tokens_from_end`.
+    metadata alone (no message re-read): feed them to `context_tokens_from_end`. `row_of` makes an entry's row
+    (`usage_row` by default; a later release's carries more).
 
     Lazy: recorded usage is unpacked only for the assistant messages actually reached.
     """
+    make = usage_row if row_of is None else row_of
     for row in reversed(ctx.messages):
-        yield usage_row(entries[row.entry_index])
+        yield make(entries[row.entry_index])
 
 
 def usage_row(entry: m.Entry) -> UsageRow:
@@ -126,17 +130,30 @@ class ContextTokens:
         }
 
 
-def context_tokens_from_end(rows_from_end: Iterable[UsageRow], count: int) -> ContextTokens:
+def context_tokens_from_end(
+    rows_from_end: Iterable[Any],
+    count: int,
+    is_valid: Callable[[Any, Any, Any], bool] = is_valid_assistant_usage,
+    tokens_of: Callable[[Any], int] = calculate_context_tokens,
+    is_barrier: Callable[[Any], bool] | None = None,
+) -> ContextTokens:
     """pi `estimateContextTokens` over `count` messages given as rows from the LAST one backwards.
 
     The usage of the last assistant message that is neither aborted nor an error (`calculate_context_tokens`)
     plus the pi tokens of every later message; with no such assistant, the sum over all messages. Rows are
     consumed only up to that assistant, so a lazy iterator costs only the trailing messages.
+
+    A later release passes its own rules: `is_valid(role, stop_reason, usage)`, `tokens_of(usage)`, and
+    `is_barrier(row)`, a row that ends the search (every message is then estimated; pi has none).
     """
     trailing = 0
-    for k, row in enumerate(rows_from_end):
-        if is_valid_assistant_usage(row.role, row.stop_reason, row.usage):
-            usage_tokens = calculate_context_tokens(row.usage)
+    rows = iter(rows_from_end)
+    for k, row in enumerate(rows):
+        if is_barrier is not None and is_barrier(row):
+            trailing += row.pi_tokens + sum(r.pi_tokens for r in rows)
+            break
+        if is_valid(row.role, row.stop_reason, row.usage):
+            usage_tokens = tokens_of(row.usage)
             return ContextTokens(usage_tokens + trailing, usage_tokens, trailing, count - 1 - k)
         trailing += row.pi_tokens
     return ContextTokens(trailing, 0, trailing, None)
@@ -149,11 +166,15 @@ def message_usage_row(msg: Any) -> UsageRow:
     return UsageRow(msg.get("role"), msg.get("stopReason"), msg.get("usage"), pi_estimate_tokens(msg))
 
 
-def estimate_context_tokens(messages: list[dict[str, Any]]) -> dict[str, Any]:
+def estimate_context_tokens(
+    messages: list[dict[str, Any]],
+    row_of: Callable[[Any], Any] = message_usage_row,
+    from_end: Callable[[Iterable[Any], int], ContextTokens] = context_tokens_from_end,
+) -> dict[str, Any]:
     """pi `estimateContextTokens(messages)` ([PI66] `CMP`), used for compaction's `tokensBefore`.
 
     Returns `{"tokens", "usage_tokens", "trailing_tokens", "last_usage_index"}` (index `None` without usage); see
-    `context_tokens_from_end`.
+    `context_tokens_from_end`. A later release passes its message rows (`row_of`) and its walk (`from_end`).
     """
-    rows = (message_usage_row(msg) for msg in reversed(messages))
-    return context_tokens_from_end(rows, len(messages)).to_json()
+    rows = (row_of(msg) for msg in reversed(messages))
+    return from_end(rows, len(messages)).to_json()

@@ -28,10 +28,6 @@ from inspector.rules.openclaw_2026_4_12.tokens.text import (
     compaction_summary_text,
     model_visible_texts,
 )
-
-# The index's per-message usage rows are 2026.4.12's (the index keeps no `api` nor `contextUsage`: see
-# `context_usage`); this release's `context_tokens_from_end` reads them.
-from inspector.rules.openclaw_2026_4_12.tokens.usage import usage_row, usage_rows_from_end
 from inspector.rules.openclaw_2026_9_6 import RELEASE
 from inspector.rules.openclaw_2026_9_6.tokens.estimators import (
     IMAGE_BLOCK_CHARS,
@@ -68,6 +64,8 @@ from inspector.rules.openclaw_2026_9_6.tokens.usage import (
     is_unavailable_context_barrier,
     is_valid_assistant_usage,
     message_usage_row,
+    usage_row,
+    usage_rows_from_end,
 )
 
 ESTIMATORS = RELEASE.estimators

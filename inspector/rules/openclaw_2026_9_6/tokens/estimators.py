@@ -34,6 +34,8 @@ from inspector.rules.openclaw_2026_4_12.tokens.estimators import (
     PRUNE_OTHER_ROLE_CHARS,
     TOOL_CALL_ARGS_THROW_CHARS,
     TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE,  # the guard's raw weight: unchanged
+    guard_assistant_chars,  # the guard's assistant and its tool-result test: unchanged
+    is_guard_tool_result,
 )
 from inspector.rules.openclaw_2026_4_12.tokens.text import (
     BRANCH_SUMMARY_PREFIX,
@@ -362,12 +364,6 @@ def _guard_tool_result_chars(content: Any) -> int:
     return chars
 
 
-def is_guard_tool_result(msg: dict[str, Any]) -> bool:
-    """Whether the guard treats `msg` as a tool result (role `toolResult` or `tool`, or `type: "toolResult"`)."""
-    role = msg.get("role")
-    return role == "toolResult" or role == "tool" or msg.get("type") == "toolResult"
-
-
 def _summary_chars(prefix: str, summary: Any, suffix: str) -> int:
     return js_len(prefix + (summary if type(summary) is str else "") + suffix)
 
@@ -398,24 +394,7 @@ def tool_guard_chars(msg: dict[str, Any]) -> int:
             return js_len(content)
         return _guard_block_chars(content) if type(content) is list else 0
     if role == "assistant":
-        content = msg.get("content")
-        if type(content) is not list:
-            return 0
-        chars = 0
-        for block in content:
-            if type(block) is not dict:
-                continue
-            btype = block.get("type")
-            if btype == "text" and type(block.get("text")) is str:
-                chars += js_len(block["text"])
-            elif btype == "thinking" and type(block.get("thinking")) is str:
-                chars += js_len(block["thinking"])
-            elif btype == "toolCall":
-                args = block.get("arguments")
-                chars += json_len_or({} if args is None else args, TOOL_CALL_ARGS_THROW_CHARS)
-            else:
-                chars += unknown_chars(block)
-        return chars
+        return guard_assistant_chars(msg.get("content"))
     if is_guard_tool_result(msg):
         return _guard_tool_result_chars(msg.get("content"))
     if role == "bashExecution":

@@ -11,17 +11,25 @@
   `contextUsage`, or `contextUsage.state: "unavailable"` with a figure of exactly 0. Walking back from the last
   message, a barrier ends the search: there is then no usage at all and every message is estimated.
 
-`context_tokens_from_end` is the one implementation, over `UsageRow`s from the last message backwards (it reads
-past a barrier only to sum the estimates); `estimate_context_tokens` feeds it whole messages.
+`context_tokens_from_end` is 2026.4.12's walk over `UsageRow`s from the last message backwards, given these rules (it
+reads past a barrier only to sum the estimates); `estimate_context_tokens` feeds it whole messages, `usage_rows_from_end`
+the index's metadata: the packed usage with its `contextUsage` figure, the flags with its state and `api: "cli"`
+(`inspector.model.entries.usage_flags`, `FLAG_API_CLI`).
+
+What the index cannot give back: a standard usage field that is not a number (null, a string) reads as absent, not
+as JavaScript's `+` takes it, and a non-numeric `contextUsage.totalTokens` as absent; such a usage may count (or
+be a barrier) where the full message's would not.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from inspector.js.jsjson import js_truthy
+from inspector.model import entries as m
+from inspector.rules.openclaw_2026_4_12.tokens import usage as april
 from inspector.rules.openclaw_2026_4_12.tokens.usage import NON_OBJECT_USAGE, ContextTokens
 from inspector.rules.openclaw_2026_4_12.tokens.usage import calculate_context_tokens as april_context_tokens
 from inspector.rules.openclaw_2026_9_6.tokens.estimators import pi_estimate_tokens
@@ -36,6 +44,8 @@ __all__ = [
     "is_unavailable_context_barrier",
     "is_valid_assistant_usage",
     "message_usage_row",
+    "usage_row",
+    "usage_rows_from_end",
 ]
 
 _NAN = math.nan
@@ -90,6 +100,44 @@ class UsageRow(NamedTuple):
     api: Any = None
 
 
+_CONTEXT_STATES = {
+    m.CONTEXT_USAGE_OTHER: None,
+    m.CONTEXT_USAGE_UNAVAILABLE: "unavailable",
+    m.CONTEXT_USAGE_AVAILABLE: "available",
+}
+
+
+def usage_row(entry: m.Entry) -> UsageRow:
+    """The entry as `estimateContextTokens` sees it, from the index: 2026.4.12's row (`april.usage_row`) with the
+    usage's `contextUsage` (its state, and its figure when `"available"`) and the `api` (`"cli"` or None) put back."""
+    if entry.role != "assistant":
+        return UsageRow(entry.role, entry.stop_reason, None, entry.estimate("pi") or 0)
+    flags = entry.layout.flags(entry.nums)
+    usage: Any = None
+    packed = entry.usage_packed
+    if packed is not None:
+        usage = m.unpack_usage(packed)
+        state = flags & m.CONTEXT_USAGE_MASK
+        if state:
+            context_usage: dict[str, Any] = {}
+            if _CONTEXT_STATES[state] is not None:
+                context_usage["state"] = _CONTEXT_STATES[state]
+            figure = m.unpack_context_tokens(packed) if state == m.CONTEXT_USAGE_AVAILABLE else None
+            if figure is not None:
+                context_usage["totalTokens"] = figure
+            usage["contextUsage"] = context_usage
+    elif flags & m.FLAG_NON_OBJECT_USAGE:
+        usage = NON_OBJECT_USAGE
+    api = "cli" if flags & m.FLAG_API_CLI else None
+    return UsageRow("assistant", entry.stop_reason, usage, entry.estimate("pi") or 0, api)
+
+
+def usage_rows_from_end(entries: Sequence[m.Entry], ctx: m.SessionContext) -> Iterator[UsageRow]:
+    """The context's messages as `usage_row`s, from the last one backwards, from the index alone (no message
+    re-read): 2026.4.12's lazy walk (`april.usage_rows_from_end`) with this release's rows."""
+    return april.usage_rows_from_end(entries, ctx, usage_row)
+
+
 def is_unavailable_context_barrier(role: Any, usage: Any, api: Any) -> bool:
     """compaction.ts `isUnavailableContextBarrier`: an assistant message with a truthy usage that leaves the context
     unknown: `api: "cli"` without `contextUsage`, or `contextUsage.state: "unavailable"` and a figure of exactly 0."""
@@ -122,17 +170,11 @@ def context_tokens_from_end(rows_from_end: Iterable[Any], count: int) -> Context
     messages. Rows are consumed up to the usage found (all of them otherwise). A row without `api` (2026.4.12's
     `UsageRow`) is never a `cli` barrier.
     """
-    trailing = 0
-    rows = iter(rows_from_end)
-    for k, row in enumerate(rows):
-        if is_unavailable_context_barrier(row.role, row.usage, getattr(row, "api", None)):
-            trailing += row.pi_tokens + sum(r.pi_tokens for r in rows)
-            break
-        if is_valid_assistant_usage(row.role, row.stop_reason, row.usage):
-            usage_tokens = calculate_context_tokens(row.usage)
-            return ContextTokens(usage_tokens + trailing, usage_tokens, trailing, count - 1 - k)
-        trailing += row.pi_tokens
-    return ContextTokens(trailing, 0, trailing, None)
+    return april.context_tokens_from_end(rows_from_end, count, is_valid_assistant_usage, calculate_context_tokens, _is_barrier)
+
+
+def _is_barrier(row: Any) -> bool:
+    return is_unavailable_context_barrier(row.role, row.usage, getattr(row, "api", None))
 
 
 def message_usage_row(msg: Any) -> UsageRow:
@@ -146,5 +188,4 @@ def estimate_context_tokens(messages: list[dict[str, Any]]) -> dict[str, Any]:
     """The agent core's `estimateContextTokens(messages)` (compaction's `tokensBefore`): `{"tokens",
     "usage_tokens", "trailing_tokens", "last_usage_index"}` (index None without usage); see
     `context_tokens_from_end`."""
-    rows = (message_usage_row(msg) for msg in reversed(messages))
-    return context_tokens_from_end(rows, len(messages)).to_json()
+    return april.estimate_context_tokens(messages, message_usage_row, context_tokens_from_end)
