@@ -80,32 +80,46 @@ def _tool_result(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> 
     )  # fmt: skip
 
 
-def _assistant(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> MessageRecord:
-    get = msg.get
-    raw_usage: Any = get("usage")
-    usage = _pack_usage(raw_usage)
-    flags = 0 if usage is not None and "contextUsage" not in raw_usage else _usage_flags(raw_usage)
-    if get("api") == "cli":
-        flags |= _API_CLI
-    content = get("content")
-    call_ids: tuple[str, ...] = ()
-    tool_name = None
-    if type(content) is list:
-        kinds = block_kinds(content)
-        if "toolCall" in kinds:
-            call_ids, tool_name = tool_calls_of(content)
-    else:
-        kinds = STRING_KIND if type(content) is str else ()
-    pi, prune, guard = assistant_chars(content)
-    pi = -(-pi // CHARS_PER_TOKEN_ESTIMATE)
-    return _tuple_new(
-        MessageRecord,
-        (
-            obj.get("id"), obj.get("parentId"), "assistant", tool_name, None, call_ids, interned(get("provider")),
-            interned(get("model")), interned(get("stopReason")), usage, timestamp_of(msg), kinds, (pi, prune, pi, guard),
-            flags, note,
-        ),
-    )  # fmt: skip
+def assistant_builder(
+    chars_of: Callable[[Any], tuple[int, int, int]], *, honours_exclude: bool
+) -> Callable[[dict[str, Any], dict[str, Any], str | None], MessageRecord]:
+    """The fused record builder of an assistant message, for a release whose one-pass measure of an assistant's
+    content is `chars_of` (-> pi chars, prune chars, guard chars). `honours_exclude`: a message with
+    `excludeFromContext: true` counts 0 for the pi and guard estimates (OpenClaw 2026.9), not under pi 0.66.1."""
+
+    def _assistant(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> MessageRecord:
+        get = msg.get
+        raw_usage: Any = get("usage")
+        usage = _pack_usage(raw_usage)
+        flags = 0 if usage is not None and "contextUsage" not in raw_usage else _usage_flags(raw_usage)
+        if get("api") == "cli":
+            flags |= _API_CLI
+        content = get("content")
+        call_ids: tuple[str, ...] = ()
+        tool_name = None
+        if type(content) is list:
+            kinds = block_kinds(content)
+            if "toolCall" in kinds:
+                call_ids, tool_name = tool_calls_of(content)
+        else:
+            kinds = STRING_KIND if type(content) is str else ()
+        pi, prune, guard = chars_of(content)
+        if honours_exclude and "excludeFromContext" in msg and msg["excludeFromContext"] is True:
+            pi = guard = 0
+        pi = -(-pi // CHARS_PER_TOKEN_ESTIMATE)
+        return _tuple_new(
+            MessageRecord,
+            (
+                obj.get("id"), obj.get("parentId"), "assistant", tool_name, None, call_ids, interned(get("provider")),
+                interned(get("model")), interned(get("stopReason")), usage, timestamp_of(msg), kinds, (pi, prune, pi, guard),
+                flags, note,
+            ),
+        )  # fmt: skip
+
+    return _assistant
+
+
+_assistant = assistant_builder(assistant_chars, honours_exclude=False)
 
 
 def _user(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> MessageRecord:

@@ -17,7 +17,7 @@ from typing import Any
 
 from inspector.model import entries as m
 from inspector.read.record_types import MessageRecord, block_kinds, interned
-from inspector.rules.openclaw_2026_4_12.tokens.fused_record import STRING_KIND, TEXT_KIND, timestamp_of, tool_calls_of
+from inspector.rules.openclaw_2026_4_12.tokens.fused_record import STRING_KIND, TEXT_KIND, assistant_builder, timestamp_of
 from inspector.rules.openclaw_2026_9_6.tokens.estimators import persisted_sender_suffix
 from inspector.rules.openclaw_2026_9_6.tokens.fused import assistant_chars, content_chars
 from inspector.rules.openclaw_2026_9_6.tokens.measure import CHARS_PER_TOKEN_ESTIMATE, estimate_string_chars, weighted_lens
@@ -63,34 +63,8 @@ def _tool_result(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> 
     )  # fmt: skip
 
 
-def _assistant(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> MessageRecord:
-    get = msg.get
-    raw_usage: Any = get("usage")
-    usage = _pack_usage(raw_usage)
-    flags = 0 if usage is not None and "contextUsage" not in raw_usage else _usage_flags(raw_usage)
-    if get("api") == "cli":
-        flags |= _API_CLI
-    content = get("content")
-    call_ids: tuple[str, ...] = ()
-    tool_name = None
-    if type(content) is list:
-        kinds = block_kinds(content)
-        if "toolCall" in kinds:
-            call_ids, tool_name = tool_calls_of(content)
-    else:
-        kinds = STRING_KIND if type(content) is str else ()
-    pi, prune, guard = assistant_chars(content)
-    if "excludeFromContext" in msg and msg["excludeFromContext"] is True:
-        pi = guard = 0
-    pi = -(-pi // CHARS_PER_TOKEN_ESTIMATE)
-    return _tuple_new(
-        MessageRecord,
-        (
-            obj.get("id"), obj.get("parentId"), "assistant", tool_name, None, call_ids, interned(get("provider")),
-            interned(get("model")), interned(get("stopReason")), usage, timestamp_of(msg), kinds, (pi, prune, pi, guard),
-            flags, note,
-        ),
-    )  # fmt: skip
+_assistant = assistant_builder(assistant_chars, honours_exclude=True)
+"""2026.4.12's assistant record with this release's measure; `excludeFromContext: true` counts 0 but for pruning."""
 
 
 def _user(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> MessageRecord:
