@@ -19,6 +19,7 @@ is a number, `null` blocks...), the offending part counts 0 — or, where the Ty
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from inspector.js.jsjson import js_len
@@ -67,22 +68,28 @@ OMITTED_ASSISTANT_REASONING_TEXT = "[assistant reasoning omitted]"
 # --------------------------------------------------------------------------------------------------------------
 
 
-def _pi_text_image_chars(content: Any) -> int:
-    """pi estimateTokens for `custom`/`toolResult`: string length, or text blocks + 4800 per image."""
-    if type(content) is str:
-        return js_len(content)
-    if type(content) is not list:
-        return 0
+def _text_and_image_chars(content: list[Any], measure: Callable[[Any], int], image_chars: int) -> int:
+    """The text blocks of `content` by `measure` plus `image_chars` per image block (other blocks count 0): the loop
+    pi's and OpenClaw's pruning estimators share, each with its own measure and image size."""
     chars = 0
     for block in content:
         if type(block) is not dict:
             continue
         btype = block.get("type")
         if btype == "text":
-            chars += str_len(block.get("text"))
+            chars += measure(block.get("text"))
         elif btype == "image":
-            chars += PI_IMAGE_CHARS
+            chars += image_chars
     return chars
+
+
+def _pi_text_image_chars(content: Any) -> int:
+    """pi estimateTokens for `custom`/`toolResult`: string length, or text blocks + 4800 per image."""
+    if type(content) is str:
+        return js_len(content)
+    if type(content) is not list:
+        return 0
+    return _text_and_image_chars(content, str_len, PI_IMAGE_CHARS)
 
 
 def pi_estimate_chars(msg: dict[str, Any]) -> int:
@@ -166,16 +173,7 @@ def _prune_text_image_chars(content: Any) -> int:
     """pruner.ts `estimateTextAndImageChars`: weighted text + 8000 per image; a non-array counts 0."""
     if type(content) is not list:
         return 0  # a string iterates as characters without `.type`
-    chars = 0
-    for block in content:
-        if type(block) is not dict:
-            continue
-        btype = block.get("type")
-        if btype == "text":
-            chars += estimate_string_chars(block.get("text"))
-        elif btype == "image":
-            chars += OPENCLAW_IMAGE_CHAR_ESTIMATE
-    return chars
+    return _text_and_image_chars(content, estimate_string_chars, OPENCLAW_IMAGE_CHAR_ESTIMATE)
 
 
 def _prune_assistant_chars(content: Any, drop_thinking_blocks: bool) -> int:
