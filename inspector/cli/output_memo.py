@@ -262,25 +262,32 @@ def bind(
 
 
 def installed_openclaw_witness() -> list[Any]:
-    """Which `openclaw` is first on PATH and its identity (`_identity`): the rule choice asks it when neither
-    `--rules`, the session nor the config decide (`inspector.host.rules_choice`). A plain PATH walk, no `shutil`."""
-    for folder in os.environ.get("PATH", "").split(os.pathsep):
-        candidate = os.path.join(folder or ".", "openclaw")
-        identity = _identity(candidate)
-        if identity is not None and os.access(candidate, os.X_OK) and not os.path.isdir(candidate):
-            return [candidate, identity]
-    return [None, None]
+    """What the rule choice may ask when neither `--rules`, the session nor the config decide
+    (`inspector.host.rules_choice`): which `openclaw` and which `pi` are first on PATH, with their identities
+    (`_identity`), and the identity of pi's `settings.json` (its `lastChangelogVersion` names the pi of a session in
+    pi's folder). A plain PATH walk, no `shutil`."""
+    from inspector.host.pi_home import PI_SETTINGS, pi_agent_path
 
-
-_ASKED_INSTALLED = ("default", "the installed openclaw --version")
+    found: list[Any] = []
+    for program in ("openclaw", "pi"):
+        hit: list[Any] = [None, None]
+        for folder in os.environ.get("PATH", "").split(os.pathsep):
+            candidate = os.path.join(folder or ".", program)
+            identity = _identity(candidate)
+            if identity is not None and os.access(candidate, os.X_OK) and not os.path.isdir(candidate):
+                hit = [candidate, identity]
+                break
+        found.extend(hit)
+    settings = os.path.join(pi_agent_path(), PI_SETTINGS)
+    return [*found, settings, _identity(settings)]
 
 
 def note_rules(choice: Any) -> None:
-    """The rule choice the output carries: a choice that asked the installed `openclaw` (or found none) holds only
-    while PATH finds the same one, so the memo keeps what it found."""
+    """The rule choice the output carries: unless `--rules` named it, a choice may have asked the installed
+    `openclaw` or `pi` (or found none), so the memo keeps what it found and holds only while it finds the same."""
     if _recording is None:
         return
-    asked = choice.reason == "default" or choice.reason.startswith(_ASKED_INSTALLED[1])
+    asked = choice.source != "flag"
     _recording.rules_witness = installed_openclaw_witness() if asked else None
     if _recording.header is not None:
         _recording.header["rules_witness"] = _recording.rules_witness

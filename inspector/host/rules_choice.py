@@ -1,7 +1,9 @@
 """Which release's rules a session gets, and why: `choose_rules`.
 
 In this order: `--rules ID`; what the session itself shows (an OpenClaw SQLite store: the release that wrote it, at
-least the first release carried that keeps stores; a file: its format version); the user's `openclaw.json`
+least the first release carried that keeps stores; a file: its format version); for a file in pi's own sessions
+folder (`$PI_CODING_AGENT_DIR` or `~/.pi/agent`, `sessions/`), the pi that wrote it (`pi --version`, else pi's
+`settings.json` `lastChangelogVersion`), since OpenClaw's config says nothing of it; the user's `openclaw.json`
 (`meta.lastTouchedVersion`, the version of OpenClaw that last wrote it); the `openclaw` on PATH
 (`openclaw --version`); the default. A version names the newest release the product carries that is not newer
 than it; the reason says when that is not the exact release.
@@ -73,10 +75,16 @@ _installed: dict[tuple[str, int, int], str | None] = {}
 def installed_openclaw_version(env: Mapping[str, str] | None = None) -> str | None:
     """The version `openclaw --version` prints for the `openclaw` on PATH (None: none, or it did not answer in
     time). Asked once per binary (path, size, mtime) in a process."""
+    return installed_version("openclaw", env)
+
+
+def installed_version(program: str, env: Mapping[str, str] | None = None) -> str | None:
+    """The version `PROGRAM --version` prints for the one on PATH (None: none, it did not answer in time, or its
+    first line is not a version). Asked once per binary (path, size, mtime) in a process."""
     import shutil
     import subprocess
 
-    found = shutil.which("openclaw", path=(env if env is not None else os.environ).get("PATH"))
+    found = shutil.which(program, path=(env if env is not None else os.environ).get("PATH"))
     if found is None:
         return None
     try:
@@ -157,6 +165,10 @@ def choose_rules(
             first = writers[0]
             if first is not carried[0]:
                 return RuleChoice(first.id, f"the session is format v{version}, first written by {first.id}", "session")
+    if session_path is not None:
+        pi_choice = pi_session_rules(session_path, env, ask_installed=ask_installed)
+        if pi_choice is not None:
+            return pi_choice
     version_text = config_version(config)
     if version_text is not None:
         return _by_version(version_text, "openclaw.json (meta.lastTouchedVersion)", "config")
@@ -165,6 +177,51 @@ def choose_rules(
         if installed is not None:
             return _by_version(installed, "the installed openclaw --version", "installed")
     return RuleChoice(DEFAULT_RULES, "default")
+
+
+PI_RULES = (("0.73.1", "pi-0.73.1"), ("0.0.0", DEFAULT_RULES))
+"""pi versions and the rule set of each, newest first: pi 0.73.1 and later get pi 0.73.1's rules, older ones pi
+0.66.1's (carried as part of `openclaw-2026.4.12`)."""
+
+
+def pi_session_rules(
+    session_path: Path | str, env: Mapping[str, str] | None = None, *, ask_installed: bool = True,
+) -> RuleChoice | None:
+    """The rules of a file in pi's own sessions folder, by the pi that wrote it (None: not in that folder, or no pi
+    version known)."""
+    from inspector.host.pi_home import PI_SETTINGS, pi_agent_dir
+
+    env = os.environ if env is None else env
+    agent_dir = pi_agent_dir(env)
+    try:
+        inside = Path(os.path.realpath(session_path)).is_relative_to(os.path.realpath(agent_dir / "sessions"))
+    except (OSError, ValueError):
+        return None
+    if not inside:
+        return None
+    version, where = None, ""
+    if ask_installed:
+        version, where = installed_version("pi", env), "the installed pi --version"
+    if version is None:
+        version, where = _pi_settings_version(agent_dir / PI_SETTINGS), "pi's settings.json (lastChangelogVersion)"
+    parsed = parse_version(version)
+    if parsed is None:
+        return None
+    rules_id = next(rid for floor, rid in PI_RULES if parsed >= (parse_version(floor) or ()))
+    return RuleChoice(rules_id, f"a pi session; {where} says pi {version}", "session")
+
+
+def _pi_settings_version(path: Path) -> str | None:
+    import orjson
+
+    try:
+        if path.stat().st_size > 1 << 20:
+            return None
+        settings = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    version = settings.get("lastChangelogVersion") if isinstance(settings, dict) else None
+    return version if isinstance(version, str) and parse_version(version) is not None else None
 
 
 def rules_arg(text: str) -> str:

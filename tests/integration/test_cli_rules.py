@@ -94,3 +94,19 @@ def test_the_app_refuses_an_unknown_rules_id(tmp_path: Path) -> None:
                           env=_env(tmp_path), timeout=120, stdin=subprocess.DEVNULL)
     assert proc.returncode == 2
     assert "unknown rules 'nope'" in proc.stderr and "openclaw-2026.4.12" in proc.stderr
+
+
+def test_a_pi_session_follows_its_pi_and_the_memo_notices_a_newer_pi(tmp_path: Path) -> None:
+    """A file in pi's sessions folder gets the rules of the pi that wrote it; a memo made before pi's settings named
+    a newer pi is not replayed."""
+    env = _env(tmp_path)
+    agent = tmp_path / ".pi" / "agent"
+    session = agent / "sessions" / "--w--" / "2026-01-01T00-00-00-000Z_s1.jsonl"
+    session.parent.mkdir(parents=True)
+    session.write_bytes(DEMO.read_bytes())
+    (agent / "settings.json").write_text('{"lastChangelogVersion": "0.66.1"}')
+    first = _cli("stats", "--json", "--no-tiktoken", session, env=env)["rules"]
+    assert first == {"id": "openclaw-2026.4.12", "reason": "a pi session; pi's settings.json (lastChangelogVersion) says pi 0.66.1"}
+    (agent / "settings.json").write_text('{"lastChangelogVersion": "0.73.1"}')
+    second = _cli("stats", "--json", "--no-tiktoken", session, env=env)["rules"]
+    assert second["id"] == "pi-0.73.1"

@@ -22,6 +22,7 @@ from inspector.host.discovery.names import PI_FILE_RE, SESSION_STORE_FILENAME, F
 from inspector.host.discovery.sessions_json import apply_index, load_session_store, store_targets
 from inspector.host.discovery.stores import IMPORT_ARCHIVE_DIR, STORE_FILENAME, list_store, store_of, stores_of_state_dir
 from inspector.host.openclaw_config import legacy_state_dirs, openclaw_state_dir
+from inspector.host.pi_home import pi_agent_dir
 from inspector.read.detect import detect_format
 
 
@@ -204,20 +205,6 @@ def scan_openclaw_state_dir(state_dir: Path, warnings: list[str]) -> list[Sessio
                 session.agent_id = agent.name
                 found.append(session)
     return found
-
-
-def pi_agent_dir(env: Mapping[str, str] | None = None, home: Path | None = None) -> Path:
-    """pi's agent dir (``getAgentDir``): ``$PI_CODING_AGENT_DIR`` (``~`` expanded) or ``<home>/.pi/agent``."""
-    env = os.environ if env is None else env
-    os_home = Path(home) if home is not None else Path(env.get("HOME") or Path.home())
-    override = env.get("PI_CODING_AGENT_DIR")
-    if override:
-        if override == "~":
-            return os_home
-        if override.startswith("~/"):
-            return os_home / override[2:]
-        return Path(override)
-    return os_home / ".pi" / "agent"
 
 
 def _openclaw_state_roots(env: Mapping[str, str], home: Path | None) -> list[Path]:
