@@ -4,7 +4,8 @@ Ported from `src/gateway/connection-details.ts` (`buildGatewayConnectionDetailsW
 (`resolveGatewayPort`), `src/gateway/client-bootstrap.ts` (`resolveGatewayUrlOverride`) and
 `src/gateway/credentials.ts` / `credential-planner.ts` (`resolveGatewayCredentialsFromConfig`):
 
-* URL: `$OPENCLAW_GATEWAY_URL`; else, with `gateway.mode` `remote`, `gateway.remote.url`; else the local
+* URL: `$OPENCLAW_GATEWAY_URL`; else, with `gateway.mode` `remote`, `gateway.remote.url` (required then, as
+  OpenClaw's `ensureRemoteModeUrlConfigured`); else the local
   Gateway `ws://127.0.0.1:PORT` (`wss://` with `gateway.tls.enabled`), PORT being `$OPENCLAW_GATEWAY_PORT`
   (`PORT` or `HOST:PORT`), else `gateway.port`, else a port derived from `$OPENCLAW_PROFILE`, else 18789.
   Plaintext `ws://` to a host that is not loopback is refused (OpenClaw's "SECURITY ERROR").
@@ -23,6 +24,7 @@ kind is sent).
 from __future__ import annotations
 
 import ipaddress
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -116,7 +118,7 @@ def gateway_port(config: Mapping[str, Any], env: Mapping[str, str]) -> int:
     if from_env is not None:
         return from_env
     port = _section(config, "gateway").get("port")
-    if isinstance(port, (int, float)) and not isinstance(port, bool) and port > 0 and port == port and port != float("inf"):
+    if isinstance(port, (int, float)) and not isinstance(port, bool) and math.isfinite(port) and port > 0:
         return int(port)
     profile = (env.get("OPENCLAW_PROFILE") or "").strip()
     if not profile or profile.lower() == "default" or not _PROFILE_RE.match(profile):
@@ -177,10 +179,11 @@ def resolve_gateway_target(config: Mapping[str, Any] | None = None, env: Mapping
         scheme = "wss" if _section(config, "gateway", "tls").get("enabled") is True else "ws"
         if remote_url:
             url, source = remote_url, "config gateway.remote.url"
+        elif remote_mode:
+            raise GatewayConfigError("gateway remote mode misconfigured: gateway.remote.url missing (set it, or gateway.mode=local)")
         else:
-            url = f"{scheme}://127.0.0.1:{gateway_port(config, env)}"
-            source = "missing gateway.remote.url (fallback local)" if remote_mode else "local loopback"
-        token, password = _credentials(config, env, remote_mode and bool(remote_url))
+            url, source = f"{scheme}://127.0.0.1:{gateway_port(config, env)}", "local loopback"
+        token, password = _credentials(config, env, remote_mode)
     parts = urlsplit(url)
     if parts.scheme not in ("ws", "wss") or not parts.hostname:
         raise GatewayConfigError(f"the Gateway URL from {source} is not a ws:// or wss:// URL")
