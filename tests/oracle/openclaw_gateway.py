@@ -25,6 +25,11 @@ from oracle.openclaw_2026_9 import OpenClaw2026_9
 
 TOKEN = "gateway-test-token-5b1f0e"
 READY_LINE = "[gateway] ready"
+EMBEDDED_ENV = {"OPENCLAW_DISABLE_BONJOUR": "1", "OPENCLAW_NO_RESPAWN": "1", "OPENCLAW_EXEC_SHELL_SNAPSHOT": "0",
+                "OPENCLAW_SKIP_CHANNELS": "1", "OPENCLAW_SKIP_CRON": "1", "OPENCLAW_SKIP_GMAIL_WATCHER": "1",
+                "OPENCLAW_SKIP_CANVAS_HOST": "1", "OPENCLAW_SKIP_BROWSER_CONTROL_SERVER": "1"}
+"""A Gateway for one test, as docs/gateway/embedding.md runs an embedded one: no LAN advertising, no respawn, no
+channels, automations, canvas or browser servers (none is needed to compact, and each costs start-up time)."""
 START_TIMEOUT_S = 90.0
 """About 10 s on an idle machine; more when the cores are shared."""
 
@@ -82,7 +87,7 @@ def running_gateway(oc: OpenClaw2026_9, home: Path, model_base_url: str) -> Iter
     (state / "openclaw.json").write_text(json.dumps(gateway_config(port, model_base_url, home), indent=2))
     out = home / "gateway-stdout.log"
     env = {"HOME": str(home), "OPENCLAW_STATE_DIR": str(state), "PATH": f"{oc.node.parent}:/usr/bin:/bin",
-           "LANG": "C.UTF-8", "NO_COLOR": "1", "TMPDIR": str(home)}
+           "LANG": "C.UTF-8", "NO_COLOR": "1", "TMPDIR": str(home), **EMBEDDED_ENV}
     with open(out, "wb") as sink:
         proc = subprocess.Popen(
             [str(oc.node), str(oc.package / "openclaw.mjs"), "gateway", "run", "--port", str(port), "--bind", "loopback",
