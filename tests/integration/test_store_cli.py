@@ -14,6 +14,7 @@ import pytest
 from conftest import CORPUS, ROOT
 from inprocess import run_cli
 from oracle.openclaw_2026_9 import openclaw_2026_9  # noqa: F401
+from oracle.openclaw_gateway import free_port
 from store_support import add_session, build_store, create_store, dump_session, jsonl_lines, store_path, writer
 from test_store import KEY, damaged_store, lines_of
 
@@ -100,12 +101,15 @@ def test_damaged_events_show_their_seq_in_json_and_text(tmp_path):
 
 
 def test_write_commands_refuse_a_store_and_write_nothing(tmp_path):
+    """`undo` refuses a store; `compact` goes through the Gateway (`test_compact_gateway`), here none runs."""
     store, _ = build_store(tmp_path, {KEY: DEMO})
     before = hashlib.sha256(store.read_bytes()).hexdigest()
-    for args in (("compact", store, "--yes"), ("compact", store, "--dry-run"), ("undo", store.parent.parent)):
-        r = cli(tmp_path, *args)
-        assert r.returncode == 2 and r.stdout == ""
-        assert f"openclaw sessions compact {KEY}" in r.stderr and "never written" in r.stderr
+    r = cli(tmp_path, "undo", store.parent.parent)
+    assert r.returncode == 2 and r.stdout == ""
+    assert f"openclaw sessions compact {KEY}" in r.stderr and "never written" in r.stderr
+    for args in (("compact", store, "--yes"), ("compact", store, "--dry-run")):
+        r = run_cli([str(a) for a in args], env=dict(_env(tmp_path), OPENCLAW_GATEWAY_PORT=str(free_port())))
+        assert r.returncode == 2 and "no Gateway is running at ws://127.0.0.1:" in r.stderr
     assert hashlib.sha256(store.read_bytes()).hexdigest() == before
     wal = Path(f"{store}-wal")  # a read-only reader of a WAL database may create an empty WAL, never fill it
     assert not wal.exists() or wal.stat().st_size == 0

@@ -128,8 +128,8 @@ def store_source() -> Mirror | None:
 
 def open_store_source(args: argparse.Namespace) -> None:
     """When PATH names an OpenClaw SQLite store (the file, or an agent dir holding one), bring the chosen session's
-    JSONL mirror up to date and read that instead (`args.path` becomes the mirror). Write commands refuse a store;
-    an unknown `--session`, a busy or unreadable store end the command with exit 2 and one line."""
+    JSONL mirror up to date and read that instead (`args.path` becomes the mirror). `compact` gets `args.store`, `undo`
+    refuses; an unknown `--session`, a busy or unreadable store end the command with exit 2 and one line."""
     path = getattr(args, "path", None)
     wanted = getattr(args, "session", None)
     if not isinstance(path, Path):
@@ -145,6 +145,9 @@ def open_store_source(args: argparse.Namespace) -> None:
     from inspector.read.store.connection import StoreError
 
     if getattr(args, "command", None) in WRITE_COMMANDS:
+        if args.command == "compact":  # through the Gateway, which writes the store (`commands.compact_store`)
+            args.store = store
+            return
         from inspector.host.discovery.stores import choose_session
 
         try:

@@ -45,6 +45,11 @@ Without --yes the entry is shown and confirmed on a terminal; without a terminal
 A "Summary unavailable" fallback is written only with --accept-fallback.
 Exit codes: 0 written (or --dry-run done), 1 nothing written (declined, cancelled, fallback refused,
 compacted meanwhile), 2 error.
+
+A session of an OpenClaw 2026.9 SQLite store (PATH the store, --session KEY) is never written here: its Gateway
+compacts it (sessions.compact, as `openclaw sessions compact KEY`), found and authenticated as the openclaw CLI
+does (openclaw.json gateway.*, OPENCLAW_GATEWAY_URL/PORT/TOKEN/PASSWORD); the new entry is read back from the store.
+--dry-run tells what would be sent and whether the Gateway is reachable (exit 2 when not).
 """
 
 EXIT_NOTHING = 1
@@ -186,6 +191,10 @@ def run(args: argparse.Namespace) -> int:
     from inspector.write.faults import install_from_env
 
     install_from_env()
+    if getattr(args, "store", None) is not None:  # a session of an OpenClaw SQLite store: only its Gateway writes it
+        from inspector.cli.commands.compact_store import run_on_store
+
+        return run_on_store(args)
     if not args.path.is_file():
         _err(f"{args.path}: no such session file")
         return EXIT_ERROR
