@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
-from llm_servers import OpenAIServer
+from llm_servers import AnthropicServer, OpenAIServer
 from test_ui_support import SIZE, basic_builder, make_app, settle
 
 from inspector.session.session import open_session
@@ -100,6 +100,37 @@ async def test_compacts_with_a_model_on_a_fake_server_preview_then_write(tmp_pat
     await pilot.press("u")
     await pilot.pause()
     assert Path(path).read_bytes() == before
+
+
+@pytest.mark.anyio
+async def test_compacts_with_anthropic_typed_in_the_form(tmp_path: Path, ui, state: Path) -> None:
+    """The Anthropic summarizer, its base URL and model typed (not configured); the key from ANTHROPIC_API_KEY."""
+    path = Path(shutil.copy(DEMO, tmp_path / "demo.jsonl"))
+    config = tmp_path / "openclaw.json"
+    config.write_text("{}")
+    with AnthropicServer(reply=REPLY) as srv:
+        pilot = await ui(path, config_path=config, env={"ANTHROPIC_API_KEY": SECRET})
+        await pilot.press("X")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, CompactRunScreen)
+        form = screen.query_one(SummarizerForm)
+        form.query_one("#summarizer-name").value = "anthropic"
+        await pilot.pause()
+        form.query_one("#summarizer-model").focus()
+        await pilot.press(*"claude-fake")
+        form.query_one("#summarizer-base-url").focus()
+        await pilot.press(*srv.base_url)
+        await pilot.pause()
+        shown = _screen_text(pilot.app)
+        assert "model claude-fake (explicit)" in shown and "found: env ANTHROPIC_API_KEY" in shown and SECRET not in shown
+        await pilot.press("enter")  # in the field: starts the run
+        await settle(pilot)
+        assert screen.phase == "preview" and srv.requests and all(r["path"] == "/v1/messages" for r in srv.requests)
+        assert {r["body"]["model"] for r in srv.requests} == {"claude-fake"}
+        await pilot.press("enter")
+        await settle(pilot)
+    assert screen.outcome == "committed" and REPLY in json.loads(path.read_text().splitlines()[-1])["summary"]
 
 
 @pytest.mark.anyio

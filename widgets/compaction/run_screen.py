@@ -38,7 +38,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Input, Static
 
 from inspector.figures.forecast.plan import CompactionPlan, PlanOptions, plan_compaction
 from inspector.figures.sizes import estimate_sizes
@@ -56,6 +56,8 @@ from widgets.compaction.summarizer_form import SummarizerChoice, SummarizerForm
 
 STYLES = Path(__file__).resolve().parents[2] / "styles" / "compaction.tcss"
 SCRATCH_PREFIX = "session-inspector-"
+BREAKER_REFRESH_S = 1.0
+"""How often an open circuit's cooldown countdown is redrawn."""
 
 
 def writable_target(path: Path, packaged: Path | None = None) -> tuple[Path, str | None]:
@@ -147,6 +149,7 @@ class CompactRunScreen(Screen[None]):
         self.note: str | None = None
         self._stream_lock = threading.Lock()
         self._stream_tail: TextStreamed | None = None
+        self._cooling = False
 
     def compose(self) -> ComposeResult:
         yield Static(id="run-headline")
@@ -165,6 +168,7 @@ class CompactRunScreen(Screen[None]):
                 scratch.append(self.target.parent)
         self._show()
         self._plan()
+        self.set_interval(BREAKER_REFRESH_S, self._tick_breaker)
 
     # -- the plan -----------------------------------------------------------------------------------
 
@@ -197,6 +201,12 @@ class CompactRunScreen(Screen[None]):
         self.choice = message.choice
         if self.phase in ("setup", "failed"):
             self._show_breaker()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        """Enter in a field of the form starts the run, as Enter elsewhere does."""
+        event.stop()
+        self.action_start()
 
     # -- drawing ------------------------------------------------------------------------------------
 
@@ -238,7 +248,13 @@ class CompactRunScreen(Screen[None]):
     def _show_breaker(self) -> None:
         provider = self._provider()
         status = self.breaker.status(self.target, provider) if provider is not None and self.breaker is not None else None
+        self._cooling = bool(status is not None and status.cooldown_remaining_ms)
         self.query_one("#run-breaker", Static).update(render_breaker(status, provider or self.choice.name))
+
+    def _tick_breaker(self) -> None:
+        """Redraw the breaker panel while its circuit counts a cooldown down."""
+        if self._cooling:
+            self._show_breaker()
 
     # -- running ------------------------------------------------------------------------------------
 
@@ -252,6 +268,7 @@ class CompactRunScreen(Screen[None]):
                 self._show()
                 return
             self.phase, self.result, self.note = "running", None, None
+            self.set_focus(None)  # the form hides: Enter and Esc are the screen's again
             self.cancel, self.progress = CancelToken(), RunProgress()
             self._show()
             self._run(self.summarizer)
