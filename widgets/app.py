@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -49,6 +50,8 @@ class InspectorApp(App[int]):
         if self.options.initial_theme:
             self.theme = self.options.initial_theme
         self.user_config = load_user_config()
+        self.scratch_dirs: list[Path] = []
+        """Temp dirs of copies the app made (the bundled demo compacted as a copy): removed when the app quits."""
         self.set_keymap(self.user_config.keymap)  # an id of no binding binds nothing: `_check_keymap` reports it
 
     def on_mount(self) -> None:
@@ -58,6 +61,12 @@ class InspectorApp(App[int]):
             self._check_keymap()
         elif self.user_config.problems:
             self._config_notice(list(self.user_config.problems))
+
+    def on_unmount(self) -> None:
+        """The app quits: its temp copies go."""
+        for directory in self.scratch_dirs:
+            shutil.rmtree(directory, ignore_errors=True)
+        self.scratch_dirs.clear()
 
     @work(thread=True, group="keymap", description="keymap check")
     def _check_keymap(self) -> None:

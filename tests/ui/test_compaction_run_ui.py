@@ -1,9 +1,8 @@
-"""The compaction run in the app: a pilot run of `rules` on a copy of the demo (committed, then undone), the demo
+"""The compaction run in the app: a pilot run of `rules` on a copy of the demo (previewed, committed, then undone), the demo
 copied before compaction, and text snapshots of the progress view and the breaker panel in each state (fixed clock)."""
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 from rich.console import Console
-from test_ui_support import SIZE, make_app
+from test_ui_support import SIZE, make_app, settle
 
 from inspector.base.clock import FixedClock
 from inspector.write.breaker import CircuitBreaker
@@ -109,12 +108,11 @@ async def test_pilot_rules_on_a_demo_copy_commits_and_undoes(tmp_path: Path, ui,
     await pilot.pause()
     screen = pilot.app.screen
     assert isinstance(screen, CompactRunScreen) and screen.target == path
-    await pilot.press("enter")
-    for _ in range(200):
-        await pilot.pause(0.05)
-        if screen.result is not None:
-            break
-    await asyncio.sleep(0)
+    await pilot.press("enter")  # the preview: summarized, nothing written
+    await settle(pilot)
+    assert screen.outcome == "dry_run" and path.read_bytes() == before
+    await pilot.press("enter")  # write what the preview showed
+    await settle(pilot)
     assert screen.outcome == "committed" and screen.result is not None and screen.result.status == "committed"
     assert path.read_bytes().startswith(before) and len(path.read_bytes()) > len(before)
     await pilot.press("u")

@@ -81,4 +81,5 @@ class CompactionViews:
         """Open the compaction run (the bundled demo and read-only files are compacted as a copy)."""
         from .run_screen import open_compact_screen
 
-        open_compact_screen(self, self.path, self.window_options.config, self.options.context_window)  # type: ignore[arg-type]
+        open_compact_screen(self, self.path, self.window_options.config, self.options.context_window,  # type: ignore[arg-type]
+                            rules_id=self.opener.rule_choice.id, inspector_options=self.options)

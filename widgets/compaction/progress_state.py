@@ -25,6 +25,8 @@ from inspector.write.events import RunEvent
 STREAM_TAIL_CHARS = 1200
 MAX_NOTES = 50
 NOTE_CHARS = 500
+NARROW_TABLE_WIDTH = 100
+"""Below this many columns the stage table drops its ETA, retries and fallbacks columns (`render_progress`)."""
 
 
 @dataclass
@@ -105,23 +107,36 @@ def _secs(ms: int | None) -> str:
     return "" if ms is None else f"{ms / 1000:.1f}s"
 
 
-def render_progress(state: RunProgress) -> RenderableType:
-    """The stage table, the notes (retries, fallbacks, breaker) and the streamed text tail."""
+def render_progress(state: RunProgress, width: int | None = None, *, outcome: bool = True, streamed: bool = True) -> RenderableType:
+    """The stage table, the notes (retries, fallbacks, breaker), the outcome line and the streamed text tail (the
+    last two left out with `outcome` / `streamed` False, for a view that shows the result and the summary itself).
+
+    Below `NARROW_TABLE_WIDTH` columns (`width`; None: wide) the table keeps stage, status, calls, tokens and the
+    time (the ETA beside it); retries and fallbacks are in the notes under it."""
+    narrow = width is not None and width < NARROW_TABLE_WIDTH
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, expand=True)
-    for col, justify in (("stage", "left"), ("status", "left"), ("calls", "right"), ("tokens in", "right"), ("tokens out", "right"),
-                         ("elapsed", "right"), ("ETA", "right"), ("retries", "right"), ("fallbacks", "left")):
-        table.add_column(col, justify=justify, no_wrap=True)  # type: ignore[arg-type]
     style = {"done": "green", "failed": "bold red", "cancelled": "yellow", "fallback": "yellow", "running": "cyan"}
-    for r in state.rows:
-        table.add_row(Text(r.stage), Text(r.status, style=style.get(r.status, "")), Text(f"{r.done}/{r.total}"), Text(f"{r.tokens_in:,}"),
-                      Text(f"{r.tokens_out:,}"), Text(_secs(r.elapsed_ms)), Text(_secs(r.eta_ms)), Text(str(r.retries)),
-                      Text(", ".join(r.fallbacks)))
+    if narrow:
+        for col, justify in (("stage", "left"), ("status", "left"), ("calls", "right"), ("in", "right"), ("out", "right"), ("time", "right")):
+            table.add_column(col, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+        for r in state.rows:
+            eta = f" ETA {_secs(r.eta_ms)}" if r.eta_ms else ""
+            table.add_row(Text(r.stage, overflow="ellipsis"), Text(r.status, style=style.get(r.status, "")), Text(f"{r.done}/{r.total}"),
+                          Text(f"{r.tokens_in:,}"), Text(f"{r.tokens_out:,}"), Text(_secs(r.elapsed_ms) + eta))
+    else:
+        for col, justify in (("stage", "left"), ("status", "left"), ("calls", "right"), ("tokens in", "right"), ("tokens out", "right"),
+                             ("elapsed", "right"), ("ETA", "right"), ("retries", "right"), ("fallbacks", "left")):
+            table.add_column(col, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+        for r in state.rows:
+            table.add_row(Text(r.stage), Text(r.status, style=style.get(r.status, "")), Text(f"{r.done}/{r.total}"), Text(f"{r.tokens_in:,}"),
+                          Text(f"{r.tokens_out:,}"), Text(_secs(r.elapsed_ms)), Text(_secs(r.eta_ms)), Text(str(r.retries)),
+                          Text(", ".join(r.fallbacks)))
     parts: list[RenderableType] = [table]
     for note in state.notes[-4:]:
         parts.append(Text(make_inert(note, keep_newlines=False), style="yellow"))
-    if state.outcome is not None:
+    if outcome and state.outcome is not None:
         parts.append(Text(make_inert(state.message, keep_newlines=False), style="bold green" if state.outcome == "committed" else "bold red"))
-    if state.streamed:
+    if streamed and state.streamed:
         parts.append(Text("streamed summary (tail):", style="dim"))
         parts.append(Text(make_inert(state.streamed)))
     return Group(*parts)

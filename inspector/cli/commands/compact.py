@@ -245,29 +245,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _commit_shown(path: Path, shown: RunResult, options: RunOptions, renderer: EventRenderer) -> RunResult:
-    from inspector.write.lock import LockHeld
-    from inspector.write.sessionfile import SessionWriteError
-    from inspector.write.writer import CompactedMeanwhile, commit_compaction
+    from inspector.write.shown import commit_shown
 
-    entry = shown.entry or {}
-    try:
-        res = commit_compaction(path, entry["summary"], entry["firstKeptEntryId"], entry.get("tokensBefore") or 0, entry.get("details"),
-                                truncate=options.truncate, since=shown.snapshot, lock_timeout_ms=options.lock_timeout_ms)
-    except LockHeld as exc:
-        shown.status, shown.reason = "failed", f"{exc.hint}; nothing written"
-        return shown
-    except CompactedMeanwhile as exc:
-        shown.status, shown.reason = "nothing_written", str(exc)
-        return shown
-    except (SessionWriteError, OSError) as exc:
-        shown.status, shown.reason = "failed", str(exc)
-        return shown
-    shown.commit = res
-    shown.status = "committed"
-    shown.reason = ""
-    shown.entry = {"type": "compaction", "id": res.entry_id, "parentId": res.parent_id, "timestamp": res.timestamp,
-                   **{k: v for k, v in entry.items() if k != "type"}}
-    return shown
+    return commit_shown(path, shown, options)
 
 
 def _print(result: RunResult, args: argparse.Namespace) -> int:

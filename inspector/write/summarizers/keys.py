@@ -243,3 +243,27 @@ def _supports_store(provider: str, url: str) -> bool:
         h in url for h in ("cerebras.ai", "api.x.ai", "chutes.ai", "deepseek.com", "api.z.ai", "opencode.ai")
     )
     return not nonstandard
+
+
+def model_choices(
+    kind: Kind,
+    config: Mapping[str, Any] | None = None,
+    session_model: tuple[str | None, str | None] | None = None,
+) -> list[tuple[str, str, str]]:
+    """The (provider id, model id, where) pairs a `kind` summarizer can be pointed at without typing: the session's
+    own model when its provider fits `kind` (as `resolve_provider` decides), then every model `openclaw.json` lists
+    under `models.providers` for a provider the summarizer can call. No key is read."""
+    out: list[tuple[str, str, str]] = []
+    sess_provider, sess_model = session_model or (None, None)
+    if sess_provider and sess_model and _fits(kind, sess_provider, _provider_entry(config, sess_provider)):
+        out.append((sess_provider, sess_model, "session"))
+    models = (config or {}).get("models") if isinstance((config or {}).get("models"), dict) else None
+    providers = (models or {}).get("providers")
+    for pid, entry in (providers.items() if isinstance(providers, dict) else ()):
+        if not isinstance(pid, str) or not isinstance(entry, dict) or not _fits(kind, pid, entry):
+            continue
+        for m in entry.get("models") or [] if isinstance(entry.get("models"), list) else []:
+            mid = m.get("id") if isinstance(m, dict) else None
+            if isinstance(mid, str) and mid and (pid, mid) not in [(p, i) for p, i, _ in out]:
+                out.append((pid, mid, f"openclaw.json models.providers.{pid}"))
+    return out
