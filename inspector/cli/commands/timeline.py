@@ -32,6 +32,7 @@ from inspector.cli.commands._common import (
     print_json,
 )
 from inspector.figures.diagnosis.calls import AddedMessage, CallPoint
+from inspector.figures.diagnosis.repeats import SUGGESTIONS
 from inspector.figures.diagnosis.timeline import DEFAULT_TOP_JUMPS, Timeline, TimelineOptions, build_timeline
 
 CSV_FIELDS = (
@@ -259,12 +260,16 @@ def render(timeline: Timeline, config_error: str | None = None) -> None:
         c.print(jt)
 
     if timeline.repeats:
-        rt = Table(title=f"Repeats ({len(timeline.repeats)}, ranked by tokens)", title_justify="left")
-        for col in ("kind", "tool", "count", "tokens", "what", "lines"):
-            rt.add_column(col, justify="right" if col in ("count", "tokens") else "left", overflow="fold")
+        rt = Table(title=f"Repeats ({len(timeline.repeats)}, ranked by tokens sent twice)", title_justify="left")
+        for col in ("kind", "tool", "count", "tokens", "wasted", "what", "lines", "fix"):
+            rt.add_column(col, justify="right" if col in ("count", "tokens", "wasted") else "left", overflow="fold")
         for rep in timeline.repeats[:HUMAN_REPEATS]:
             lines = ", ".join(str(x) for x in rep.lines[:6]) + (", …" if len(rep.lines) > 6 else "")
-            rt.add_row(_t(rep.kind), _t(rep.tool_name), _t(rep.count), _t(_n(rep.tokens)), Text(one_line(rep.subject, 60)), _t(lines))
+            wasted = _n(rep.wasted_tokens) + (f" ({rep.summarized_away} after a compaction)" if rep.summarized_away else "")
+            rt.add_row(
+                _t(rep.kind), _t(rep.tool_name), _t(rep.count), _t(_n(rep.tokens)), _t(wasted), Text(one_line(rep.subject, 60)), _t(lines),
+                _t(SUGGESTIONS[rep.kind]),
+            )
         c.print(rt)
     else:
         c.print(_t("repeats: none found"))
