@@ -14,7 +14,9 @@ import pytest
 
 from inspector.counting.counter import get_token_counter
 from inspector.figures.diagnosis.attribution import FLAG_HIGH, calibrate, misestimated
+from inspector.figures.diagnosis.savings import SavingsInputs, build_savings, catalog_prices, project, recorded_prices
 from inspector.figures.diagnosis.timeline import TimelineOptions, build_timeline
+from inspector.rules.ruleset import rule_set
 from inspector.samples.demo import demo_session_path
 from inspector.samples.fixtures import SessionBuilder
 from inspector.samples.usage import make_usage
@@ -160,3 +162,60 @@ def test_large_session_overhead_flat_estimator_error_grows():
     assert at.overhead_trend.direction == "flat"
     assert at.error_trend.direction == "rising"
     assert at.latest_error > 5 * abs(at.overhead_change)
+
+
+# ---------------------------------------------------------------------------------- what fixing it would save
+
+
+def test_savings_match_a_hand_calculation():
+    """3 calls from a 10,000-token prompt growing 1,000 a call; half of it read from the cache, a quarter written,
+    a quarter uncached; 100 output tokens a call; Sonnet 4.5 prices (3 / 15 / 0.3 / 3.75 USD per million).
+    Prompts as they are: 11,000 + 12,000 + 13,000 = 36,000. Pruning cuts 4,000 a call: 7,000 + 8,000 + 9,000 =
+    24,000. Compacted to 5,000: 6,000 + 7,000 + 8,000 = 21,000, plus one summarization call of 20,000 in, 2,000 out.
+    A call of P tokens costs P × (0.25 × 3 + 0.5 × 0.3 + 0.25 × 3.75) / 1e6 + 100 × 15 / 1e6 = P × 1.8375e-6 + 0.0015."""
+    price = catalog_prices(rule_set().model_catalog.load_catalog().lookup("anthropic", "claude-sonnet-4-5"))
+    inputs = SavingsInputs(
+        next_calls=3, base_prompt=10_000, growth_per_call=1_000, output_per_call=100, input_share=0.25, cache_read_share=0.5,
+        cache_write_share=0.25, price=price, pruning_cut=4_000, compacted_prompt=5_000, compaction_input=20_000, compaction_output=2_000,
+    )
+    as_is, pruned, compacted = project(inputs).scenarios
+    assert [s.name for s in (as_is, pruned, compacted)] == ["as_is", "with_pruning", "compacted_now"]
+    assert (as_is.prompt_tokens, pruned.prompt_tokens, compacted.prompt_tokens) == (36_000, 24_000, 21_000)
+    assert as_is.cost == pytest.approx(36_000 * 1.8375e-6 + 3 * 0.0015)
+    assert pruned.cost == pytest.approx(24_000 * 1.8375e-6 + 3 * 0.0015)
+    one_off = 20_000 * 3e-6 + 2_000 * 15e-6
+    assert compacted.extra_cost == pytest.approx(one_off)
+    assert compacted.cost == pytest.approx(21_000 * 1.8375e-6 + 3 * 0.0015 + one_off)
+    assert pruned.saved_tokens == 12_000 and compacted.saved_tokens == 15_000
+    assert pruned.saved_cost == pytest.approx(12_000 * 1.8375e-6)
+    assert compacted.saved_cost == pytest.approx(15_000 * 1.8375e-6 - one_off)
+
+
+def test_savings_inputs_come_from_the_session(planted):
+    path, _ = planted
+    s = open_session(path)
+    ctx = s.context()
+    tl = build_timeline(s, ctx)
+    sv = build_savings(s, ctx, tl, next_calls=4)
+    i = sv.inputs
+    last = tl.calls[-1]
+    assert i.next_calls == 4 and i.base_prompt == last.prompt_tokens
+    steps = [b.prompt_tokens - a.prompt_tokens for a, b in zip(tl.calls[-11:], tl.calls[-10:])]
+    assert i.growth_per_call == pytest.approx(sum(steps) / 10)
+    assert (i.input_share, i.cache_read_share, i.cache_write_share) == (1.0, 0.0, 0.0)  # the fixture records no cache
+    assert i.output_per_call == 20
+    assert i.price is not None and i.price.key == "anthropic/claude-sonnet-4-5"
+    as_is = sv.scenarios[0]
+    assert as_is.prompt_tokens == pytest.approx(sum(last.prompt_tokens + j * i.growth_per_call for j in range(1, 5)))
+    assert "savings" not in tl.to_json()
+    tl.savings = sv
+    assert tl.to_json()["savings"]["scenarios"][0]["name"] == "as_is"
+
+
+def test_recorded_prices_when_the_catalog_has_none(planted):
+    path, _ = planted
+    calls = timeline_of(path).calls
+    prices = recorded_prices(calls)
+    assert prices is not None
+    assert (prices.input, prices.output) == (pytest.approx(3), pytest.approx(15))  # make_usage's Sonnet 4.5 prices
+    assert (prices.cache_read, prices.cache_write) == (0.0, 0.0)  # never recorded with tokens

@@ -33,6 +33,7 @@ from inspector.cli.commands._common import (
 )
 from inspector.figures.diagnosis.calls import AddedMessage, CallPoint
 from inspector.figures.diagnosis.repeats import SUGGESTIONS
+from inspector.figures.diagnosis.savings import DEFAULT_NEXT_CALLS, Savings, build_savings
 from inspector.figures.diagnosis.timeline import DEFAULT_TOP_JUMPS, Timeline, TimelineOptions, build_timeline
 
 CSV_FIELDS = (
@@ -101,6 +102,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="pi",
         help="what the transcript estimate is counted with (default pi: pi's chars/4; tiktoken: the tokenizer)",
     )
+    p.add_argument(
+        "--next",
+        type=bounded_int(1, 100_000, "calls to project"),
+        default=DEFAULT_NEXT_CALLS,
+        metavar="N",
+        help=f"what fixing it would save over the next N calls (default {DEFAULT_NEXT_CALLS})",
+    )
     add_gateway_log_option(p)
     p.set_defaults(func=run)
 
@@ -121,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
     timeline = build_timeline(
         session, ctx, TimelineOptions(window=opts, early_fractions=args.early_thresholds, top_jumps=max(0, args.top), gateway=gateway, estimator=args.estimator)
     )
+    timeline.savings = build_savings(session, ctx, timeline, args.next, opts.config)
     if args.json:
         data = timeline.to_json()
         if config_error:
@@ -304,6 +313,8 @@ def render(timeline: Timeline, config_error: str | None = None) -> None:
             f"{co.unknown_calls} unknown; prices: pi-ai catalog, extracted {co.table['extracted']})"
         )
     )
+    if timeline.savings is not None:
+        render_savings(c, timeline.savings)
     if timeline.gateway is not None:
         render_gateway(c, timeline.gateway)
     sk = timeline.walk
@@ -313,6 +324,23 @@ def render(timeline: Timeline, config_error: str | None = None) -> None:
             f"{sk.unsent_messages} message(s) of the context not sent (errored/aborted assistants, excluded bash runs)"
         )
     )
+
+
+def render_savings(c: Any, savings: Savings) -> None:
+    """The next N calls as they are, with pruning, compacted now: tokens, cost, what each saves."""
+    i = savings.inputs
+    c.print(
+        _t(
+            f"next {i.next_calls} calls (from {_n(i.base_prompt)} tokens, +{_n(i.growth_per_call)}/call, cache hit "
+            f"{_pct(i.cache_read_share)}, {i.price.key if i.price else 'no price'}):"
+        )
+    )
+    for s in savings.scenarios:
+        cost = "cost unknown" if s.cost is None else f"${s.cost:.4f}"
+        saved = "" if s.name == "as_is" else f"; saves {_n(s.saved_tokens)} tokens" + ("" if s.saved_cost is None else f", ${s.saved_cost:.4f}")
+        c.print(_t(f"  {s.name}: {_n(s.prompt_tokens)} prompt tokens, {cost}{saved}"))
+    for note in savings.notes:
+        c.print(_t(f"  ({note})"))
 
 
 def _cause(a: AddedMessage) -> str:

@@ -25,6 +25,7 @@ from inspector.model import entries as m
 from inspector.session.session import Session
 
 if TYPE_CHECKING:
+    from inspector.figures.diagnosis.savings import Savings
     from inspector.host.gateway_log import GatewayLog
     from inspector.rules.openclaw_2026_4_12.compaction.settings import ReserveTokens
     from inspector.rules.openclaw_2026_4_12.window_guard import ContextWindow
@@ -227,6 +228,8 @@ class Timeline:
     skipped_totals: dict[str, Any]
     gateway: dict[str, Any] | None = None
     """The `gateway` section (`figures.diagnosis.gateway.timeline_section`), only when a log was given."""
+    savings: Savings | None = None
+    """What fixing it would save over the next calls (`figures.diagnosis.savings.build_savings`), when asked for."""
 
     @property
     def calls(self) -> list[CallPoint]:
@@ -257,6 +260,7 @@ class Timeline:
             "totals": {"calls": self.recorded_totals, "skipped": self.skipped_totals},
             "derived_fields": DERIVED_FIELDS,
             **({} if self.gateway is None else {"gateway": self.gateway}),
+            **({} if self.savings is None else {"savings": self.savings.to_json()}),
         }
 
 
