@@ -53,7 +53,7 @@ class DiagnosisViews:
 
     def init_diagnosis(self) -> None:
         """Set up the runner and the state (called from the host's `__init__`)."""
-        self.diagnosis = DiagnosisRunner(self, lambda: self.window_options, self.opener.gateway_log_source)  # type: ignore[arg-type]
+        self.diagnosis = DiagnosisRunner(self, lambda: self.window_options, self.opener.gateway_log_source, lambda: self.estimator)  # type: ignore[arg-type, attr-defined]
         self.timeline = None
         self.occurrences = None
         self._timeline_screen = None
