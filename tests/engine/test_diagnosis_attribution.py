@@ -14,7 +14,7 @@ import pytest
 
 from inspector.counting.counter import get_token_counter
 from inspector.figures.diagnosis.attribution import FLAG_HIGH, calibrate, misestimated
-from inspector.figures.diagnosis.savings import SavingsInputs, build_savings, catalog_prices, project, recorded_prices
+from inspector.figures.diagnosis.savings import SavingsInputs, build_savings, project, recorded_prices
 from inspector.figures.diagnosis.timeline import TimelineOptions, build_timeline
 from inspector.rules.ruleset import rule_set
 from inspector.samples.demo import demo_session_path
@@ -173,7 +173,7 @@ def test_savings_match_a_hand_calculation():
     Prompts as they are: 11,000 + 12,000 + 13,000 = 36,000. Pruning cuts 4,000 a call: 7,000 + 8,000 + 9,000 =
     24,000. Compacted to 5,000: 6,000 + 7,000 + 8,000 = 21,000, plus one summarization call of 20,000 in, 2,000 out.
     A call of P tokens costs P × (0.25 × 3 + 0.5 × 0.3 + 0.25 × 3.75) / 1e6 + 100 × 15 / 1e6 = P × 1.8375e-6 + 0.0015."""
-    price = catalog_prices(rule_set().model_catalog.load_catalog().lookup("anthropic", "claude-sonnet-4-5"))
+    price = rule_set().model_catalog.load_catalog().lookup("anthropic", "claude-sonnet-4-5")
     inputs = SavingsInputs(
         next_calls=3, base_prompt=10_000, growth_per_call=1_000, output_per_call=100, input_share=0.25, cache_read_share=0.5,
         cache_write_share=0.25, price=price, pruning_cut=4_000, compacted_prompt=5_000, compaction_input=20_000, compaction_output=2_000,
@@ -215,7 +215,7 @@ def test_savings_inputs_come_from_the_session(planted):
 def test_recorded_prices_when_the_catalog_has_none(planted):
     path, _ = planted
     calls = timeline_of(path).calls
-    prices = recorded_prices(calls)
+    prices = recorded_prices(calls, rule_set("openclaw-2026.9.6").model_catalog.KnownModel)
     assert prices is not None
-    assert (prices.input, prices.output) == (pytest.approx(3), pytest.approx(15))  # make_usage's Sonnet 4.5 prices
-    assert (prices.cache_read, prices.cache_write) == (0.0, 0.0)  # never recorded with tokens
+    assert (prices.input_cost, prices.output_cost) == (pytest.approx(3), pytest.approx(15))  # make_usage's Sonnet 4.5 prices
+    assert (prices.cache_read_cost, prices.cache_write_cost) == (0.0, 0.0)  # never recorded with tokens

@@ -372,7 +372,6 @@ class InspectorScreen(DiagnosisViews, TranscriptViews, SidePanelViews, Compactio
             self._update_columns()
             return
         self._prepare_estimator(self.session, self.model, estimator)
-        self.diagnosis.estimator_changed(self.session, self.model.ctx)
 
     @work(thread=True, exclusive=True, group="breakdown", description="estimator")
     def _prepare_estimator(self, session: Session, model: TranscriptModel, estimator: str) -> None:

@@ -25,6 +25,7 @@ split and output per call.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +38,7 @@ from inspector.session.session import Session
 
 if TYPE_CHECKING:
     from inspector.figures.diagnosis.timeline import Timeline
+    from inspector.rules.openclaw_2026_4_12.model_catalog import KnownModel
 
 DEFAULT_NEXT_CALLS = 10
 RATE_CALLS = 10
@@ -46,49 +48,30 @@ PRUNED = "with_pruning"
 COMPACTED = "compacted_now"
 
 
-USAGE_KINDS = (("input", "input"), ("output", "output"), ("cacheRead", "cache_read"), ("cacheWrite", "cache_write"))
-
-
-@dataclass(frozen=True, slots=True)
-class Prices:
-    """USD per million tokens of each kind, and where they came from (`key`)."""
-
-    key: str
-    input: float
-    output: float
-    cache_read: float
-    cache_write: float
-
-    def cost_of(self, input: float, output: float, cache_read: float, cache_write: float) -> float:
-        """Each kind priced per million, summed (pi-ai's `calculateCost`)."""
-        return (self.input / 1e6) * input + (self.output / 1e6) * output + (self.cache_read / 1e6) * cache_read + (self.cache_write / 1e6) * cache_write
-
-
-def catalog_prices(known: Any) -> Prices:
-    """The prices of a model catalog entry (`KnownModel`)."""
-    return Prices(known.key, known.input_cost, known.output_cost, known.cache_read_cost, known.cache_write_cost)
+USAGE_KINDS = ("input", "output", "cacheRead", "cacheWrite")
 
 
 def _positive(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
 
 
-def recorded_prices(calls: list[CallPoint]) -> Prices | None:
-    """Per-million prices from the recorded `usage.cost` of the calls, the latest first (a kind never recorded
-    with tokens and a cost is priced 0); None when no call recorded any."""
+def recorded_prices(calls: list[CallPoint], known_model: Callable[..., KnownModel]) -> KnownModel | None:
+    """A catalog entry (made by `known_model`, the rules' `KnownModel`) with the per-million prices the calls'
+    recorded `usage.cost` shows, the latest first (a kind never recorded with tokens and a cost is priced 0); None
+    when no call recorded any."""
     found: dict[str, float] = {}
     for call in reversed(calls):
         cost = call.usage.get("cost")
         if not isinstance(cost, dict):
             continue
-        for kind, _ in USAGE_KINDS:
+        for kind in USAGE_KINDS:
             tokens, usd = _positive(call.usage.get(kind)), _positive(cost.get(kind))
             if kind not in found and tokens is not None and usd is not None:
                 found[kind] = usd / tokens * 1e6
     if not found:
         return None
     last = calls[-1]
-    return Prices(f"recorded usage.cost of {last.provider}/{last.model}", *(found.get(kind, 0.0) for kind, _ in USAGE_KINDS))
+    return known_model(last.provider or "?", f"{last.model} (recorded usage.cost)", 0, 0, *(found.get(kind, 0.0) for kind in USAGE_KINDS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +85,7 @@ class SavingsInputs:
     input_share: float
     cache_read_share: float
     cache_write_share: float
-    price: Prices | None
+    price: KnownModel | None
     pruning_cut: float | None
     """Tokens pruning takes off every call (None: no pruning figure)."""
     compacted_prompt: float | None
@@ -217,8 +200,8 @@ def build_savings(session: Session, ctx: m.SessionContext, timeline: Timeline, n
     growth, output = _rate(calls)
     overhead = float(last.overhead_tokens if last.overhead_tokens is not None else last.not_in_transcript)
     per_estimate = (last.prompt_tokens - overhead) / last.transcript_estimate if last.transcript_estimate > 0 else 1.0
-    known = rules_of(session).model_catalog.load_catalog().lookup(last.provider, last.model)
-    price = catalog_prices(known) if known is not None else recorded_prices(calls)
+    catalog = rules_of(session).model_catalog
+    price = catalog.load_catalog().lookup(last.provider, last.model) or recorded_prices(calls, catalog.KnownModel)
     if price is None:
         notes.append(f"no price for {last.provider}/{last.model}: costs unknown")
     cut: float | None = None

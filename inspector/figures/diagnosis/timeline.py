@@ -148,7 +148,7 @@ def find_jumps(calls: list[CallPoint], top: int = DEFAULT_TOP_JUMPS) -> list[Jum
                 previous_entry_id=prev.entry_id,
                 prompt_before=prev.prompt_tokens,
                 prompt_after=cur.prompt_tokens,
-                causes=sorted((a for a in cur.added if a.sent), key=lambda a: -(a.tokenizer_tokens or a.tokens))[:MAX_CAUSES],
+                causes=sorted((a for a in cur.added if a.sent), key=lambda a: -a.tokens)[:MAX_CAUSES],
                 across_compaction=cur.compaction_id != prev.compaction_id,
                 overhead_change=_change(prev.overhead_tokens, cur.overhead_tokens),
                 estimator_error_change=_change(prev.estimator_error_tokens, cur.estimator_error_tokens),
