@@ -46,6 +46,7 @@ __all__ = [
     "count_lines",
     "plan_shares",
     "precount_summaries",
+    "rows_line_jobs",
 ]
 
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024
@@ -228,11 +229,16 @@ def context_line_jobs(session: Session, ctx: m.SessionContext, known: dict[int, 
     the compaction summaries not known (counted from the index), and a `LineJob` for every other one not known.
     `known`: the counts made already, by entry offset (`session.token_counts[encoding]`). Read from the context rows'
     packed numbers and the table's columns: no `Entry` is built."""
+    return rows_line_jobs(session, ctx.messages, known)
+
+
+def rows_line_jobs(session: Session, rows: Sequence[m.ContextMessage], known: dict[int, int]) -> tuple[list[int | None], list[int], list[LineJob]]:
+    """`context_line_jobs` of any context rows (those of several contexts: a timeline's)."""
     entries = session.entries
-    counts: list[int | None] = [None] * len(ctx.messages)
+    counts: list[int | None] = [None] * len(rows)
     summaries: list[int] = []
     todo: list[LineJob] = []
-    for pos, row in enumerate(ctx.messages):
+    for pos, row in enumerate(rows):
         _, offset, length = _location(row.nums)
         count = known.get(offset)
         if count is not None:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspector.counting.bulk import UNREADABLE, context_line_jobs, count_lines
+from inspector.counting.bulk import UNREADABLE, count_lines, rows_line_jobs
 from inspector.counting.counter import TokenCounter, get_token_counter
 from inspector.figures.breakdown import context_breakdown
 from inspector.figures.overview import ContextOverview, ContextUsage, SessionFigures, guard_to_json, window_to_json
@@ -142,23 +142,28 @@ def tiktoken_counts_for(session: Session, ctx: m.SessionContext, encoding: str |
     counted by `inspector.counting.bulk.count_lines` (large sequential reads, worker processes for big
     contexts) and stored there. A summary message of a compaction comes from the index, not from disk.
     """
+    return tiktoken_counts_of(session, ctx.messages, encoding)
+
+
+def tiktoken_counts_of(session: Session, rows: Sequence[m.ContextMessage], encoding: str | None) -> tuple[list[int | None] | None, dict[str, Any]]:
+    """`tiktoken_counts_for` of any context rows (those of several contexts: a timeline's)."""
     if encoding is None:
         return None, {"enabled": False}
     counter = get_token_counter(encoding)
     info = {"enabled": counter.available, "encoding": counter.name, "notice": counter.notice}
     if not counter.available:
-        return [None] * len(ctx.messages), info
+        return [None] * len(rows), info
     known = session.token_counts.setdefault(counter.name, {})
     entries = session.entries
-    counts, summaries, todo = context_line_jobs(session, ctx, known)
+    counts, summaries, todo = rows_line_jobs(session, rows, known)
     for pos in summaries:
-        counts[pos] = _count_loaded(session, entries[ctx.messages[pos].entry_index], counter, known)
+        counts[pos] = _count_loaded(session, entries[rows[pos].entry_index], counter, known)
     if todo:
         found = count_lines(str(session.path), todo, session.version, encoding)
         for job in todo:
             count = found.get(job.pos)
             if count == UNREADABLE:  # changed on disk: the usual read reports it
-                count = _count_loaded(session, entries[ctx.messages[job.pos].entry_index], counter, known)
+                count = _count_loaded(session, entries[rows[job.pos].entry_index], counter, known)
             elif count is not None:
                 known[job.offset] = count
             counts[job.pos] = count

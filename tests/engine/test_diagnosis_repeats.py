@@ -147,3 +147,24 @@ def test_only_the_active_path_counts(tmp_path):
 def test_normalize_error():
     assert normalize_error("Error  at\n line 12:7\tcol 3") == "Error at line #:# col #"
     assert len(normalize_error("x" * 2000)) == 500
+
+
+def test_repeats_know_whether_the_earlier_copy_was_summarized_away(tmp_path):
+    """Three reads of one unchanged file: the second after a compaction that kept only what follows it (the first
+    copy was summarized away: not waste), the third with the second still in the context (waste)."""
+    b = SessionBuilder(seed=3)
+    b.header(cwd=CWD)
+    b.user("go")
+    first = b.tool_result(call(b, "read", {"path": "a.py"}), "read", "z" * 4000)
+    b.assistant("looked")
+    kept = b.user("now again")
+    b.compaction("summary of the first read", kept, 5000)
+    second = b.tool_result(call(b, "read", {"path": "a.py"}), "read", "z" * 4000)
+    third = b.tool_result(call(b, "read", {"path": "a.py"}), "read", "z" * 4000)
+    b.write(tmp_path / "s.jsonl")
+    (rep,) = repeats_of(tmp_path / "s.jsonl")
+    assert rep["entry_ids"] == [first, second, third]
+    assert rep["earlier_in_context"] == [None, False, True]
+    assert rep["summarized_away"] == 1
+    assert rep["tokens"] == 2000 and rep["wasted_tokens"] == 1000
+    assert "range" in rep["suggestion"]

@@ -64,7 +64,10 @@ def test_before_compaction_v1():
     assert crossed["early_0.5"]["times"] == 3  # once per compaction segment
     assert data["fill"]["level"] == "compaction_due"
     top = data["repeats"][0]
-    assert top["kind"] == "file_reread" and top["subject"].endswith("/src/tui/tui-renderer.ts") and top["tokens"] == 12817
+    assert top["kind"] == "command_repeat" and top["count"] == 17 and top["wasted_tokens"] == top["tokens"] == 9274
+    # the largest re-read came back after the compaction that summarized the first read away: not sent twice
+    reread = next(r for r in data["repeats"] if r["kind"] == "file_reread" and r["subject"].endswith("/src/tui/tui-renderer.ts"))
+    assert reread["tokens"] == 12817 and reread["wasted_tokens"] == 0 and reread["earlier_in_context"] == [None, False]
     # after each compaction the first call's transcript is the summary plus the kept tail, far below the one before
     for m in data["markers"]:
         before, after = tl.calls[m["before_call"] - 1], tl.calls[m["before_call"]]

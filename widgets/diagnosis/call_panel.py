@@ -68,8 +68,13 @@ def call_figures(timeline: Timeline, index: int, notes: bool = True) -> Group:
     if index:
         previous = timeline.calls[index - 1]
         _row(table, "  Δ previous", signed(call.prompt_tokens - previous.prompt_tokens))
-    _row(table, "transcript", tokens(call.transcript_estimate), f"pi chars/4, {call.context_messages:,} msgs")
+    _row(table, "transcript", tokens(call.transcript_estimate), f"{timeline.attribution.estimator}, {call.context_messages:,} msgs")
+    if call.transcript_tokens is not None:
+        _row(table, "  tokenizer", tokens(call.transcript_tokens), "tiktoken")
     _row(table, "not in transcr.", tokens(call.not_in_transcript), "derived")
+    if call.overhead_tokens is not None:
+        _row(table, "  overhead", tokens(call.overhead_tokens), "outside the transcript")
+        _row(table, "  estimator err.", signed(call.estimator_error_tokens or 0), "by the tokenizer")
     _row(table, "output", tokens(call.output_tokens), "recorded")
     _row(table, "cache hit", percent(row["cache_hit_ratio"], 0), "cache read / prompt")
     _row(table, "cost", usd(call.cost.total), COST_SOURCES.get(call.cost.source, "unpriced model"))

@@ -85,6 +85,7 @@ class TimelineChart(PlotWidget):
         "timeline--prompt",
         "timeline--transcript",
         "timeline--overhead",
+        "timeline--error",
         "timeline--window",
         "timeline--reserve",
         "timeline--early",
@@ -98,6 +99,7 @@ class TimelineChart(PlotWidget):
         & > .timeline--prompt { color: $primary; }
         & > .timeline--transcript { color: $success; }
         & > .timeline--overhead { color: $text-muted; }
+        & > .timeline--error { color: $warning-darken-2; }
         & > .timeline--window { color: $error; }
         & > .timeline--reserve { color: $warning; }
         & > .timeline--early { color: $text-warning; }
@@ -198,7 +200,11 @@ class TimelineChart(PlotWidget):
         for path_marker in timeline.walk.markers:
             if path_marker.kind == "compaction" and path_marker.before_call is not None:
                 self.add_v_line(path_marker.before_call - 0.5, line_style=self._style("timeline--compaction"))
-        self.plot(xs, [c.not_in_transcript for c in calls], line_style=self._style("timeline--overhead"), hires_mode=HiResMode.BRAILLE)
+        overhead = [c.not_in_transcript if c.overhead_tokens is None else c.overhead_tokens for c in calls]
+        self.plot(xs, overhead, line_style=self._style("timeline--overhead"), hires_mode=HiResMode.BRAILLE)
+        if any(c.estimator_error_tokens for c in calls):
+            errors = [c.estimator_error_tokens or 0 for c in calls]
+            self.plot(xs, errors, line_style=self._style("timeline--error"), hires_mode=HiResMode.BRAILLE)
         self.plot(xs, [c.transcript_estimate for c in calls], line_style=self._style("timeline--transcript"), hires_mode=HiResMode.BRAILLE)
         self.plot(xs, [c.prompt_tokens for c in calls], line_style=self._style("timeline--prompt"), hires_mode=HiResMode.BRAILLE)
         jump_style = self._style("timeline--jump")

@@ -22,7 +22,7 @@ from ..breakdown import ContextBreakdown
 from ..gauge import ContextGauge
 from ..session_header import SessionHeader
 from .occurrences import DiagnosisJump, Occurrences, entry_index_at_line
-from .runner import DiagnosisRunner
+from .runner import TIMELINE_ESTIMATORS, DiagnosisRunner
 
 if TYPE_CHECKING:
     from inspector.figures.diagnosis.timeline import Timeline
@@ -53,7 +53,7 @@ class DiagnosisViews:
 
     def init_diagnosis(self) -> None:
         """Set up the runner and the state (called from the host's `__init__`)."""
-        self.diagnosis = DiagnosisRunner(self, lambda: self.window_options, self.opener.gateway_log_source)  # type: ignore[arg-type]
+        self.diagnosis = DiagnosisRunner(self, lambda: self.window_options, self.opener.gateway_log_source, lambda: self.estimator)  # type: ignore[arg-type]
         self.timeline = None
         self.occurrences = None
         self._timeline_screen = None
@@ -99,7 +99,12 @@ class DiagnosisViews:
             return
         from .screen import TimelineScreen
 
-        screen = TimelineScreen(self.timeline, self.path.name, focus=focus)
+        timeline = self.timeline
+        wanted = TIMELINE_ESTIMATORS.get(self.estimator, "pi")
+        if timeline is not None and timeline.attribution.estimator != wanted and self.model is not None:
+            timeline = None  # the estimator key switched since: computed again with it
+            self.diagnosis.estimator_changed(self.session, self.model.ctx)
+        screen = TimelineScreen(timeline, self.path.name, focus=focus)
         self._timeline_screen = screen
         self.app.push_screen(screen, self._diagnosis_jump)
         self.diagnosis.demand()

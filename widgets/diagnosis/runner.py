@@ -26,6 +26,9 @@ from textual.screen import Screen
 from inspector.figures.diagnosis.fill import FillState, context_fill
 from inspector.figures.diagnosis.gateway import recorded_gateway_log
 from inspector.figures.diagnosis.timeline import Timeline, TimelineOptions, build_timeline
+
+TIMELINE_ESTIMATORS = {"pi": "pi", "prune": "openclaw_prune", "tiktoken": "tiktoken", "usage": "pi"}
+"""The transcript's estimator keys -> the timeline's estimator (recorded usage has no per-message figure: pi's)."""
 from inspector.figures.overview import ContextOverview
 from inspector.figures.rules_of import rules_of
 from inspector.figures.session_figures import WindowOptions
@@ -70,6 +73,7 @@ class DiagnosisRunner:
     def __init__(
         self, screen: Screen, window_options: Callable[[], WindowOptions],
         gateway_log_source: Callable[[], tuple[Path | None, str | None]] | None = None,
+        estimator: Callable[[], str] | None = None,
     ) -> None:
         """`window_options` is read when a computation starts (the config loads after the screen mounts), and so is
         `gateway_log_source`: the Gateway log named (`--gateway-log`, None: the config's or the default place) and
@@ -77,6 +81,8 @@ class DiagnosisRunner:
         self.screen = screen
         self.window_options = window_options
         self.gateway_log_source = gateway_log_source or (lambda: (None, None))
+        self.estimator = estimator or (lambda: "pi")
+        """The transcript's estimator key (`pi`, `prune`, `tiktoken`, `usage`): the timeline's follows it."""
         self.running = False
         self.started_at = 0.0
         self.last_duration = 0.0
@@ -108,6 +114,12 @@ class DiagnosisRunner:
         """Whether `session` is too large for a timeline computed without being asked for."""
         return len(session.entries) > AUTO_ENTRIES
 
+    def estimator_changed(self, session: Session, ctx: m.SessionContext) -> None:
+        """The estimator key switched: compute the timeline of `ctx` again with it."""
+        self.requested_ctx = ctx
+        self.pending = (session, ctx)
+        self._start_pending()
+
     def demand(self) -> None:
         """The user asked for the timeline: compute it now (and on later changes) even for a large session."""
         self.demanded = True
@@ -122,7 +134,7 @@ class DiagnosisRunner:
         session, ctx = self.pending
         self.pending = None
         self.running = True
-        options = TimelineOptions(window=self.window_options())
+        options = TimelineOptions(window=self.window_options(), estimator=TIMELINE_ESTIMATORS.get(self.estimator(), "pi"))
         log = self.gateway_log_source()
         self.screen.run_worker(lambda: self._timeline(session, ctx, options, wait, log), thread=True, group="diagnosis", description="timeline")
 

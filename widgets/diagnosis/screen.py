@@ -246,8 +246,9 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
 
 LEGEND = (
     ("timeline--prompt", "⣿ ", "prompt (recorded)", "prompt"),
-    ("timeline--transcript", "⣿ ", "transcript (pi chars/4)", "transcript"),
-    ("timeline--overhead", "⣿ ", "not in transcript (derived)", "not in it"),
+    ("timeline--transcript", "⣿ ", "transcript (estimate)", "transcript"),
+    ("timeline--overhead", "⣿ ", "overhead: outside the transcript (derived)", "overhead"),
+    ("timeline--error", "⣿ ", "estimator error (by the tokenizer)", "est. error"),
     ("timeline--window", "⠒ ", "window", "window"),
     ("timeline--reserve", "⠒ ", "compaction threshold", "compact at"),
     ("timeline--early", "⠒ ", "early warnings", "early"),

@@ -127,6 +127,8 @@ class TimelineSummary(Widget):
         if o.calls_used:
             line.append(f" · median {tokens(o.median)} · {trend_text(o)}")
         line.append(f" · {overhead_source(o)}", s("muted"))
+        line.append(f"\nSplit ({t.attribution.method}): ", s("label"))
+        line.append(t.attribution.verdict, s("overhead"))
         return line
 
     def _fill(self, t: Timeline) -> Text:

@@ -31,7 +31,9 @@ from inspector.cli.commands._common import (
     open_context,
     print_json,
 )
-from inspector.figures.diagnosis.calls import CallPoint
+from inspector.figures.diagnosis.calls import AddedMessage, CallPoint
+from inspector.figures.diagnosis.repeats import SUGGESTIONS
+from inspector.figures.diagnosis.savings import DEFAULT_NEXT_CALLS, Savings, build_savings
 from inspector.figures.diagnosis.timeline import DEFAULT_TOP_JUMPS, Timeline, TimelineOptions, build_timeline
 
 CSV_FIELDS = (
@@ -59,7 +61,11 @@ CSV_FIELDS = (
     "added_messages",
     "added_tokens",
     "gap_ms",
+    "transcript_tokens",
+    "overhead_tokens",
+    "estimator_error_tokens",
 )
+ESTIMATOR_CHOICES = ("pi", "openclaw_prune", "openclaw_compaction", "tool_guard", "tiktoken")
 HUMAN_REPEATS = 10
 
 
@@ -90,6 +96,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="F,F",
         help="early-warning fractions of the window (default: the session's rules'; 0.5,0.7 under openclaw-2026.4.12)",
     )
+    p.add_argument(
+        "--estimator",
+        choices=ESTIMATOR_CHOICES,
+        default="pi",
+        help="what the transcript estimate is counted with (default pi: pi's chars/4; tiktoken: the tokenizer)",
+    )
+    p.add_argument(
+        "--next",
+        type=bounded_int(1, 100_000, "calls to project"),
+        default=DEFAULT_NEXT_CALLS,
+        metavar="N",
+        help=f"what fixing it would save over the next N calls (default {DEFAULT_NEXT_CALLS})",
+    )
     add_gateway_log_option(p)
     p.set_defaults(func=run)
 
@@ -108,8 +127,9 @@ def run(args: argparse.Namespace) -> int:
     session, ctx, opts, config_error = opened
     gateway = gateway_log_of(args, session, opts.config)
     timeline = build_timeline(
-        session, ctx, TimelineOptions(window=opts, early_fractions=args.early_thresholds, top_jumps=max(0, args.top), gateway=gateway)
+        session, ctx, TimelineOptions(window=opts, early_fractions=args.early_thresholds, top_jumps=max(0, args.top), gateway=gateway, estimator=args.estimator)
     )
+    timeline.savings = build_savings(session, ctx, timeline, args.next, opts.config)
     if args.json:
         data = timeline.to_json()
         if config_error:
@@ -194,6 +214,8 @@ def render(timeline: Timeline, config_error: str | None = None) -> None:
                 "" if delta is None else f"{delta:+,.0f}",
                 _n(call.transcript_estimate),
                 _n(call.not_in_transcript),
+                _n(call.overhead_tokens),
+                _n(call.estimator_error_tokens),
                 _n(call.output_tokens),
                 _pct(call.cache_hit_ratio),
                 f"{call.cost.total:.4f}" + ("*" if call.cost.source != "recorded" else ""),
@@ -204,7 +226,7 @@ def render(timeline: Timeline, config_error: str | None = None) -> None:
     table = Table(
         title=f"Calls on the active path ({len(calls)})", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0)
     )
-    headers = ("#", "line", "prompt", "Δ", "transcr.", "not in tr.", "out", "hit", "cost", "marks")
+    headers = ("#", "line", "prompt", "Δ", "transcr.", "not in tr.", "overhead", "est. err", "out", "hit", "cost", "marks")
     for i, col in enumerate(headers):
         if col == "marks":
             table.add_column(col, justify="left", overflow="fold")
@@ -216,7 +238,8 @@ def render(timeline: Timeline, config_error: str | None = None) -> None:
     c.print(table)
     c.print(
         _t(
-            "transcr. = pi chars/4 estimate of the transcript sent; not in tr. = prompt - transcr. (derived); hit = cacheRead/prompt; "
+            f"transcr. = {timeline.attribution.estimator} estimate of the transcript sent; not in tr. = prompt - transcr. (derived) = "
+            "overhead (outside the transcript) + est. err (the estimator's error, by the tokenizer); hit = cacheRead/prompt; "
             "cost in USD (* from the price table); marks: C compaction, B branch point, S branch summary before the call, "
             "Jn n-th largest jump, >name first crossing"
         )
@@ -233,26 +256,29 @@ def render(timeline: Timeline, config_error: str | None = None) -> None:
 
     if timeline.jumps:
         jt = Table(title="Largest jumps", title_justify="left")
-        for col in ("call", "entry", "Δ prompt", "explained", "caused by (largest first)"):
-            jt.add_column(col, justify="right" if col in ("call", "Δ prompt", "explained") else "left", overflow="fold")
+        for col in ("call", "entry", "Δ prompt", "explained", "tokenizer", "overhead Δ", "caused by (largest first)"):
+            jt.add_column(col, justify="left" if col in ("entry", "caused by (largest first)") else "right", overflow="fold")
         for j in timeline.jumps:
-            causes = ", ".join(
-                f"{a.entry_id} {a.role}{'/' + a.tool_name if a.tool_name else ''} {a.pi_tokens:,}" for a in j.causes[:3]
-            )
+            causes = ", ".join(_cause(a) for a in j.causes[:3])
             if len(j.causes) > 3:
                 causes += f", +{len(j.causes) - 3} more"
             if j.across_compaction:
                 causes += " (across a compaction)"
-            jt.add_row(*(_t(v) for v in (j.call_index, j.entry_id, f"{j.delta_tokens:+,.0f}", _n(j.explained_tokens), causes)))
+            overhead = "" if j.overhead_change is None else f"{j.overhead_change:+,.0f}"
+            jt.add_row(*(_t(v) for v in (j.call_index, j.entry_id, f"{j.delta_tokens:+,.0f}", _n(j.explained_tokens), _n(j.tokenizer_tokens), overhead, causes)))
         c.print(jt)
 
     if timeline.repeats:
-        rt = Table(title=f"Repeats ({len(timeline.repeats)}, ranked by tokens)", title_justify="left")
-        for col in ("kind", "tool", "count", "tokens", "what", "lines"):
-            rt.add_column(col, justify="right" if col in ("count", "tokens") else "left", overflow="fold")
+        rt = Table(title=f"Repeats ({len(timeline.repeats)}, ranked by tokens sent twice)", title_justify="left")
+        for col in ("kind", "tool", "count", "tokens", "wasted", "what", "lines", "fix"):
+            rt.add_column(col, justify="right" if col in ("count", "tokens", "wasted") else "left", overflow="fold")
         for rep in timeline.repeats[:HUMAN_REPEATS]:
             lines = ", ".join(str(x) for x in rep.lines[:6]) + (", …" if len(rep.lines) > 6 else "")
-            rt.add_row(_t(rep.kind), _t(rep.tool_name), _t(rep.count), _t(_n(rep.tokens)), Text(one_line(rep.subject, 60)), _t(lines))
+            wasted = _n(rep.wasted_tokens) + (f" ({rep.summarized_away} after a compaction)" if rep.summarized_away else "")
+            rt.add_row(
+                _t(rep.kind), _t(rep.tool_name), _t(rep.count), _t(_n(rep.tokens)), _t(wasted), Text(one_line(rep.subject, 60)), _t(lines),
+                _t(SUGGESTIONS[rep.kind]),
+            )
         c.print(rt)
     else:
         c.print(_t("repeats: none found"))
@@ -268,6 +294,11 @@ def render(timeline: Timeline, config_error: str | None = None) -> None:
                 else f"not in the transcript (derived, 1 call {o.first_entry_id}): {_n(o.latest)} tokens = {_pct(o.latest_share)} of the prompt"
             )
         )
+    at = timeline.attribution
+    c.print(_t(f"split ({at.method}, ratio {at.calibration.ratio:.3f} over {at.calibration.steps} steps): {at.verdict}"))
+    for x in at.misestimated[:HUMAN_REPEATS]:
+        c.print(_t(f"  mis-estimated: {x.entry_id} line {x.line} {x.role}{'/' + x.tool_name if x.tool_name else ''}: "
+                   f"estimate {x.estimate:,}, tokenizer {x.tokenizer:,} (x{x.ratio if x.ratio is not None else 'inf'})"))
     ca = timeline.cache
     c.print(
         _t(
@@ -282,6 +313,8 @@ def render(timeline: Timeline, config_error: str | None = None) -> None:
             f"{co.unknown_calls} unknown; prices: pi-ai catalog, extracted {co.table['extracted']})"
         )
     )
+    if timeline.savings is not None:
+        render_savings(c, timeline.savings)
     if timeline.gateway is not None:
         render_gateway(c, timeline.gateway)
     sk = timeline.walk
@@ -291,6 +324,31 @@ def render(timeline: Timeline, config_error: str | None = None) -> None:
             f"{sk.unsent_messages} message(s) of the context not sent (errored/aborted assistants, excluded bash runs)"
         )
     )
+
+
+def render_savings(c: Any, savings: Savings) -> None:
+    """The next N calls as they are, with pruning, compacted now: tokens, cost, what each saves."""
+    i = savings.inputs
+    c.print(
+        _t(
+            f"next {i.next_calls} calls (from {_n(i.base_prompt)} tokens, +{_n(i.growth_per_call)}/call, cache hit "
+            f"{_pct(i.cache_read_share)}, {i.price.key if i.price else 'no price'}):"
+        )
+    )
+    for s in savings.scenarios:
+        cost = "cost unknown" if s.cost is None else f"${s.cost:.4f}"
+        saved = "" if s.name == "as_is" else f"; saves {_n(s.saved_tokens)} tokens" + ("" if s.saved_cost is None else f", ${s.saved_cost:.4f}")
+        c.print(_t(f"  {s.name}: {_n(s.prompt_tokens)} prompt tokens, {cost}{saved}"))
+    for note in savings.notes:
+        c.print(_t(f"  ({note})"))
+
+
+def _cause(a: AddedMessage) -> str:
+    """One cause of a jump: entry, role/tool, estimate, and the tokenizer's count where it differs."""
+    text = f"{a.entry_id} {a.role}{'/' + a.tool_name if a.tool_name else ''} {a.tokens:,}"
+    if a.tokenizer_tokens is not None and a.tokenizer_tokens != a.tokens:
+        text += f" (tokenizer {a.tokenizer_tokens:,})"
+    return text
 
 
 def gateway_figures(event: dict[str, Any]) -> str:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from inspector.figures.diagnosis.cost import COST_UNKNOWN, CallCost, cost_of_call
 from inspector.figures.rules_of import rules_of
+from inspector.figures.sizes import index_estimators
 from inspector.js.timeutil import iso_from_ms
 from inspector.model import entries as m
 from inspector.session.context import build_context, extend_context
@@ -52,6 +53,15 @@ class AddedMessage:
     tool_name: str | None
     pi_tokens: int
     sent: bool
+    estimate_tokens: int | None = None
+    """The timeline's estimator's tokens when it is not pi's (None: `pi_tokens`)."""
+    tokenizer_tokens: int | None = None
+    """The tokenizer's count of the message (`figures.diagnosis.attribution`; None: not counted)."""
+
+    @property
+    def tokens(self) -> int:
+        """The message's tokens by the timeline's estimator."""
+        return self.pi_tokens if self.estimate_tokens is None else self.estimate_tokens
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (stable field names)."""
@@ -62,6 +72,8 @@ class AddedMessage:
             "tool_name": self.tool_name,
             "pi_tokens": self.pi_tokens,
             "sent": self.sent,
+            "estimate_tokens": self.tokens,
+            "tokenizer_tokens": self.tokenizer_tokens,
         }
 
 
@@ -96,6 +108,14 @@ class CallPoint:
     context_tokens: int = 0
     """The rules' `calculateContextTokens(usage)` (pi's: `totalTokens`, or the sum): what the compaction check
     compares."""
+    ledger_at: int = 0
+    """How many of the walk's `ledger` steps made the context this call was sent."""
+    transcript_tokens: int | None = None
+    """The tokenizer's count of the transcript sent (`figures.diagnosis.attribution`; None: not counted)."""
+    overhead_tokens: int | float | None = None
+    """Derived: the part of `not_in_transcript` really outside the transcript (system prompt, tools, injected)."""
+    estimator_error_tokens: int | float | None = None
+    """Derived: the part of `not_in_transcript` that is the estimator's error on the transcript."""
 
     input: int | float = 0
     output_tokens: int | float = 0
@@ -158,8 +178,11 @@ class CallPoint:
             "context_messages": self.context_messages,
             "compaction_id": self.compaction_id,
             "added_messages": len(self.added),
-            "added_tokens": sum(a.pi_tokens for a in self.added if a.sent),
+            "added_tokens": sum(a.tokens for a in self.added if a.sent),
             "gap_ms": self.gap_ms,
+            "transcript_tokens": self.transcript_tokens,
+            "overhead_tokens": self.overhead_tokens,
+            "estimator_error_tokens": self.estimator_error_tokens,
         }
 
 
@@ -192,6 +215,9 @@ class CallWalk:
     skipped_synthetic: list[m.Entry]
     skipped_zero_usage: list[m.Entry]
     unsent_messages: int
+    ledger: list[tuple[bool, list[m.ContextMessage]]] = field(default_factory=list)
+    """How the context grew, step by step: `(reset, rows)`, the sent rows that replaced it (`reset`: a rebuild)
+    or were appended to it; a call was sent the context of its first `ledger_at` steps."""
 
     def skipped_json(self) -> dict[str, Any]:
         """How many assistants were skipped, which, and why."""
@@ -251,10 +277,12 @@ def _is_zero(usage: dict[str, Any]) -> bool:
     return not any(_num(usage.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite", "totalTokens"))
 
 
-def walk_calls(session: Session, ctx: m.SessionContext, prices: ModelCatalog | None = None) -> CallWalk:
+def walk_calls(session: Session, ctx: m.SessionContext, prices: ModelCatalog | None = None, estimator: str = "pi") -> CallWalk:
     """Every call on the path of `ctx` (from the root to its leaf), with the context each one was sent; priced by
-    `prices` (None: the session's rules' model catalog)."""
+    `prices` (None: the session's rules' model catalog); `transcript_estimate` by the index's estimator `estimator`
+    (one counted in characters is divided by the rules' `CHARS_PER_TOKEN_ESTIMATE`, rounded up)."""
     rules = rules_of(session)
+    chars_per_token = 0 if estimator == "pi" else _chars_per_token(session, estimator)
     prices = prices or rules.model_catalog.load_catalog()
     calculate_context_tokens = rules.tokens.calculate_context_tokens
     tree, entries = session.tree, session.entries
@@ -271,10 +299,16 @@ def walk_calls(session: Session, ctx: m.SessionContext, prices: ModelCatalog | N
     compaction_id: str | None = None
     prev_request_ms: int | float | None = None
 
+    ledger: list[tuple[bool, list[m.ContextMessage]]] = []
+
     def describe(row: m.ContextMessage) -> AddedMessage:
         """A context row as an `AddedMessage` (its pi tokens, whether pi sends it)."""
         tokens = row.estimate("pi") or 0
-        return AddedMessage(row.entry_id, row.line, row.role, row.tool_name, tokens, _sent(entries, row))
+        other = None
+        if estimator != "pi":
+            value = row.estimate(estimator) or 0
+            other = math.ceil(value / chars_per_token) if chars_per_token > 0 else value
+        return AddedMessage(row.entry_id, row.line, row.role, row.tool_name, tokens, _sent(entries, row), other)
 
     first_pos: dict[str, int] = {}  # entry id -> its first position on the path (build_context's first-kept scan)
     ids, shape_of = entries.ids, entries.shape_of
@@ -314,6 +348,7 @@ def walk_calls(session: Session, ctx: m.SessionContext, prices: ModelCatalog | N
                         added=added,
                         gap_ms=gap,
                         context_tokens=calculate_context_tokens(usage),
+                        ledger_at=len(ledger),
                     )
                 )
                 added = []
@@ -326,18 +361,23 @@ def walk_calls(session: Session, ctx: m.SessionContext, prices: ModelCatalog | N
         # Advance the context past this entry: extend it, or rebuild it with the engine's rules.
         before = len(running.messages) if running is not None else 0
         if running is not None and etype != m.COMPACTION and extend_context(tree, running, idx):
+            step: list[m.ContextMessage] = []
             for row in running.messages[before:]:
                 a = describe(row)
                 added.append(a)
                 if a.sent:
-                    estimate += a.pi_tokens
+                    estimate += a.tokens
                     sent_count += 1
+                    step.append(row)
+            if step:
+                ledger.append((False, step))
             continue
         old = {r.entry_index for r in running.messages} if running is not None else set()
         running = _rebuild(tree, ctx.path, pos, first_pos)
         rows = [describe(r) for r in running.messages]
-        estimate = sum(a.pi_tokens for a in rows if a.sent)
+        estimate = sum(a.tokens for a in rows if a.sent)
         sent_count = sum(1 for a in rows if a.sent)
+        ledger.append((True, [r for r, a in zip(running.messages, rows) if a.sent]))
         present = {r.entry_id for r in running.messages}
         if etype == m.COMPACTION:
             # After a compaction the summary is new; of the messages added since the last call, those in the
@@ -357,7 +397,17 @@ def walk_calls(session: Session, ctx: m.SessionContext, prices: ModelCatalog | N
         skipped_synthetic=synthetic,
         skipped_zero_usage=zero,
         unsent_messages=sum(1 for r in ctx.messages if not _sent(entries, r)),
+        ledger=ledger,
     )
+
+
+def _chars_per_token(session: Session, estimator: str) -> float:
+    """The divisor that turns `estimator`'s figure into tokens: the rules' chars per token for an estimator in
+    characters, 0 (none) for one in tokens; ValueError for a name the index does not hold."""
+    for est in index_estimators(session):
+        if est.name == estimator:
+            return float(rules_of(session).tokens.CHARS_PER_TOKEN_ESTIMATE) if est.unit != "tok" else 0.0
+    raise ValueError(f"unknown estimator {estimator!r}")
 
 
 def _marker_kind(e: m.Entry, is_branch_point: bool) -> str:

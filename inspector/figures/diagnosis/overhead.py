@@ -74,7 +74,8 @@ class OverheadSummary:
         }
 
 
-def _slope(values: list[float]) -> float | None:
+def slope(values: list[float]) -> float | None:
+    """The least-squares slope of `values` over their index (None for fewer than two)."""
     n = len(values)
     if n < 2:
         return None
@@ -85,21 +86,21 @@ def _slope(values: list[float]) -> float | None:
     return round(sxy / sxx, 2)
 
 
-def overhead_trend(values: list[float]) -> OverheadTrend:
-    """Slope per call (rising/falling when beyond ±1 token per call, else flat) and the halves' means."""
-    slope = _slope(values)
+def overhead_trend(values: list[float], tolerance: float = FLAT_SLOPE_TOKENS_PER_CALL) -> OverheadTrend:
+    """Slope per call (rising/falling when beyond ±`tolerance` tokens per call, else flat) and the halves' means."""
+    per_call = slope(values)
     half = len(values) // 2
     first = round(statistics.fmean(values[:half]), 1) if half else None
     second = round(statistics.fmean(values[half:]), 1) if half else None
-    if slope is None:
+    if per_call is None:
         direction = "unknown"
-    elif slope > FLAT_SLOPE_TOKENS_PER_CALL:
+    elif per_call > tolerance:
         direction = "rising"
-    elif slope < -FLAT_SLOPE_TOKENS_PER_CALL:
+    elif per_call < -tolerance:
         direction = "falling"
     else:
         direction = "flat"
-    return OverheadTrend(slope, first, second, direction)
+    return OverheadTrend(per_call, first, second, direction)
 
 
 def summarize_overhead(calls: list[CallPoint]) -> OverheadSummary:

@@ -16,7 +16,12 @@ by `toolCallId`), in path order:
 For every pattern, `entry_ids` are its occurrences in order (the `toolResult` entries; for retries the assistant
 entries that issued the attempts), `count` is how many there are, and `tokens` is what the repetition added:
 pi's chars/4 estimate of the results of every occurrence but the first (the first read, run, error or attempt is
-not a repeat). Patterns are ranked by `tokens`, then `count`, then their first line.
+not a repeat). Patterns are ranked by `wasted_tokens`, then `tokens`, `count`, and their first line.
+
+Repeats know the context: `earlier_in_context` says, per occurrence after the first, whether the previous copy was
+still in the context when it came back, or had been summarized away by a compaction between the two (the previous
+occurrence lies before the compaction's first kept entry). `wasted_tokens` counts only what was sent twice: the
+occurrences whose previous copy was still there. `suggestion` is the usual fix for the kind (`SUGGESTIONS`).
 """
 
 from __future__ import annotations
@@ -45,6 +50,12 @@ PATH_ARGS = ("path", "file_path", "filePath")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$", re.MULTILINE)
 _DIGITS = re.compile(r"\d+")
 ERROR_KEY_CHARS = 500
+SUGGESTIONS = {
+    FILE_REREAD: "read only the range needed (offset/limit), or use the copy already in the context",
+    COMMAND_REPEAT: "cache the command's output (write it to a file once, then read a range or `tail` it)",
+    ERROR_REPEAT: "fix the cause before running it again: the same error comes back",
+    RETRY_AFTER_FAILURE: "change the call after a failure: the same call fails the same way",
+}
 
 
 @dataclass(slots=True)
@@ -79,6 +90,19 @@ class Repeat:
     entry_ids: list[str | None] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     occurrence_tokens: list[int] = field(default_factory=list)
+    entry_indices: list[int] = field(default_factory=list)
+    earlier_in_context: list[bool | None] = field(default_factory=list)
+    """Per occurrence: None for the first, else whether the previous copy was still in the context (`find_repeats`)."""
+
+    @property
+    def wasted_tokens(self) -> int:
+        """What was sent twice: the occurrences whose previous copy was still in the context."""
+        return sum(t for t, kept in zip(self.occurrence_tokens, self.earlier_in_context) if kept)
+
+    @property
+    def summarized_away(self) -> int:
+        """How many occurrences came back after a compaction had summarized the previous copy away."""
+        return sum(1 for kept in self.earlier_in_context if kept is False)
 
     @property
     def count(self) -> int:
@@ -95,6 +119,7 @@ class Repeat:
         self.entry_ids.append(entry.id)
         self.lines.append(entry.line)
         self.occurrence_tokens.append(tokens)
+        self.entry_indices.append(entry.index)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (stable field names)."""
@@ -107,6 +132,10 @@ class Repeat:
             "occurrence_tokens": list(self.occurrence_tokens),
             "tool_name": self.tool_name,
             "subject": self.subject,
+            "wasted_tokens": self.wasted_tokens,
+            "earlier_in_context": list(self.earlier_in_context),
+            "summarized_away": self.summarized_away,
+            "suggestion": SUGGESTIONS[self.kind],
         }
 
 
@@ -305,8 +334,38 @@ def retries_after_failure(uses: list[ToolUse], path: Sequence[int], entries: Ent
     return out
 
 
+def _compaction_cuts(entries: EntryTable, path: Sequence[int]) -> list[tuple[int, int]]:
+    """`(position, first kept position)` of every compaction on `path` (its first kept entry's first position on the
+    path before it; the compaction's own position when that entry is not there: nothing before it is kept)."""
+    first_pos: dict[str, int] = {}
+    cuts: list[tuple[int, int]] = []
+    for pos, idx in enumerate(path):
+        entry_id = entries.ids[idx]
+        if entry_id is not None:
+            first_pos.setdefault(entry_id, pos)
+        if entries.shape_of(idx)[0] == m.COMPACTION:
+            first_kept = (entries[idx].data or {}).get("firstKeptEntryId")
+            found = first_pos.get(first_kept) if isinstance(first_kept, str) else None
+            cuts.append((pos, found if found is not None and found < pos else pos))
+    return cuts
+
+
+def mark_context(repeat: Repeat, position: dict[int, int], cuts: list[tuple[int, int]]) -> None:
+    """Fill `repeat.earlier_in_context`: an occurrence's previous copy is gone when a compaction between the two
+    kept only what comes after it."""
+    marks: list[bool | None] = [None]
+    for prev, cur in zip(repeat.entry_indices, repeat.entry_indices[1:]):
+        p, q = position.get(prev), position.get(cur)
+        if p is None or q is None:
+            marks.append(None)
+            continue
+        marks.append(not any(p < c < q and p < kept for c, kept in cuts))
+    repeat.earlier_in_context = marks
+
+
 def find_repeats(session: Session, path: Sequence[int]) -> list[Repeat]:
-    """Every repeating pattern on `path`, ranked by tokens, then count, then where it starts."""
+    """Every repeating pattern on `path`, each knowing which earlier copies were still in the context; ranked by
+    wasted tokens, then tokens, count, and where it starts."""
     uses = tool_uses(session, path)
     cwd = (session.header or {}).get("cwd")
     cwd = cwd if isinstance(cwd, str) and cwd.startswith("/") else None
@@ -316,4 +375,8 @@ def find_repeats(session: Session, path: Sequence[int]) -> list[Repeat]:
         + error_repeats(uses)
         + retries_after_failure(uses, path, session.entries)
     )
-    return sorted(found, key=lambda r: (-r.tokens, -r.count, r.lines[0]))
+    cuts = _compaction_cuts(session.entries, path)
+    position = {idx: pos for pos, idx in enumerate(path)} if found else {}
+    for repeat in found:
+        mark_context(repeat, position, cuts)
+    return sorted(found, key=lambda r: (-r.wasted_tokens, -r.tokens, -r.count, r.lines[0]))

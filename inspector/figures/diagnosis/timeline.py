@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from inspector.figures.diagnosis.attribution import TIKTOKEN_ESTIMATOR, Attribution, attribute
 from inspector.figures.diagnosis.calls import AddedMessage, CallPoint, CallWalk, walk_calls
 from inspector.figures.diagnosis.cost import COST_PRICE_TABLE, COST_RECORDED, COST_UNKNOWN
 from inspector.figures.diagnosis.fill import FillState, fill_state
@@ -24,6 +25,7 @@ from inspector.model import entries as m
 from inspector.session.session import Session
 
 if TYPE_CHECKING:
+    from inspector.figures.diagnosis.savings import Savings
     from inspector.host.gateway_log import GatewayLog
     from inspector.rules.openclaw_2026_4_12.compaction.settings import ReserveTokens
     from inspector.rules.openclaw_2026_4_12.window_guard import ContextWindow
@@ -35,6 +37,10 @@ DERIVED_FIELDS = {
     "and excludeFromContext bash runs are not sent and not counted",
     "not_in_transcript": "derived: prompt_tokens - transcript_estimate (system prompt, tool schemas, injected context, "
     "and the estimator's own error); never recorded in the session file",
+    "transcript_tokens": "derived: tiktoken's count of the same messages (null without a tokenizer)",
+    "overhead_tokens": "derived: the part of not_in_transcript really outside the transcript (attribution.method_text)",
+    "estimator_error_tokens": "derived: the part of not_in_transcript that is the estimator's error on the transcript "
+    "(overhead_tokens + estimator_error_tokens = not_in_transcript)",
     "prompt_tokens": "recorded: input + cacheRead + cacheWrite",
     "cost": "recorded usage.cost.total, else the bundled price table (cost_source says which)",
 }
@@ -51,14 +57,19 @@ class TimelineOptions:
     top_jumps: int = DEFAULT_TOP_JUMPS
     gateway: GatewayLog | None = None
     """What OpenClaw's Gateway log recorded of the session (`figures.diagnosis.gateway`); None: no `gateway` section."""
+    estimator: str = "pi"
+    """What `transcript_estimate` is counted with: an estimator of the index (`figures.sizes.index_estimators`) or
+    `tiktoken`."""
 
 
 @dataclass(frozen=True, slots=True)
 class Jump:
     """An increase of the prompt between two consecutive calls, and the messages added in between, largest first.
 
-    `explained_tokens` is pi's chars/4 estimate of those messages (what the transcript accounts for);
-    `across_compaction` says a compaction sits between the two calls.
+    `explained_tokens` is the estimator's count of those messages (what the transcript accounts for);
+    `across_compaction` says a compaction sits between the two calls. `transcript_change` and `overhead_change` split
+    the increase (`figures.diagnosis.attribution`): the transcript's growth in the provider's tokens, and the rest;
+    `attributed_to` names the larger.
     """
 
     call_index: int
@@ -69,6 +80,26 @@ class Jump:
     prompt_after: int | float
     causes: list[AddedMessage]
     across_compaction: bool
+    overhead_change: int | float | None = None
+    estimator_error_change: int | float | None = None
+
+    @property
+    def transcript_change(self) -> int | float | None:
+        """The transcript's growth in the provider's tokens (the increase minus the overhead's change)."""
+        return None if self.overhead_change is None else self.delta_tokens - self.overhead_change
+
+    @property
+    def attributed_to(self) -> str | None:
+        """`transcript` or `overhead`: which part of the increase is larger (None: not split)."""
+        if self.overhead_change is None or self.transcript_change is None:
+            return None
+        return "overhead" if self.overhead_change > self.transcript_change else "transcript"
+
+    @property
+    def tokenizer_tokens(self) -> int | None:
+        """The tokenizer's count of the causes (None: not counted)."""
+        counts = [c.tokenizer_tokens for c in self.causes]
+        return None if not counts or any(n is None for n in counts) else sum(n for n in counts if n is not None)
 
     @property
     def delta_tokens(self) -> int | float:
@@ -78,7 +109,7 @@ class Jump:
     @property
     def explained_tokens(self) -> int:
         """pi's estimate of the causes: what the transcript accounts for."""
-        return sum(c.pi_tokens for c in self.causes)
+        return sum(c.tokens for c in self.causes)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (stable field names)."""
@@ -94,6 +125,11 @@ class Jump:
             "causes": [c.to_json() for c in self.causes],
             "explained_tokens": self.explained_tokens,
             "across_compaction": self.across_compaction,
+            "tokenizer_tokens": self.tokenizer_tokens,
+            "transcript_change": self.transcript_change,
+            "overhead_change": self.overhead_change,
+            "estimator_error_change": self.estimator_error_change,
+            "attributed_to": self.attributed_to,
         }
 
 
@@ -112,11 +148,17 @@ def find_jumps(calls: list[CallPoint], top: int = DEFAULT_TOP_JUMPS) -> list[Jum
                 previous_entry_id=prev.entry_id,
                 prompt_before=prev.prompt_tokens,
                 prompt_after=cur.prompt_tokens,
-                causes=sorted((a for a in cur.added if a.sent), key=lambda a: -a.pi_tokens)[:MAX_CAUSES],
+                causes=sorted((a for a in cur.added if a.sent), key=lambda a: -a.tokens)[:MAX_CAUSES],
                 across_compaction=cur.compaction_id != prev.compaction_id,
+                overhead_change=_change(prev.overhead_tokens, cur.overhead_tokens),
+                estimator_error_change=_change(prev.estimator_error_tokens, cur.estimator_error_tokens),
             )
         )
     return jumps
+
+
+def _change(before: int | float | None, after: int | float | None) -> int | float | None:
+    return None if before is None or after is None else after - before
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +220,7 @@ class Timeline:
     thresholds: list[ThresholdCrossing]
     repeats: list[Repeat]
     overhead: OverheadSummary
+    attribution: Attribution
     cache: CacheSummary
     cost: CostSummary
     fill: FillState
@@ -185,6 +228,8 @@ class Timeline:
     skipped_totals: dict[str, Any]
     gateway: dict[str, Any] | None = None
     """The `gateway` section (`figures.diagnosis.gateway.timeline_section`), only when a log was given."""
+    savings: Savings | None = None
+    """What fixing it would save over the next calls (`figures.diagnosis.savings.build_savings`), when asked for."""
 
     @property
     def calls(self) -> list[CallPoint]:
@@ -209,11 +254,13 @@ class Timeline:
             "thresholds_crossed": [t.to_json() for t in self.thresholds],
             "repeats": [r.to_json() for r in self.repeats],
             "overhead": self.overhead.to_json(),
+            "attribution": self.attribution.to_json(),
             "cache": self.cache.to_json(),
             "cost": self.cost.to_json(),
             "totals": {"calls": self.recorded_totals, "skipped": self.skipped_totals},
             "derived_fields": DERIVED_FIELDS,
             **({} if self.gateway is None else {"gateway": self.gateway}),
+            **({} if self.savings is None else {"savings": self.savings.to_json()}),
         }
 
 
@@ -225,7 +272,8 @@ def build_timeline(session: Session, ctx: m.SessionContext, options: TimelineOpt
     config = options.window.config
     reserve = rules.compaction_settings.resolve_reserve_tokens(config)
     prices = rules.model_catalog.load_catalog()
-    walk = walk_calls(session, ctx, prices)
+    walk = walk_calls(session, ctx, prices, "pi" if options.estimator == TIKTOKEN_ESTIMATOR else options.estimator)
+    attribution = attribute(session, walk, options.estimator)
     early = rules.triggers.DEFAULT_EARLY_THRESHOLDS if options.early_fractions is None else options.early_fractions
     lines = threshold_lines(window.tokens, reserve, early)
     guard = guard_json(rules, window, ctx.model)
@@ -244,6 +292,7 @@ def build_timeline(session: Session, ctx: m.SessionContext, options: TimelineOpt
         thresholds=find_crossings(walk.calls, lines, window.tokens),
         repeats=find_repeats(session, ctx.path),
         overhead=summarize_overhead(walk.calls),
+        attribution=attribution,
         cache=summarize_cache(walk.calls, ttl_ms, ttl_source),
         cost=summarize_cost(walk.calls, prices.describe()),
         fill=fill_state(now["tokens"], window.tokens, lines, guard["level"]),

@@ -1,0 +1,303 @@
+"""Why the prompt is bigger than the transcript: the estimator's error, or something really outside the transcript.
+
+`not_in_transcript` (the recorded prompt minus the estimator's count of the transcript sent) mixes two things: what
+is not in the session file (system prompt, tool schemas, injected context) and what the estimator gets wrong about
+the transcript (chars/4 undercounts CJK text, minified code and base64, and overcounts images). Here they are split,
+per call (`attribute`):
+
+1. The transcript sent before each call is counted with a real tokenizer (`TOKENIZER`, tiktoken's cl100k_base; each
+   message counted once and remembered in `session.token_counts`, as the other figures do): `transcript_tokens`.
+2. The provider's tokenizer is not cl100k_base, so the ratio between the two is measured on the session's own calls
+   (`calibrate`): for every two consecutive calls in one compaction segment whose transcript grew by at least
+   `MIN_STEP_TOKENS` tokenizer tokens, Δ recorded prompt / Δ transcript tokens. The ratio is their median weighted
+   by the growth: a change of the system prompt is one odd step among many and does not move it. Its quartiles say
+   how much it varies with the content.
+3. `estimator_error_tokens = ratio × transcript_tokens − transcript_estimate` and
+   `overhead_tokens = prompt − ratio × transcript_tokens`; the two add up to `not_in_transcript`. The first call's
+   overhead is the baseline (system prompt plus tools). Its trend is `rising`/`falling` only when its slope passes
+   what one ratio cannot tell apart: the ratio's spread (half its interquartile range, relative), and at least
+   `MIN_RELATIVE_SPREAD` (the provider's tokenizer differs from cl100k_base by about a tenth between prose, code
+   and CJK text), times the transcript's slope.
+
+Without a tokenizer the estimator itself is calibrated the same way (method `estimator_ratio`). Messages the
+estimator gets far wrong (tokenizer / estimate beyond `FLAG_HIGH` or `FLAG_LOW`, at least `FLAG_MIN_TOKENS` apart)
+are listed as `misestimated`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from inspector.figures.diagnosis.calls import AddedMessage, CallPoint, CallWalk
+from inspector.figures.diagnosis.overhead import FLAT_SLOPE_TOKENS_PER_CALL, OverheadTrend, overhead_trend, slope
+from inspector.figures.session_figures import tiktoken_counts_of
+from inspector.model import entries as m
+from inspector.session.session import Session
+
+TOKENIZER = "cl100k_base"
+TIKTOKEN_ESTIMATOR = "tiktoken"
+"""The timeline estimator name that makes the tokenizer the estimate too."""
+MIN_STEP_TOKENS = 200
+MIN_STEPS = 3
+MIN_RELATIVE_SPREAD = 0.1
+FLAG_HIGH = 1.5
+FLAG_LOW = 1 / 1.5
+FLAG_MIN_TOKENS = 200
+MAX_FLAGGED = 50
+METHOD_TOKENIZER = "tokenizer_ratio"
+METHOD_ESTIMATOR = "estimator_ratio"
+METHODS = {
+    METHOD_TOKENIZER: "the transcript counted with tiktoken {encoding}, times the provider/tiktoken ratio measured on this "
+    "session's calls (weighted median of Δ prompt / Δ transcript between consecutive calls); estimator error = that "
+    "minus the estimate; overhead = prompt minus that (first call = baseline of system prompt and tools)",
+    METHOD_ESTIMATOR: "no tokenizer: the estimate times the prompt/estimate ratio measured on this session's calls; "
+    "estimator error = that minus the estimate; overhead = prompt minus that",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """The provider's tokens per counted token, measured on the session's calls (`source` says how)."""
+
+    ratio: float
+    low: float
+    high: float
+    steps: int
+    source: str
+
+    @property
+    def spread(self) -> float:
+        """Half the interquartile range, relative to the ratio: how much the ratio varies with the content."""
+        return (self.high - self.low) / 2 / self.ratio if self.ratio > 0 else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (stable field names)."""
+        return {"ratio": round(self.ratio, 4), "low": round(self.low, 4), "high": round(self.high, 4), "steps": self.steps, "source": self.source}
+
+
+def _weighted_quantile(pairs: list[tuple[float, float]], q: float) -> float:
+    """The `q` quantile of `(value, weight)` pairs (the first value whose cumulative weight reaches `q`)."""
+    ordered = sorted(pairs)
+    total = sum(w for _, w in ordered)
+    acc = 0.0
+    for value, weight in ordered:
+        acc += weight
+        if acc >= q * total:
+            return value
+    return ordered[-1][0]
+
+
+def calibrate(calls: Sequence[CallPoint], counted: Sequence[int | float]) -> Calibration:
+    """The ratio of recorded prompt growth to `counted` growth over consecutive calls of one compaction segment
+    (module docstring, point 2); 1.0 (`source` "as_is") with fewer than `MIN_STEPS` such steps."""
+    pairs: list[tuple[float, float]] = []
+    for i in range(1, len(calls)):
+        prev, cur = calls[i - 1], calls[i]
+        grew = counted[i] - counted[i - 1]
+        if cur.compaction_id != prev.compaction_id or grew < MIN_STEP_TOKENS or prev.prompt_tokens <= 0:
+            continue
+        pairs.append(((cur.prompt_tokens - prev.prompt_tokens) / grew, grew))
+    if len(pairs) < MIN_STEPS:
+        return Calibration(1.0, 1.0, 1.0, len(pairs), "as_is")
+    ratio = _weighted_quantile(pairs, 0.5)
+    if ratio <= 0:
+        return Calibration(1.0, 1.0, 1.0, len(pairs), "as_is")
+    return Calibration(ratio, _weighted_quantile(pairs, 0.25), _weighted_quantile(pairs, 0.75), len(pairs), "session_calls")
+
+
+@dataclass(frozen=True, slots=True)
+class Misestimate:
+    """A message the estimator gets far wrong: its estimate, the tokenizer's count and their ratio."""
+
+    entry_id: str | None
+    line: int
+    role: str
+    tool_name: str | None
+    estimate: int
+    tokenizer: int
+    ratio: float | None
+
+    @property
+    def difference(self) -> int:
+        """Tokenizer minus estimate (positive: the estimator undercounts)."""
+        return self.tokenizer - self.estimate
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (stable field names)."""
+        return {
+            "entry_id": self.entry_id,
+            "line": self.line,
+            "role": self.role,
+            "tool_name": self.tool_name,
+            "estimate_tokens": self.estimate,
+            "tokenizer_tokens": self.tokenizer,
+            "ratio": self.ratio,
+            "difference": self.difference,
+            "direction": "under" if self.difference > 0 else "over",
+        }
+
+
+def misestimated(estimate: int, tokenizer: int | None) -> float | None:
+    """tokenizer / estimate when the estimator is far off (beyond `FLAG_HIGH`/`FLAG_LOW` and `FLAG_MIN_TOKENS`
+    apart), else None."""
+    if tokenizer is None or abs(tokenizer - estimate) < FLAG_MIN_TOKENS:
+        return None
+    if estimate <= 0:
+        return float("inf")
+    ratio = tokenizer / estimate
+    return round(ratio, 2) if ratio >= FLAG_HIGH or ratio <= FLAG_LOW else None
+
+
+@dataclass(slots=True)
+class Attribution:
+    """The split of `not_in_transcript` over the calls (module docstring): how, and what it found."""
+
+    method: str
+    encoding: str | None
+    estimator: str
+    calibration: Calibration
+    baseline_overhead: int | float | None
+    latest_overhead: int | float | None
+    latest_error: int | float | None
+    overhead_trend: OverheadTrend
+    error_trend: OverheadTrend
+    misestimated: list[Misestimate] = field(default_factory=list)
+    tokenizer_info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def overhead_change(self) -> int | float | None:
+        """Latest overhead minus the first call's."""
+        if self.latest_overhead is None or self.baseline_overhead is None:
+            return None
+        return self.latest_overhead - self.baseline_overhead
+
+    @property
+    def verdict(self) -> str:
+        """One line: what the gap between prompt and estimate is mostly made of, and whether the overhead moves."""
+        if self.latest_overhead is None:
+            return "no calls"
+        trend = self.overhead_trend.direction
+        moving = "flat" if trend == "flat" else f"{trend} ({self.overhead_change:+,.0f} since the first call)"
+        return f"overhead {moving}; estimator error {self.latest_error:+,.0f} at the last call ({self.error_trend.direction})"
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (stable field names)."""
+        return {
+            "derived": True,
+            "method": self.method,
+            "method_text": METHODS[self.method].format(encoding=self.encoding),
+            "estimator": self.estimator,
+            "tokenizer": self.tokenizer_info,
+            "calibration": self.calibration.to_json(),
+            "baseline_overhead": self.baseline_overhead,
+            "latest_overhead": self.latest_overhead,
+            "overhead_change": self.overhead_change,
+            "overhead_trend": self.overhead_trend.to_json(),
+            "latest_estimator_error": self.latest_error,
+            "estimator_error_trend": self.error_trend.to_json(),
+            "verdict": self.verdict,
+            "misestimated": [x.to_json() for x in self.misestimated],
+        }
+
+
+def _replay(walk: CallWalk, size: Callable[[m.ContextMessage], int]) -> list[int]:
+    """The sum of `size` over the context each call was sent (the walk's ledger replayed)."""
+    sums: list[int] = []
+    total = 0
+    step = 0
+    for call in walk.calls:
+        while step < call.ledger_at:
+            reset, rows = walk.ledger[step]
+            total = (0 if reset else total) + sum(size(r) for r in rows)
+            step += 1
+        sums.append(total)
+    return sums
+
+
+def _counts(session: Session, walk: CallWalk) -> tuple[dict[int, int] | None, dict[str, Any]]:
+    """The tokenizer count of every row the walk sent, by entry index (None: no tokenizer)."""
+    unique: dict[int, m.ContextMessage] = {}
+    for _, rows in walk.ledger:
+        for r in rows:
+            unique.setdefault(r.entry_index, r)
+    rows_list = list(unique.values())
+    counts, info = tiktoken_counts_of(session, rows_list, TOKENIZER)
+    if counts is None or not info.get("enabled"):
+        return None, info
+    return {r.entry_index: c or 0 for r, c in zip(rows_list, counts)}, info
+
+
+def attribute(session: Session, walk: CallWalk, estimator: str = "pi") -> Attribution:
+    """Split every call's `not_in_transcript` into `overhead_tokens` and `estimator_error_tokens` (set on the calls
+    and their added messages in place); with `estimator` "tiktoken" the tokenizer is the estimate too."""
+    counts, info = _counts(session, walk)
+    calls = walk.calls
+    if counts is not None:
+        tokens = _replay(walk, lambda r: counts.get(r.entry_index, 0))
+        index_of = {r.entry_id: r.entry_index for _, rows in walk.ledger for r in rows}
+        for i, call in enumerate(calls):
+            call.transcript_tokens = tokens[i]
+            call.added = [_with_count(a, counts.get(index_of.get(a.entry_id, -1)), estimator == TIKTOKEN_ESTIMATOR) for a in call.added]
+            if estimator == TIKTOKEN_ESTIMATOR:
+                call.transcript_estimate = tokens[i]
+        counted: list[int | float] = list(tokens)
+        method = METHOD_TOKENIZER
+    else:
+        counted = [c.transcript_estimate for c in calls]
+        method = METHOD_ESTIMATOR
+    calibration = calibrate(calls, counted)
+    for call, n in zip(calls, counted):
+        in_tokens = round(calibration.ratio * n)
+        call.overhead_tokens = call.prompt_tokens - in_tokens
+        call.estimator_error_tokens = in_tokens - call.transcript_estimate
+    used = [c for c in calls if c.prompt_tokens > 0]
+    overhead = [float(c.overhead_tokens or 0) for c in used]
+    transcript_slope = slope([calibration.ratio * n for c, n in zip(calls, counted) if c.prompt_tokens > 0]) or 0.0
+    tolerance = max(FLAT_SLOPE_TOKENS_PER_CALL, max(calibration.spread, MIN_RELATIVE_SPREAD) * abs(transcript_slope))
+    return Attribution(
+        method=method,
+        encoding=info.get("encoding") if counts is not None else None,
+        estimator=estimator,
+        calibration=calibration,
+        baseline_overhead=used[0].overhead_tokens if used else None,
+        latest_overhead=used[-1].overhead_tokens if used else None,
+        latest_error=used[-1].estimator_error_tokens if used else None,
+        overhead_trend=overhead_trend(overhead, tolerance),
+        error_trend=overhead_trend([float(c.estimator_error_tokens or 0) for c in used], tolerance),
+        misestimated=_flagged(walk, counts) if counts is not None else [],
+        tokenizer_info=info,
+    )
+
+
+def _with_count(added: AddedMessage, count: int | None, as_estimate: bool) -> AddedMessage:
+    """`added` with its tokenizer count (and that count as its estimate when the tokenizer is the estimator)."""
+    if as_estimate:
+        return dataclasses.replace(added, tokenizer_tokens=count, estimate_tokens=count or 0)
+    return dataclasses.replace(added, tokenizer_tokens=count)
+
+
+def _flagged(walk: CallWalk, counts: dict[int, int]) -> list[Misestimate]:
+    """The sent messages the estimator gets far wrong, largest difference first (at most `MAX_FLAGGED`)."""
+    estimates: dict[str | None, int] = {}
+    for call in walk.calls:
+        for a in call.added:
+            estimates.setdefault(a.entry_id, a.tokens)
+    seen: set[int] = set()
+    found: list[Misestimate] = []
+    for _, rows in walk.ledger:
+        for r in rows:
+            if r.entry_index in seen:
+                continue
+            seen.add(r.entry_index)
+            estimate = estimates.get(r.entry_id)
+            if estimate is None:
+                continue
+            tok = counts.get(r.entry_index)
+            ratio = misestimated(estimate, tok)
+            if ratio is not None and tok is not None:
+                found.append(Misestimate(r.entry_id, r.line, r.role, r.tool_name, estimate, tok, ratio if ratio != float("inf") else None))
+    found.sort(key=lambda x: (-abs(x.difference), x.line))
+    return found[:MAX_FLAGGED]
