@@ -268,18 +268,6 @@ def _refs(session: Session, path: Sequence[int], positions: list[int], ctx_index
     return out
 
 
-def _is_boundary_only(rules: RuleSet, session: Session, path: Sequence[int], positions: list[int], items: list[SummaryItem]) -> bool:
-    """No real conversation message in the list (OpenClaw's `isRealConversationMessage`)."""
-    entries = session.entries
-    roles = [it.role for it in items]
-    kinds = [entries[path[p]].block_kinds for p in positions]
-
-    def load(i: int) -> dict[str, Any]:
-        return session.load_message(entries[path[positions[i]]]) or {}
-
-    return rules.boundary.any_real_conversation(roles, load, kinds) is None
-
-
 def _history_share(
     rules: RuleSet, items: list[SummaryItem], prefix: list[SummaryItem], tokens_before: int, window: int, share: float, refs: list[MessageRef], ratio_formula: str
 ) -> tuple[HistoryShare, list[SummaryItem]]:
@@ -402,6 +390,10 @@ def plan_compaction(session: Session, ctx: m.SessionContext, options: PlanOption
         plan.rows = _rows(session, ctx, plan, None)
         return plan
     plan.scaled_keep = getattr(prep, "keep", None)
+    check = rules.boundary.check_boundary(session, ctx, prep)
+    if check.range_positions is not None:  # 2026.9: the safeguard summarizes the boundary-scoped range instead
+        prep.summarize_pos, prep.turn_prefix_pos = check.range_positions, []
+    plan.boundary_only = check.boundary_only
     _fill(rules, session, ctx, plan, prep, window.tokens, opts.ratio_formula)
     plan.rows = _rows(session, ctx, plan, prep)
     return plan
@@ -438,9 +430,6 @@ def _fill(rules: RuleSet, session: Session, ctx: m.SessionContext, plan: Compact
     if rules.has("latest_request"):
         latest = _latest_request(rules, session, ctx)
         plan.summary_limits = rules.latest_request.summary_limits(plan.read_files, plan.modified_files, latest, plan.mode.mode)
-    plan.boundary_only = _is_boundary_only(rules, session, path, prep.summarize_pos, items) and _is_boundary_only(
-        rules, session, path, prep.turn_prefix_pos, prefix
-    )
     if plan.boundary_only:
         plan.boundary_summary = rules.boundary.build_structured_fallback_summary(prep.previous_summary)
     s = plan.settings

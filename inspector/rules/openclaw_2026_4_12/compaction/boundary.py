@@ -4,16 +4,23 @@ Ported from OpenClaw 2026.4 (`dist/model-context-tokens-*.js`): `isRealConversat
 `hasMeaningfulConversationContent`, `hasMeaningfulText` (with `isSilentReplyText` from
 `src/auto-reply/tokens.ts` and `stripHeartbeatToken` in `"message"` mode, `inspector.rules.openclaw_2026_4_12.heartbeat`),
 and `buildStructuredFallbackSummary` / `hasRequiredSummarySections` for the summary the boundary carries.
+`check_boundary` is the safeguard's decision for a preparation (the forecast's `boundary_only`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from inspector.js.utf16 import JS_WHITESPACE_CLASS, js_trim
+from inspector.model import entries as m
 from inspector.rules.openclaw_2026_4_12.heartbeat import strip_heartbeat_token
+from inspector.session.session import Session
+
+if TYPE_CHECKING:
+    from inspector.rules.openclaw_2026_4_12.compaction.prepare import Preparation
 
 SILENT_REPLY_TOKEN = "NO_REPLY"
 NON_CONVERSATION_BLOCK_TYPES = frozenset({"toolCall", "toolUse", "functionCall", "thinking", "reasoning"})
@@ -137,3 +144,54 @@ def build_structured_fallback_summary(previous_summary: Any) -> str:
             "None captured.",
         ]
     )
+
+
+@dataclass(frozen=True, slots=True)
+class BoundaryCheck:
+    """The safeguard's "anything real to summarize?" decision for a preparation.
+
+    `boundary_only`: nothing real, a boundary compaction (`buildStructuredFallbackSummary`) is written with no
+    model call. `range_positions` (2026.9 on): the preparation's lists held nothing real but the boundary-scoped
+    range before the kept tail does, so the safeguard summarizes that range (these path positions) instead of
+    both lists (no turn prefix then); None when the preparation's lists are summarized as they are."""
+
+    boundary_only: bool
+    range_positions: list[int] | None = None
+
+
+AnyReal = Callable[[list[str], Callable[[int], dict[str, Any]], "list[tuple[str, ...]] | None"], "int | None"]
+
+
+def role_of(entry: m.Entry) -> str:
+    """The role of the message a path entry contributes (a custom message's `custom`, a branch summary's)."""
+    if entry.type == m.CUSTOM_MESSAGE:
+        return "custom"
+    if entry.type == m.BRANCH_SUMMARY:
+        return "branchSummary"
+    return entry.role or "?"
+
+
+def entries_real(session: Session, picked: Sequence[m.Entry], any_real: AnyReal, roles: Sequence[str] | None = None) -> bool:
+    """`any_real` (a release's `any_real_conversation`) over the messages of these entries (`roles`: theirs,
+    default `role_of` each), reading from disk only the messages whose content decides."""
+
+    def load(i: int) -> dict[str, Any]:
+        return session.load_message(picked[i]) or {}
+
+    names = list(roles) if roles is not None else [role_of(e) for e in picked]
+    return any_real(names, load, [e.block_kinds for e in picked]) is not None
+
+
+def positions_real(session: Session, path: Sequence[int], positions: Sequence[int], any_real: AnyReal) -> bool:
+    """`entries_real` of the entries at these path positions."""
+    entries = session.entries
+    return entries_real(session, [entries[path[p]] for p in positions], any_real)
+
+
+def check_boundary(session: Session, ctx: m.SessionContext, prep: Preparation) -> BoundaryCheck:
+    """2026.4.12's safeguard: a boundary only when neither `messagesToSummarize` nor `turnPrefixMessages`, each
+    looked at on its own, holds a real conversation message."""
+    real = positions_real(session, ctx.path, prep.summarize_pos, any_real_conversation) or positions_real(
+        session, ctx.path, prep.turn_prefix_pos, any_real_conversation
+    )
+    return BoundaryCheck(not real)

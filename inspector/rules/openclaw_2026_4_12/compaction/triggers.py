@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import re
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -314,12 +314,15 @@ def threshold_trigger(session: Session, ctx: m.SessionContext, window: int, rese
 
 
 def overflow_trigger(
-    session: Session, ctx: m.SessionContext, window: int, enabled: bool = True, *, length_case: bool = False
+    session: Session, ctx: m.SessionContext, window: int, enabled: bool = True, *, length_case: bool = False,
+    is_overflow_error: Callable[[str], bool] | None = None, silent_case: bool = True,
 ) -> OverflowTrigger:
     """pi-ai `isContextOverflow(lastAssistant, contextWindow)` and whether pi's overflow recovery would run.
 
     `length_case`: pi-ai 0.73.1's third case (`stopReason: "length"`, no output, `input + cacheRead` at least 99% of
-    the window), kind `length`; 0.66.1 has no such case."""
+    the window), kind `length`; 0.66.1 has no such case. `is_overflow_error`: a release's test of an error text
+    (default pi-ai's, `is_context_overflow_error`). `silent_case`: whether a `stop` assistant whose input exceeds the
+    window counts (kind `silent`; OpenClaw 2026.9's recovery looks only at `error` and `length` assistants)."""
     found = _last_assistant(session, ctx)
     if found is None:
         return OverflowTrigger(None, False, None, False, False, False)
@@ -334,9 +337,9 @@ def overflow_trigger(
         err = msg.get("errorMessage")
         if isinstance(err, str) and err:
             error_message = err
-            if is_context_overflow_error(err):
+            if (is_overflow_error or is_context_overflow_error)(err):
                 kind = "error"
-    if kind is None and window and e.stop_reason == "stop":
+    if kind is None and silent_case and window and e.stop_reason == "stop":
         usage = e.usage or {}
         if _num(usage.get("input")) + _num(usage.get("cacheRead")) > window:
             kind = "silent"

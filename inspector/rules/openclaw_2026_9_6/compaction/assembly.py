@@ -17,7 +17,8 @@ Two writers, both reproduced char for char (every length and cut in UTF-16 code 
 
 Every stored summary is then cut by `cap_compaction_summary` (16,000). Not reproduced: the quality guard's
 retention plan (`createSummaryQualityRetentionPlan`, safeguard with `qualityGuard.enabled`, on by default), which
-re-renders the required sections when the audit facts would not survive the cap.
+re-renders the required sections when the audit facts would not survive the cap. The guard's audit and its
+retry count are `compaction/quality.py` (`audit_summary_quality`, `resolve_quality_guard_max_retries`).
 
 New names (beside 2026.4.12's): `partial_summary_note`, `stage_summary_label`, `ContextSection`, `Suffix`, `Budgeted`, `truncate_utf16_safe`,
 `format_context_segments`, `format_bounded_context_section`, `format_generated_split_turn_section`,

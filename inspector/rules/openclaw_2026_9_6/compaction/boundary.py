@@ -16,6 +16,13 @@ Ported from 2026.9.6 `src/agents/compaction-real-conversation.ts` (`isRealConver
   section's required headings nested (`normalizeLegacySplitTurnSummary`): `build_structured_fallback_summary`
   here takes the raw previous summary and does both.
 
+`check_boundary` (the safeguard's decision, the forecast's `boundary_only`) looks at the two lists *together*
+(a tool result in the turn prefix is anchored by a user message among the messages to summarize), and when they
+hold nothing real, falls back twice: to the boundary-scoped range before the kept tail (the context of the branch
+up to the first kept entry, without its compaction summary; when real, that range is summarized instead of both
+lists), then to the whole current context (its compaction summary counts). Only when all three are empty of
+real conversation is a boundary written (2026.4.12 looked at each list on its own and had no fallback).
+
 `has_required_summary_sections`, `REQUIRED_SUMMARY_SECTIONS` and the fallback summary's text are unchanged.
 """
 
@@ -24,18 +31,24 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.js.utf16 import JS_WHITESPACE_CLASS, js_trim
+from inspector.model import entries as m
 from inspector.rules.openclaw_2026_4_12.compaction.boundary import DEFAULT_SUMMARY_FALLBACK as DEFAULT_SUMMARY_FALLBACK
 from inspector.rules.openclaw_2026_4_12.compaction.boundary import REAL_TOOL_RESULT_LOOKBACK as REAL_TOOL_RESULT_LOOKBACK
 from inspector.rules.openclaw_2026_4_12.compaction.boundary import REQUIRED_SUMMARY_SECTIONS as REQUIRED_SUMMARY_SECTIONS
 from inspector.rules.openclaw_2026_4_12.compaction.boundary import SILENT_REPLY_TOKEN as SILENT_REPLY_TOKEN
+from inspector.rules.openclaw_2026_4_12.compaction.boundary import BoundaryCheck as BoundaryCheck
 from inspector.rules.openclaw_2026_4_12.compaction.boundary import build_structured_fallback_summary as _fallback_4_12
-from inspector.rules.openclaw_2026_4_12.compaction.boundary import has_meaningful_content
+from inspector.rules.openclaw_2026_4_12.compaction.boundary import entries_real, has_meaningful_content, positions_real
 from inspector.rules.openclaw_2026_4_12.compaction.boundary import has_required_summary_sections as has_required_summary_sections
 from inspector.rules.openclaw_2026_4_12.heartbeat import strip_heartbeat_token
 from inspector.rules.openclaw_2026_9_6.tokens.estimators import RUNTIME_CONTEXT_CUSTOM_TYPE
+from inspector.session.session import Session
+
+if TYPE_CHECKING:
+    from inspector.rules.openclaw_2026_4_12.compaction.prepare import Preparation
 
 NON_CONVERSATION_BLOCK_TYPES = frozenset({"thinking", "reasoning"})
 TOOL_CALL_BLOCK_TYPES = frozenset({"toolCall", "toolUse", "functionCall", "tool_call", "tool_use", "function_call"})
@@ -176,3 +189,37 @@ def build_structured_fallback_summary(previous_summary: Any) -> str:
     """The boundary compaction's summary as the 2026.9 safeguard writes it: `buildStructuredFallbackSummary` of the
     normalized previous summary (`normalize_previous_summary`)."""
     return _fallback_4_12(normalize_previous_summary(previous_summary))
+
+
+def _rows_real(session: Session, rows: list[m.ContextMessage]) -> bool:
+    entries = session.entries
+    return entries_real(session, [entries[r.entry_index] for r in rows], any_real_conversation, [r.role for r in rows])
+
+
+def preparation_range(session: Session, ctx: m.SessionContext, prep: Preparation) -> list[m.ContextMessage]:
+    """`collectPreparationRangeMessages`: the context of the branch up to (not including) the first kept entry
+    (`buildSessionContext(branch.slice(0, firstKeptIndex))`), without its compaction summary."""
+    pos = prep.first_kept_pos
+    if pos <= 0 or pos >= len(ctx.path) or session.entries[ctx.path[pos]].id != prep.first_kept_entry_id:
+        return []
+    leaf_id = session.entries[ctx.path[pos - 1]].id
+    if leaf_id is None:
+        return []
+    return [r for r in session.context(leaf_id).messages if r.role != "compactionSummary"]
+
+
+def check_boundary(session: Session, ctx: m.SessionContext, prep: Preparation) -> BoundaryCheck:
+    """The 2026.9 safeguard's decision (see the module docstring): the lists together, then the preparation range
+    (summarized instead when real: `range_positions`), then the current context."""
+    if positions_real(session, ctx.path, [*prep.summarize_pos, *prep.turn_prefix_pos], any_real_conversation):
+        return BoundaryCheck(False)
+    rows = preparation_range(session, ctx, prep)
+    if _rows_real(session, rows):
+        at = {e: k for k, e in enumerate(ctx.path[: prep.first_kept_pos])}
+        entries = session.entries
+        kept = [
+            r for r in rows
+            if r.entry_index in at and (r.role != "custom" or not is_runtime_context_custom_message(session.load_message(entries[r.entry_index]) or {}))
+        ]
+        return BoundaryCheck(False, [at[r.entry_index] for r in kept])
+    return BoundaryCheck(not _rows_real(session, ctx.messages))

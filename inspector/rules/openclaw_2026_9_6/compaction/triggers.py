@@ -12,6 +12,8 @@ Sources (OpenClaw 2026.9.6 compiled `dist/`):
 - `resource-loader-*.mjs` `estimateMessageTokenPressure`, `estimateRenderedPromptTokens` (12 tokens per message
   boundary, 6 per content block, tool results at 2 chars per token at least, JSON at 3, images 2000 tokens).
 - `compaction-*.mjs` `shouldCompact`: false for a window that is not a positive finite number.
+- the overflow recovery (`recoverEmbeddedRunOverflow`) classifies an error text with the release's own tables
+  (`compaction/overflow.py`), not pi-ai's patterns, and has the `stopReason: "length"` case.
 
 The prompt is given as a token count (`prompt_tokens`: its rendered estimate is `12 + prompt_tokens`); the system
 prompt is not in the session, so it counts 0. String sizes use the estimator of the index's rule set.
@@ -39,10 +41,9 @@ from inspector.rules.openclaw_2026_4_12.compaction.triggers import (
     Triggers,
     context_tool_result_potential,
     early_warnings,
-    is_context_overflow_error,
-    overflow_trigger,
 )
 from inspector.rules.openclaw_2026_4_12.compaction.triggers import PrePromptRoute as _AprilRoute
+from inspector.rules.openclaw_2026_4_12.compaction.triggers import overflow_trigger as _april_overflow
 from inspector.rules.openclaw_2026_4_12.compaction.triggers import threshold_trigger as _april_threshold
 from inspector.rules.openclaw_2026_4_12.tokens.measure import CHARS_PER_TOKEN_ESTIMATE, estimate_string_chars
 from inspector.rules.openclaw_2026_4_12.tokens.text import (
@@ -52,6 +53,7 @@ from inspector.rules.openclaw_2026_4_12.tokens.text import (
     COMPACTION_SUMMARY_SUFFIX,
     bash_execution_to_text,
 )
+from inspector.rules.openclaw_2026_9_6.compaction.overflow import is_context_overflow_error
 from inspector.rules.openclaw_2026_9_6.compaction.safeguard import SAFETY_MARGIN
 from inspector.rules.openclaw_2026_9_6.compaction.settings import cap_reserve_tokens
 from inspector.session.session import Session
@@ -99,6 +101,16 @@ def threshold_trigger(
     if not enabled and disabled_reason:
         return ThresholdTrigger(got.last_assistant_entry_id, None, None, window, reserve, window - reserve, False, disabled_reason)
     return got
+
+
+def overflow_trigger(session: Session, ctx: m.SessionContext, window: int, enabled: bool = True) -> OverflowTrigger:
+    """2026.4.12's overflow check with 2026.9.6's classification of the error text (`is_context_overflow_error`:
+    the agent core's patterns, else the failover classifier's `isLikelyContextOverflowError`) and the length case;
+    no silent case: the recovery (`recoverEmbeddedRunOverflow`, the agent core's `checkCompaction`) only looks at an
+    assistant that stopped with `error` or `length`."""
+    return _april_overflow(
+        session, ctx, window, enabled, length_case=True, is_overflow_error=is_context_overflow_error, silent_case=False
+    )
 
 
 def _string_pressure(text: str, chars_per_token: float = CHARS_PER_TOKEN_ESTIMATE, tool_result: bool = False) -> int:
