@@ -297,9 +297,10 @@ def resolve_boundary(entries: Sequence[m.Entry], path: Sequence[int]) -> tuple[i
     The boundary is the previous compaction's `firstKeptEntryId` (that tail is summarized again, with the
     previous summary passed along), or the entry after the compaction when the id is not on the path.
     """
+    type_of = getattr(entries, "type_of", None)  # the entry table reads a type without building the entry
     prev = -1
     for i in range(len(path) - 1, -1, -1):
-        if entries[path[i]].type == m.COMPACTION:
+        if (type_of(path[i]) if type_of is not None else entries[path[i]].type) == m.COMPACTION:
             prev = i
             break
     if prev < 0:
@@ -308,8 +309,20 @@ def resolve_boundary(entries: Sequence[m.Entry], path: Sequence[int]) -> tuple[i
     first_kept = data.get("firstKeptEntryId")
     start = -1
     if first_kept is not None:
-        start = next((i for i, idx in enumerate(path) if entries[idx].id == first_kept), -1)
+        start = _first_position_of(entries, path, first_kept)
     return prev, (start if start >= 0 else prev + 1), data.get("summary")
+
+
+def _first_position_of(entries: Sequence[m.Entry], path: Sequence[int], entry_id: str) -> int:
+    """The first position on `path` whose entry has id `entry_id` (pi's `findIndex`), -1 when none: on the entry
+    table, a C-level pass over its ids (no entry built; a path of 300k entries costs a few ms)."""
+    ids = getattr(entries, "ids", None)
+    if ids is None:
+        return next((i for i, idx in enumerate(path) if entries[idx].id == entry_id), -1)
+    try:
+        return list(map(ids.__getitem__, path)).index(entry_id)
+    except ValueError:
+        return -1
 
 
 def prepare_compaction(session: Session, ctx: m.SessionContext, settings: CompactionSettings) -> Preparation | NothingToPlan:
