@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspector.base.cancel import checked
 from inspector.model import entries as m
 from inspector.rules.openclaw_2026_4_12.tokens.context_usage import last_context_usage
 from inspector.session.session import Session
@@ -152,7 +153,7 @@ def find_cut_point(entries: Sequence[m.Entry], path: Sequence[int], start: int, 
     first cut point when it never does); then pull in the non-message entries right before the cut, stopping
     at a message or a compaction. A cut that is not at a user message splits a turn when a turn start exists.
     """
-    cut_points = [i for i in range(start, end) if is_cut_point(entries[path[i]])]
+    cut_points = [i for i in checked(range(start, end)) if is_cut_point(entries[path[i]])]
     if not cut_points:
         return CutPoint(start, -1, False)
     cut = cut_points[0]
@@ -284,7 +285,7 @@ def gather_file_ops(
     ops = FileOps()
     if prev >= 0:
         previous_details(ops, entries[path[prev]])
-    for i in positions:
+    for i in checked(positions):
         e = entries[path[i]]
         if may_have(e):
             extract(session.load_message(e), ops)
