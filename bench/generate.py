@@ -4,10 +4,12 @@
     python bench/generate.py /tmp/chat.jsonl --size 256MB --shape chat  # the chat-heavy shape
     python bench/generate.py /tmp/s.jsonl --entries 50000               # stop after N entries (header not counted)
 
-Two shapes (`--shape`): `tools` (the default) spends its bytes on large tool results (a lognormal long tail up to
+Four shapes (`--shape`): `tools` (the default) spends its bytes on large tool results (a lognormal long tail up to
 200k characters, ~3.5 KB per entry); `chat` is what most real sessions look like: many small messages (user turns,
 assistants with short text, thinking and tool calls, tool results of 200 B-6 KB) with a few large results (1%,
-20-80k characters), ~2 KB per entry. Both share the turn structure below; only sizes differ.
+20-80k characters), ~2 KB per entry; `thinking`: assistants that think, say a line and call a tool nearly every
+step, many small tool results all carrying `details`, a `custom` entry every ~30 entries; `cjk`: the chat shape
+in Chinese and Japanese. All share the turn structure below; only sizes and mixes differ.
 
 The mix follows a long OpenClaw coding session: mostly messages (user turns, assistants with thinking and tool calls,
 tool results whose sizes have a long tail, exec results carrying their `aggregated` copy in `details`), some CJK, an
@@ -142,6 +144,23 @@ class Shape:
     thinking_chars: tuple[int, int]
     final_chars: tuple[int, int]
     description: str
+    thinking_p: float = 0.45
+    """How often a step of the assistant thinks first."""
+    note_p: float = 0.5
+    """How often a step says a line of text before its tool calls."""
+    details_p: float = 0.0
+    """How often a tool result that would carry no `details` gets small ones (status, timing, the path)."""
+    custom_p: float = 0.0
+    """How often a step is followed by a `custom` entry (extension state: OpenClaw's notes, hooks, snapshots)."""
+    cjk_p: float = 0.0
+    """How often text that would come from the English pools comes from the Chinese one (and asks are CJK)."""
+
+
+def _small_result_size(rng: random.Random) -> int:
+    """Tool-result text size of the `thinking` shape: many small results (80-2500 characters), 0.5% of 20-40k."""
+    if rng.random() < 0.005:
+        return rng.randint(20_000, 40_000)
+    return max(80, min(int(rng.lognormvariate(6.2, 0.8)), 2500))
 
 
 SHAPES = {
@@ -149,7 +168,17 @@ SHAPES = {
                    "mostly large tool results (a long tail up to 200k characters): ~3.5 KB per entry"),
     "chat": Shape("chat", _chat_result_size, (40, 600), (40, 900),
                   "many small messages, tool results of 200 B-6 KB, 1% of 20-80 KB: ~2 KB per entry"),
+    "thinking": Shape("thinking", _small_result_size, (300, 2500), (40, 900),
+                      "assistants that think, say a line and call a tool; small tool results that carry `details`; "
+                      "a custom entry every ~30 entries: ~2 KB per entry",
+                      thinking_p=0.95, note_p=0.9, details_p=1.0, custom_p=0.08),
+    "cjk": Shape("cjk", _chat_result_size, (40, 600), (40, 900),
+                 "the chat shape in Chinese and Japanese: asks, thinking, prose and most fetched pages: ~2 KB per entry",
+                 cjk_p=0.85),
 }
+CUSTOM_TYPES = ("openclaw.system-note", "hook", "openclaw:turn-aborted", "model-snapshot", "openclaw.sessions_yield")
+CJK_ASKS = tuple(a for a in USER_ASKS if not a.isascii()) + ("把 {p} 的日志格式改成 JSON，并更新测试。", "{p} のテストを追加してください。")
+CJK_NOTES = ("好的，我先看一下代码。", "测试全部通过了。", "ファイルを先に読みます。", "这个失败的原因找到了，正在修复。")
 
 
 def generator_fingerprint() -> str:
@@ -201,6 +230,10 @@ class _Session:
         self.last_total = usage["totalTokens"]
         return usage
 
+    def _prose(self) -> str:
+        """The pool assistant prose comes from: English pages, or Chinese ones as often as the shape says."""
+        return "zh" if self.shape.cjk_p and self.rng.random() < self.shape.cjk_p else "web"
+
     def _assistant(self, blocks: list, out_chars: int) -> str:
         provider, model, api, _ = self.model
         aid = self.b.assistant(blocks, usage=self._usage(out_chars), provider=provider, model=model, api=api,
@@ -237,7 +270,7 @@ class _Session:
             return b.tool_call("write", {"path": path, "content": content}), \
                 (f"Successfully wrote {len(content.encode())} bytes to {path}", None, False)
         if roll < 0.94:
-            kind = "zh" if rng.random() < 0.25 else "web"
+            kind = "zh" if rng.random() < max(0.25, self.shape.cjk_p) else "web"
             call = b.tool_call("web_fetch", {"url": f"https://docs.example.com/{demo_text.ident(rng, 2)}", "extractMode": "markdown"})
             return call, (self.pools.take(rng, kind, min(size * 2, 60_000)), {"status": 200, "extractor": "readability"}, False)
         if roll < 0.985:
@@ -251,7 +284,8 @@ class _Session:
         b.wait(rng.randint(20_000, 900_000))
         if rng.random() < 0.3:
             self.cached_prompt = 0  # the prompt cache expired during the pause
-        ask = rng.choice(USER_ASKS).format(p=rng.choice(PATHS))
+        cjk = self.shape.cjk_p and rng.random() < self.shape.cjk_p
+        ask = rng.choice(CJK_ASKS if cjk else USER_ASKS).format(p=rng.choice(PATHS))
         if rng.random() < 0.1:
             ask += "\n\n" + self.pools.take(rng, rng.choice(("code", "tests")), rng.randint(200, 6000))
         content = [ask, b.image(self.png)] if rng.random() < 0.01 else ask
@@ -262,13 +296,14 @@ class _Session:
             self._maybe_compact()
             blocks: list = []
             out_chars = 0
-            if rng.random() < 0.45:
-                thought = self.pools.take(rng, "web", rng.randint(*self.shape.thinking_chars))
+            if rng.random() < self.shape.thinking_p:
+                thought = self.pools.take(rng, self._prose(), rng.randint(*self.shape.thinking_chars))
                 blocks.append(b.thinking(thought))
                 out_chars += len(thought)
-            if rng.random() < 0.5:
-                note = rng.choice(("Let me check that.", "Running the tests now.", "Reading the file first.",
-                                   "好的，我先看一下代码。", "That explains the failure; fixing it."))
+            if rng.random() < self.shape.note_p:
+                note = rng.choice(CJK_NOTES) if self.shape.cjk_p and rng.random() < self.shape.cjk_p else \
+                    rng.choice(("Let me check that.", "Running the tests now.", "Reading the file first.",
+                                "好的，我先看一下代码。", "That explains the failure; fixing it."))
                 blocks.append(note)
                 out_chars += len(note)
             pairs = [self._tool_call_and_result() for _ in range(1 if rng.random() < 0.75 else rng.randint(2, 4))]
@@ -278,6 +313,9 @@ class _Session:
             if rng.random() < 0.004:
                 b.delivery_mirror("Status: " + rng.choice(("tests green ✅", "deploying to staging", "PR is up")))
             for call, (content, details, is_error) in pairs:
+                if details is None and self.shape.details_p and rng.random() < self.shape.details_p:
+                    details = {"status": "ok", "durationMs": rng.randint(3, 4000), "tool": call["name"],
+                               "target": str(call["arguments"].get("path") or call["arguments"].get("targetId") or "")}
                 kwargs = {} if details is None else {"details": details}
                 b.tool_result(call["id"], call["name"], content, is_error=is_error,
                               duration_ms=rng.randint(5, 4000), **kwargs)
@@ -285,8 +323,11 @@ class _Session:
                                       (4800 if isinstance(x, dict) else len(x)) for x in
                                       (content if isinstance(content, list) else [content]))
                 self.stats.tool_results += 1
+            if self.shape.custom_p and rng.random() < self.shape.custom_p:
+                b.custom(rng.choice(CUSTOM_TYPES), {"timestamp": b.now_ms, "runId": f"run-{rng.getrandbits(32):08x}",
+                                                    "note": rng.choice(("turn settled", "hook ran", "yielded to a sub-agent"))})
             del aid
-        final = self.pools.take(rng, "web", rng.randint(*self.shape.final_chars))
+        final = self.pools.take(rng, self._prose(), rng.randint(*self.shape.final_chars))
         self._maybe_compact()
         self._assistant([final], len(final))
         return b.cache_ttl(provider=self.model[0], model_id=self.model[1])

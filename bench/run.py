@@ -1,8 +1,9 @@
-"""Benchmarks (not tests): both file shapes, cold / warm / after an append, against raw orjson of the same file.
+"""Benchmarks (not tests): the file shapes, cold / warm / after an append, against raw orjson of the same file.
 
     python bench/run.py                          # tools 1 GiB + chat 256 MiB, median of 3 (`make bench`)
     python bench/run.py --markdown               # the same, and only the README table on stdout
     python bench/run.py --shapes chat --size 64MB --repeat 1
+    python bench/run.py --shapes tools,chat,thinking,cjk   # every shape (thinking and cjk: 256 MiB each)
     python bench/run.py --render bench/out/results.json   # re-print the table of a saved run
     python bench/run.py --file ~/.openclaw/agents/main/sessions/X.jsonl --repeat 1   # a real session (a copy)
 
@@ -49,7 +50,7 @@ import generate
 from cli_runs import COMMANDS, CliRun, CliRunner
 from report import render
 
-DEFAULT_SIZES = {"tools": "1GB", "chat": "256MB"}
+DEFAULT_SIZES = {"tools": "1GB", "chat": "256MB", "thinking": "256MB", "cjk": "256MB"}
 APPEND_BYTES = 1 << 20
 TINY_ENTRIES = 50  # the session of the start-up floor
 MEMORY_SAMPLE_BYTES = 64 << 20  # index memory per entry is measured on the file's first whole lines up to this

@@ -44,6 +44,8 @@ class ReaderEstimates:
 
 
 _resolver: Callable[[str | None], ReaderEstimates] | None = None
+_resolved: dict[str | None, ReaderEstimates] = {}
+"""What the resolver gave per id: the reader asks for its estimates per entry (a dict read, not a rule set lookup)."""
 
 
 def register_resolver(resolve: Callable[[str | None], ReaderEstimates]) -> None:
@@ -51,10 +53,14 @@ def register_resolver(resolve: Callable[[str | None], ReaderEstimates]) -> None:
     root's `READER_ESTIMATES_RESOLVER`)."""
     global _resolver
     _resolver = resolve
+    _resolved.clear()
 
 
 def reader_estimates(rules_id: str | None = None) -> ReaderEstimates:
     """The reader estimates of the rule set `rules_id` (None: the default rule set)."""
+    got = _resolved.get(rules_id)
+    if got is not None:
+        return got
     global _resolver
     if _resolver is None:
         import importlib
@@ -63,4 +69,5 @@ def reader_estimates(rules_id: str | None = None) -> ReaderEstimates:
 
         module, name = READER_ESTIMATES_RESOLVER.split(":")
         _resolver = getattr(importlib.import_module(module), name)
-    return _resolver(rules_id)
+    got = _resolved[rules_id] = _resolver(rules_id)
+    return got

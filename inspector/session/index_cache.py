@@ -2,7 +2,8 @@
 
 `open_cached(path)` restores the session from its snapshot when the file is unchanged (nothing of the session
 is read but its first and last 4 KB), restores and then reads only the appended bytes (`Session.refresh`) when
-it only grew, and otherwise indexes it as `open_session` does. `save_opened()` writes a snapshot of every
+it only grew, and otherwise indexes it as `open_session` does. The app restores with `restore` and, after a cold
+index of its own, writes the snapshot with `save_indexed`. `save_opened()` writes a snapshot of every
 session opened that way whose state is new (indexed, extended by more than `RESAVE_MIN_BYTES` or a 64th of
 the file, or restored and given more tiktoken counts), keyed as the file was read. Failures of the cache itself are never errors: the file is simply indexed again.
 """
@@ -216,6 +217,24 @@ def save_opened(*, retain: bool = False) -> int:
         if retain:
             _retained.extend(pending)
         _opened.clear()
+
+
+def stat_of(path: Path | str) -> FileStat | None:
+    """The file's identity and size before a long-lived opener indexes it itself (for `save_indexed`); None when absent."""
+    return _stat(Path(path))
+
+
+def save_indexed(session: Session, before: FileStat | None) -> bool:
+    """Write the snapshot of a session a long-lived opener (the UI) indexed itself (`Session.load`, with `before` =
+    `stat_of` its path taken first), as `save_opened` writes a command's: the CLI and the app share the cache. True
+    when written; never raises (the session is not kept)."""
+    _opened[id(session)] = _Opened(session, before, True, 0, COLD)
+    try:
+        return save(session)
+    except Exception:  # the cache must never fail the app
+        return False
+    finally:
+        _opened.pop(id(session), None)
 
 
 def forget_opened() -> None:

@@ -54,6 +54,7 @@ class CompactionViews:
     def close_forecast(self) -> None:
         """Close the forecast: its view goes, the tabs come back, its marks leave the transcript."""
         for view in self.query(CompactionView):
+            view.cancel_planning()  # at once: the removal would cancel it only once the view is gone
             view.remove()
         self.query_one("#tabs", TabbedContent).display = True
         if self.model is not None:

@@ -27,6 +27,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
+from inspector.base.cancel import Cancelled, cancellable
 from inspector.base.textsafe import one_line
 from inspector.figures.diagnosis.gateway import forecast_comparison, last_entry_ms, recorded_gateway_log
 from inspector.figures.forecast.marks import FORECAST_KINDS, plan_marks
@@ -104,6 +105,17 @@ class CompactionView(Vertical):
             self.ctx = ctx
             self.gateway = gateway
             """OpenClaw's log beside the forecast (`figures.diagnosis.gateway.forecast_comparison`), None: no log."""
+
+    class PlanProgress(Message):
+        """The plan of request `generation` is at `stage` (the engine's `inspector.base.cancel.progress`)."""
+
+        def __init__(self, generation: int, stage: str) -> None:
+            super().__init__()
+            self.generation = generation
+            self.stage = stage
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, CompactionView.PlanProgress)
 
     class PlanFailed(Message):
         """The plan of request `generation` failed (`reason`, one line)."""
@@ -192,12 +204,21 @@ class CompactionView(Vertical):
 
     @work(thread=True, exclusive=True, group="compaction-plan", description="compaction forecast")
     def _compute(self, generation: int, session: Session, ctx: m.SessionContext, options: PlanOptions) -> None:
+        """Plan in this thread; a newer request, Esc or the view's removal cancels the worker, and the engine's next
+        checkpoint ends the planning (`inspector.base.cancel`): the thread is free at once."""
         worker = get_current_worker()
+
+        def stage(name: str, done: int, total: int) -> None:
+            self.post_message(self.PlanProgress(generation, name))
+
         try:
-            plan = plan_compaction(session, ctx, options, self.rules)
-            marks = plan_marks(plan, ctx)
-            gateway = recorded_gateway_log(session, options.config, self.session_key, self.gateway_log)
-            beside = None if gateway is None else forecast_comparison(gateway, plan.triggers.to_json(), last_entry_ms(session))
+            with cancellable(worker.cancelled_event.is_set, stage):
+                plan = plan_compaction(session, ctx, options, self.rules)
+                marks = plan_marks(plan, ctx)
+                gateway = recorded_gateway_log(session, options.config, self.session_key, self.gateway_log)
+                beside = None if gateway is None else forecast_comparison(gateway, plan.triggers.to_json(), last_entry_ms(session))
+        except Cancelled:
+            return
         except Exception as exc:
             if not worker.is_cancelled:
                 self.post_message(self.PlanFailed(generation, one_line(f"{type(exc).__name__}: {exc}", 200)))
@@ -220,6 +241,16 @@ class CompactionView(Vertical):
         self.query_one("#plan-triggers", Static).update(triggers)
         self.query_one("#plan-stages", Static).update(stages_text(message.plan))
         self._show_error()
+
+    @on(PlanProgress)
+    def _plan_progress(self, message: PlanProgress) -> None:
+        message.stop()
+        if message.generation == self._generation and self._shown_generation < message.generation and self.plan is None:
+            self.query_one("#plan-status", Static).update(Text(f"planning… {message.stage} · Esc cancels"))
+
+    def cancel_planning(self) -> None:
+        """Cancel the planning under way (its thread stops at the engine's next checkpoint)."""
+        self.workers.cancel_group(self, "compaction-plan")
 
     @on(PlanFailed)
     def _plan_failed(self, message: PlanFailed) -> None:

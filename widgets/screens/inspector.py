@@ -22,9 +22,9 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane
+from textual.worker import get_current_worker
 
 from inspector.base.clock import now_ms
-from inspector.figures.breakdown import Breakdown, context_breakdown
 from inspector.figures.overview import SessionFigures
 from inspector.figures.session_figures import WindowOptions
 from inspector.session.session import Session
@@ -40,6 +40,7 @@ from ..notice_bar import NoticeBar
 from ..options import InspectorOptions
 from ..session_header import HeaderData, SessionHeader, store_title
 from ..transcript.columns import TranscriptColumns
+from ..transcript.estimator_prep import EstimatorReady, prepared_estimator
 from ..transcript.inspector_views import TranscriptViews
 from ..transcript.model import ESTIMATOR_UNITS, ESTIMATORS, TranscriptModel, breakdown_estimator, estimator_label
 from ..transcript.navigation import TranscriptNavigator
@@ -58,17 +59,6 @@ NARROW_BELOW = 110
 """Below this many columns the side panel (gauge, breakdown, message) goes under the transcript, shown on demand."""
 DETAIL_DEBOUNCE = 0.06
 TOP_N = 10
-
-
-class EstimatorReady(Message):
-    """Sizes and the breakdown under `estimator` are computed for `model`."""
-
-    def __init__(self, model: TranscriptModel, estimator: str, breakdown: Breakdown, note: str | None) -> None:
-        super().__init__()
-        self.model = model
-        self.estimator = estimator
-        self.breakdown = breakdown
-        self.note = note
 
 
 class ViewReady(Message):
@@ -375,9 +365,9 @@ class InspectorScreen(DiagnosisViews, TranscriptViews, SidePanelViews, Compactio
 
     @work(thread=True, exclusive=True, group="breakdown", description="estimator")
     def _prepare_estimator(self, session: Session, model: TranscriptModel, estimator: str) -> None:
-        model.prepare(estimator)
-        name, note = breakdown_estimator(estimator)
-        self.post_message(EstimatorReady(model, estimator, context_breakdown(session, model.ctx, name, top=TOP_N), note))
+        ready = prepared_estimator(session, model, estimator, TOP_N, get_current_worker().cancelled_event.is_set)
+        if ready is not None:  # else cancelled: a newer switch, or the screen left
+            self.post_message(ready)
 
     @on(EstimatorReady)
     def _estimator_ready(self, message: EstimatorReady) -> None:

@@ -1,8 +1,9 @@
 """Opening a session for the inspector screen: thread workers that post what they find as messages.
 
 `SessionOpener.start()` loads OpenClaw's config, shows the tail of a big file first (`TailReady`, read from the end
-while the whole file is indexed), indexes the file and posts `Opened` (session, transcript model, figures) or
-`Failed` (an `ErrorInfo` for the error screen). While a big file indexes, a second worker posts `Progress` every
+while the whole file is indexed), restores the index from the cache the CLI shares or indexes the file (and then
+saves its snapshot there), and posts `Opened` (session, transcript model, figures) or `Failed` (an `ErrorInfo` for
+the error screen). While a big file indexes, a second worker posts `Progress` every
 0.1 s (a newer `Progress` replaces an older one still queued). The screen applies them in `@on` handlers.
 """
 
@@ -28,6 +29,7 @@ from inspector.read.store.connection import StoreError, connect
 from inspector.read.store.mirror import Mirror, sync_mirror
 from inspector.rules.ruleset import DEFAULT_RULES, RuleChoice
 from inspector.session.index_cache import restore as restore_cached
+from inspector.session.index_cache import save_indexed, stat_of
 from inspector.session.session import Session, SessionOpenError
 from inspector.session.tail import tail_session
 
@@ -97,6 +99,8 @@ class SessionOpener:
         self.mirror: Mirror | None = None
         """When `path` names an OpenClaw SQLite store: the chosen session's JSONL mirror (what is opened and followed)."""
         self._store_conn: Any = None
+        self._saving = threading.Lock()
+        """Held while the index snapshot of a cold open is written: a live refresh waits for it (`sync_store`)."""
 
     def gateway_log_source(self) -> tuple[Path | None, str | None]:
         """Where the app reads OpenClaw's Gateway log of this session: `--gateway-log` (None: the config's
@@ -107,6 +111,8 @@ class SessionOpener:
     def sync_store(self) -> str | None:
         """Bring a store session's mirror up to date before a refresh (live follow); a notice when the store rewrote
         the session (the refresh then re-reads the replaced mirror). `StoreError` when the store cannot be read."""
+        with self._saving:  # the snapshot of the opened session is being written: change the session only after it
+            pass
         mirror = self.mirror
         if mirror is None:
             return None
@@ -157,6 +163,7 @@ class SessionOpener:
         rules_id = self.rule_choice.id
         cached = restore_cached(self.path, rules_id)  # the index a headless command saved under these rules, if still valid
         session = cached or Session(self.path, rules_id)
+        before = stat_of(self.path) if cached is None else None
         done = threading.Event()
         if cached is None:
             self.screen.run_worker(lambda: self._progress(session, done), thread=True, group="open-progress", description="progress")
@@ -182,7 +189,10 @@ class SessionOpener:
         model.set_marks(MarkKind.CACHE_EXPIRED, cache_expiry_marks(session, ctx, window_options.config, now_ms(o.clock)))
         figures = session_figures(session, ctx, window_options, breakdown_estimator(estimator)[0])
         freeze_long_lived()
-        self.screen.post_message(self.Opened(session, model, figures))
+        with self._saving:
+            self.screen.post_message(self.Opened(session, model, figures))
+            if cached is None:  # indexed here: the snapshot the CLI's commands (and the next open) restore
+                save_indexed(session, before)
 
     def _progress(self, session: Session, done: threading.Event) -> None:
         """Post indexing progress until the index is done (nothing for a file indexed within 0.1 s)."""

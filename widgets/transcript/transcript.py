@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.worker import get_current_worker
 
 from inspector.counting.counter import get_token_counter
 from inspector.model import entries as m
@@ -431,7 +432,10 @@ class Transcript(ScrollView, can_focus=True):
         if model is None or self.encoding is None:
             return
         counter = get_token_counter(self.encoding)
+        worker = get_current_worker()
         for start in range(0, len(positions), TIKTOKEN_BATCH):
+            if worker.is_cancelled:  # the screen left or the app quits: the thread ends within one batch
+                return
             out: dict[int, int | None] = {}
             for pos in positions[start : start + TIKTOKEN_BATCH]:
                 msg_row = model.ctx.messages[pos]

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from inspector.base.cancel import checked, progress
 from inspector.figures.rules_of import rules_of
 from inspector.figures.session_figures import WindowOptions, window_for, window_json
 from inspector.model import entries as m
@@ -321,7 +322,7 @@ def _rows(session: Session, ctx: m.SessionContext, plan: CompactionPlan, prep: P
     oversized = set(plan.chunking.oversized) if plan.chunking else set()
     prefix_oversized = set(plan.turn_prefix_chunking.oversized) if plan.turn_prefix_chunking else set()
     out = []
-    for row in ctx.messages:
+    for row in checked(ctx.messages):
         e = entries[row.entry_index]
         tokens = row.estimate("openclaw_compaction") or 0
         idx = row.entry_index
@@ -349,6 +350,7 @@ def plan_compaction(session: Session, ctx: m.SessionContext, options: PlanOption
     """The forecast for the context `ctx` of `session` by `rules` (default: 2026.4.12; see the module docstring)."""
     opts = options or PlanOptions()
     rules = rules or rules_of(session)
+    progress("settings and triggers")
     window = window_for(rules, ctx, WindowOptions(config=opts.config, override=opts.context_window))
     cs = rules.compaction_settings
     if hasattr(cs, "cap_reserve_tokens"):
@@ -384,7 +386,9 @@ def plan_compaction(session: Session, ctx: m.SessionContext, options: PlanOption
         compactor=compactor,
         split_kind=getattr(rules.chunking, "SPLIT_KIND", None),
     )
+    progress("cut point")
     prep = rules.prepare.prepare_compaction(session, ctx, settings.compaction_settings())
+    progress("stages")
     if isinstance(prep, rules.prepare.NothingToPlan):
         plan.nothing_to_plan = prep
         plan.rows = _rows(session, ctx, plan, None)
@@ -395,6 +399,7 @@ def plan_compaction(session: Session, ctx: m.SessionContext, options: PlanOption
         prep.summarize_pos, prep.turn_prefix_pos = check.range_positions, []
     plan.boundary_only = check.boundary_only
     _fill(rules, session, ctx, plan, prep, window.tokens, opts.ratio_formula)
+    progress("rows")
     plan.rows = _rows(session, ctx, plan, prep)
     return plan
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from inspector.base.cancel import checked
 from inspector.model import entries as m
 from inspector.rules.openclaw_2026_4_12.tokens.measure import ceil_div4
 from inspector.session.session import Session
@@ -138,7 +139,7 @@ def item_for_entry(session: Session, entry: m.Entry, position: int) -> SummaryIt
 def items_for_positions(session: Session, path: Sequence[int], positions: list[int]) -> list[SummaryItem]:
     """Items for the entries at these path positions, numbered 0.. in order (their `position` in the list)."""
     entries = session.entries
-    return [item_for_entry(session, entries[path[p]], k) for k, p in enumerate(positions)]
+    return [item_for_entry(session, entries[path[p]], k) for k, p in enumerate(checked(positions, 64))]
 
 
 def total_tokens(items: list[SummaryItem]) -> int:

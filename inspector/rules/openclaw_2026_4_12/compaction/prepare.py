@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspector.base.cancel import checked
 from inspector.model import entries as m
 from inspector.rules.openclaw_2026_4_12.tokens.context_usage import last_context_usage
 from inspector.session.session import Session
@@ -152,7 +153,7 @@ def find_cut_point(entries: Sequence[m.Entry], path: Sequence[int], start: int, 
     first cut point when it never does); then pull in the non-message entries right before the cut, stopping
     at a message or a compaction. A cut that is not at a user message splits a turn when a turn start exists.
     """
-    cut_points = [i for i in range(start, end) if is_cut_point(entries[path[i]])]
+    cut_points = [i for i in checked(range(start, end)) if is_cut_point(entries[path[i]])]
     if not cut_points:
         return CutPoint(start, -1, False)
     cut = cut_points[0]
@@ -284,7 +285,7 @@ def gather_file_ops(
     ops = FileOps()
     if prev >= 0:
         previous_details(ops, entries[path[prev]])
-    for i in positions:
+    for i in checked(positions):
         e = entries[path[i]]
         if may_have(e):
             extract(session.load_message(e), ops)
@@ -297,9 +298,10 @@ def resolve_boundary(entries: Sequence[m.Entry], path: Sequence[int]) -> tuple[i
     The boundary is the previous compaction's `firstKeptEntryId` (that tail is summarized again, with the
     previous summary passed along), or the entry after the compaction when the id is not on the path.
     """
+    type_of = getattr(entries, "type_of", None)  # the entry table reads a type without building the entry
     prev = -1
     for i in range(len(path) - 1, -1, -1):
-        if entries[path[i]].type == m.COMPACTION:
+        if (type_of(path[i]) if type_of is not None else entries[path[i]].type) == m.COMPACTION:
             prev = i
             break
     if prev < 0:
@@ -308,8 +310,20 @@ def resolve_boundary(entries: Sequence[m.Entry], path: Sequence[int]) -> tuple[i
     first_kept = data.get("firstKeptEntryId")
     start = -1
     if first_kept is not None:
-        start = next((i for i, idx in enumerate(path) if entries[idx].id == first_kept), -1)
+        start = _first_position_of(entries, path, first_kept)
     return prev, (start if start >= 0 else prev + 1), data.get("summary")
+
+
+def _first_position_of(entries: Sequence[m.Entry], path: Sequence[int], entry_id: str) -> int:
+    """The first position on `path` whose entry has id `entry_id` (pi's `findIndex`), -1 when none: on the entry
+    table, a C-level pass over its ids (no entry built; a path of 300k entries costs a few ms)."""
+    ids = getattr(entries, "ids", None)
+    if ids is None:
+        return next((i for i, idx in enumerate(path) if entries[idx].id == entry_id), -1)
+    try:
+        return list(map(ids.__getitem__, path)).index(entry_id)
+    except ValueError:
+        return -1
 
 
 def prepare_compaction(session: Session, ctx: m.SessionContext, settings: CompactionSettings) -> Preparation | NothingToPlan:

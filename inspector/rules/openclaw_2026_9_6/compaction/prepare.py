@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from inspector.base.cancel import checked
 from inspector.model import entries as m
 from inspector.rules.openclaw_2026_4_12.compaction.prepare import (
     DEFAULT_KEEP_RECENT_TOKENS,
@@ -151,7 +152,7 @@ def find_cut_point(entries: Sequence[m.Entry], path: Sequence[int], start: int, 
     compaction). A cut that does not start a turn splits one when a turn start exists before it.
     """
     cut = -1
-    for i in range(start, end):
+    for i in checked(range(start, end)):
         if is_cut_point(entries[path[i]]):
             cut = i
     if cut < 0:
