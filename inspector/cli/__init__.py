@@ -207,6 +207,7 @@ def run_command(args: argparse.Namespace) -> int:
     from inspector.cli.commands._common import (
         CommandExit,
         begin_rules,
+        open_foreign_source,
         open_store_source,
         save_cache,
         set_cache_enabled,
@@ -229,6 +230,7 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         try:
             open_store_source(args)
+            open_foreign_source(args)
             code = int(args.func(args) or 0)
         finally:
             memo = sys.modules.get("inspector.cli.output_memo")

@@ -20,6 +20,7 @@ from inspector.session.session import Session, SessionOpenError, open_session
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from inspector.read.formats.mirror import ForeignMirror
     from inspector.read.store.mirror import Mirror
     from inspector.rules.ruleset import RuleChoice
 
@@ -67,6 +68,10 @@ class _RulesState:
     choice: RuleChoice | None = None
     store: Mirror | None = None
     """The store session the command reads (through its JSONL mirror, now `args.path`), or None for a file."""
+    foreign: ForeignMirror | None = None
+    """The Claude Code / Codex file the command reads (through its pi-format mirror, now `args.path`), or None."""
+    window_from_file: str | None = None
+    """`--context-window` was not given: where the window of a Claude Code / Codex file comes from (its source)."""
 
 
 _rules = _RulesState()
@@ -166,10 +171,148 @@ def open_store_source(args: argparse.Namespace) -> None:
         memo.end()  # the memo is keyed by the file PATH names: a store's output is never replayed
 
 
+FOREIGN_WRITE_REFUSAL = (
+    "{path}: a {title} session is never written by session-inspector: `{command}` applies to OpenClaw sessions only "
+    "({title} compacts its own sessions)"
+)
+
+
+def foreign_source() -> ForeignMirror | None:
+    """The Claude Code / Codex file the running command reads (None: an OpenClaw session)."""
+    return _rules.foreign
+
+
+def open_foreign_source(args: argparse.Namespace) -> None:
+    """When PATH is a Claude Code or Codex transcript, bring its pi-format mirror up to date and read that instead
+    (`args.path` becomes the mirror; `inspector.read.formats`). Write commands refuse with exit 2; a file that
+    cannot be read or mirrored ends the command with exit 2 and one line."""
+    path = getattr(args, "path", None)
+    if not isinstance(path, Path) or _rules.store is not None:
+        return
+    from inspector.read.detect import detect_format
+    from inspector.read.formats.mirror import FORMAT_TITLES, TRANSLATORS, sync_foreign
+
+    fmt = detect_format(path).name
+    if fmt not in TRANSLATORS:
+        return
+    command = getattr(args, "command", None)
+    if command in WRITE_COMMANDS:
+        raise CommandExit(FOREIGN_WRITE_REFUSAL.format(path=path, title=FORMAT_TITLES[fmt], command=command), EXIT_ERROR)
+    try:
+        mirror = sync_foreign(path, fmt)
+    except OSError as exc:
+        raise CommandExit(f"{path}: cannot read it through its mirror: {exc.strerror or exc}", EXIT_ERROR) from None
+    args.path = mirror.path
+    _rules.session_path = mirror.path
+    _rules.foreign = mirror
+    if _rules.explicit is None:
+        from inspector.rules.ruleset import DEFAULT_RULES, RuleChoice
+
+        reason = f"a {FORMAT_TITLES[fmt]} session: OpenClaw {DEFAULT_RULES}'s estimators (chars/4), no OpenClaw pruning or compaction"
+        _rules.choice = RuleChoice(DEFAULT_RULES, reason, "session")
+    if getattr(args, "context_window", "absent") is None:
+        window, source = foreign_window(mirror)
+        if window is not None:
+            args.context_window = window
+            _rules.window_from_file = source
+    memo = sys.modules.get("inspector.cli.output_memo")
+    if memo is not None:
+        memo.end()  # the memo is keyed by the file PATH names: a mirrored file's output is never replayed
+
+
+PI_ONLY_DIAGNOSTICS = frozenset({"missing_header", "first_kept_not_found"})
+"""Diagnostics about the mirror's pi form, not the file: a mirror has no session header, and a compaction keeps
+nothing before it by design."""
+
+
+def _without_pi_only(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            k: [d for d in v if not (isinstance(d, dict) and d.get("kind") in PI_ONLY_DIAGNOSTICS)] if k == "diagnostics" and isinstance(v, list)
+            else _without_pi_only(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_without_pi_only(v) for v in value]
+    return value
+
+
+NOT_APPLICABLE = "{title} sessions: {what} does not apply (it is OpenClaw's; {title} manages its own context)"
+
+
+def not_applicable(args: argparse.Namespace, what: str, extra: dict[str, Any] | None = None) -> bool:
+    """On a Claude Code / Codex file, print that `what` (an OpenClaw feature) does not apply, as text or
+    `{"applies": false, "format", "file", "reason"}` with `--json` (plus `extra`), and return True (the command ends
+    with exit 0); False on an OpenClaw session."""
+    mirror = _rules.foreign
+    if mirror is None:
+        return False
+    reason = NOT_APPLICABLE.format(title=mirror.title, what=what)
+    if getattr(args, "json", False):
+        print_json({"file": str(mirror.source), "format": mirror.format, "applies": False, "reason": reason, **(extra or {})})
+    else:
+        print(f"{mirror.source}: {reason}")
+    return True
+
+
+WINDOW_FROM_FILE = "session file (model_context_window)"
+"""`context_window.source` of a window the file records."""
+CLAUDE_CODE_WINDOW = 200_000
+CLAUDE_CODE_WINDOW_SOURCE = "Claude Code's default window (200,000; 1M only when the session enabled it)"
+"""Claude Code records no window: its models run with 200k unless the 1M context was turned on (spec §4: the
+auto-compact threshold is computed from it; a real `preTokens` of 167,094 fits 200k)."""
+
+
+def foreign_window(mirror: ForeignMirror) -> tuple[int | None, str]:
+    """The window of a Claude Code / Codex session when `--context-window` is not given, and its source."""
+    if mirror.window is not None:
+        return mirror.window, WINDOW_FROM_FILE
+    if mirror.format == "claude-code":
+        return CLAUDE_CODE_WINDOW, CLAUDE_CODE_WINDOW_SOURCE
+    return None, ""
+
+
+def _for_foreign(data: dict[str, Any], mirror: ForeignMirror) -> dict[str, Any]:
+    """A command's data on a Claude Code / Codex file: `file` the file itself, `format` its format, `source` first;
+    compactions with their `trigger` and recorded `tokens_before` (null when not recorded)."""
+    out: dict[str, Any] = {"source": mirror.source_json()}
+    out.update(data)
+    if "file" in out:
+        out["file"] = str(mirror.source)
+    if "format" in out:
+        out["format"] = mirror.format
+        out["version"] = None
+        out["valid"] = True
+    recorded = getattr(mirror.translator, "compactions", {})
+    if isinstance(out.get("compactions"), list):
+        out["compactions"] = [
+            {**c, "trigger": recorded.get(c.get("line"), {}).get("trigger"), "tokens_before": recorded.get(c.get("line"), {}).get("tokens_before")}
+            if isinstance(c, dict) else c
+            for c in out["compactions"]
+        ]
+    out = _without_pi_only(out)
+    window = out.get("context_window")
+    if _rules.window_from_file and isinstance(window, dict) and window.get("source") == "flag":
+        out["context_window"] = {**window, "source": _rules.window_from_file}
+    return out
+
+
+def shown_file(path: Any) -> str:
+    """The file a text report names: a Claude Code / Codex file's own path, not its mirror's."""
+    return str(_rules.foreign.source) if _rules.foreign is not None else str(path)
+
+
+def shown_window_source(source: str) -> str:
+    """A window's source as a text report says it (a Claude Code / Codex window is not a `flag`)."""
+    return _rules.window_from_file if _rules.window_from_file and source == "flag" else source
+
+
 def for_source(data: dict[str, Any]) -> dict[str, Any]:
     """A command's data as shown for its source: a session file's unchanged; a store session's with `"source"`
     first and every diagnostic naming the event's `seq` instead of the mirror's line (plus the problems of events
     kept all the same, in the top-level `diagnostics`)."""
+    if _rules.foreign is not None and "source" not in data:
+        return _for_foreign(data, _rules.foreign)
     mirror = _rules.store
     if mirror is None or "source" in data:
         return data
@@ -243,9 +386,8 @@ def open_or_fail(path: Path) -> Session | None:
     """Open a session under the command's rule set (`rule_choice`); on failure print one clear line to stderr and
     return None.
 
-    A Claude Code or Codex transcript raises `CommandExit` with exit code 3 instead.
+    A Claude Code or Codex transcript is read through its mirror (`open_foreign_source` made `path` the mirror).
     """
-    check_supported(path)
     rules_id = rule_choice().id
     try:
         if not _cache_enabled:

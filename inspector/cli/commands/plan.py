@@ -17,6 +17,7 @@ from inspector.cli.commands._common import (
     add_session_options,
     console,
     gateway_log_of,
+    not_applicable,
     open_context,
     print_json,
     rule_choice,
@@ -71,6 +72,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not_applicable(args, "OpenClaw's compaction (its plan)"):
+        return 0
     opened = open_context(args)
     if opened is None:
         return EXIT_ERROR

@@ -39,6 +39,7 @@ from inspector.cli.commands._common import (
     encoding_of,
     human,
     model_label,
+    not_applicable,
     note_rules_config,
     open_or_fail,
     print_json,
@@ -173,6 +174,8 @@ def overrides_from_args(args: argparse.Namespace, rules: RuleSet | None = None) 
 
 def run(args: argparse.Namespace) -> int:
     """Build the preview and print it (JSON or text)."""
+    if not_applicable(args, "OpenClaw's context pruning"):
+        return 0
     from inspector.host.openclaw_config import load_openclaw_config
 
     session = open_or_fail(args.path)
