@@ -227,6 +227,7 @@ class InspectorScreen(DiagnosisViews, TranscriptViews, SidePanelViews, Compactio
             badge="DEMO" if self.demo is not None else "",
             rules=self.opener.rule_choice,
             store=store_title(self.opener.mirror),
+            foreign=(self.opener.foreign.title, str(self.opener.foreign.source)) if self.opener.foreign is not None else None,
         )
         self.request_diagnosis(figures)
         self.query_one("#gauge", ContextGauge).data = figures.overview
@@ -451,7 +452,7 @@ class InspectorScreen(DiagnosisViews, TranscriptViews, SidePanelViews, Compactio
 
     def action_pruning(self) -> None:
         """Open the pruning preview (OpenClaw cache-TTL pruning) on this session, at the injected clock's time."""
-        if self.session is None:
+        if self.session is None or self.not_for_foreign("OpenClaw's context pruning"):
             return
         from ..pruning.screen import PruningScreen
         from ..pruning.state import remembered_state

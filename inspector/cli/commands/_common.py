@@ -208,10 +208,9 @@ def open_foreign_source(args: argparse.Namespace) -> None:
     if _rules.explicit is None:
         from inspector.rules.ruleset import DEFAULT_RULES, RuleChoice
 
-        reason = f"a {FORMAT_TITLES[fmt]} session: OpenClaw {DEFAULT_RULES}'s estimators (chars/4), no OpenClaw pruning or compaction"
-        _rules.choice = RuleChoice(DEFAULT_RULES, reason, "session")
+        _rules.choice = RuleChoice(DEFAULT_RULES, mirror.rules_reason(DEFAULT_RULES), "session")
     if getattr(args, "context_window", "absent") is None:
-        window, source = foreign_window(mirror)
+        window, source = mirror.default_window()
         if window is not None:
             args.context_window = window
             _rules.window_from_file = source
@@ -255,26 +254,10 @@ def not_applicable(args: argparse.Namespace, what: str, extra: dict[str, Any] | 
     return True
 
 
-WINDOW_FROM_FILE = "session file (model_context_window)"
-"""`context_window.source` of a window the file records."""
-CLAUDE_CODE_WINDOW = 200_000
-CLAUDE_CODE_WINDOW_SOURCE = "Claude Code's default window (200,000; 1M only when the session enabled it)"
-"""Claude Code records no window: its models run with 200k unless the 1M context was turned on (spec §4: the
-auto-compact threshold is computed from it; a real `preTokens` of 167,094 fits 200k)."""
-
-
-def foreign_window(mirror: ForeignMirror) -> tuple[int | None, str]:
-    """The window of a Claude Code / Codex session when `--context-window` is not given, and its source."""
-    if mirror.window is not None:
-        return mirror.window, WINDOW_FROM_FILE
-    if mirror.format == "claude-code":
-        return CLAUDE_CODE_WINDOW, CLAUDE_CODE_WINDOW_SOURCE
-    return None, ""
-
-
 def _for_foreign(data: dict[str, Any], mirror: ForeignMirror) -> dict[str, Any]:
     """A command's data on a Claude Code / Codex file: `file` the file itself, `format` its format, `source` first;
-    compactions with their `trigger` and recorded `tokens_before` (null when not recorded)."""
+    compactions with their `trigger` and recorded `tokens_before` (null when not recorded); no diagnostic about the
+    mirror's pi form; the window's source when the file gave it."""
     out: dict[str, Any] = {"source": mirror.source_json()}
     out.update(data)
     if "file" in out:
@@ -286,8 +269,7 @@ def _for_foreign(data: dict[str, Any], mirror: ForeignMirror) -> dict[str, Any]:
     recorded = getattr(mirror.translator, "compactions", {})
     if isinstance(out.get("compactions"), list):
         out["compactions"] = [
-            {**c, "trigger": recorded.get(c.get("line"), {}).get("trigger"), "tokens_before": recorded.get(c.get("line"), {}).get("tokens_before")}
-            if isinstance(c, dict) else c
+            {**c, **recorded.get(c.get("line"), {"trigger": None, "tokens_before": None})} if isinstance(c, dict) else c
             for c in out["compactions"]
         ]
     out = _without_pi_only(out)

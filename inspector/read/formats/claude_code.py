@@ -18,7 +18,8 @@ before it), then a `user` line with `isCompactSummary` whose text is the summary
   history before a compaction stays on the path (shown, not sent).
 - Every other line is a `custom` entry (`customType` `claude-code:<type>[/<subtype>]`, `data` the line whole):
   `progress`, `system`, `attachment` and unknown types keep their place in the chain; lines without a `uuid`
-  (`file-history-snapshot`, `queue-operation`, legacy `summary`, session metadata) hang off the current leaf.
+  (`file-history-snapshot`, `queue-operation`, legacy `summary`, session metadata) hang off the current leaf;
+  a `custom-title` / `ai-title` line is a pi `session_info` (the session's name).
 - Sidechain lines inside a main file (`isSidechain: true`, older subagents) are `custom` entries off the main path;
   in a subagent's own file (its first line is a sidechain) they are the conversation.
 - A parent that is not in the file (an excerpt; a subagent file's first lines) is cleared; a duplicated `uuid` gets
@@ -37,6 +38,7 @@ API = "anthropic-messages"
 SYNTHETIC_MODEL = "<synthetic>"
 _STOP = {"end_turn": "stop", "stop_sequence": "stop", "pause_turn": "stop", "refusal": "stop", "tool_use": "toolUse", "max_tokens": "length"}
 _MESSAGE_TYPES = frozenset({"user", "assistant"})
+_TITLE_KEYS = ("customTitle", "aiTitle", "title")
 
 
 def _int(value: Any) -> int:
@@ -97,6 +99,9 @@ class ClaudeCodeTranslator:
         uuid = obj.get("uuid")
         ts = obj.get("timestamp")
         if not isinstance(uuid, str) or not uuid:
+            title = next((obj[k] for k in _TITLE_KEYS if isinstance(obj.get(k), str) and obj[k]), None)
+            if kind in ("custom-title", "ai-title") and title is not None:
+                return entry("session_info", f"L{self.line}", self.leaf, ts, name=title, claudeCode=obj)
             return custom(f"{CUSTOM_PREFIX_CLAUDE}{kind}", f"L{self.line}", self.leaf, ts, obj)
         entry_id = uuid if uuid not in self.ids else f"{uuid}#L{self.line}"
         self.ids.add(entry_id)
@@ -216,7 +221,10 @@ class ClaudeCodeTranslator:
         meta = boundary["meta"] if boundary else {}
         pre = meta.get("preTokens")
         trigger = meta.get("trigger")
-        self.compactions[self.line] = {"trigger": trigger if trigger in ("manual", "auto") else None, "tokens_before": pre if type(pre) is int else None}
+        self.compactions[self.line] = {
+            "trigger": trigger if trigger in ("manual", "auto") else None, "tokens_before": pre if type(pre) is int else None,
+            "boundary_line": boundary["line"] if boundary else None,
+        }
         details = {
             "format": "claude-code", "trigger": trigger if trigger in ("manual", "auto") else None,
             "preTokens": pre if type(pre) is int else None, "boundaryLine": boundary["line"] if boundary else None,

@@ -34,6 +34,12 @@ TRANSLATORS: dict[str, type[ClaudeCodeTranslator] | type[CodexTranslator]] = {
 FORMAT_TITLES = {"claude-code": "Claude Code", "codex": "Codex"}
 """How a format is named to a user."""
 _CHUNK = 4 * 1024 * 1024
+WINDOW_FROM_FILE = "session file (model_context_window)"
+"""`context_window.source` of a window the file records."""
+CLAUDE_CODE_WINDOW = 200_000
+CLAUDE_CODE_WINDOW_SOURCE = "Claude Code's default window (200,000; 1M only when the session enabled it)"
+"""Claude Code records no window: its models run with 200k unless the 1M context was turned on (spec §4: the
+auto-compact threshold is computed from it; a real `preTokens` of 167,094 fits 200k)."""
 
 
 @dataclass(slots=True)
@@ -64,6 +70,19 @@ class ForeignMirror:
     def window(self) -> int | None:
         """The context window the file records (Codex's `model_context_window`), None when it records none."""
         return getattr(self.translator, "window", None)
+
+    def default_window(self) -> tuple[int | None, str]:
+        """The window when none is given (`--context-window`), and its source: the one the file records, else
+        Claude Code's default; (None, "") for a Codex file that records none (the model catalog's then)."""
+        if self.window is not None:
+            return self.window, WINDOW_FROM_FILE
+        if self.format == "claude-code":
+            return CLAUDE_CODE_WINDOW, CLAUDE_CODE_WINDOW_SOURCE
+        return None, ""
+
+    def rules_reason(self, rules_id: str) -> str:
+        """Why a session of this format is read with `rules_id` (the default rules: only their estimators apply)."""
+        return f"a {self.title} session: {rules_id}'s estimators (chars/4) only; OpenClaw's pruning and compaction do not apply"
 
     def source_json(self) -> dict[str, Any]:
         """`"source"` of a command's `--json` output on this file."""
