@@ -301,3 +301,30 @@ def test_corpus_figures(name):
         assert d["context"]["estimate_context_tokens"]["usage_tokens"] == usage_tokens
     assert [(c["line"], c["trigger"], c["tokens_before"]) for c in d["compactions"]] == compactions
     assert d["context_window"]["tokens"] == window
+
+
+# --- discovery -----------------------------------------------------------------------------------------------
+
+def test_ls_finds_claude_code_projects_subagents_and_codex_rollouts(tmp_path):
+    home = tmp_path / "home"
+    project = home / ".claude" / "projects" / "-w-proj"
+    (project / "sid1" / "subagents").mkdir(parents=True)
+    write(project / "sid1.jsonl", [{**cc("u1", None, "user", "hi"), "cwd": "/w/proj"}, ca("a1", "u1", text("yo"), "m1"),
+                                   {"type": "custom-title", "customTitle": "Fix the server", "sessionId": "sid1"}])
+    write(project / "sid1" / "subagents" / "agent-a1.jsonl", [{**cc("s1", "u1", "user", "sub"), "isSidechain": True, "agentId": "a1"}])
+    rollouts = home / "cx" / "sessions" / "2026" / "01" / "01"
+    rollouts.mkdir(parents=True)
+    (home / "cx" / "archived_sessions").mkdir()
+    lines = [cx("turn_context", {"model": "gpt-5.1"}), cmsg("user", "hello"), token_count(700, 0, 3, window=272000)]
+    write(rollouts / "rollout-a.jsonl", lines)
+    write(home / "cx" / "archived_sessions" / "rollout-a.jsonl", lines)  # the same rollout archived: listed once
+    env = {"HOME": str(home), "CODEX_HOME": str(home / "cx"), "PATH": "/usr/bin:/bin", "SESSION_INSPECTOR_CACHE_DIR": str(tmp_path / "cache")}
+    r = run_cli(["ls", "--all", "--json"], env=env)
+    assert r.returncode == 0, r.stderr
+    rows = {Path(s["path"]).name: s for s in json.loads(r.stdout)["sessions"]}
+    assert set(rows) == {"sid1.jsonl", "agent-a1.jsonl", "rollout-a.jsonl"}
+    assert rows["sid1.jsonl"]["source"] == "claude-code" and rows["sid1.jsonl"]["cwd_slug"] == "-w-proj"
+    assert rows["sid1.jsonl"]["glance"]["session_name"] == "Fix the server"
+    assert rows["sid1.jsonl"]["glance"]["context_tokens"] == 3 + 200 + 5000 and rows["sid1.jsonl"]["glance"]["model"]["modelId"] == "claude-opus-4-6"
+    codex = rows["rollout-a.jsonl"]
+    assert codex["source"] == "codex" and "/sessions/" in codex["path"] and codex["glance"]["context_tokens"] == 700
