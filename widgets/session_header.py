@@ -18,6 +18,7 @@ from textual.widget import Widget
 
 from inspector.figures.diagnosis.fill import FILL_COMPACTION_DUE, FILL_OVER_WINDOW, FillState
 from inspector.figures.overview import ContextOverview
+from inspector.read.formats.mirror import ForeignMirror
 from inspector.read.store.mirror import Mirror
 from inspector.rules.ruleset import RuleChoice
 
@@ -51,6 +52,11 @@ def store_title(mirror: Mirror | None) -> tuple[str, str] | None:
     if mirror is None:
         return None
     return (mirror.session_key or mirror.session_id, str(mirror.store))
+
+
+def foreign_title(mirror: ForeignMirror | None) -> tuple[str, str] | None:
+    """`HeaderData.foreign` of a Claude Code / Codex file's mirror: (its format's name, its path); None otherwise."""
+    return (mirror.title, str(mirror.source)) if mirror is not None else None
 
 
 class SessionHeader(Widget):

@@ -207,7 +207,6 @@ def run_command(args: argparse.Namespace) -> int:
     from inspector.cli.commands._common import (
         CommandExit,
         begin_rules,
-        open_foreign_source,
         open_store_source,
         save_cache,
         set_cache_enabled,
@@ -230,6 +229,8 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         try:
             open_store_source(args)
+            from inspector.cli.commands._foreign import open_foreign_source
+
             open_foreign_source(args)
             code = int(args.func(args) or 0)
         finally:

@@ -38,7 +38,7 @@ from ..gauge import ContextGauge
 from ..inert import make_inert
 from ..notice_bar import NoticeBar
 from ..options import InspectorOptions
-from ..session_header import HeaderData, SessionHeader, store_title
+from ..session_header import HeaderData, SessionHeader, foreign_title, store_title
 from ..transcript.columns import TranscriptColumns
 from ..transcript.inspector_views import TranscriptViews
 from ..transcript.model import ESTIMATOR_UNITS, ESTIMATORS, TranscriptModel, breakdown_estimator, estimator_label
@@ -226,8 +226,7 @@ class InspectorScreen(DiagnosisViews, TranscriptViews, SidePanelViews, Compactio
             header.data.fill if header.data else None,
             badge="DEMO" if self.demo is not None else "",
             rules=self.opener.rule_choice,
-            store=store_title(self.opener.mirror),
-            foreign=(self.opener.foreign.title, str(self.opener.foreign.source)) if self.opener.foreign is not None else None,
+            store=store_title(self.opener.mirror), foreign=foreign_title(self.opener.foreign),
         )
         self.request_diagnosis(figures)
         self.query_one("#gauge", ContextGauge).data = figures.overview

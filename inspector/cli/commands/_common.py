@@ -171,130 +171,14 @@ def open_store_source(args: argparse.Namespace) -> None:
         memo.end()  # the memo is keyed by the file PATH names: a store's output is never replayed
 
 
-FOREIGN_WRITE_REFUSAL = (
-    "{path}: a {title} session is never written by session-inspector: `{command}` applies to OpenClaw sessions only "
-    "({title} compacts its own sessions)"
-)
-
-
-def foreign_source() -> ForeignMirror | None:
-    """The Claude Code / Codex file the running command reads (None: an OpenClaw session)."""
-    return _rules.foreign
-
-
-def open_foreign_source(args: argparse.Namespace) -> None:
-    """When PATH is a Claude Code or Codex transcript, bring its pi-format mirror up to date and read that instead
-    (`args.path` becomes the mirror; `inspector.read.formats`). Write commands refuse with exit 2; a file that
-    cannot be read or mirrored ends the command with exit 2 and one line."""
-    path = getattr(args, "path", None)
-    if not isinstance(path, Path) or _rules.store is not None:
-        return
-    from inspector.read.detect import detect_format
-    from inspector.read.formats.mirror import FORMAT_TITLES, TRANSLATORS, sync_foreign
-
-    fmt = detect_format(path).name
-    if fmt not in TRANSLATORS:
-        return
-    command = getattr(args, "command", None)
-    if command in WRITE_COMMANDS:
-        raise CommandExit(FOREIGN_WRITE_REFUSAL.format(path=path, title=FORMAT_TITLES[fmt], command=command), EXIT_ERROR)
-    try:
-        mirror = sync_foreign(path, fmt)
-    except OSError as exc:
-        raise CommandExit(f"{path}: cannot read it through its mirror: {exc.strerror or exc}", EXIT_ERROR) from None
-    args.path = mirror.path
-    _rules.session_path = mirror.path
-    _rules.foreign = mirror
-    if _rules.explicit is None:
-        from inspector.rules.ruleset import DEFAULT_RULES, RuleChoice
-
-        _rules.choice = RuleChoice(DEFAULT_RULES, mirror.rules_reason(DEFAULT_RULES), "session")
-    if getattr(args, "context_window", "absent") is None:
-        window, source = mirror.default_window()
-        if window is not None:
-            args.context_window = window
-            _rules.window_from_file = source
-    memo = sys.modules.get("inspector.cli.output_memo")
-    if memo is not None:
-        memo.end()  # the memo is keyed by the file PATH names: a mirrored file's output is never replayed
-
-
-PI_ONLY_DIAGNOSTICS = frozenset({"missing_header", "first_kept_not_found"})
-"""Diagnostics about the mirror's pi form, not the file: a mirror has no session header, and a compaction keeps
-nothing before it by design."""
-
-
-def _without_pi_only(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {
-            k: [d for d in v if not (isinstance(d, dict) and d.get("kind") in PI_ONLY_DIAGNOSTICS)] if k == "diagnostics" and isinstance(v, list)
-            else _without_pi_only(v)
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [_without_pi_only(v) for v in value]
-    return value
-
-
-NOT_APPLICABLE = "{title} sessions: {what} does not apply (it is OpenClaw's; {title} manages its own context)"
-
-
-def not_applicable(args: argparse.Namespace, what: str, extra: dict[str, Any] | None = None) -> bool:
-    """On a Claude Code / Codex file, print that `what` (an OpenClaw feature) does not apply, as text or
-    `{"applies": false, "format", "file", "reason"}` with `--json` (plus `extra`), and return True (the command ends
-    with exit 0); False on an OpenClaw session."""
-    mirror = _rules.foreign
-    if mirror is None:
-        return False
-    reason = NOT_APPLICABLE.format(title=mirror.title, what=what)
-    if getattr(args, "json", False):
-        print_json({"file": str(mirror.source), "format": mirror.format, "applies": False, "reason": reason, **(extra or {})})
-    else:
-        print(f"{mirror.source}: {reason}")
-    return True
-
-
-def _for_foreign(data: dict[str, Any], mirror: ForeignMirror) -> dict[str, Any]:
-    """A command's data on a Claude Code / Codex file: `file` the file itself, `format` its format, `source` first;
-    compactions with their `trigger` and recorded `tokens_before` (null when not recorded); no diagnostic about the
-    mirror's pi form; the window's source when the file gave it."""
-    out: dict[str, Any] = {"source": mirror.source_json()}
-    out.update(data)
-    if "file" in out:
-        out["file"] = str(mirror.source)
-    if "format" in out:
-        out["format"] = mirror.format
-        out["version"] = None
-        out["valid"] = True
-    recorded = getattr(mirror.translator, "compactions", {})
-    if isinstance(out.get("compactions"), list):
-        out["compactions"] = [
-            {**c, **recorded.get(c.get("line"), {"trigger": None, "tokens_before": None})} if isinstance(c, dict) else c
-            for c in out["compactions"]
-        ]
-    out = _without_pi_only(out)
-    window = out.get("context_window")
-    if _rules.window_from_file and isinstance(window, dict) and window.get("source") == "flag":
-        out["context_window"] = {**window, "source": _rules.window_from_file}
-    return out
-
-
-def shown_file(path: Any) -> str:
-    """The file a text report names: a Claude Code / Codex file's own path, not its mirror's."""
-    return str(_rules.foreign.source) if _rules.foreign is not None else str(path)
-
-
-def shown_window_source(source: str) -> str:
-    """A window's source as a text report says it (a Claude Code / Codex window is not a `flag`)."""
-    return _rules.window_from_file if _rules.window_from_file and source == "flag" else source
-
-
 def for_source(data: dict[str, Any]) -> dict[str, Any]:
     """A command's data as shown for its source: a session file's unchanged; a store session's with `"source"`
     first and every diagnostic naming the event's `seq` instead of the mirror's line (plus the problems of events
     kept all the same, in the top-level `diagnostics`)."""
     if _rules.foreign is not None and "source" not in data:
-        return _for_foreign(data, _rules.foreign)
+        from inspector.cli.commands._foreign import for_foreign
+
+        return for_foreign(data, _rules.foreign)
     mirror = _rules.store
     if mirror is None or "source" in data:
         return data
@@ -353,15 +237,6 @@ def window_options(args: argparse.Namespace) -> tuple[WindowOptions, str | None]
 
 def encoding_of(args: argparse.Namespace) -> str | None:
     return None if getattr(args, "no_tiktoken", False) else args.encoding
-
-
-def check_supported(path: Path) -> None:
-    """Raise `CommandExit` (exit 3) when `path` is a transcript of a format the commands do not read yet."""
-    from inspector.read.detect import CLAUDE_CODE, CODEX, detect_format
-
-    fmt = detect_format(path)
-    if fmt.name in (CLAUDE_CODE, CODEX):
-        raise CommandExit(f"{path}: {fmt.unsupported_message()}", EXIT_UNSUPPORTED)
 
 
 def open_or_fail(path: Path) -> Session | None:

@@ -17,11 +17,11 @@ from inspector.cli.commands._common import (
     add_session_options,
     console,
     gateway_log_of,
-    not_applicable,
     open_context,
     print_json,
     rule_choice,
 )
+from inspector.cli.commands._foreign import not_applicable
 from inspector.figures.forecast.plan import PlanOptions, plan_compaction
 from inspector.rules.compaction_terms import RATIO_FORMULAS
 

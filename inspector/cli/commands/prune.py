@@ -39,12 +39,12 @@ from inspector.cli.commands._common import (
     encoding_of,
     human,
     model_label,
-    not_applicable,
     note_rules_config,
     open_or_fail,
     print_json,
     rule_choice,
 )
+from inspector.cli.commands._foreign import not_applicable
 from inspector.figures.pruning.preview import PreviewOptions, PrunePreview, build_preview
 from inspector.js.timeutil import ms_from_iso
 from inspector.rules.durations import MAX_SAFE_INTEGER, DurationError, parse_duration_ms

@@ -30,9 +30,8 @@ from inspector.cli.commands._common import (
     model_label,
     open_context,
     print_json,
-    shown_file,
-    shown_window_source,
 )
+from inspector.cli.commands._foreign import shown_file, shown_window_source
 from inspector.figures.diagnosis.calls import CallPoint
 from inspector.figures.diagnosis.timeline import DEFAULT_TOP_JUMPS, Timeline, TimelineOptions, build_timeline
 

@@ -31,7 +31,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspector.read.formats.pi_lines import CUSTOM_PREFIX_CLAUDE, custom, entry, image_block, iso_ms, text_block
+from inspector.read.formats.pi_lines import (
+    CUSTOM_PREFIX_CLAUDE,
+    as_dict,
+    as_list,
+    as_str,
+    custom,
+    entry,
+    image_block,
+    iso_ms,
+    text_block,
+)
 
 PROVIDER = "anthropic"
 API = "anthropic-messages"
@@ -63,7 +73,7 @@ def _result_blocks(content: Any) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     for b in content if isinstance(content, list) else []:
         if isinstance(b, dict) and b.get("type") == "image":
-            src = b.get("source") if isinstance(b.get("source"), dict) else {}
+            src = as_dict(b.get("source"))
             blocks.append(image_block(src.get("media_type"), src.get("data")))
         elif isinstance(b, dict) and b.get("type") == "text":
             blocks.append(text_block(b.get("text")))
@@ -148,7 +158,7 @@ class ClaudeCodeTranslator:
             blocks: list[dict[str, Any]] = []
             for b in content:
                 if isinstance(b, dict) and b.get("type") == "image":
-                    src = b.get("source") if isinstance(b.get("source"), dict) else {}
+                    src = as_dict(b.get("source"))
                     blocks.append(image_block(src.get("media_type"), src.get("data")))
                 else:
                     blocks.append(text_block(b.get("text") if isinstance(b, dict) and b.get("type") == "text" else b))
@@ -178,7 +188,7 @@ class ClaudeCodeTranslator:
     def _assistant(self, obj: dict[str, Any], msg: dict[str, Any], ms: int | None) -> dict[str, Any]:
         blocks: list[dict[str, Any]] = []
         calls = False
-        for b in msg.get("content") if isinstance(msg.get("content"), list) else []:
+        for b in as_list(msg.get("content")):
             t = b.get("type") if isinstance(b, dict) else None
             if t == "text":
                 blocks.append(text_block(b.get("text")))
@@ -187,8 +197,8 @@ class ClaudeCodeTranslator:
             elif t == "redacted_thinking":
                 blocks.append({"type": "thinking", "thinking": "", "thinkingSignature": b.get("data") or "", "redacted": True})
             elif t in ("tool_use", "server_tool_use") and isinstance(b, dict):
-                call_id = b.get("id") if isinstance(b.get("id"), str) else ""
-                name = b.get("name") if isinstance(b.get("name"), str) else ""
+                call_id = as_str(b.get("id"))
+                name = as_str(b.get("name"))
                 self.tool_names[call_id] = name
                 args = b.get("input")
                 blocks.append({"type": "toolCall", "id": call_id, "name": name, "arguments": args if isinstance(args, dict) else {"input": args}})

@@ -27,7 +27,17 @@ from typing import Any
 
 import orjson
 
-from inspector.read.formats.pi_lines import CUSTOM_PREFIX_CODEX, custom, data_url_image, entry, iso_ms, text_block
+from inspector.read.formats.pi_lines import (
+    CUSTOM_PREFIX_CODEX,
+    as_dict,
+    as_list,
+    as_str,
+    custom,
+    data_url_image,
+    entry,
+    iso_ms,
+    text_block,
+)
 
 API = "openai-responses"
 COMPACT_USER_MESSAGE_MAX_TOKENS = 20_000
@@ -101,7 +111,7 @@ class CodexTranslator:
 
     def _entry(self, obj: dict[str, Any], entry_id: str) -> dict[str, Any]:
         kind, ts = obj.get("type"), obj.get("timestamp")
-        payload = obj.get("payload") if isinstance(obj.get("payload"), dict) else {}
+        payload = as_dict(obj.get("payload"))
         ptype = payload.get("type")
         if kind == "session_meta" and isinstance(payload.get("model_provider"), str):
             self.provider = payload["model_provider"]
@@ -118,7 +128,7 @@ class CodexTranslator:
                              content=_blocks(payload.get("content")), display=True)
         if kind == "event_msg":
             window = payload.get("model_context_window")
-            info = payload.get("info") if isinstance(payload.get("info"), dict) else {}
+            info = as_dict(payload.get("info"))
             window = info.get("model_context_window", window)
             if type(window) is int and window > 0:
                 self.window = window
@@ -143,12 +153,12 @@ class CodexTranslator:
                 return {"role": "user", "content": blocks, "timestamp": ms}
             return self._assistant(blocks, ms)
         if t == "reasoning":
-            summary = p.get("summary") if isinstance(p.get("summary"), list) else []
+            summary = as_list(p.get("summary"))
             thinking = "\n".join(_text(_blocks(summary)).split("\n")) if summary else ""
             return self._assistant([{"type": "thinking", "thinking": thinking, "thinkingSignature": ""}], ms)
         if t in _TOOL_CALLS:
-            call_id = p.get("call_id") if isinstance(p.get("call_id"), str) else (p.get("id") if isinstance(p.get("id"), str) else "")
-            name = p.get("name") if isinstance(p.get("name"), str) else ("local_shell" if t == "local_shell_call" else "")
+            call_id = as_str(p.get("call_id"), as_str(p.get("id")))
+            name = as_str(p.get("name"), "local_shell" if t == "local_shell_call" else "")
             self.tool_names[call_id] = name
             raw = p.get("arguments") if t == "function_call" else p.get("input", p.get("action"))
             args: Any = raw
@@ -160,7 +170,7 @@ class CodexTranslator:
             args = args if isinstance(args, dict) else {"input": args}
             return self._assistant([{"type": "toolCall", "id": call_id, "name": name, "arguments": args}], ms, "toolUse")
         if t in _TOOL_OUTPUTS:
-            call_id = p.get("call_id") if isinstance(p.get("call_id"), str) else ""
+            call_id = as_str(p.get("call_id"))
             output = p.get("output")
             if isinstance(output, dict):
                 output = output.get("content", output)
@@ -174,7 +184,7 @@ class CodexTranslator:
                 "stopReason": stop, "timestamp": ms}
 
     def _compacted(self, payload: dict[str, Any], entry_id: str, ts: Any) -> dict[str, Any]:
-        message = payload.get("message") if isinstance(payload.get("message"), str) else ""
+        message = as_str(payload.get("message"))
         history = payload.get("replacement_history")
         if isinstance(history, list) and history:
             parts = []

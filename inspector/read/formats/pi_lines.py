@@ -57,3 +57,18 @@ def data_url_image(url: Any) -> dict[str, Any] | None:
 def text_block(text: Any) -> dict[str, Any]:
     """A pi text block (a value that is not a string is written as its JSON)."""
     return {"type": "text", "text": text if isinstance(text, str) else orjson.dumps(text).decode()}
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_str(value: Any, default: str = "") -> str:
+    """`value` when it is a string, else `default`."""
+    return value if isinstance(value, str) else default
+
+
+def as_list(value: Any) -> list[Any]:
+    """`value` when it is a JSON array, else an empty one."""
+    return value if isinstance(value, list) else []
