@@ -328,3 +328,24 @@ def test_ls_finds_claude_code_projects_subagents_and_codex_rollouts(tmp_path):
     assert rows["sid1.jsonl"]["glance"]["context_tokens"] == 3 + 200 + 5000 and rows["sid1.jsonl"]["glance"]["model"]["modelId"] == "claude-opus-4-6"
     codex = rows["rollout-a.jsonl"]
     assert codex["source"] == "codex" and "/sessions/" in codex["path"] and codex["glance"]["context_tokens"] == 700
+
+
+# --- the agents' own compaction forecast -----------------------------------------------------------------------
+
+def test_plan_forecasts_claude_code_s_own_auto_compaction():
+    r = cli("plan", corpus_file("claude-code", "cc-04-spotter-258c7280-compact-excerpt.jsonl"), "--json")
+    f = json.loads(r.stdout)["agent_forecast"]
+    assert (f["threshold_tokens"], f["context_tokens"], f["window_tokens"]) == (200_000 - 20_000 - 13_000, 34_048, 200_000)
+    assert f["tokens_left"] == 167_000 - 34_048 and f["would_compact"] is False and "#31806" in f["rule"]
+
+
+def test_plan_forecasts_codex_from_its_configured_limit(tmp_path):
+    (tmp_path / "cx").mkdir()
+    (tmp_path / "cx" / "config.toml").write_text("model_auto_compact_token_limit = 20000\n")
+    p = write(tmp_path / "rollout.jsonl", [cx("turn_context", {"model": "gpt-5.1"}), cmsg("user", "hi"), token_count(22000, 0, 3)])
+    env = {"HOME": str(tmp_path), "CODEX_HOME": str(tmp_path / "cx"), "PATH": "/usr/bin:/bin", "SESSION_INSPECTOR_CACHE_DIR": str(tmp_path / "cache")}
+    f = json.loads(run_cli(["plan", p, "--json"], env=env).stdout)["agent_forecast"]
+    assert (f["threshold_tokens"], f["context_tokens"], f["would_compact"]) == (20000, 22000, True)
+    (tmp_path / "cx" / "config.toml").write_text("model = 'gpt-5.1'\n")
+    f = json.loads(run_cli(["plan", p, "--json"], env=env).stdout)["agent_forecast"]
+    assert f["threshold_tokens"] is None and f["would_compact"] is None and "model_auto_compact_token_limit" in f["note"]

@@ -109,8 +109,8 @@ def for_foreign(data: dict[str, Any], mirror: ForeignMirror) -> dict[str, Any]:
         out["file"] = str(mirror.source)
     if "format" in out:
         out["format"] = mirror.format
-        out["version"] = None
-        out["valid"] = True
+    if "version" in out:
+        out["version"], out["valid"] = None, True
     recorded = getattr(mirror.translator, "compactions", {})
     if isinstance(out.get("compactions"), list):
         out["compactions"] = [
