@@ -18,6 +18,7 @@ from textual.widget import Widget
 
 from inspector.figures.diagnosis.fill import FILL_COMPACTION_DUE, FILL_OVER_WINDOW, FillState
 from inspector.figures.overview import ContextOverview
+from inspector.read.formats.mirror import ForeignMirror
 from inspector.read.store.mirror import Mirror
 from inspector.rules.ruleset import RuleChoice
 
@@ -42,6 +43,8 @@ class HeaderData:
     """Which release's rules the figures follow, and why (`inspector.host.rules_choice`)."""
     store: tuple[str, str] | None = None
     """A session of an OpenClaw SQLite store: (its key or id, the store's path), named instead of the mirror file."""
+    foreign: tuple[str, str] | None = None
+    """A Claude Code / Codex file: (its format's name, its path), named instead of its pi-format mirror."""
 
 
 def store_title(mirror: Mirror | None) -> tuple[str, str] | None:
@@ -49,6 +52,11 @@ def store_title(mirror: Mirror | None) -> tuple[str, str] | None:
     if mirror is None:
         return None
     return (mirror.session_key or mirror.session_id, str(mirror.store))
+
+
+def foreign_title(mirror: ForeignMirror | None) -> tuple[str, str] | None:
+    """`HeaderData.foreign` of a Claude Code / Codex file's mirror: (its format's name, its path); None otherwise."""
+    return (mirror.title, str(mirror.source)) if mirror is not None else None
 
 
 class SessionHeader(Widget):
@@ -85,7 +93,7 @@ class SessionHeader(Widget):
         if data is None:
             return Text(one_line(self.loading_text or "loading…", width * 2), style=s("header--muted"))
         o = data.overview
-        path = Path(o.file)
+        path = Path(data.foreign[1] if data.foreign is not None else o.file)
         line1 = Text(no_wrap=True, overflow="ellipsis")
         name = o.session_name or o.session_id or ""
         if data.badge:
@@ -99,14 +107,17 @@ class SessionHeader(Widget):
             line1.append(one_line(path.name, 60), s("header--title"))
             if str(path.parent) not in ("", "."):
                 line1.append(f"  {one_line(str(path.parent), 60)}", s("header--muted"))
-        line1.append(f"   {o.format} v{o.version}")
-        if o.version < 3:
+        if data.foreign is not None:
+            line1.append(f"   {data.foreign[0]}")
+        else:
+            line1.append(f"   {o.format} v{o.version}")
+        if data.foreign is None and o.version < 3:
             line1.append(" (migrated in memory)", s("header--muted"))
         if data.rules is not None:
             line1.append(" · rules ", s("header--muted"))
             line1.append(data.rules.id)
             line1.append(f" ({data.rules.source})", s("header--muted"))
-        if not o.valid:
+        if not o.valid and data.foreign is None:
             line1.append("  INVALID for pi", s("header--block"))
         if name:
             line1.append(f"   {one_line(name, 40)}", s("header--muted"))

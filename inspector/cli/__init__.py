@@ -229,6 +229,9 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         try:
             open_store_source(args)
+            from inspector.cli.commands._foreign import open_foreign_source
+
+            open_foreign_source(args)
             code = int(args.func(args) or 0)
         finally:
             memo = sys.modules.get("inspector.cli.output_memo")

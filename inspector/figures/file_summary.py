@@ -43,8 +43,15 @@ class SessionSummary:
 
 
 def summarize_session(path: Path) -> SessionSummary:
-    """Open `path` (read only) and summarize its context; an unreadable or foreign file gives `error`."""
+    """Open `path` (read only) and summarize its context (a Claude Code / Codex file through its pi-format mirror);
+    an unreadable or unknown file gives `error`."""
+    from inspector.read.detect import detect_format
+    from inspector.read.formats.mirror import TRANSLATORS, sync_foreign
+
     try:
+        fmt = detect_format(path).name
+        if fmt in TRANSLATORS:
+            path = sync_foreign(path, fmt).path
         session = open_session(path)
     except (SessionOpenError, OSError) as exc:
         return SessionSummary(error=str(exc))

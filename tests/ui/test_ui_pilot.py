@@ -339,8 +339,8 @@ async def test_missing_file_is_an_error_screen(tmp_path, ui):
 
 @pytest.mark.anyio
 async def test_unsupported_format_is_an_error_screen(tmp_path, ui):
-    path = tmp_path / "cc.jsonl"
-    path.write_text('{"type":"user","uuid":"a","sessionId":"x","message":{"role":"user","content":"hi"}}\n', encoding="utf-8")
+    path = tmp_path / "other.jsonl"
+    path.write_text('{"hello":"world"}\n', encoding="utf-8")
     pilot = await ui(path)
     app = pilot.app
     assert isinstance(app.screen, ErrorScreen) and app.screen.info.kind == "unsupported"

@@ -208,14 +208,10 @@ def test_error_permission_denied(here, snap_compare):
 
 
 def test_error_unsupported_format(here, snap_compare):
-    """Error screen "Not an OpenClaw / pi session (unsupported format)" for a Claude-Code-like file, listing the
-    reader's diagnostics for its first lines."""
-    (here / "cc.jsonl").write_text(
-        '{"type":"user","uuid":"a","sessionId":"x","message":{"role":"user","content":"hi"}}\n'
-        '{"type":"assistant","uuid":"b","parentUuid":"a","message":{"role":"assistant","content":[]}}\n',
-        encoding="utf-8",
-    )
-    assert snap_compare(make_app(Path("cc.jsonl")), terminal_size=SIZE, run_before=keys())
+    """Error screen "Not an OpenClaw / pi session (unsupported format)" for a file of no known format (Claude Code
+    and Codex files open: issue 26), listing the reader's diagnostics for its first lines."""
+    (here / "other.jsonl").write_text('{"kind":"note","text":"hi"}\n{"kind":"note","text":"there"}\n', encoding="utf-8")
+    assert snap_compare(make_app(Path("other.jsonl")), terminal_size=SIZE, run_before=keys())
 
 
 def test_damaged_lines(here, snap_compare):

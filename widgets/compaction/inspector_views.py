@@ -32,9 +32,21 @@ class CompactionViews:
     query: Any
     query_one: Any
 
+    def not_for_foreign(self, what: str) -> bool:
+        """On a Claude Code / Codex session: say plainly that `what` (an OpenClaw feature) does not apply, and True."""
+        foreign = self.opener.foreign
+        if foreign is None:
+            return False
+        self.notify(  # type: ignore[attr-defined]
+            f"{what} does not apply to {foreign.title} sessions: it is OpenClaw's, and {foreign.title} manages its own "
+            "context. This file is only read, never written.",
+            title=f"{foreign.title} session", severity="information", markup=False,
+        )
+        return True
+
     def action_compaction_forecast(self) -> None:
         """Open the compaction forecast beside the transcript (again: close it)."""
-        if self.session is None or self.model is None:
+        if self.session is None or self.model is None or self.not_for_foreign("OpenClaw's compaction forecast"):
             return
         if self.query(CompactionView):
             self.close_forecast()
@@ -82,5 +94,7 @@ class CompactionViews:
         """Open the compaction run (the bundled demo and read-only files are compacted as a copy)."""
         from .run_screen import open_compact_screen
 
+        if self.not_for_foreign("Compacting"):
+            return
         open_compact_screen(self, self.path, self.window_options.config, self.options.context_window,  # type: ignore[arg-type]
                             rules_id=self.opener.rule_choice.id, inspector_options=self.options)

@@ -38,7 +38,7 @@ from ..gauge import ContextGauge
 from ..inert import make_inert
 from ..notice_bar import NoticeBar
 from ..options import InspectorOptions
-from ..session_header import HeaderData, SessionHeader, store_title
+from ..session_header import HeaderData, SessionHeader, foreign_title, store_title
 from ..transcript.columns import TranscriptColumns
 from ..transcript.estimator_prep import EstimatorReady, prepared_estimator
 from ..transcript.inspector_views import TranscriptViews
@@ -216,7 +216,7 @@ class InspectorScreen(DiagnosisViews, TranscriptViews, SidePanelViews, Compactio
             header.data.fill if header.data else None,
             badge="DEMO" if self.demo is not None else "",
             rules=self.opener.rule_choice,
-            store=store_title(self.opener.mirror),
+            store=store_title(self.opener.mirror), foreign=foreign_title(self.opener.foreign),
         )
         self.request_diagnosis(figures)
         self.query_one("#gauge", ContextGauge).data = figures.overview
@@ -441,7 +441,7 @@ class InspectorScreen(DiagnosisViews, TranscriptViews, SidePanelViews, Compactio
 
     def action_pruning(self) -> None:
         """Open the pruning preview (OpenClaw cache-TTL pruning) on this session, at the injected clock's time."""
-        if self.session is None:
+        if self.session is None or self.not_for_foreign("OpenClaw's context pruning"):
             return
         from ..pruning.screen import PruningScreen
         from ..pruning.state import remembered_state

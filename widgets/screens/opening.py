@@ -25,6 +25,7 @@ from inspector.figures.session_figures import WindowOptions, load_window_options
 from inspector.host.discovery.stores import open_store_session, store_of
 from inspector.host.openclaw_config import openclaw_config_path
 from inspector.host.rules_choice import choose_rules
+from inspector.read.formats.mirror import TRANSLATORS, ForeignMirror, sync_foreign
 from inspector.read.store.connection import StoreError, connect
 from inspector.read.store.mirror import Mirror, sync_mirror
 from inspector.rules.ruleset import DEFAULT_RULES, RuleChoice
@@ -101,6 +102,8 @@ class SessionOpener:
         self._store_conn: Any = None
         self._saving = threading.Lock()
         """Held while the index snapshot of a cold open is written: a live refresh waits for it (`sync_store`)."""
+        self.foreign: ForeignMirror | None = None
+        """When `path` is a Claude Code or Codex transcript: its pi-format mirror (what is opened and followed)."""
 
     def gateway_log_source(self) -> tuple[Path | None, str | None]:
         """Where the app reads OpenClaw's Gateway log of this session: `--gateway-log` (None: the config's
@@ -113,6 +116,11 @@ class SessionOpener:
         the session (the refresh then re-reads the replaced mirror). `StoreError` when the store cannot be read."""
         with self._saving:  # the snapshot of the opened session is being written: change the session only after it
             pass
+        if self.foreign is not None:
+            self.foreign = sync_foreign(self.foreign.source, self.foreign.format, self.foreign)
+            if self.foreign.change == "rewritten":
+                return f"{self.foreign.source} was replaced or shortened: read again"
+            return None
         mirror = self.mirror
         if mirror is None:
             return None
@@ -138,13 +146,35 @@ class SessionOpener:
         self.path = self.mirror.path
         return True
 
+    def _open_foreign(self) -> bool:
+        """When `path` is a Claude Code or Codex transcript: mirror it and open the mirror instead; False (and
+        `Failed` posted) when it cannot be read."""
+        from inspector.read.detect import detect_format
+
+        fmt = detect_format(self.path).name
+        if fmt not in TRANSLATORS:
+            return True
+        try:
+            self.foreign = sync_foreign(self.path, fmt)
+        except OSError as exc:
+            self.window_options = WindowOptions(override=self.options.context_window)
+            self.screen.post_message(self.Failed(ErrorInfo.from_open_error(self.path, f"{self.path}: {exc.strerror or exc}")))
+            return False
+        self.path = self.foreign.path
+        return True
+
+    @property
+    def shown_path(self) -> Path:
+        """The file the user opened (a Claude Code / Codex file's own path, not its mirror's)."""
+        return self.foreign.source if self.foreign is not None else self.path
+
     def start(self) -> None:
         """Open the file (thread workers)."""
         self.screen.run_worker(self._open, thread=True, exclusive=True, group="open", description="open")
 
     def _open(self) -> None:
         o = self.options
-        if not self._open_store():
+        if not self._open_store() or (self.mirror is None and not self._open_foreign()):
             return
         special = special_file_kind(self.path)
         if special is not None:  # a FIFO or a device: never opened (it could block or never end)
@@ -157,8 +187,12 @@ class SessionOpener:
             window_options, error = WindowOptions(config={}, override=o.context_window), f"{config_path}: {config_special}, not read"
         else:
             window_options, error = load_window_options(o.config_path, o.context_window, env=o.env, home=o.home)
+        if self.foreign is not None and window_options.override is None:
+            window_options.override = self.foreign.default_window()[0]
         self.window_options, self.config_error = window_options, error
         self.rule_choice = choose_rules(o.rules, session_path=self.path, config=window_options.config, env=o.env, store=self.mirror)
+        if self.foreign is not None and o.rules is None:
+            self.rule_choice = RuleChoice(self.rule_choice.id, self.foreign.rules_reason(self.rule_choice.id), "session")
         self._show_tail_first()
         rules_id = self.rule_choice.id
         cached = restore_cached(self.path, rules_id)  # the index a headless command saved under these rules, if still valid

@@ -20,6 +20,7 @@ from inspector.session.session import Session, SessionOpenError, open_session
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from inspector.read.formats.mirror import ForeignMirror
     from inspector.read.store.mirror import Mirror
     from inspector.rules.ruleset import RuleChoice
 
@@ -67,6 +68,10 @@ class _RulesState:
     choice: RuleChoice | None = None
     store: Mirror | None = None
     """The store session the command reads (through its JSONL mirror, now `args.path`), or None for a file."""
+    foreign: ForeignMirror | None = None
+    """The Claude Code / Codex file the command reads (through its pi-format mirror, now `args.path`), or None."""
+    window_from_file: str | None = None
+    """`--context-window` was not given: where the window of a Claude Code / Codex file comes from (its source)."""
 
 
 _rules = _RulesState()
@@ -173,6 +178,10 @@ def for_source(data: dict[str, Any]) -> dict[str, Any]:
     """A command's data as shown for its source: a session file's unchanged; a store session's with `"source"`
     first and every diagnostic naming the event's `seq` instead of the mirror's line (plus the problems of events
     kept all the same, in the top-level `diagnostics`)."""
+    if _rules.foreign is not None and "source" not in data:
+        from inspector.cli.commands._foreign import for_foreign
+
+        return for_foreign(data, _rules.foreign)
     mirror = _rules.store
     if mirror is None or "source" in data:
         return data
@@ -233,22 +242,12 @@ def encoding_of(args: argparse.Namespace) -> str | None:
     return None if getattr(args, "no_tiktoken", False) else args.encoding
 
 
-def check_supported(path: Path) -> None:
-    """Raise `CommandExit` (exit 3) when `path` is a transcript of a format the commands do not read yet."""
-    from inspector.read.detect import CLAUDE_CODE, CODEX, detect_format
-
-    fmt = detect_format(path)
-    if fmt.name in (CLAUDE_CODE, CODEX):
-        raise CommandExit(f"{path}: {fmt.unsupported_message()}", EXIT_UNSUPPORTED)
-
-
 def open_or_fail(path: Path) -> Session | None:
     """Open a session under the command's rule set (`rule_choice`); on failure print one clear line to stderr and
     return None.
 
-    A Claude Code or Codex transcript raises `CommandExit` with exit code 3 instead.
+    A Claude Code or Codex transcript is read through its mirror (`open_foreign_source` made `path` the mirror).
     """
-    check_supported(path)
     rules_id = rule_choice().id
     try:
         if not _cache_enabled:

@@ -10,6 +10,7 @@ from inspector.cli.commands._common import (
     add_session_options,
     console,
     encoding_of,
+    for_source,
     number_column,
     open_context,
     print_json,
@@ -40,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     c = console()
+    data = for_source(data)
     title = make_inert(f"Context of {data['file']} (leaf {data['leaf_id'] or 'none'})", keep_newlines=False)
     t = Table(title=title, title_justify="left")
     for col in ("#", "line", "entry", "role", "tool", "pi tok", "prune ch", "compact tok", "guard ch", "tiktoken", "recorded ctx", "cum pi"):

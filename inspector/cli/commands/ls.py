@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from inspector.base.textsafe import make_inert
-from inspector.cli.commands._common import EXIT_ERROR, add_width_option, check_supported, console, print_json
+from inspector.cli.commands._common import EXIT_ERROR, add_width_option, console, print_json
 from inspector.figures.file_summary import SessionSummary, summarize_session
 from inspector.host.discovery import Discovery, SessionFile, discover_sessions
 from inspector.host.discovery.names import ms_to_datetime
@@ -274,8 +274,6 @@ def run(args: argparse.Namespace) -> int:
     """Run ``ls``; returns 0, or 2 when DIR is missing or not a directory."""
     root: Path | None = getattr(args, "dir", None)
     include_all = bool(getattr(args, "all", False))
-    if root is not None and Path(root).is_file() and not discovery_is_store(Path(root)):
-        check_supported(Path(root))  # `ls FILE`: that one session, or exit 3 for a Claude Code / Codex file
     discovery = discover_sessions(Path(root) if root is not None else None, formats=False)
     single = root is not None and Path(root).is_file()
     status = EXIT_ERROR if root is not None and not Path(root).is_dir() and not single else 0

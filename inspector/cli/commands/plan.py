@@ -21,6 +21,7 @@ from inspector.cli.commands._common import (
     print_json,
     rule_choice,
 )
+from inspector.cli.commands._foreign import foreign_source, not_applicable
 from inspector.figures.forecast.plan import PlanOptions, plan_compaction
 from inspector.rules.compaction_terms import RATIO_FORMULAS
 
@@ -70,7 +71,37 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _agent_plan(args: argparse.Namespace) -> int:
+    """A Claude Code / Codex session: OpenClaw's plan does not apply; the agent's own auto-compaction forecast does."""
+    from inspector.figures.forecast.other_agents import agent_forecast
+    from inspector.figures.rules_of import rules_of
+    from inspector.figures.session_figures import window_for
+
+    mirror = foreign_source()
+    opened = open_context(args)
+    if opened is None or mirror is None:
+        return EXIT_ERROR
+    session, ctx, opts, _config_error = opened
+    tokens = rules_of(session).context_usage.last_context_usage(session, ctx)["tokens"]
+    forecast = agent_forecast(mirror.format, tokens, window_for(rules_of(session), ctx, opts).tokens)
+    data = forecast.to_json()
+    if getattr(args, "json", False):
+        not_applicable(args, "OpenClaw's compaction (its plan)", {"agent_forecast": data})
+        return 0
+    not_applicable(args, "OpenClaw's compaction (its plan)")
+    left = data["tokens_left"]
+    threshold = "not known" if data["threshold_tokens"] is None else f"{data['threshold_tokens']:,} tokens"
+    console().print(Text(make_inert(
+        f"{forecast.agent}'s own auto-compaction: threshold {threshold}; context now {tokens:,} tokens"
+        + ("" if left is None else f"; {left:,} tokens left" if left > 0 else "; the next request compacts")
+        + f"\nrule: {forecast.rule}" + (f"\nnote: {forecast.note}" if forecast.note else ""),
+    )))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if foreign_source() is not None:
+        return _agent_plan(args)
     opened = open_context(args)
     if opened is None:
         return EXIT_ERROR

@@ -44,6 +44,7 @@ from inspector.cli.commands._common import (
     print_json,
     rule_choice,
 )
+from inspector.cli.commands._foreign import not_applicable
 from inspector.figures.pruning.preview import PreviewOptions, PrunePreview, build_preview
 from inspector.js.timeutil import ms_from_iso
 from inspector.rules.durations import MAX_SAFE_INTEGER, DurationError, parse_duration_ms
@@ -173,6 +174,8 @@ def overrides_from_args(args: argparse.Namespace, rules: RuleSet | None = None) 
 
 def run(args: argparse.Namespace) -> int:
     """Build the preview and print it (JSON or text)."""
+    if not_applicable(args, "OpenClaw's context pruning"):
+        return 0
     from inspector.host.openclaw_config import load_openclaw_config
 
     session = open_or_fail(args.path)

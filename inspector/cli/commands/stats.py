@@ -69,7 +69,7 @@ def render(data: dict) -> None:
     usage = data["context"]["estimate_context_tokens"]
     rows = [
         ("file", data["file"]),
-        ("format", f"{data['format']} v{data['version']}" + ("" if data["valid"] else "  (INVALID for pi)")),
+        ("format", data["format"] + (f" v{data['version']}" if data["version"] is not None else "") + ("" if data["valid"] else "  (INVALID for pi)")),
         ("session", (data.get("session_name") or "") + f"  {human((data.get('header') or {}).get('id'), missing='')}"),
         ("model", f"{model_label(model)}  thinking {human(data['thinking_level'])}"),
         ("context window", f"{win['tokens']:,} tokens  (source: {win['source']})"),
@@ -88,6 +88,8 @@ def render(data: dict) -> None:
         ),
     ]
     source = data.get("source")
+    if source is not None and source.get("kind") != "sqlite":
+        source = None  # a Claude Code / Codex file: `file` and `format` above say it
     if source is not None:  # a session of an OpenClaw SQLite store (read through its mirror, the `file` above)
         rows.insert(1, ("store", f"{source['store']}  session {human(source['session_key'], missing='?')} ({source['session_id']})"))
     for k, v in rows:

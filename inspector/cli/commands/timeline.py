@@ -31,6 +31,7 @@ from inspector.cli.commands._common import (
     open_context,
     print_json,
 )
+from inspector.cli.commands._foreign import shown_file, shown_window_source
 from inspector.figures.diagnosis.calls import AddedMessage, CallPoint
 from inspector.figures.diagnosis.repeats import SUGGESTIONS
 from inspector.figures.diagnosis.savings import DEFAULT_NEXT_CALLS, Savings, build_savings
@@ -193,8 +194,8 @@ def render(timeline: Timeline, config_error: str | None = None) -> None:
     c = console()
     data_model = timeline.model or {}
     win = timeline.window
-    c.print(_t(f"{timeline.file}  (leaf {human(timeline.leaf_id, missing='none')}; model {model_label(data_model)})"))
-    c.print(_t(f"window {win.tokens:,} tokens ({win.source}); guard {timeline.guard['level']} (about the window's size)"))
+    c.print(_t(f"{shown_file(timeline.file)}  (leaf {human(timeline.leaf_id, missing='none')}; model {model_label(data_model)})"))
+    c.print(_t(f"window {win.tokens:,} tokens ({shown_window_source(win.source)}); guard {timeline.guard['level']} (about the window's size)"))
     fill_style = "bold red" if timeline.fill.over_window else ""
     c.print(Text(make_inert(f"context now: {timeline.fill.message}", keep_newlines=False), style=fill_style))
     if config_error:

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 SessionKind = Literal["live", "archive", "checkpoint"]
-SessionSource = Literal["openclaw", "pi", "dir"]
+SessionSource = Literal["openclaw", "pi", "dir", "claude-code", "codex"]
 ArchiveReason = Literal["reset", "deleted", "bak", "imported", "archived"]
 """`archived`: a session an OpenClaw SQLite store marks archived (`archivedAt`), listed by the browser."""
 

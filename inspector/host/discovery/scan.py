@@ -232,7 +232,8 @@ def discover_sessions(
     """Find transcripts, newest first.
 
     Without ``root``: ``<stateDir>/agents/*/sessions/`` of OpenClaw's state dir (and of the legacy
-    ``~/.clawdbot`` when it exists too), plus pi's ``<agentDir>/sessions/**``. With ``root``: an OpenClaw state
+    ``~/.clawdbot`` when it exists too), plus pi's ``<agentDir>/sessions/**``, Claude Code's projects and Codex's
+    rollouts (`other_agents`). With ``root``: an OpenClaw state
     dir gives its agents' session dirs only; any other directory is scanned recursively (OpenClaw sessions dirs
     inside it still use their ``sessions.json``). ``home`` replaces ``$HOME``. Duplicates (one real file reached
     twice) are listed once. ``formats=False`` leaves ``format`` None instead of reading each file's first lines.
@@ -265,6 +266,10 @@ def discover_sessions(
         pi_sessions = pi_agent_dir(env, home) / "sessions"
         if pi_sessions.is_dir():
             result.sessions.extend(scan_tree(pi_sessions, warnings, source="pi"))
+        from inspector.host.discovery.other_agents import scan_claude_code, scan_codex
+
+        result.sessions.extend(scan_claude_code(env, home, warnings))
+        result.sessions.extend(scan_codex(env, home, warnings))
     seen: set[str] = set()
     for store in stores:
         real = os.path.realpath(store)

@@ -26,7 +26,7 @@ import orjson
 from inspector.host.listing.byte_window import FileWindow, NotRegularFile
 from inspector.host.listing.walk import Walk, name_decision
 from inspector.model import entries as m
-from inspector.read.detect import CLAUDE_CODE, CODEX, UNKNOWN, FileFormat, classify_lines, detect_format
+from inspector.read.detect import CLAUDE_CODE, CODEX, UNKNOWN, classify_lines, detect_format
 from inspector.read.estimates import reader_estimates
 from inspector.read.jsonl_reader import BOM, peek_version, synthetic_v1_id
 from inspector.read.records import OtherRecord, extract_record
@@ -181,10 +181,24 @@ def glance_session(path: Path) -> SessionGlance:
         return SessionGlance(format=UNKNOWN, error=f"{path}: {exc.strerror or exc}")
 
 
+def _foreign_glance(window: FileWindow, fmt: str) -> SessionGlance:
+    """A Claude Code / Codex file's figures: its mirror's (`inspector.read.formats.mirror`), read whole."""
+    import dataclasses
+
+    from inspector.read.formats.mirror import sync_foreign
+
+    try:
+        mirror = sync_foreign(window.path, fmt)
+    except OSError as exc:
+        return SessionGlance(format=fmt, bytes_read=window.bytes_read, error=f"{window.path}: cannot mirror it: {exc.strerror or exc}")
+    glance = glance_session(mirror.path)
+    return dataclasses.replace(glance, format=fmt, bytes_read=mirror.offset, header=None)
+
+
 def _glance(window: FileWindow) -> SessionGlance:
     fmt = _format_of(window)
-    if fmt in (CLAUDE_CODE, CODEX):  # a transcript of another tool: none of these figures means anything there
-        return SessionGlance(format=fmt, bytes_read=window.bytes_read, error=FileFormat(fmt).unsupported_message())
+    if fmt in (CLAUDE_CODE, CODEX):  # another tool's transcript: the figures of its pi-format mirror (same lines)
+        return _foreign_glance(window, fmt)
     first = window.first_line()
     header, version = _header_of(first)
     whole = window.read_all() if window.size <= SCAN_BYTES else None

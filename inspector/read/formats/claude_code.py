@@ -1,0 +1,245 @@
+"""A Claude Code session transcript, one line at a time, as pi v3 entries (`ClaudeCodeTranslator`).
+
+Claude Code's file is a graph (spec `other-formats.md` §1): lines link by `uuid` -> `parentUuid`; a rewind gives a
+line several children (the branch later in the file is the active one, as pi's last entry is its leaf); a
+compaction writes a `system/compact_boundary` line with `parentUuid: null` and `logicalParentUuid` (the last line
+before it), then a `user` line with `isCompactSummary` whose text is the summary. How each line is written:
+
+- `user` and `assistant` lines are pi `message` entries (`id` = `uuid`). A `user` line holding `tool_result` blocks
+  is a `toolResult` (its tool's name from the `tool_use` it answers; several results in one line are one row,
+  paired with the first). An API response split over several `assistant` lines (one per content block, the same
+  `message.id` / `requestId` and usage) is several rows, and its usage is written once, on the first of them
+  (`input + cache_creation_input + cache_read_input` is the same on each; `totalTokens` is that prompt size).
+  `model: "<synthetic>"` messages carry no usage (not a model call).
+- The `isCompactSummary` line is a pi `compaction` entry: its `summary` is the summary text, `tokensBefore` the
+  boundary's `compactMetadata.preTokens` (`details`: `trigger`, `preTokens` as recorded, the boundary's line), its
+  `firstKeptEntryId` the boundary line (which holds no message): the context is the summary and what follows, as
+  Claude Code sends it. The boundary line itself is a `custom` entry whose parent is `logicalParentUuid`, so the
+  history before a compaction stays on the path (shown, not sent).
+- Every other line is a `custom` entry (`customType` `claude-code:<type>[/<subtype>]`, `data` the line whole):
+  `progress`, `system`, `attachment` and unknown types keep their place in the chain; lines without a `uuid`
+  (`file-history-snapshot`, `queue-operation`, legacy `summary`, session metadata) hang off the current leaf;
+  a `custom-title` / `ai-title` line is a pi `session_info` (the session's name).
+- Sidechain lines inside a main file (`isSidechain: true`, older subagents) are `custom` entries off the main path;
+  in a subagent's own file (its first line is a sidechain) they are the conversation.
+- A parent that is not in the file (an excerpt; a subagent file's first lines) is cleared; a duplicated `uuid` gets
+  `#L<line>` appended; a `user`/`assistant` line with `parentUuid: null` after the first message (older hand-made
+  files) continues the previous message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspector.read.formats.pi_lines import (
+    CUSTOM_PREFIX_CLAUDE,
+    as_dict,
+    as_list,
+    as_str,
+    custom,
+    entry,
+    image_block,
+    iso_ms,
+    text_block,
+)
+
+PROVIDER = "anthropic"
+API = "anthropic-messages"
+SYNTHETIC_MODEL = "<synthetic>"
+_STOP = {"end_turn": "stop", "stop_sequence": "stop", "pause_turn": "stop", "refusal": "stop", "tool_use": "toolUse", "max_tokens": "length"}
+_MESSAGE_TYPES = frozenset({"user", "assistant"})
+_TITLE_KEYS = ("customTitle", "aiTitle", "title")
+
+
+def _int(value: Any) -> int:
+    return value if type(value) is int and value > 0 else 0
+
+
+def usage_of(raw: Any) -> dict[str, Any] | None:
+    """pi's usage from an Anthropic `usage` (None when it has no token count): `totalTokens` is the prompt size
+    (`input + cacheRead + cacheWrite`, the context the call was sent with); the cost is left to the price table."""
+    if not isinstance(raw, dict):
+        return None
+    inp, out = _int(raw.get("input_tokens")), _int(raw.get("output_tokens"))
+    write, read = _int(raw.get("cache_creation_input_tokens")), _int(raw.get("cache_read_input_tokens"))
+    if not (inp or out or write or read):
+        return None
+    return {"input": inp, "output": out, "cacheRead": read, "cacheWrite": write, "totalTokens": inp + read + write}
+
+
+def _result_blocks(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [text_block(content)]
+    blocks: list[dict[str, Any]] = []
+    for b in content if isinstance(content, list) else []:
+        if isinstance(b, dict) and b.get("type") == "image":
+            src = as_dict(b.get("source"))
+            blocks.append(image_block(src.get("media_type"), src.get("data")))
+        elif isinstance(b, dict) and b.get("type") == "text":
+            blocks.append(text_block(b.get("text")))
+        elif b is not None:
+            blocks.append(text_block(b.get("tool_name") if isinstance(b, dict) and b.get("type") == "tool_reference" else b))
+    return blocks
+
+
+class ClaudeCodeTranslator:
+    """Translates a Claude Code transcript line by line (see the module docstring); `translate` takes the lines in
+    file order, each once."""
+
+    format = "claude-code"
+
+    def __init__(self) -> None:
+        self.line = 0
+        self.ids: set[str] = set()
+        self.tool_names: dict[str, str] = {}
+        self.api_messages: set[tuple[Any, Any]] = set()
+        self.subagent_file: bool | None = None
+        self.leaf: str | None = None
+        self.boundary: dict[str, Any] | None = None
+        self.window: int | None = None
+        self.compactions: dict[int, dict[str, Any]] = {}
+        """By the line of their summary: `trigger` and `tokens_before` as the boundary records them (None: not)."""
+
+    def translate(self, obj: Any) -> dict[str, Any] | None:
+        """The pi entry for the next line's parsed value (None: write the line as it is)."""
+        self.line += 1
+        if not isinstance(obj, dict):
+            return None
+        kind = obj.get("type")
+        uuid = obj.get("uuid")
+        ts = obj.get("timestamp")
+        if not isinstance(uuid, str) or not uuid:
+            title = next((obj[k] for k in _TITLE_KEYS if isinstance(obj.get(k), str) and obj[k]), None)
+            if kind in ("custom-title", "ai-title") and title is not None:
+                return entry("session_info", f"L{self.line}", self.leaf, ts, name=title, claudeCode=obj)
+            return custom(f"{CUSTOM_PREFIX_CLAUDE}{kind}", f"L{self.line}", self.leaf, ts, obj)
+        entry_id = uuid if uuid not in self.ids else f"{uuid}#L{self.line}"
+        self.ids.add(entry_id)
+        side = obj.get("isSidechain") is True
+        if self.subagent_file is None:
+            self.subagent_file = side
+        parent = self._parent(obj, kind)
+        if side and not self.subagent_file:
+            return custom(f"{CUSTOM_PREFIX_CLAUDE}sidechain", entry_id, parent if parent is not None else self.leaf, ts, obj)
+        if kind == "user" and obj.get("isCompactSummary") is True:
+            out = self._compaction(obj, entry_id, parent)
+        elif kind in _MESSAGE_TYPES and isinstance(obj.get("message"), dict):
+            out = entry("message", entry_id, parent, ts, message=self._message(obj, kind))
+        else:
+            subtype = obj.get("subtype")
+            name = f"{kind}/{subtype}" if kind == "system" and isinstance(subtype, str) else str(kind)
+            out = custom(f"{CUSTOM_PREFIX_CLAUDE}{name}", entry_id, parent, ts, obj)
+            if kind == "system" and subtype == "compact_boundary":
+                meta = obj.get("compactMetadata")
+                self.boundary = {"id": entry_id, "line": self.line, "meta": meta if isinstance(meta, dict) else {}}
+        if kind != "progress":
+            self.leaf = entry_id
+        return out
+
+    def _parent(self, obj: dict[str, Any], kind: Any) -> str | None:
+        parent = obj.get("parentUuid")
+        if kind == "system" and obj.get("subtype") == "compact_boundary" and parent is None:
+            parent = obj.get("logicalParentUuid")
+        if isinstance(parent, str) and parent in self.ids:
+            return parent
+        if parent is None and "parentUuid" in obj and kind in _MESSAGE_TYPES and self.leaf is not None:
+            return self.leaf  # an older file whose every line is a root: the file's order is the conversation
+        return None
+
+    def _message(self, obj: dict[str, Any], kind: str) -> dict[str, Any]:
+        msg = obj["message"]
+        ms = iso_ms(obj.get("timestamp"))
+        if kind == "assistant":
+            return self._assistant(obj, msg, ms)
+        content = msg.get("content")
+        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+            return self._tool_result(content, ms)
+        if isinstance(content, list):
+            blocks: list[dict[str, Any]] = []
+            for b in content:
+                if isinstance(b, dict) and b.get("type") == "image":
+                    src = as_dict(b.get("source"))
+                    blocks.append(image_block(src.get("media_type"), src.get("data")))
+                else:
+                    blocks.append(text_block(b.get("text") if isinstance(b, dict) and b.get("type") == "text" else b))
+            content = blocks
+        elif not isinstance(content, str):
+            content = [text_block(content)] if content is not None else ""
+        return {"role": "user", "content": content, "timestamp": ms}
+
+    def _tool_result(self, content: list[Any], ms: int | None) -> dict[str, Any]:
+        first: dict[str, Any] | None = None
+        blocks: list[dict[str, Any]] = []
+        error = False
+        for b in content:
+            if isinstance(b, dict) and b.get("type") == "tool_result":
+                first = first or b
+                error = error or b.get("is_error") is True
+                blocks.extend(_result_blocks(b.get("content")))
+            else:
+                blocks.extend(_result_blocks([b]))
+        call_id = first.get("tool_use_id") if first else None
+        call_id = call_id if isinstance(call_id, str) else ""
+        return {
+            "role": "toolResult", "toolCallId": call_id, "toolName": self.tool_names.get(call_id, ""),
+            "content": blocks, "isError": error, "timestamp": ms,
+        }
+
+    def _assistant(self, obj: dict[str, Any], msg: dict[str, Any], ms: int | None) -> dict[str, Any]:
+        blocks: list[dict[str, Any]] = []
+        calls = False
+        for b in as_list(msg.get("content")):
+            t = b.get("type") if isinstance(b, dict) else None
+            if t == "text":
+                blocks.append(text_block(b.get("text")))
+            elif t == "thinking":
+                blocks.append({"type": "thinking", "thinking": b.get("thinking") or "", "thinkingSignature": b.get("signature") or ""})
+            elif t == "redacted_thinking":
+                blocks.append({"type": "thinking", "thinking": "", "thinkingSignature": b.get("data") or "", "redacted": True})
+            elif t in ("tool_use", "server_tool_use") and isinstance(b, dict):
+                call_id = as_str(b.get("id"))
+                name = as_str(b.get("name"))
+                self.tool_names[call_id] = name
+                args = b.get("input")
+                blocks.append({"type": "toolCall", "id": call_id, "name": name, "arguments": args if isinstance(args, dict) else {"input": args}})
+                calls = calls or t == "tool_use"
+            else:
+                blocks.append(text_block(b))
+        model = msg.get("model") if isinstance(msg.get("model"), str) else None
+        stop = msg.get("stop_reason")
+        reason = _STOP.get(stop, "stop") if isinstance(stop, str) else ("toolUse" if calls else "stop")
+        if obj.get("isApiErrorMessage") is True or obj.get("apiError") is not None:
+            reason = "error"
+        out: dict[str, Any] = {"role": "assistant", "content": blocks, "api": API, "provider": PROVIDER, "model": model}
+        key = (msg.get("id"), obj.get("requestId"))
+        first = key not in self.api_messages or key == (None, None)
+        self.api_messages.add(key)
+        usage = usage_of(msg.get("usage")) if first and model != SYNTHETIC_MODEL else None
+        if usage is not None:
+            out["usage"] = usage
+        out["stopReason"] = reason
+        out["timestamp"] = ms
+        return out
+
+    def _compaction(self, obj: dict[str, Any], entry_id: str, parent: str | None) -> dict[str, Any]:
+        content = obj["message"].get("content") if isinstance(obj.get("message"), dict) else None
+        if isinstance(content, list):
+            summary = "\n".join(b.get("text", "") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
+        else:
+            summary = content if isinstance(content, str) else ""
+        boundary = self.boundary if self.boundary is not None and self.boundary["id"] == parent else None
+        meta = boundary["meta"] if boundary else {}
+        pre = meta.get("preTokens")
+        trigger = meta.get("trigger")
+        self.compactions[self.line] = {
+            "trigger": trigger if trigger in ("manual", "auto") else None, "tokens_before": pre if type(pre) is int else None,
+            "boundary_line": boundary["line"] if boundary else None,
+        }
+        details = {
+            "format": "claude-code", "trigger": trigger if trigger in ("manual", "auto") else None,
+            "preTokens": pre if type(pre) is int else None, "boundaryLine": boundary["line"] if boundary else None,
+        }
+        return entry(
+            "compaction", entry_id, parent, obj.get("timestamp"), summary=summary,
+            firstKeptEntryId=boundary["id"] if boundary else entry_id, tokensBefore=pre if type(pre) is int else 0, details=details,
+        )
