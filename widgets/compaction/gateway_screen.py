@@ -187,6 +187,7 @@ class GatewayCompactScreen(Screen[None]):
     # -- drawing ------------------------------------------------------------------------------------
 
     def _show(self) -> None:
+        self.refresh_bindings()
         self.query_one("#gateway-headline", Static).update(gateway_headline(
             self.phase, session_key=self.where.session_key if self.where else None, refusal=self.refusal, probe=self.probe, run=self.run))
         target = self.query_one("#gateway-target", Static)
@@ -203,6 +204,12 @@ class GatewayCompactScreen(Screen[None]):
             summary.update(summary_text(self.run))
 
     # -- keys ---------------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Enter is offered only when it does something (not while checking or waiting, nor after the result)."""
+        if action == "start":
+            return self.refusal is None and self.phase not in ("checking", "running", "done")
+        return True
 
     def action_start(self) -> None:
         """Setup: confirm (the Gateway answers) or check again (it does not). Confirm: send."""
