@@ -21,6 +21,7 @@ BOUND_MODULES = (
     "widgets.app",
     "widgets.browser.screen",
     "widgets.browser.table",
+    "widgets.compaction.gateway_screen",
     "widgets.compaction.run_screen",
     "widgets.compaction.view",
     "widgets.detail.detail",

@@ -1,110 +1,26 @@
 """`compact` on a session of an OpenClaw 2026.9 SQLite store goes through the Gateway's `sessions.compact` and never
 writes the store: against the real `openclaw gateway run` (its model a fake OpenAI-compatible server; skipped without
 the oracle), and against a Python Gateway replaying an exchange recorded from the real one
-(`tests/oracle/gateway_exchange_2026_9_6.json`): the connect frame, the result shown, refusals, no Gateway."""
+(`tests/gateway_replay.py`): the connect frame, the result shown, refusals, no Gateway."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
-from typing import Any
+import time
+from dataclasses import replace
 
-from conftest import ROOT
+import pytest
+from gateway_replay import COMPACTED, CONNECT_SENT, DEMO, KEY, TOKEN, env_for, recorded_setup, sha, write_config
 from inprocess import run_cli
 from llm_servers import OpenAIServer
 from oracle.openclaw_2026_9 import openclaw_2026_9  # noqa: F401
 from oracle.openclaw_gateway import free_port, running_gateway
-from store_support import append_events, build_store, dump_session, writer
+from store_support import build_store, dump_session
 
 from inspector.host.discovery.stores import choose_session
-
-DEMO = ROOT / "inspector" / "data" / "demo-session.jsonl"
-KEY = "agent:main:main"
-TOKEN = "recorded-token-7c9d"
-EXCHANGE = json.loads((ROOT / "tests" / "oracle" / "gateway_exchange_2026_9_6.json").read_text())
-
-
-def recorded(direction: str, predicate) -> dict[str, Any]:
-    return next(f["frame"] for f in EXCHANGE["frames"] if f["dir"] == direction and predicate(f["frame"]))
-
-
-CHALLENGE = recorded("server", lambda f: f.get("event") == "connect.challenge")
-HELLO = recorded("server", lambda f: f.get("type") == "res" and f.get("ok") and f["payload"].get("type") == "hello-ok")
-COMPACTED = recorded("server", lambda f: f.get("type") == "res" and (f.get("payload") or {}).get("compacted") is True)
-BAD_TOKEN = recorded("server-to-bad-token", lambda f: f.get("type") == "res")
-CONNECT_SENT = recorded("client", lambda f: f.get("method") == "connect")
-
-
-def env_for(home: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENCLAW_")}
-    env.update({"HOME": str(home), "OPENCLAW_STATE_DIR": str(home / ".openclaw"), **extra})
-    return env
-
-
-def write_config(home: Path, port: int, token: str = TOKEN) -> None:
-    (home / ".openclaw").mkdir(parents=True, exist_ok=True)
-    config = {"gateway": {"mode": "local", "port": port, "auth": {"mode": "token", "token": token}}}
-    (home / ".openclaw" / "openclaw.json").write_text(json.dumps(config))
-
-
-def sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-class RecordedGateway:
-    """A Gateway on 127.0.0.1 answering with the recorded frames; on `sessions.compact` it appends the recorded
-    compaction entry to the store (as the real one does) unless told to answer `response` instead."""
-
-    def __init__(self, store: Path, session_id: str, token: str = TOKEN, response: dict[str, Any] | None = None) -> None:
-        from websockets.sync.server import serve
-
-        self.store, self.session_id, self.token, self.response = store, session_id, token, response
-        self.received: list[dict[str, Any]] = []
-        self.server = serve(self.handle, "127.0.0.1", 0, compression=None)
-        self.port = self.server.socket.getsockname()[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def handle(self, ws: Any) -> None:
-        ws.send(json.dumps(CHALLENGE))
-        connect = json.loads(ws.recv())
-        self.received.append(connect)
-        if connect["params"].get("auth", {}).get("token") != self.token:
-            ws.send(json.dumps({**BAD_TOKEN, "id": connect["id"]}))
-            return
-        ws.send(json.dumps({**HELLO, "id": connect["id"]}))
-        for raw in ws:
-            req = json.loads(raw)
-            self.received.append(req)
-            payload = self.response
-            if payload is None:
-                payload = COMPACTED["payload"]
-                entry = {"type": "compaction", "id": "gw-compaction-1", "parentId": None, "timestamp": "2026-11-27T19:29:20.792Z",
-                         **payload["result"], "fromHook": True}
-                conn = writer(self.store)
-                append_events(conn, self.session_id, [json.dumps(entry).encode()])
-                conn.close()
-            ws.send(json.dumps({"type": "event", "event": "sessions.changed", "payload": {"sessionKey": KEY}}))
-            ws.send(json.dumps({"type": "res", "id": req["id"], "ok": True, "payload": payload}))
-
-    def __enter__(self) -> RecordedGateway:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-
-
-@contextmanager
-def recorded_setup(tmp_path: Path, **kw: Any) -> Iterator[tuple[Path, RecordedGateway]]:
-    store, ids = build_store(tmp_path, {KEY: DEMO})
-    with RecordedGateway(store, ids[KEY], **kw) as gw:
-        write_config(tmp_path, gw.port)
-        yield store, gw
+from inspector.host.gateway.compact import CANCELLED_REASON, CallCancel, compact_store_session
+from inspector.host.gateway.request import NotCompactable, gateway_session
 
 
 def test_compact_goes_through_the_gateway_and_shows_the_entry_it_wrote(tmp_path):
@@ -223,3 +139,35 @@ def test_real_gateway_compacts_the_store_with_the_fake_model(tmp_path, openclaw_
     assert in_store[-1]["id"] == out["entry"]["id"] and "SUMMARY-FROM-THE-FAKE-SERVER" in in_store[-1]["summary"]
     assert again.returncode == 1 and json.loads(again.stdout)["status"] == "nothing_written"  # "Already compacted"
     assert gw.token not in r.stdout + r.stderr + dry.stdout + again.stdout
+
+
+def test_a_cancelled_wait_closes_the_connection_and_says_the_gateway_may_still_compact(tmp_path):
+    """`CallCancel` from another thread while the Gateway holds its answer: the call returns at once, `failed` with
+    `error.kind` `cancelled`, and the store is untouched (the held Gateway wrote nothing)."""
+    with recorded_setup(tmp_path, hold=True) as (store, gw):
+        before = sha(store)
+        where = gateway_session(store, choose_session(store, KEY), env=env_for(tmp_path))
+        run = where.compaction(json.loads((tmp_path / ".openclaw" / "openclaw.json").read_text()))
+        cancel = CallCancel()
+        done = threading.Event()
+        threading.Thread(target=lambda: (compact_store_session(run, 5, None, cancel), done.set()), daemon=True).start()
+        for _ in range(200):
+            if any(m.get("method") == "sessions.compact" for m in gw.received):
+                break
+            time.sleep(0.01)
+        assert not done.is_set(), "the Gateway holds its answer: the call waits"
+        started = time.monotonic()
+        cancel.cancel()
+        assert done.wait(5) and time.monotonic() - started < 3
+    assert run.status == "failed" and run.error == {"kind": "cancelled"} and run.problem == CANCELLED_REASON
+    assert "may still compact" in run.reason and sha(store) == before
+
+
+def test_a_store_outside_the_state_dir_or_without_key_is_not_compactable(tmp_path):
+    store, _ = build_store(tmp_path, {KEY: DEMO})
+    session = choose_session(store, KEY)
+    assert gateway_session(store, session, env=env_for(tmp_path)).session_key == KEY
+    with pytest.raises(NotCompactable, match="not the store of OpenClaw's state dir"):
+        gateway_session(store, session, env=env_for(tmp_path, OPENCLAW_STATE_DIR=str(tmp_path / "elsewhere")))
+    with pytest.raises(NotCompactable, match="has no key"):
+        gateway_session(store, replace(session, session_key=None), env=env_for(tmp_path))

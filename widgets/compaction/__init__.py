@@ -7,5 +7,7 @@ each other through `can_replace`), as `widgets.screens.live_follow.LiveFollower`
 
 `inspector_views.CompactionViews` is the inspector screen's part: the forecast beside the transcript (`C`) and the
 compaction run (`X`). `run_screen.CompactRunScreen` is that run: the summarizer picker (`summarizer_form`), the plan
-and before/after texts (`run_text`), the stage table and breaker panel (`progress_state`).
+and before/after texts (`run_text`), the stage table and breaker panel (`progress_state`). A SQLite-store session's
+run is `gateway_screen.GatewayCompactScreen` (its texts in `gateway_text`): the Gateway compacts, the app never
+writes the store.
 """

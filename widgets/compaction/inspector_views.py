@@ -2,11 +2,12 @@
 
 `C` opens the compaction forecast (`CompactionView`) in place of the side panel's tabs and draws its plan on the
 transcript as row marks; again `C`, Esc (the screen's `action_back`) or the view's own Esc close it and take the
-marks away. A live append hands the view the new context (`forecast_follow`). `X` opens the compaction run.
+marks away. A live append hands the view the new context (`forecast_follow`). `X` opens the compaction run (a
+SQLite-store session's through the Gateway).
 Message handlers are named `on_compaction_view_*`, Textual's convention, so they are found on the mixin.
 
 The host must be the inspector screen: it provides `session`, `model`, `path`, `window_options`, `options`,
-`transcript`, `query`, `query_one`.
+`transcript`, `query`, `query_one`, `check_for_updates`.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class CompactionViews:
     transcript: Any
     query: Any
     query_one: Any
+    check_for_updates: Any
 
     def not_for_foreign(self, what: str) -> bool:
         """On a Claude Code / Codex session: say plainly that `what` (an OpenClaw feature) does not apply, and True."""
@@ -91,7 +93,16 @@ class CompactionViews:
                 view.follow(self.session, self.model.ctx)
 
     def action_compact(self) -> None:
-        """Open the compaction run (the bundled demo and read-only files are compacted as a copy)."""
+        """Open the compaction run (the bundled demo and read-only files are compacted as a copy); a store session's
+        goes through the Gateway (`gateway_screen`), its live follow re-reading the store after a compaction."""
+        mirror = self.opener.mirror
+        if mirror is not None:
+            from .gateway_screen import open_gateway_compact_screen
+
+            open_gateway_compact_screen(self, mirror, self.window_options.config, self.options.context_window,  # type: ignore[arg-type]
+                                        rules_id=self.opener.rule_choice.id, inspector_options=self.options,
+                                        follow=self.check_for_updates)
+            return
         from .run_screen import open_compact_screen
 
         if self.not_for_foreign("Compacting"):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -24,7 +23,8 @@ from rich.text import Text
 from inspector.base.textsafe import make_inert
 from inspector.cli.commands._common import EXIT_ERROR, console, print_json, warn
 from inspector.host.gateway.compact import METHOD, StoreCompaction, compact_store_session, probe_gateway
-from inspector.host.gateway.target import START_COMMAND, GatewayConfigError, resolve_gateway_target
+from inspector.host.gateway.request import NotCompactable, gateway_session
+from inspector.host.gateway.target import GatewayConfigError
 
 EXIT_NOTHING = 1
 OWN_OPTIONS = ("summarizer", "model", "base_url", "provider", "instructions", "truncate", "accept_fallback", "context_window",
@@ -40,23 +40,6 @@ def _err(message: str) -> None:
 def _own_options_given(args: argparse.Namespace) -> list[str]:
     parser_defaults = {"summarizer": "rules", "truncate": False, "accept_fallback": False}
     return [f"--{name.replace('_', '-')}" for name in OWN_OPTIONS if getattr(args, name, None) != parser_defaults.get(name)]
-
-
-def _state_store(agent_id: str | None) -> Path | None:
-    """The store of `agent_id` in the state dir OpenClaw (and so its local Gateway) uses now."""
-    from inspector.host.openclaw_config import openclaw_state_dir
-    from inspector.read.store.locate import STORE_FILENAME
-
-    if not agent_id:
-        return None
-    return openclaw_state_dir() / "agents" / agent_id / "agent" / STORE_FILENAME
-
-
-def _agent_of(store: Path, session_agent: str | None) -> str | None:
-    parts = store.resolve().parts
-    if len(parts) >= 4 and parts[-2] == "agent" and parts[-4] == "agents":
-        return parts[-3]
-    return session_agent
 
 
 def run_on_store(args: argparse.Namespace) -> int:
@@ -75,15 +58,10 @@ def run_on_store(args: argparse.Namespace) -> int:
     if given:
         _err(f"{', '.join(given)}: not for a store session; its Gateway compacts with its own model and settings (openclaw.json)")
         return EXIT_ERROR
-    key = session.session_key
-    if not key:
-        _err(f"{store}: session {session.session_id} has no key; the Gateway compacts sessions by key")
-        return EXIT_ERROR
-    agent_id = _agent_of(store, session.agent_id)
-    expected = _state_store(agent_id)
-    if expected is None or os.path.realpath(expected) != os.path.realpath(store):
-        _err(f"{store}: not the store of OpenClaw's state dir ({expected.parent.parent.parent.parent if expected else 'unknown'}); "
-             "its Gateway compacts the sessions of its own state dir (set OPENCLAW_STATE_DIR to the one this store is in)")
+    try:
+        where = gateway_session(store, session)
+    except NotCompactable as exc:
+        _err(str(exc))
         return EXIT_ERROR
     from inspector.host.openclaw_config import load_openclaw_config
 
@@ -91,11 +69,10 @@ def run_on_store(args: argparse.Namespace) -> int:
     if loaded.error:
         warn(loaded.error)
     try:
-        target = resolve_gateway_target(loaded.data)
+        run = where.compaction(loaded.data)
     except GatewayConfigError as exc:
         _err(str(exc))
         return EXIT_ERROR
-    run = StoreCompaction(store=store, session_key=key, agent_id=agent_id, target=target)
     if args.dry_run:
         probe_gateway(run, CONNECT_TIMEOUT_S)
         return _print(run, args)
@@ -126,18 +103,6 @@ def _confirm(run: StoreCompaction) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
-def _unreachable_hint(run: StoreCompaction) -> str:
-    return f"no Gateway is running at {run.target.url}: start it with `{START_COMMAND}`"
-
-
-def _device_hint(run: StoreCompaction) -> str:
-    """Why a Gateway may refuse this client where `openclaw` gets in: it sends no device identity."""
-    if run.error.get("kind") != "request" or (run.target.loopback and run.target.auth_kind != "none"):
-        return ""
-    return (f" (session-inspector sends no device identity, which only a loopback Gateway with a token or password "
-            f"accepts: run `openclaw sessions compact {run.session_key}` instead)")
-
-
 def _exit_code(run: StoreCompaction) -> int:
     if run.status == "dry_run":
         return 0 if run.reachable and not run.error else EXIT_ERROR
@@ -146,12 +111,9 @@ def _exit_code(run: StoreCompaction) -> int:
 
 def _print(run: StoreCompaction, args: argparse.Namespace) -> int:
     code = _exit_code(run)
-    if run.reachable is False:
-        _err(_unreachable_hint(run))
-    elif run.error:
-        _err(run.reason + _device_hint(run))
-    elif run.status == "failed":
-        _err(run.reason)
+    problem = run.problem
+    if problem:
+        _err(problem)
     if args.json:
         print_json(run.to_json(), rules=False)
         return code

@@ -4,7 +4,10 @@ the store: the Gateway summarizes with its own model and settings and appends th
 `compact_store_session` connects (`client.open_connection`), calls `sessions.compact {key[, agentId]}` as
 `openclaw sessions compact KEY` does, then re-reads the session read-only (its JSONL mirror brought up to date,
 `host.discovery.stores.open_store_session`) to show the compaction entry the Gateway wrote. `probe_gateway` only
-connects (`--dry-run`). The result (`StoreCompaction`) is rendered by `compact` like a file compaction's.
+connects (`--dry-run`). The result (`StoreCompaction`) is rendered by `compact` like a file compaction's, and by the
+app's compaction screen; `StoreCompaction.problem` is what both say went wrong. A `CallCancel` lets another thread
+stop the wait (the app's Esc): the connection is closed, the run is `failed` with `error.kind` `cancelled` (the
+Gateway may still finish the compaction it started; a re-read of the store shows it).
 
 The Gateway's answer (2026.9.6 `src/gateway/server-methods/sessions-compact.ts`): `{ok, key, compacted, reason?,
 result?: {summary, firstKeptEntryId, tokensBefore, tokensAfter, details}}`; `ok: false` is a failed compaction
@@ -14,6 +17,7 @@ transcript", "no sessionId"): both are `nothing_written`. Transport and request 
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,12 +25,14 @@ from typing import Any
 import orjson
 
 from inspector.host.gateway.client import GatewayConnection, GatewayError, Hello, open_connection
-from inspector.host.gateway.target import GatewayTarget
+from inspector.host.gateway.target import START_COMMAND, GatewayTarget
 
 METHOD = "sessions.compact"
 SCOPES = ["operator.admin"]
 """What `sessions.compact` needs (2026.9.6 `method-scopes.ts`: `operator.admin`)."""
 CLIENT_VERSION = "0.1.0"
+CANCELLED_REASON = ("cancelled: stopped waiting for the Gateway (the request may have been sent: the Gateway may still "
+                    "compact the session, and a re-read of the store shows it)")
 
 
 def compact_params(session_key: str, agent_id: str | None) -> dict[str, Any]:
@@ -94,6 +100,25 @@ class StoreCompaction:
                 return len(value)
         return None
 
+    @property
+    def problem(self) -> str | None:
+        """What went wrong, in one line with what to do (None when nothing did): no Gateway (and the command that
+        starts one), a refusal (and why this client may be refused where `openclaw` is not), a failure."""
+        if self.reachable is False:
+            return f"no Gateway is running at {self.target.url}: start it with `{START_COMMAND}`"
+        if self.error:
+            return self.reason + self._device_hint()
+        if self.status == "failed":
+            return self.reason
+        return None
+
+    def _device_hint(self) -> str:
+        """Why a Gateway may refuse this client where `openclaw` gets in: it sends no device identity."""
+        if self.error.get("kind") != "request" or (self.target.loopback and self.target.auth_kind != "none"):
+            return ""
+        return (f" (session-inspector sends no device identity, which only a loopback Gateway with a token or password "
+                f"accepts: run `openclaw sessions compact {self.session_key}` instead)")
+
     def to_json(self) -> dict[str, Any]:
         """`compact --json` on a store session (the file result's fields where they apply, plus the Gateway's)."""
         response = dict(self.response) if isinstance(self.response, dict) else None
@@ -156,6 +181,32 @@ def new_compaction(store: Path, session_key: str, before: set[str]) -> dict[str,
     return fresh[-1] if fresh else None
 
 
+class CallCancel:
+    """Stops a `compact_store_session` wait from another thread: `cancel()` closes the connection in use (at once,
+    or as soon as it is open); the blocked call then returns the run `failed` (`error.kind` `cancelled`)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._conn: GatewayConnection | None = None
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        """Stop waiting (never blocks: the connection is closed in a thread of its own)."""
+        with self._lock:
+            self.cancelled = True
+            conn = self._conn
+        if conn is not None:
+            threading.Thread(target=conn.close, name="gateway-cancel", daemon=True).start()
+
+    def attach(self, conn: GatewayConnection | None) -> None:
+        """The connection in use now (None: none); closed at once when the wait was already cancelled."""
+        with self._lock:
+            self._conn = conn
+            cancelled = self.cancelled
+        if cancelled and conn is not None:
+            conn.close()
+
+
 def probe_gateway(run: StoreCompaction, timeout_s: float) -> StoreCompaction:
     """Connect and authenticate only (`--dry-run`): `reachable`, `hello`, or the error; nothing is called."""
     run.status = "dry_run"
@@ -168,8 +219,10 @@ def probe_gateway(run: StoreCompaction, timeout_s: float) -> StoreCompaction:
     return run
 
 
-def compact_store_session(run: StoreCompaction, connect_timeout_s: float, call_timeout_s: float | None) -> StoreCompaction:
-    """Call `sessions.compact` and read back what the Gateway wrote (see the module docstring)."""
+def compact_store_session(run: StoreCompaction, connect_timeout_s: float, call_timeout_s: float | None,
+                          cancel: CallCancel | None = None) -> StoreCompaction:
+    """Call `sessions.compact` and read back what the Gateway wrote (see the module docstring); `cancel` lets
+    another thread stop the wait."""
     from inspector.read.store.connection import StoreError
 
     try:
@@ -180,9 +233,17 @@ def compact_store_session(run: StoreCompaction, connect_timeout_s: float, call_t
     try:
         with open_connection(run.target, SCOPES, CLIENT_VERSION, connect_timeout_s) as conn:
             run.reachable, run.hello = True, conn.hello
+            if cancel is not None:
+                cancel.attach(conn)
             _call(run, conn, call_timeout_s)
     except GatewayError as exc:
+        if cancel is not None and cancel.cancelled:
+            run.status, run.reason, run.error = "failed", CANCELLED_REASON, {"kind": "cancelled"}
+            return run
         return _failed(run, exc)
+    finally:
+        if cancel is not None:
+            cancel.attach(None)
     if run.status != "committed":
         return run
     try:
