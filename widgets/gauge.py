@@ -1,8 +1,9 @@
 """The context gauge: how full the context is against the window, and OpenClaw's guard verdict on the window.
 
 The figures are the engine's `inspector.figures.overview.ContextOverview` (`inspector.figures.session_figures.context_overview`, the same
-object `stats --json` prints): `usage` is pi's `estimateContextTokens` (last recorded usage plus chars/4 of what
-follows), `window` OpenClaw's window resolution, `guard` its verdict (ok / warn / block) and `fill` the share of
+object `stats --json` prints): `usage` is the context now (pi's `estimateContextTokens`: last recorded usage plus chars/4 of what
+follows; every message estimated when that usage predates the latest compaction, and the last line says so),
+`window` OpenClaw's window resolution, `guard` its verdict (ok / warn / block) and `fill` the share of
 the window (`context_fill`). The gauge's colour follows the guard; the bar turns to the warning colour past 80 %
 and to the error colour past the window.
 
@@ -113,12 +114,7 @@ class ContextGauge(Widget):
         parts.append(verdict)
         if data.guard.message:
             parts.append(Text(make_inert(data.guard.message), style=s("gauge--verdict")))
-        parts.append(
-            Text(
-                f"last recorded usage {data.usage.usage_tokens:,} + {data.usage.trailing_tokens:,} estimated after it",
-                style=s("gauge--muted"),
-            )
-        )
+        parts.append(Text(data.usage.describe(), style=s("gauge--muted")))
         if overhead is not None:
             parts.append(overhead_gauge_line(overhead, lambda role: s(f"gauge--{role}")))
         return Group(*parts)

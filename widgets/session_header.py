@@ -4,7 +4,8 @@ guard, the rules followed (which release, and why), how full the context is when
 Every figure is the engine's `inspector.figures.overview.ContextOverview` (built by `inspector.figures.session_figures.context_overview`,
 the same object `stats --json` prints) and its `inspector.figures.diagnosis.fill.FillState`; only the live state
 ("live · checked 12:00:00") is the screen's. The guard is about the window's size; the fill is how much of the
-window the session uses: each is shown for what it is, never one for the other.
+window the session uses: each is shown for what it is, never one for the other. The fill says what it rests on
+(recorded usage, estimate, or both: `inspector.rules.context_basis`), never a usage recorded before the latest compaction.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from inspector.figures.diagnosis.fill import FILL_COMPACTION_DUE, FILL_OVER_WIND
 from inspector.figures.overview import ContextOverview
 from inspector.read.formats.mirror import ForeignMirror
 from inspector.read.store.mirror import Mirror
+from inspector.rules.context_basis import short
 from inspector.rules.ruleset import RuleChoice
 
 from .diagnosis.texts import fill_label, fill_role
@@ -127,6 +129,8 @@ class SessionHeader(Widget):
         if fill is not None and fill.level in HEADER_FILL_LEVELS:
             role = "block" if fill_role(fill) == "error" else "warn"
             line2.append("⚠ " + fill_label(fill), s(f"header--{role}"))
+            if fill.basis:
+                line2.append(f" ({short(fill.basis)})", s("header--muted"))
             line2.append(" · ", s("header--muted"))
         model = o.model or {}
         line2.append("window ", s("header--muted"))

@@ -31,7 +31,7 @@ class SessionSummary:
     error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """`messages` (in the context), `context_tokens` (pi's estimateContextTokens), `compactions` (entries),
+        """`messages` (in the context), `context_tokens` (the context now: the rules' `context_usage.context_now`), `compactions` (entries),
         `session_name`, `error`."""
         return {
             "messages": self.messages,
@@ -58,7 +58,7 @@ def summarize_session(path: Path) -> SessionSummary:
     if is_unsupported(session):
         return SessionSummary(error=UNSUPPORTED)
     ctx = session.context()
-    usage = rules_of(session).context_usage.last_context_usage(session, ctx)
+    usage = rules_of(session).context_usage.context_now(session, ctx)
     compactions = sum(1 for e in session.entries if e.type == m.COMPACTION)
     return SessionSummary(len(ctx.messages), usage["tokens"], compactions, session.tree.session_name)
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.figures.breakdown import Breakdown
 from inspector.model import entries as m
+from inspector.rules.context_basis import basis_of
 from inspector.session.session import Session
 
 if TYPE_CHECKING:
@@ -24,30 +25,47 @@ DAMAGE_KINDS = frozenset({"unparseable", "not_object", "bad_type", "bad_message"
 
 @dataclass(frozen=True, slots=True)
 class ContextUsage:
-    """pi's `estimateContextTokens` on a context: the last valid assistant usage plus chars/4 of what follows.
+    """The context's size now (the rules' `context_usage.context_now`): pi's `estimateContextTokens` (the last valid
+    assistant usage plus chars/4 of what follows), except that a usage recorded before the latest compaction never
+    counts: every message is then estimated.
 
     `tokens = usage_tokens + trailing_tokens`; `last_usage_index` is the context position of that assistant
-    message (None: no usable usage, everything is estimated).
+    message (None: no usable usage, everything is estimated). `basis` says which (`inspector.rules.context_basis`:
+    `recorded_usage`, `estimate_plus_trailing`, `estimate`); `stale_usage_tokens` is the recorded usage left out
+    because it predates the latest compaction (None when none was).
     """
 
     tokens: int
     usage_tokens: int
     trailing_tokens: int
     last_usage_index: int | None
+    basis: str = ""
+    stale_usage_tokens: int | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ContextUsage:
-        """From `inspector.rules.openclaw_2026_4_12.tokens.context_usage.last_context_usage`'s dict."""
-        return cls(data["tokens"], data["usage_tokens"], data["trailing_tokens"], data["last_usage_index"])
+        """From the rules' `context_usage.context_now` dict (or `last_context_usage`'s: its basis then derived)."""
+        basis = data.get("basis") or basis_of(data)
+        return cls(data["tokens"], data["usage_tokens"], data["trailing_tokens"], data["last_usage_index"], basis, data.get("stale_usage_tokens"))
 
     def to_json(self) -> dict[str, Any]:
-        """`estimate_context_tokens`: `tokens`, `usage_tokens`, `trailing_tokens`, `last_usage_index`."""
+        """`estimate_context_tokens`: `tokens`, `usage_tokens`, `trailing_tokens`, `last_usage_index`, `basis`,
+        `stale_usage_tokens`."""
         return {
             "tokens": self.tokens,
             "usage_tokens": self.usage_tokens,
             "trailing_tokens": self.trailing_tokens,
             "last_usage_index": self.last_usage_index,
+            "basis": self.basis,
+            "stale_usage_tokens": self.stale_usage_tokens,
         }
+
+    def describe(self) -> str:
+        """What the figure rests on, in words: the recorded usage and the estimate after it, or the estimate alone
+        (and the usage left out, when it predates the latest compaction)."""
+        if self.stale_usage_tokens is None:
+            return f"last recorded usage {self.usage_tokens:,} + {self.trailing_tokens:,} estimated after it"
+        return f"estimate: no usage recorded since the latest compaction; the last, {self.stale_usage_tokens:,}, predates it"
 
 
 def window_to_json(window: ContextWindow) -> dict[str, Any]:

@@ -199,7 +199,7 @@ def context_overview(session: Session, ctx: m.SessionContext, window_options: Wi
         thinking_level=ctx.thinking_level,
         window=window,
         guard=window_guard(rules, window, ctx.model),
-        usage=ContextUsage.from_json(rules.context_usage.last_context_usage(session, ctx)),
+        usage=ContextUsage.from_json(rules.context_usage.context_now(session, ctx)),
     )
 
 

@@ -20,7 +20,7 @@ from inspector.figures.session_figures import (
 )
 from inspector.figures.sizes import UNKNOWN, estimate_sizes, recorded_context_running, recorded_output_sizes, running_totals
 from inspector.rules.openclaw_2026_4_12.tokens import calculate_context_tokens
-from inspector.rules.openclaw_2026_4_12.tokens.context_usage import last_context_usage
+from inspector.rules.openclaw_2026_4_12.tokens.context_usage import context_now, last_context_usage
 from inspector.rules.ruleset import rule_set
 from inspector.session.session import open_session
 
@@ -58,7 +58,7 @@ def test_overview_is_what_stats_json_prints(tmp_path):
                 "context_window", "guard", "context_fill"):
         assert o[key] == stats[key], key
     assert o["entries"] == stats["entries"]["total"]
-    assert o["estimate_context_tokens"] == stats["context"]["estimate_context_tokens"] == last_context_usage(session, ctx)
+    assert o["estimate_context_tokens"] == stats["context"]["estimate_context_tokens"] == context_now(session, ctx)
     assert figures.breakdown.to_json() == stats["context"]["breakdown"]
     assert [d.to_json() for d in figures.diagnostics] == stats["diagnostics"]
     assert figures.overview.guard.level == "warn" and figures.overview.window.source == "flag"
@@ -83,10 +83,13 @@ def test_context_report_uses_the_same_overview_and_running_totals(tmp_path):
 def test_usage_round_trips_and_fill_is_none_for_a_zero_window(tmp_path):
     session = open_session(session_file(tmp_path))
     ctx = session.context()
-    usage = ContextUsage.from_json(last_context_usage(session, ctx))
-    assert usage.to_json() == last_context_usage(session, ctx)
+    usage = ContextUsage.from_json(context_now(session, ctx))
+    assert usage.to_json() == context_now(session, ctx)
     assert usage.tokens == usage.usage_tokens + usage.trailing_tokens
-    assert usage.usage_tokens == calculate_context_tokens(USAGE)
+    # the only usage (a2's) predates the compaction in force: left out, every message estimated
+    assert (usage.usage_tokens, usage.basis, usage.stale_usage_tokens) == (0, "estimate", calculate_context_tokens(USAGE))
+    raw = ContextUsage.from_json(last_context_usage(session, ctx))  # pi's estimateContextTokens counts it
+    assert (raw.usage_tokens, raw.basis, raw.stale_usage_tokens) == (calculate_context_tokens(USAGE), "estimate_plus_trailing", None)
     zero = context_overview(session, ctx, WindowOptions())
     object.__setattr__(zero.window, "tokens", 0)
     assert zero.fill is None
@@ -151,7 +154,7 @@ def test_summary_and_its_cache(tmp_path):
     session = open_session(path)
     s = summarize_session(path)
     assert s.messages == len(session.context().messages) and s.compactions == 1 and s.name == "figures"
-    assert s.context_tokens == last_context_usage(session, session.context())["tokens"]
+    assert s.context_tokens == context_now(session, session.context())["tokens"]
     assert s.to_json() == {"messages": s.messages, "context_tokens": s.context_tokens, "compactions": 1,
                            "session_name": "figures", "error": None}
     foreign = tmp_path / "cc.jsonl"

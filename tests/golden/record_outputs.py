@@ -34,6 +34,11 @@ History of the recording (what changed on purpose, and nothing else, checked wit
    `config:agents.defaults.compaction.reserveTokens`, with a new `floor_source`; its text line says
    `(floor: openclaw default 20,000)`), 24 cases; `compact --json` gains `recovered` (what a run carried over from an
    interrupted rewrite), 23 cases.
+3. Re-recorded after one deliberate change (issue 24 part 3, honest figures after a compaction), 76 cases, values
+   unchanged on every recorded input: the context-now figure carries its basis: `--json` gains `basis` and
+   `stale_usage_tokens` (`estimate_context_tokens` of `stats`/`context`), `context_basis`,
+   `context_stale_usage_tokens` and `tokens_before_basis` (`plan`), `fill.basis` (`timeline`); the text of `plan`
+   (`context now ... (recorded)`, `tokensBefore ... (recorded)`) and `timeline` (`context now (recorded): ...`) names it.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ import pytest
 
 from inspector.figures.forecast.plan import CompactionPlan
 from inspector.rules.openclaw_2026_4_12.compaction.triggers import should_compact
+from inspector.rules.openclaw_2026_4_12.tokens.context_usage import last_context_usage
 from inspector.session.session import Session
 
 PI_VERSION = "0.66.1"
@@ -75,6 +76,16 @@ def pi_oracle(tmp_path_factory: pytest.TempPathFactory) -> PiOracle:
     return PiOracle(dist, tmp_path_factory.mktemp("pi-oracle"))
 
 
+def _snake(est: dict[str, Any]) -> dict[str, Any]:
+    """pi's `estimateContextTokens` result under our JSON names."""
+    return {
+        "tokens": est["tokens"],
+        "usage_tokens": est["usageTokens"],
+        "trailing_tokens": est["trailingTokens"],
+        "last_usage_index": est["lastUsageIndex"],
+    }
+
+
 def _index_of(session: Session, entry_id: str | None) -> int | None:
     e = session.entry_by_id(entry_id) if entry_id is not None else None
     return None if e is None else e.index
@@ -99,7 +110,11 @@ def compare(session: Session, plan: CompactionPlan, res: dict[str, Any]) -> list
     pi_tokens = [entries[i].estimate("pi") if entries[i].type == "message" else None for i in ctx.path]
     check("estimateTokens per path message", pi_tokens, res["pathTokens"])
     check("context messages", len(ctx.messages), res["contextMessages"])
-    check("estimateContextTokens", plan.context_tokens, res["estimateContextTokens"]["tokens"])
+    check("estimateContextTokens", last_context_usage(session, ctx), _snake(res["estimateContextTokens"]))
+    # the context now: pi's getContextUsage; where it says unknown (no usage since the latest compaction), the estimate
+    now = res["contextUsage"]
+    check("getContextUsage", plan.context_tokens, now["estimate"] if now["tokens"] is None else now["tokens"])
+    check("context basis is estimate where pi's getContextUsage is unknown", plan.context_basis == "estimate" or now["tokens"] is not None, True)
     prep = res["prepared"]
     if prep is None:
         check("nothing to plan", plan.nothing_to_plan is not None, True)

@@ -7,7 +7,10 @@
 // For each job it prints pi 0.66.1's own results: prepareCompaction (firstKeptEntryId, isSplitTurn,
 // tokensBefore, previousSummary, messagesToSummarize / turnPrefixMessages as entry indexes, file lists),
 // findCutPoint, estimateTokens of every path message, buildSessionContext + estimateContextTokens, and
-// shouldCompact on the last assistant's usage. Entry indexes are positions in sessionManager.getEntries().
+// shouldCompact on the last assistant's usage, and the context's size now: AgentSession.getContextUsage itself
+// (called on a stand-in `this` with the model's window, the session manager and the context messages), whose
+// `tokens: null` (no usage since the latest compaction) is reported with the estimate of every message beside it.
+// Entry indexes are positions in sessionManager.getEntries().
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -17,6 +20,7 @@ const load = (rel) => import(pathToFileURL(join(dist, rel)).href);
 const { SessionManager, buildSessionContext } = await load("core/session-manager.js");
 const cmp = await load("core/compaction/compaction.js");
 const utils = await load("core/compaction/utils.js");
+const { AgentSession } = await load("core/agent-session.js");
 
 function producer(entry, msg) {
   if (entry.type === "message") return entry.message === msg;
@@ -47,6 +51,12 @@ function runJob(job) {
   const settings = { enabled: true, reserveTokens: job.reserveTokens, keepRecentTokens: job.keepRecentTokens };
   const ctx = buildSessionContext(path);
   const est = cmp.estimateContextTokens(ctx.messages);
+  const now = AgentSession.prototype.getContextUsage.call({
+    model: { contextWindow: job.contextWindow },
+    sessionManager: sm,
+    messages: ctx.messages,
+  });
+  const everyMessage = ctx.messages.reduce((sum, m) => sum + cmp.estimateTokens(m), 0);
   const lastUsage = cmp.getLastAssistantUsage(path);
   const lastUsageTokens = lastUsage ? cmp.calculateContextTokens(lastUsage) : null;
   const out = {
@@ -56,6 +66,7 @@ function runJob(job) {
     pathTokens: path.map((e) => (e.type === "message" ? cmp.estimateTokens(e.message) : null)),
     contextMessages: ctx.messages.length,
     estimateContextTokens: est,
+    contextUsage: { tokens: now.tokens, estimate: everyMessage },
     lastUsageTokens,
     shouldCompact: lastUsageTokens === null ? null : cmp.shouldCompact(lastUsageTokens, job.contextWindow, settings),
     shouldCompactTokensBefore: cmp.shouldCompact(est.tokens, job.contextWindow, settings),

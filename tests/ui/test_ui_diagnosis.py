@@ -370,7 +370,7 @@ def test_context_fill_is_the_timeline_fill(tmp_path):
         ctx = session.context()
         options = WindowOptions(override=override)
         overview = context_overview(session, ctx, options)
-        fill = context_fill(overview.usage.tokens, overview.window.tokens, overview.guard.level, None, rule_set())
+        fill = context_fill(overview.usage.tokens, overview.window.tokens, overview.guard.level, None, rule_set(), basis=overview.usage.basis)
         assert fill == build_timeline(session, ctx, TimelineOptions(window=options)).fill
 
 

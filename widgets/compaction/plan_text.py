@@ -12,6 +12,7 @@ from rich.text import Text
 
 from inspector.base.textsafe import one_line
 from inspector.figures.forecast.plan import CompactionPlan
+from inspector.rules.context_basis import short
 
 GAUGE_MIN_WIDTH = 10
 
@@ -45,7 +46,8 @@ def status_text(plan: CompactionPlan) -> Text:
 def gauge_text(plan: CompactionPlan, width: int) -> Text:
     """A bar of the context against the window: `┃` the reserve line (pi's threshold), `╎` each early threshold.
 
-    Below it, the numbers: context tokens of the window, the reserve, then the legend with the threshold and the
+    Below it, the numbers: context tokens of the window (with their basis: never a usage recorded before the latest
+    compaction), the reserve, then the legend with the threshold and the
     early thresholds in tokens.
     """
     t = plan.triggers.threshold
@@ -64,7 +66,8 @@ def gauge_text(plan: CompactionPlan, width: int) -> Text:
     out.append("".join(bar[:fill]), style=style or "green")
     out.append("".join(bar[fill:]), style="dim")
     pct = 100 * used / window
-    out.append(f"\n{used:,} / {t.context_window:,} ({pct:.1f}%) · reserve {t.reserve_tokens:,}")
+    basis = f", {short(plan.context_basis)}" if plan.context_basis else ""
+    out.append(f"\n{used:,} / {t.context_window:,} ({pct:.1f}%{basis}) · reserve {t.reserve_tokens:,}")
     early = " / ".join(f"{w.threshold_tokens:,}" for w in plan.triggers.early_warnings)
     out.append(f"\n┃ {t.threshold_tokens:,} compacts" + (f" · ╎ {early} early" if early else ""), style="dim")
     return out

@@ -13,6 +13,7 @@ from textual.widget import Widget
 from inspector.base.durations import format_duration_ms
 from inspector.base.textsafe import one_line
 from inspector.figures.diagnosis.timeline import Timeline
+from inspector.rules.context_basis import short
 
 from .texts import GUARD_NOTE, fill_role, overhead_headline, overhead_source, percent, signed, tokens, trend_text, usd
 
@@ -136,6 +137,8 @@ class TimelineSummary(Widget):
         fill = t.fill
         line = self._line() if self.compact and not fill.over_window else Text()
         line.append("Context now ", s("label"))
+        if fill.basis:
+            line.append(f"({short(fill.basis)}) ", s("muted"))
         line.append(fill.message, s(fill_role(fill)))
         line.append(" · window-size guard ", s("muted"))
         level = str(t.guard.get("level", "ok"))

@@ -24,6 +24,7 @@ from inspector.cli.commands._common import (
 from inspector.cli.commands._foreign import foreign_source, not_applicable
 from inspector.figures.forecast.plan import PlanOptions, plan_compaction
 from inspector.rules.compaction_terms import RATIO_FORMULAS
+from inspector.rules.context_basis import context_basis_note, short
 
 
 def _int_arg(minimum: int) -> Any:
@@ -168,7 +169,7 @@ def render(data: dict[str, Any], threshold_label: str = "pi threshold") -> None:
         ("context window", f"{win['tokens']:,} tokens  (source: {win['source']})"),
         ("keepRecentTokens", f"{s['keepRecentTokens']['value']:,}  ({s['keepRecentTokens']['source']})"),
         ("reserveTokens", f"{s['reserveTokens']['value']:,}  ({s['reserveTokens']['source']}; floor {s['reserveTokens']['floor']:,})"),
-        ("context now", f"{data['context_tokens']:,} tokens"),
+        ("context now", f"{data['context_tokens']:,} tokens  ({context_basis_note(data.get('context_basis'), data.get('context_stale_usage_tokens'))})"),
     ]
     rows.extend(_release_rows(data))
     for k, v in rows:
@@ -186,7 +187,7 @@ def render(data: dict[str, Any], threshold_label: str = "pi threshold") -> None:
     prev = data["previous_summary"]
     cut_rows = [
         ("first kept entry", f"{data['first_kept_entry_id']} (line {data['first_kept_line']})" + ("  SPLIT TURN" if data["is_split_turn"] else "")),
-        ("tokensBefore", f"{data['tokens_before']:,}"),
+        ("tokensBefore", f"{data['tokens_before']:,}  ({short(data.get('tokens_before_basis'))})"),
         ("boundary start", f"{(data['boundary_start'] or {}).get('entry_id')} (line {(data['boundary_start'] or {}).get('line')})"),
         ("previous summary", f"{len(prev):,} chars" if isinstance(prev, str) else "none"),
         ("to summarize", f"{len(data['messages_to_summarize'])} messages, {data['messages_to_summarize_tokens']:,} tokens"),

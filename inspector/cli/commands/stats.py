@@ -19,6 +19,7 @@ from inspector.cli.commands._common import (
     rule_choice,
     warn,
 )
+from inspector.figures.overview import ContextUsage
 from inspector.figures.session_figures import session_stats
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ def render(data: dict) -> None:
         (
             "context now",
             f"{usage['tokens']:,} tokens = {100 * (data['context_fill'] or 0):.1f}% of window "
-            f"(last recorded usage {usage['usage_tokens']:,} + {usage['trailing_tokens']:,} estimated after it)",
+            f"({ContextUsage.from_json(usage).describe()})",
         ),
         ("entries", f"{data['entries']['total']:,}  " + ", ".join(f"{k} {v}" for k, v in data["entries"]["by_type"].items())),
         ("roles", ", ".join(f"{k} {v}" for k, v in data["entries"]["by_role"].items())),

@@ -36,6 +36,7 @@ from inspector.figures.diagnosis.calls import AddedMessage, CallPoint
 from inspector.figures.diagnosis.repeats import SUGGESTIONS
 from inspector.figures.diagnosis.savings import DEFAULT_NEXT_CALLS, Savings, build_savings
 from inspector.figures.diagnosis.timeline import DEFAULT_TOP_JUMPS, Timeline, TimelineOptions, build_timeline
+from inspector.rules.context_basis import short
 
 CSV_FIELDS = (
     "index",
@@ -197,7 +198,8 @@ def render(timeline: Timeline, config_error: str | None = None) -> None:
     c.print(_t(f"{shown_file(timeline.file)}  (leaf {human(timeline.leaf_id, missing='none')}; model {model_label(data_model)})"))
     c.print(_t(f"window {win.tokens:,} tokens ({shown_window_source(win.source)}); guard {timeline.guard['level']} (about the window's size)"))
     fill_style = "bold red" if timeline.fill.over_window else ""
-    c.print(Text(make_inert(f"context now: {timeline.fill.message}", keep_newlines=False), style=fill_style))
+    basis = f" ({short(timeline.fill.basis)})" if timeline.fill.basis else ""
+    c.print(Text(make_inert(f"context now{basis}: {timeline.fill.message}", keep_newlines=False), style=fill_style))
     if config_error:
         c.print(_t(f"config: {config_error}"))
 

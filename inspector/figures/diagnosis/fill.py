@@ -3,7 +3,8 @@
 The guard (OpenClaw's `evaluateContextWindowGuard`) is about the *window's size*: a window under 32000 tokens
 warns, under 16000 blocks. It says nothing about how much of the window the session uses. The fill is that:
 pi's `estimateContextTokens` (the last valid recorded usage + chars/4 of the messages after it, the `context now`
-of `stats`) over the window. A session can have a perfectly fine window (guard `ok`) and be 130% full.
+of `stats`; every message estimated when the usage predates the latest compaction: the rules' `context_usage.context_now`)
+over the window, with its basis. A session can have a perfectly fine window (guard `ok`) and be 130% full.
 
 Levels, highest first: `over_window` (fill > 1: the next request cannot fit; OpenClaw/pi must compact or the
 provider rejects it), `compaction_due` (above pi's compaction threshold `window - reserveTokens`: pi compacts after
@@ -36,6 +37,9 @@ class FillState:
     message: str
     threshold: str | None
     guard_level: str
+    basis: str = ""
+    """What `tokens` rests on (`inspector.rules.context_basis`: `recorded_usage`, `estimate_plus_trailing`, `estimate`;
+    never a usage recorded before the latest compaction); "" when not given."""
 
     @property
     def over_window(self) -> bool:
@@ -53,13 +57,15 @@ class FillState:
             "threshold": self.threshold,
             "message": self.message,
             "guard_level": self.guard_level,
+            "basis": self.basis,
             "guard_note": "the guard is about the window's size (OpenClaw warns below 32000, blocks below 16000); "
             "the fill is how much of it the session uses",
         }
 
 
-def fill_state(tokens: int, window: int, lines: list[ThresholdLine], guard_level: str) -> FillState:
-    """The fill state of `tokens` in `window`, given the threshold lines (from `threshold_lines`)."""
+def fill_state(tokens: int, window: int, lines: list[ThresholdLine], guard_level: str, basis: str = "") -> FillState:
+    """The fill state of `tokens` in `window`, given the threshold lines (from `threshold_lines`); `basis`: what
+    `tokens` rests on (`FillState.basis`)."""
     fill = round(tokens / window, 4) if window else None
     pct = f"{100 * fill:.1f}%" if fill is not None else "?"  # the rounded fill, as `stats` and the gauge print it
     over = [t for t in lines if tokens > t.tokens]
@@ -84,7 +90,7 @@ def fill_state(tokens: int, window: int, lines: list[ThresholdLine], guard_level
     else:
         level = FILL_OK
         message = f"{tokens:,} tokens, {pct} of the {window:,}-token window."
-    return FillState(tokens, window, fill, level, message, top.name if top else None, guard_level)
+    return FillState(tokens, window, fill, level, message, top.name if top else None, guard_level, basis)
 
 
 def context_fill(
@@ -94,11 +100,13 @@ def context_fill(
     config: dict[str, Any] | None,
     rules: RuleSet,
     early_fractions: tuple[float, ...] | None = None,
+    basis: str = "",
 ) -> FillState:
-    """The fill state of a context of `tokens` (pi's `estimateContextTokens`, the `context now` of `stats`) in
+    """The fill state of a context of `tokens` (the rules' `context_usage.context_now`, the `context now` of `stats`,
+    whose `basis` it carries) in
     `window`, with the thresholds `build_timeline` uses (the reserve `rules` resolve from `config`; `early_fractions`
     None: the rules' default early thresholds): cheap, for a header that must not wait for the whole timeline."""
     if early_fractions is None:
         early_fractions = rules.triggers.DEFAULT_EARLY_THRESHOLDS
     reserve = rules.compaction_settings.resolve_reserve_tokens(config)
-    return fill_state(tokens, window, threshold_lines(window, reserve, early_fractions), guard_level)
+    return fill_state(tokens, window, threshold_lines(window, reserve, early_fractions), guard_level, basis)

@@ -277,7 +277,7 @@ def build_timeline(session: Session, ctx: m.SessionContext, options: TimelineOpt
     early = rules.triggers.DEFAULT_EARLY_THRESHOLDS if options.early_fractions is None else options.early_fractions
     lines = threshold_lines(window.tokens, reserve, early)
     guard = guard_json(rules, window, ctx.model)
-    now = rules.context_usage.last_context_usage(session, ctx)
+    now = rules.context_usage.context_now(session, ctx)
     ttl_ms, ttl_source = cache_ttl(rules, config)
     entries = session.entries
     return Timeline(
@@ -295,7 +295,7 @@ def build_timeline(session: Session, ctx: m.SessionContext, options: TimelineOpt
         attribution=attribution,
         cache=summarize_cache(walk.calls, ttl_ms, ttl_source),
         cost=summarize_cost(walk.calls, prices.describe()),
-        fill=fill_state(now["tokens"], window.tokens, lines, guard["level"]),
+        fill=fill_state(now["tokens"], window.tokens, lines, guard["level"], now["basis"]),
         recorded_totals=sum_usage([entries[c.entry_index] for c in walk.calls]),
         skipped_totals=sum_usage(walk.skipped_synthetic + walk.skipped_zero_usage),
         gateway=None if options.gateway is None else timeline_section(options.gateway, walk, window.tokens - reserve.reserve_tokens),

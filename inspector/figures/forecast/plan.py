@@ -21,6 +21,7 @@ from inspector.base.cancel import checked, progress
 from inspector.figures.rules_of import rules_of
 from inspector.figures.session_figures import WindowOptions, window_for, window_json
 from inspector.model import entries as m
+from inspector.rules.context_basis import basis_of
 from inspector.rules.ruleset import RuleSet
 from inspector.session.session import Session
 
@@ -178,6 +179,9 @@ class CompactionPlan:
     first_kept_line: int | None = None
     is_split_turn: bool = False
     tokens_before: int | None = None
+    tokens_before_basis: str | None = None
+    """What `tokens_before` (pi's `estimateContextTokens`, the figure the entry records) rests on: a usage recorded
+    before the latest compaction counts there (`inspector.rules.context_basis`)."""
     previous_summary: Any = None
     boundary_start: dict[str, Any] | None = None
     messages_to_summarize: list[MessageRef] = field(default_factory=list)
@@ -201,6 +205,11 @@ class CompactionPlan:
     summary_limits: Any = None
     """What caps the stored summary and the latest unresolved request it may carry (2026.9 `SummaryLimits`); None
     under rules that have no such figure."""
+    context_basis: str = ""
+    """What `context_tokens` rests on (`inspector.rules.context_basis`): never a usage recorded before the latest
+    compaction (the rules' `context_usage.context_now`)."""
+    context_stale_usage_tokens: int | None = None
+    """The recorded usage `context_tokens` leaves out because it predates the latest compaction (None: none)."""
 
     @property
     def llm_calls(self) -> int:
@@ -219,10 +228,13 @@ class CompactionPlan:
             "context_window": self.context_window,
             "settings": self.settings.to_json(),
             "context_tokens": self.context_tokens,
+            "context_basis": self.context_basis,
+            "context_stale_usage_tokens": self.context_stale_usage_tokens,
             "first_kept_entry_id": self.first_kept_entry_id,
             "first_kept_line": self.first_kept_line,
             "is_split_turn": self.is_split_turn,
             "tokens_before": self.tokens_before,
+            "tokens_before_basis": self.tokens_before_basis,
             "previous_summary": self.previous_summary,
             "boundary_start": self.boundary_start,
             "messages_to_summarize": [r.to_json() for r in refs],
@@ -359,7 +371,8 @@ def plan_compaction(session: Session, ctx: m.SessionContext, options: PlanOption
         settings = cs.resolve_settings(opts.config, opts.keep_recent_tokens, opts.reserve_tokens)
     engine = cs.resolve_context_engine(opts.config)
     compactor = cs.resolve_compactor(opts.config, ctx.model) if hasattr(cs, "resolve_compactor") else None
-    context_tokens = int(rules.context_usage.last_context_usage(session, ctx)["tokens"])
+    now = rules.context_usage.context_now(session, ctx)
+    context_tokens = int(now["tokens"])
     tr = rules.triggers
     if compactor is not None:
         threshold = tr.threshold_trigger(
@@ -383,6 +396,8 @@ def plan_compaction(session: Session, ctx: m.SessionContext, options: PlanOption
         context_engine=engine,
         triggers=triggers,
         context_tokens=context_tokens,
+        context_basis=now["basis"],
+        context_stale_usage_tokens=now["stale_usage_tokens"],
         compactor=compactor,
         split_kind=getattr(rules.chunking, "SPLIT_KIND", None),
     )
@@ -427,6 +442,7 @@ def _fill(rules: RuleSet, session: Session, ctx: m.SessionContext, plan: Compact
     plan.first_kept_line = first_kept.line
     plan.is_split_turn = prep.is_split_turn
     plan.tokens_before = prep.tokens_before
+    plan.tokens_before_basis = basis_of(rules.context_usage.last_context_usage(session, ctx))
     plan.previous_summary = prep.previous_summary
     plan.boundary_start = {"entry_id": start.id, "line": start.line} if start is not None else None
     plan.messages_to_summarize = refs

@@ -261,8 +261,7 @@ def _from_index(walk: Walk, path: Path) -> None:
     except (SessionOpenError, OSError):
         return
     ctx = session.context()
-    usage = rule_set(session.rules_id).tokens
-    walk.tokens = usage.context_tokens_from_end(usage.usage_rows_from_end(session.entries, ctx), len(ctx.messages)).tokens
+    walk.tokens = int(rule_set(session.rules_id).context_usage.context_now(session, ctx)["tokens"])
     walk.model, walk.tokens_known, walk.model_known = ctx.model, True, True
 
 

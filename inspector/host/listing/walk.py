@@ -4,7 +4,8 @@
 in file order); its path is followed by `parentId` (to the latest entry with that id, as pi's index does), and what
 the path decides is taken on the way: the model in force (the first `model_change` or assistant message met), and
 pi's `estimateContextTokens` (the last valid assistant usage plus the pi tokens of the later context messages; past
-the last compaction, its kept messages from `firstKeptEntryId` and its summary). The first `session_info` that sets
+the last compaction, its kept messages from `firstKeptEntryId` and its summary, all estimated: a usage recorded before
+the latest compaction never counts, as in the rules' `context_usage.context_now`). The first `session_info` that sets
 or clears the name decides it. Entries are built by the index's own reader (`EntryReader`), so each figure is
 computed from exactly what the full read computes it from.
 """
@@ -119,7 +120,7 @@ class Walk:
             if maps_to_message(entry.type, entry.role):
                 self.kept_rows.append(self.usage.usage_row(entry))
             if entry.id is not None and entry.id == self.kept_from:
-                self._context_is(self.rows + self.kept_rows + [self.summary_row])
+                self._estimated(self.rows + self.kept_rows + [self.summary_row])
         elif entry.type == m.COMPACTION and self.linear:
             self.tokens_blocked = True  # v1 keeps by line index: unknown from the tail (a small file: the full index)
         elif entry.type == m.COMPACTION:
@@ -129,7 +130,7 @@ class Walk:
             self.summary_row = self.usage.usage_row(entry)
             self.kept_from = first if isinstance(first, str) and first != entry.id else None
             if self.kept_from is None:
-                self._context_is(self.rows + [self.summary_row])
+                self._estimated(self.rows + [self.summary_row])
         elif maps_to_message(entry.type, entry.role):
             row = self.usage.usage_row(entry)
             self.rows.append(row)
@@ -140,11 +141,19 @@ class Walk:
         self.tokens = self.usage.context_tokens_from_end(rows_from_end, len(rows_from_end)).tokens
         self.tokens_known = True
 
+    def _estimated(self, rows: list[UsageRow]) -> None:
+        """The context past a compaction with no usage recorded after it: every message estimated."""
+        self.tokens = sum(row.pi_tokens for row in rows)
+        self.tokens_known = True
+
     def _root(self) -> None:
         """The path ends here: every context message on it was seen (a firstKeptEntryId not met keeps nothing)."""
         self.path_done = True
         if not self.tokens_known and not self.tokens_blocked:
-            self._context_is(self.rows + ([self.summary_row] if self.summary_row is not None else []))
+            if self.summary_row is not None:
+                self._estimated(self.rows + [self.summary_row])  # a firstKeptEntryId not met keeps nothing
+            else:
+                self._context_is(self.rows)
         self.model_known = True
 
     def at_file_start(self) -> None:
