@@ -47,6 +47,7 @@ from inspector.write.recovery import recover_session
 from inspector.write.sessionfile import SessionWriteError
 from inspector.write.staged import Msg, Stager, synthetic_message
 from inspector.write.summarizers.base import CancelToken, ProviderError, Summarizer, SummaryCancelled
+from inspector.write.summarizers.keys import ProviderConfig
 from inspector.write.summarizers.rule_based import RulesSummarizer
 from inspector.write.truncate import HeartbeatSettings
 from inspector.write.writer import CommitResult, CompactedMeanwhile, PlanSnapshot, commit_compaction
@@ -158,6 +159,12 @@ class _TimedOut(Exception):
     pass
 
 
+def _model_of(summarizer: Summarizer) -> dict[str, Any] | None:
+    """An LLM summarizer's model in OpenClaw's shape (`ProviderConfig.summary_model`); None for the rules summarizer."""
+    config = getattr(summarizer, "config", None)
+    return config.summary_model() if isinstance(config, ProviderConfig) else None
+
+
 def _estimate_tokens_after(rules: RuleSet, plan: CompactionPlan, summary: str) -> int:
     """The rules' `estimateTokens` of the compaction summary message (chars/4) plus the kept tail's estimate."""
     kept = sum(r.tokens for r in plan.rows if r.plan == "kept")
@@ -250,7 +257,7 @@ class _Run:
         structured = R.prompts.safeguard_structured_instructions(self.o.instructions)
         previous = plan.previous_summary if isinstance(plan.previous_summary, str) else None
         stager = Stager(self.o.summarizer, self.path, self.emit, self.clock, self.cancel, window, reserve, R,
-                        thinking_level=R.prompts.compaction_thinking_level(self.o.plan.config, ctx.thinking_level),
+                        thinking_level=R.prompts.compaction_thinking_level(self.o.plan.config, ctx.thinking_level, model=_model_of(self.o.summarizer)),
                         breaker=self.o.breaker, retry_policy=self.o.retry_policy, rng=self.o.rng or random.Random())
         tool_failures = R.assembly.format_tool_failures_section([m.message for m in all_msgs + prefix_msgs])
         file_ops = R.assembly.format_file_operations(plan.read_files, plan.modified_files)

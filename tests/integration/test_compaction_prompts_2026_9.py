@@ -131,11 +131,12 @@ def test_a_reasoning_model_is_asked_for_the_compaction_thinking_level() -> None:
     msgs = [{"role": "user", "content": "hi"}]
     s9 = P9.safeguard_structured_instructions(None)
     sept, april = rule_set("openclaw-2026.9.6"), rule_set("openclaw-2026.4.12")
-    for level, want in ((None, "low"), ("high", "high"), ("off", None)):
+    # the body: @openclaw/ai's mapping (no level: no reasoning option; "off" is "none" for a model without an effort table)
+    for level, want, sent in ((None, "low", None), ("high", "high", "high"), ("off", None, "none")):
         prompt = P9.safeguard_prompt(msgs, 1000, s9, thinking_level=level)
         assert prompt.reasoning_effort == want
         request = SummaryRequest("history", tuple(msgs), prompt, None, "", sept, level)
-        assert OpenAIChatSummarizer(_config(True)).build_body(request).get("reasoning_effort") == want
+        assert OpenAIChatSummarizer(_config(True)).build_body(request).get("reasoning_effort") == sent
         assert "reasoning_effort" not in OpenAIChatSummarizer(_config(False)).build_body(request)
     p4 = P4.safeguard_prompt(msgs, 1000, P4.safeguard_structured_instructions(None))
     request4 = SummaryRequest("history", tuple(msgs), p4, None, "", april, "off")

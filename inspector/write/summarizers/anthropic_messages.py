@@ -4,13 +4,16 @@ The request is the one pi-ai 0.66.1's `anthropic` provider sends for pi's `gener
 `{model, messages: [{role: "user", content: [{type: "text", text: <prompt>, cache_control: {type:
 "ephemeral"}}]}], max_tokens: N, stream: true, system: [{type: "text", text: <system prompt>, cache_control:
 {type: "ephemeral"}}]}` (the last user block carries the cache marker, as pi-ai puts it on the last user
-message). The SDK's own retries are off; the runner retries.
+message). Under OpenClaw 2026.9.6 the rule set's `prompts.summary_request_reasoning` adds what `@openclaw/ai` sends for
+the compaction's thinking level: `thinking` (disabled, a budget that raises `max_tokens`, or adaptive with
+`output_config.effort`). The SDK's own retries are off; the runner retries.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from inspector.rules.ruleset import rule_set
 from inspector.write.summarizers.base import SummaryRequest
 from inspector.write.summarizers.keys import ProviderConfig
 from inspector.write.summarizers.sdk_stream import Put, SdkSummarizer, sanitize_surrogates
@@ -42,17 +45,24 @@ class AnthropicMessagesSummarizer(SdkSummarizer):
         """The JSON body pi-ai would send for this request."""
         p = request.prompt
         cache = {"type": "ephemeral"}
-        return {
+        body: dict[str, Any] = {
             "model": self.config.model,
             "messages": [{"role": "user", "content": [{"type": "text", "text": sanitize_surrogates(p.text), "cache_control": cache}]}],
             "max_tokens": p.max_tokens or 4096,
             "stream": True,
             "system": [{"type": "text", "text": sanitize_surrogates(p.system), "cache_control": cache}],
         }
+        prompts = (request.rules or rule_set()).prompts
+        if hasattr(prompts, "summary_request_reasoning"):  # OpenClaw 2026.9.6: @openclaw/ai's thinking fields
+            model = {**self.config.summary_model(), "api": "anthropic-messages", "reasoning": p.reasoning or self.config.reasoning}
+            body.update(prompts.summary_request_reasoning(model, request.thinking_level, p.max_tokens or 4096))
+        return body
 
     def _open(self, body: dict[str, Any]) -> Any:
+        extra = {k: body[k] for k in ("thinking", "output_config") if k in body}
         return self._client.messages.create(
-            model=body["model"], messages=body["messages"], max_tokens=body["max_tokens"], system=body["system"], stream=True
+            model=body["model"], messages=body["messages"], max_tokens=body["max_tokens"], system=body["system"], stream=True,
+            **({"extra_body": extra} if extra else {}),
         )
 
     def _on_event(self, event: Any, put: Put, usage: dict[str, Any]) -> None:

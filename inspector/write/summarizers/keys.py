@@ -68,6 +68,19 @@ class ProviderConfig:
     reasoning: bool = False
     supports_store: bool = True
     max_tokens_field: str = "max_completion_tokens"
+    api: str = ""
+    """The provider entry's `api` in `openclaw.json` (empty: the summarizer's own, `API_OF_KIND`)."""
+    model_max_tokens: int | None = None
+    """The model entry's `maxTokens` in `openclaw.json` (None: not listed)."""
+
+    def summary_model(self) -> dict[str, Any]:
+        """The summarizer's model in OpenClaw's shape (`provider`, `id`, `api`, `reasoning`, `baseUrl`, `maxTokens`):
+        what a rule set's `prompts.compaction_thinking_level` / `summary_request_reasoning` read."""
+        out: dict[str, Any] = {"provider": self.provider, "id": self.model, "api": self.api or API_OF_KIND[self.kind][0],
+                               "reasoning": self.reasoning, "baseUrl": self.base_url}
+        if self.model_max_tokens is not None:
+            out["maxTokens"] = self.model_max_tokens
+        return out
 
     @property
     def is_local(self) -> bool:
@@ -204,9 +217,12 @@ def resolve_provider(
         raise ProviderConfigError(f"no model for provider {pid!r}: pass a model name")
 
     reasoning = False
+    model_max: int | None = None
     for m in entry.get("models") or [] if isinstance(entry.get("models"), list) else []:
-        if isinstance(m, dict) and m.get("id") == chosen_model and m.get("reasoning") is True:
-            reasoning = True
+        if isinstance(m, dict) and m.get("id") == chosen_model:
+            reasoning = reasoning or m.get("reasoning") is True
+            max_tokens = m.get("maxTokens")
+            model_max = max_tokens if isinstance(max_tokens, int) and not isinstance(max_tokens, bool) and max_tokens > 0 else model_max
     cfg = ProviderConfig(
         kind=kind,
         provider=pid,
@@ -218,6 +234,8 @@ def resolve_provider(
         reasoning=reasoning,
         supports_store=_supports_store(pid, url),
         max_tokens_field="max_tokens" if "chutes.ai" in url else "max_completion_tokens",
+        api=entry["api"] if isinstance(entry.get("api"), str) else "",
+        model_max_tokens=model_max,
     )
     if not key:
         if not cfg.is_local:

@@ -7,8 +7,9 @@ max_completion_tokens: N}` (`developer` for reasoning models: the prompt's `reas
 lone surrogates removed as pi-ai's `sanitizeSurrogates` does). A reasoning model also gets `reasoning_effort`, the
 rule set's `prompts.summary_reasoning` of the compaction's thinking level (`SummaryRequest.thinking_level`): "high"
 under pi 0.66.1, the session's level under pi 0.73.1 (none when "off"), the configured compaction level (default
-low) under OpenClaw 2026.9.6; "xhigh" is sent as "high", as pi-ai clamps
-it for a model without an xhigh mapping. The official `openai` SDK makes the call, with its own
+low) under pi; "xhigh" is sent as "high", as pi-ai clamps it for a model without an xhigh mapping. Under OpenClaw
+2026.9.6 the rule set's `prompts.summary_request_reasoning` gives the fields instead (`@openclaw/ai`'s mapping: the
+level clamped to the model's efforts, `none` for `off`, OpenRouter's `reasoning: {effort}`). The official `openai` SDK makes the call, with its own
 retries off (the runner retries, so request counts are exact) and a timeout.
 """
 
@@ -63,6 +64,10 @@ class OpenAIChatSummarizer(SdkSummarizer):
         if p.max_tokens:
             body[self.config.max_tokens_field] = p.max_tokens
         prompts = (request.rules or rule_set()).prompts
+        if hasattr(prompts, "summary_request_reasoning"):  # OpenClaw 2026.9.6: @openclaw/ai's mapping
+            model = {**self.config.summary_model(), "api": "openai-completions", "reasoning": model_reasoning}
+            body.update(prompts.summary_request_reasoning(model, request.thinking_level, p.max_tokens))
+            return body
         effort = prompts.summary_reasoning(model_reasoning, request.thinking_level)
         if effort:
             body["reasoning_effort"] = "high" if effort == "xhigh" else effort  # pi-ai's clamp: no xhigh without the model's map

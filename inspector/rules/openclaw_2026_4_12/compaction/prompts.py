@@ -259,8 +259,9 @@ def history_prompt(
     return SummaryPrompt(SUMMARIZATION_SYSTEM_PROMPT, text, int(0.8 * reserve_tokens) if reserve_tokens >= 0 else 0, reasoning)
 
 
-def compaction_thinking_level(config: dict[str, Any] | None, session_level: str | None) -> str | None:
-    """The thinking level a compaction's summary calls go by: pi's are the session's own (`config` is not read)."""
+def compaction_thinking_level(config: dict[str, Any] | None, session_level: str | None, model: Any = None) -> str | None:
+    """The thinking level a compaction's summary calls go by: pi's are the session's own (`config` and the
+    summarizer's `model` are not read)."""
     return session_level
 
 

@@ -12,7 +12,9 @@ Agent core (`packages/agent-core/src/harness/compaction/compaction.ts`, `utils.t
 * `generateSummary` with a safeguard `summaryPrompt`: the prompt is the stage's instructions (the structured
   instructions, or pi's split-turn prompt for a turn prefix), led by "Update the previous summary..." when there is
   a previous summary, and `Additional focus: ` follows it; the output budget is `floor(0.8 x reserve)` (0.5 for a
-  turn prefix); reasoning follows the session's thinking level (`reasoning_option`).
+  turn prefix); reasoning follows the compaction's thinking level (`reasoning_option`; the level, its per-model clamp
+  and the request fields that carry it: `compaction.reasoning`, re-exported here as `compaction_thinking_level` and
+  `summary_request_reasoning`).
 
 Safeguard (`src/agents/compaction.ts`, `agent-hooks/compaction-safeguard*.ts`):
 
@@ -83,6 +85,9 @@ from inspector.rules.openclaw_2026_9_6.compaction.boundary import (
 )
 from inspector.rules.openclaw_2026_9_6.compaction.boundary import has_required_summary_sections as has_required_summary_sections
 from inspector.rules.openclaw_2026_9_6.compaction.boundary import normalize_previous_summary
+from inspector.rules.openclaw_2026_9_6.compaction.reasoning import SummaryModel as SummaryModel
+from inspector.rules.openclaw_2026_9_6.compaction.reasoning import compaction_thinking_level as compaction_thinking_level
+from inspector.rules.openclaw_2026_9_6.compaction.reasoning import summary_request_reasoning as summary_request_reasoning
 from inspector.rules.openclaw_2026_9_6.pruning.pruner import slice_utf16_safe
 from inspector.rules.openclaw_2026_9_6.tokens.estimators import (
     IMAGE_OMITTED_PLACEHOLDER,
@@ -253,17 +258,6 @@ class SummaryPrompt(_SummaryPrompt_4_12):
     agent core asks a reasoning model for (`reasoning_option`; None: no reasoning option)."""
 
     reasoning_effort: str | None = None
-
-
-def compaction_thinking_level(config: dict[str, Any] | None, session_level: str | None) -> str:
-    """`resolveEmbeddedCompactionThinkingLevel` before the per-model clamp: `agents.defaults.compaction.thinkingLevel`,
-    the session's level for `"inherit"` (`off` without one), `low` when unset (a provider's own compaction default,
-    such as native Ollama's `off`, is not known here)."""
-    comp = ((config or {}).get("agents") or {}).get("defaults") or {}
-    configured = (comp.get("compaction") or {}).get("thinkingLevel") if isinstance(comp, dict) and isinstance(comp.get("compaction"), dict) else None
-    if configured == "inherit":
-        return session_level or "off"
-    return configured if isinstance(configured, str) and configured else DEFAULT_THINKING_LEVEL
 
 
 def reasoning_option(thinking_level: str | None) -> str | None:
