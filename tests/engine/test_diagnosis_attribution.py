@@ -14,6 +14,7 @@ import pytest
 
 from inspector.counting.counter import get_token_counter
 from inspector.figures.diagnosis.attribution import FLAG_HIGH, calibrate, misestimated
+from inspector.figures.diagnosis.misestimates import image_tokens, row_misestimates
 from inspector.figures.diagnosis.savings import SavingsInputs, build_savings, project, recorded_prices
 from inspector.figures.diagnosis.timeline import TimelineOptions, build_timeline
 from inspector.rules.ruleset import rule_set
@@ -219,3 +220,43 @@ def test_recorded_prices_when_the_catalog_has_none(planted):
     assert prices is not None
     assert (prices.input_cost, prices.output_cost) == (pytest.approx(3), pytest.approx(15))  # make_usage's Sonnet 4.5 prices
     assert (prices.cache_read_cost, prices.cache_write_cost) == (0.0, 0.0)  # never recorded with tokens
+
+
+# ---------------------------------------------------------------------------------- images
+
+
+def test_images_count_the_estimators_figure_on_both_sides(tmp_path):
+    """tiktoken does not count images: an image tool result (pi counts 1,200 tokens for it, the provider about as
+    much) is neither flagged nor moves the overhead; the transcript's tokenizer count takes pi's image figure."""
+    counter = get_token_counter("cl100k_base")
+    b = SessionBuilder(seed=5)
+    b.header(cwd="/work")
+    sent = 0
+
+    def add(entry_id: str, images: int = 0) -> None:
+        nonlocal sent
+        sent += (counter.count_message(b.by_id(entry_id)["message"]) or 0) + 1200 * images
+
+    add(b.user("take screenshots of the dashboard while the tests run"))
+    image_ids = []
+    for i in range(12):
+        call = b.assistant([b.tool_call("browser", {"n": i})], usage=make_usage(BASE_OVERHEAD + sent, 20))
+        add(call)
+        shots = 2 if i % 3 == 0 else 0
+        content = [english(i)] + [b.image() for _ in range(shots)]
+        result = b.tool_result(b.last_tool_call_ids[0], "browser", content)
+        add(result, shots)
+        if shots:
+            image_ids.append(result)
+    path = tmp_path / "images.jsonl"
+    b.write(path)
+    tl = timeline_of(path)
+    assert tl.attribution.tokenizer_info["image_messages"] == len(image_ids)
+    assert all(c.overhead_tokens == BASE_OVERHEAD for c in tl.calls)
+    assert not {x.entry_id for x in tl.attribution.misestimated} & set(image_ids)
+    s = open_session(path)
+    rows = [r for r in s.context().messages if r.entry_id in image_ids]
+    assert set(image_tokens(s, rows, "pi").values()) == {2400}  # two images at pi's 4800 chars (1,200 tokens) each
+    assert set(image_tokens(s, rows, "openclaw_prune").values()) == {4000}  # the pruner's 8000 chars each
+    assert image_tokens(s, rows, "tiktoken") == image_tokens(s, rows, "pi")
+    assert all(v is None for v in row_misestimates(s, rows, "pi").values())

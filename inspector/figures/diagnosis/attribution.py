@@ -6,7 +6,9 @@ the transcript (chars/4 undercounts CJK text, minified code and base64, and over
 per call (`attribute`):
 
 1. The transcript sent before each call is counted with a real tokenizer (`TOKENIZER`, tiktoken's cl100k_base; each
-   message counted once and remembered in `session.token_counts`, as the other figures do): `transcript_tokens`.
+   message counted once and remembered in `session.token_counts`, as the other figures do), its image blocks at the
+   estimator's own image figure (tiktoken does not count images: `misestimates.tokenizer_counts`):
+   `transcript_tokens`.
 2. The provider's tokenizer is not cl100k_base, so the ratio between the two is measured on the session's own calls
    (`calibrate`): for every two consecutive calls in one compaction segment whose transcript grew by at least
    `MIN_STEP_TOKENS` tokenizer tokens, Δ recorded prompt / Δ transcript tokens. The ratio is their median weighted
@@ -32,20 +34,38 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.figures.diagnosis.calls import AddedMessage, CallPoint, CallWalk
+from inspector.figures.diagnosis.misestimates import (
+    FLAG_HIGH,
+    FLAG_LOW,
+    FLAG_MIN_TOKENS,
+    TIKTOKEN_ESTIMATOR,
+    TOKENIZER,
+    Misestimate,
+    judge,
+    misestimated,
+    tokenizer_counts,
+)
 from inspector.figures.diagnosis.overhead import FLAT_SLOPE_TOKENS_PER_CALL, OverheadTrend, overhead_trend, slope
-from inspector.figures.session_figures import tiktoken_counts_of
 from inspector.model import entries as m
 from inspector.session.session import Session
 
-TOKENIZER = "cl100k_base"
-TIKTOKEN_ESTIMATOR = "tiktoken"
-"""The timeline estimator name that makes the tokenizer the estimate too."""
+__all__ = [
+    "FLAG_HIGH",
+    "FLAG_LOW",
+    "FLAG_MIN_TOKENS",
+    "TIKTOKEN_ESTIMATOR",
+    "TOKENIZER",
+    "Attribution",
+    "Calibration",
+    "Misestimate",
+    "attribute",
+    "calibrate",
+    "misestimated",
+]
+
 MIN_STEP_TOKENS = 200
 MIN_STEPS = 3
 MIN_RELATIVE_SPREAD = 0.1
-FLAG_HIGH = 1.5
-FLAG_LOW = 1 / 1.5
-FLAG_MIN_TOKENS = 200
 MAX_FLAGGED = 50
 METHOD_TOKENIZER = "tokenizer_ratio"
 METHOD_ESTIMATOR = "estimator_ratio"
@@ -106,49 +126,6 @@ def calibrate(calls: Sequence[CallPoint], counted: Sequence[int | float]) -> Cal
     if ratio <= 0:
         return Calibration(1.0, 1.0, 1.0, len(pairs), "as_is")
     return Calibration(ratio, _weighted_quantile(pairs, 0.25), _weighted_quantile(pairs, 0.75), len(pairs), "session_calls")
-
-
-@dataclass(frozen=True, slots=True)
-class Misestimate:
-    """A message the estimator gets far wrong: its estimate, the tokenizer's count and their ratio."""
-
-    entry_id: str | None
-    line: int
-    role: str
-    tool_name: str | None
-    estimate: int
-    tokenizer: int
-    ratio: float | None
-
-    @property
-    def difference(self) -> int:
-        """Tokenizer minus estimate (positive: the estimator undercounts)."""
-        return self.tokenizer - self.estimate
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON form (stable field names)."""
-        return {
-            "entry_id": self.entry_id,
-            "line": self.line,
-            "role": self.role,
-            "tool_name": self.tool_name,
-            "estimate_tokens": self.estimate,
-            "tokenizer_tokens": self.tokenizer,
-            "ratio": self.ratio,
-            "difference": self.difference,
-            "direction": "under" if self.difference > 0 else "over",
-        }
-
-
-def misestimated(estimate: int, tokenizer: int | None) -> float | None:
-    """tokenizer / estimate when the estimator is far off (beyond `FLAG_HIGH`/`FLAG_LOW` and `FLAG_MIN_TOKENS`
-    apart), else None."""
-    if tokenizer is None or abs(tokenizer - estimate) < FLAG_MIN_TOKENS:
-        return None
-    if estimate <= 0:
-        return float("inf")
-    ratio = tokenizer / estimate
-    return round(ratio, 2) if ratio >= FLAG_HIGH or ratio <= FLAG_LOW else None
 
 
 @dataclass(slots=True)
@@ -217,23 +194,16 @@ def _replay(walk: CallWalk, size: Callable[[m.ContextMessage], int]) -> list[int
     return sums
 
 
-def _counts(session: Session, walk: CallWalk) -> tuple[dict[int, int] | None, dict[str, Any]]:
-    """The tokenizer count of every row the walk sent, by entry index (None: no tokenizer)."""
-    unique: dict[int, m.ContextMessage] = {}
-    for _, rows in walk.ledger:
-        for r in rows:
-            unique.setdefault(r.entry_index, r)
-    rows_list = list(unique.values())
-    counts, info = tiktoken_counts_of(session, rows_list, TOKENIZER)
-    if counts is None or not info.get("enabled"):
-        return None, info
-    return {r.entry_index: c or 0 for r, c in zip(rows_list, counts)}, info
+def _counts(session: Session, walk: CallWalk, estimator: str) -> tuple[dict[int, int] | None, dict[str, Any]]:
+    """The tokenizer count of every row the walk sent, by entry index, images at the estimator's figure
+    (`misestimates.tokenizer_counts`; None: no tokenizer)."""
+    return tokenizer_counts(session, [r for _, rows in walk.ledger for r in rows], estimator)
 
 
 def attribute(session: Session, walk: CallWalk, estimator: str = "pi") -> Attribution:
     """Split every call's `not_in_transcript` into `overhead_tokens` and `estimator_error_tokens` (set on the calls
     and their added messages in place); with `estimator` "tiktoken" the tokenizer is the estimate too."""
-    counts, info = _counts(session, walk)
+    counts, info = _counts(session, walk, estimator)
     calls = walk.calls
     if counts is not None:
         tokens = _replay(walk, lambda r: counts.get(r.entry_index, 0))
@@ -293,11 +263,8 @@ def _flagged(walk: CallWalk, counts: dict[int, int]) -> list[Misestimate]:
                 continue
             seen.add(r.entry_index)
             estimate = estimates.get(r.entry_id)
-            if estimate is None:
-                continue
-            tok = counts.get(r.entry_index)
-            ratio = misestimated(estimate, tok)
-            if ratio is not None and tok is not None:
-                found.append(Misestimate(r.entry_id, r.line, r.role, r.tool_name, estimate, tok, ratio if ratio != float("inf") else None))
+            flagged = judge(r, estimate, counts.get(r.entry_index)) if estimate is not None else None
+            if flagged is not None:
+                found.append(flagged)
     found.sort(key=lambda x: (-abs(x.difference), x.line))
     return found[:MAX_FLAGGED]
