@@ -10,8 +10,8 @@ One home for the judgement the timeline's `attribution.misestimated` list and th
   of a mis-estimate than of a growing system prompt): the image figure of a row is the estimator's figure of the
   message minus its figure of the message without its image blocks (the rule set's own `estimate_all`, so every
   release's weights hold). Under the `tiktoken` estimator the rule set's first estimator (pi's) gives it.
-  Only lines that hold the bytes `"image"` are parsed for it (`counting.bulk.messages_containing`), once per entry
-  and session.
+  Only the rows whose entry has an image block (the index's block kinds) are read for it, once per entry and session
+  (`counting.bulk.messages_containing`).
 - `judge(row, estimate, tokenizer)`: a `Misestimate` when tokenizer / estimate is beyond `FLAG_HIGH` or `FLAG_LOW`
   and the two are at least `FLAG_MIN_TOKENS` apart (`misestimated`), else None.
 - `row_misestimates(session, rows, estimator)`: both for a few rows (the transcript's rows on screen).
@@ -38,7 +38,7 @@ FLAG_HIGH = 1.5
 FLAG_LOW = 1 / 1.5
 FLAG_MIN_TOKENS = 200
 IMAGE_NEEDLE = b'"image"'
-"""Bytes every line holding an image block has (`"type":"image"`): other lines are not parsed for images."""
+"""Bytes every line holding an image block has (`"type":"image"`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,22 +100,11 @@ def judge(row: m.ContextMessage, estimate: int, tokenizer: int | None) -> Misest
 
 @dataclass(slots=True)
 class _ImageMemo:
-    """What the image scan found in one session's index: the entries scanned (a bit each) and, for those with image
-    blocks, `estimate_all` of the message and of the message without them."""
+    """The image rows of one session's index already read: `estimate_all` of the message and of the message without
+    its image blocks (None: the estimators do not count its images), by entry index."""
 
     table: Any
-    scanned: bytearray = field(default_factory=bytearray)
-    figures: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)
-
-    def seen(self, index: int) -> bool:
-        byte = index >> 3
-        return byte < len(self.scanned) and bool(self.scanned[byte] & (1 << (index & 7)))
-
-    def mark(self, index: int) -> None:
-        byte = index >> 3
-        if byte >= len(self.scanned):
-            self.scanned.extend(bytes(byte + 1 - len(self.scanned)))
-        self.scanned[byte] |= 1 << (index & 7)
+    figures: dict[int, tuple[tuple[int, ...], tuple[int, ...]] | None] = field(default_factory=dict)
 
 
 _MEMOS: weakref.WeakKeyDictionary[Session, _ImageMemo] = weakref.WeakKeyDictionary()
@@ -129,23 +118,22 @@ def _without_images(msg: dict[str, Any]) -> dict[str, Any]:
 
 
 def _image_memo(session: Session, rows: Sequence[m.ContextMessage]) -> _ImageMemo:
-    """The session's memo, with every row of `rows` scanned."""
+    """The session's memo, with every row of `rows` whose entry has an image block (the index's block kinds) read."""
     memo = _MEMOS.get(session)
     if memo is None or memo.table is not session.entries:
         memo = _MEMOS[session] = _ImageMemo(session.entries)
-    todo = [r for r in rows if not memo.seen(r.entry_index)]
+    shape_of = session.entries.shape_of
+    todo = [r for r in rows if r.entry_index not in memo.figures and "image" in shape_of(r.entry_index)[6]]
     if not todo:
         return memo
     _, _, jobs = rows_line_jobs(session, todo, {})
     estimate_all = session.estimates.estimate_all
-    for pos, msg in messages_containing(str(session.path), jobs, session.version, IMAGE_NEEDLE):
-        text_only = _without_images(msg)
-        if text_only is not msg:
-            full, text = estimate_all(msg), estimate_all(text_only)
-            if full != text:
-                memo.figures[todo[pos].entry_index] = (tuple(full), tuple(text))
     for r in todo:
-        memo.mark(r.entry_index)
+        memo.figures[r.entry_index] = None
+    for pos, msg in messages_containing(str(session.path), jobs, session.version, IMAGE_NEEDLE):
+        full, text = tuple(estimate_all(msg)), tuple(estimate_all(_without_images(msg)))
+        if full != text:
+            memo.figures[todo[pos].entry_index] = (full, text)
     return memo
 
 
