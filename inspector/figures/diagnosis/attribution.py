@@ -16,10 +16,21 @@ per call (`attribute`):
    how much it varies with the content.
 3. `estimator_error_tokens = ratio × transcript_tokens − transcript_estimate` and
    `overhead_tokens = prompt − ratio × transcript_tokens`; the two add up to `not_in_transcript`. The first call's
-   overhead is the baseline (system prompt plus tools). Its trend is `rising`/`falling` only when its slope passes
-   what one ratio cannot tell apart: the ratio's spread (half its interquartile range, relative), and at least
-   `MIN_RELATIVE_SPREAD` (the provider's tokenizer differs from cl100k_base by about a tenth between prose, code
-   and CJK text), times the transcript's slope.
+   overhead is the baseline (system prompt plus tools).
+4. The overhead's trend (`TOLERANCE_RATIONALE`). A ratio off by a fraction δ moves every call's overhead by
+   δ × ratio × transcript_tokens, so the overhead's slope can only be told from the ratio's error beyond δ × the
+   transcript's slope. It is `rising`/`falling` when its slope passes `max(spread, MIN_RELATIVE_SPREAD)` × the
+   transcript's slope (`trend_tolerance` in the JSON): `spread` is half the ratio's interquartile range, relative
+   (how much one step's ratio varies with the content); the floor of a tenth covers what the per-step ratio does not
+   see, measured on pi's `large-session.v1` (439 calls, Anthropic): (a) the walk sends exactly the messages pi 0.66.1
+   sends (`buildSessionContext`, `convertToLlm`, pi-ai's `transformMessages`, checked call by call against pi's own
+   functions: `tests/integration/test_timeline_pi_sent_oracle.py`), so no unsent message is missing from it; (b) its
+   overhead rises 1,626 → 10,601, 7% of the transcript's slope, and that rise is 10 tokens per message sent (a line
+   through the overhead against the messages sent leaves 409 tokens of spread, against 2,670 around a constant): the
+   framing the provider counts around every message (role markers, tool-call ids and argument JSON) and the tokenizer
+   count of the text does not, a per-message error of the count that grows with the transcript, not a system
+   prompt. `overhead_per_message` in the JSON is that line's slope. A system prompt or a skill that grows is one step
+   of thousands of tokens against a few hundred of framing.
 
 Without a tokenizer the estimator itself is calibrated the same way (method `estimator_ratio`). Messages the
 estimator gets far wrong (tokenizer / estimate beyond `FLAG_HIGH` or `FLAG_LOW`, at least `FLAG_MIN_TOKENS` apart)
@@ -66,15 +77,21 @@ __all__ = [
 MIN_STEP_TOKENS = 200
 MIN_STEPS = 3
 MIN_RELATIVE_SPREAD = 0.1
+TOLERANCE_RATIONALE = (
+    "overhead is rising/falling only when its slope passes max(ratio spread, 10%) x the transcript's slope: a ratio "
+    "off by d moves the overhead by d x the transcript; the 10% floor covers the per-message framing the tokenizer's "
+    "count of the text misses (about 10 tokens a message on Anthropic: see overhead_per_message) and the content mix"
+)
 MAX_FLAGGED = 50
 METHOD_TOKENIZER = "tokenizer_ratio"
 METHOD_ESTIMATOR = "estimator_ratio"
 METHODS = {
-    METHOD_TOKENIZER: "the transcript counted with tiktoken {encoding}, times the provider/tiktoken ratio measured on this "
-    "session's calls (weighted median of Δ prompt / Δ transcript between consecutive calls); estimator error = that "
-    "minus the estimate; overhead = prompt minus that (first call = baseline of system prompt and tools)",
+    METHOD_TOKENIZER: "the transcript counted with tiktoken {encoding} (images at the estimator's own figure), times the "
+    "provider/tiktoken ratio measured on this session's calls (weighted median of Δ prompt / Δ transcript between "
+    "consecutive calls); estimator error = that minus the estimate; overhead = prompt minus that (first call = "
+    "baseline of system prompt and tools); trend: " + TOLERANCE_RATIONALE,
     METHOD_ESTIMATOR: "no tokenizer: the estimate times the prompt/estimate ratio measured on this session's calls; "
-    "estimator error = that minus the estimate; overhead = prompt minus that",
+    "estimator error = that minus the estimate; overhead = prompt minus that; trend: " + TOLERANCE_RATIONALE,
 }
 
 
@@ -143,6 +160,11 @@ class Attribution:
     error_trend: OverheadTrend
     misestimated: list[Misestimate] = field(default_factory=list)
     tokenizer_info: dict[str, Any] = field(default_factory=dict)
+    tolerance: float = 0.0
+    """The overhead slope (tokens per call) within which it is flat (module docstring, point 4)."""
+    relative_tolerance: float = MIN_RELATIVE_SPREAD
+    overhead_per_message: float | None = None
+    """The least-squares slope of the overhead against the messages sent (tokens per message; point 4)."""
 
     @property
     def overhead_change(self) -> int | float | None:
@@ -175,6 +197,12 @@ class Attribution:
             "overhead_trend": self.overhead_trend.to_json(),
             "latest_estimator_error": self.latest_error,
             "estimator_error_trend": self.error_trend.to_json(),
+            "trend_tolerance": {
+                "tokens_per_call": round(self.tolerance, 2),
+                "relative_to_transcript_slope": round(self.relative_tolerance, 4),
+                "rationale": TOLERANCE_RATIONALE,
+            },
+            "overhead_per_message": self.overhead_per_message,
             "verdict": self.verdict,
             "misestimated": [x.to_json() for x in self.misestimated],
         }
@@ -226,7 +254,8 @@ def attribute(session: Session, walk: CallWalk, estimator: str = "pi") -> Attrib
     used = [c for c in calls if c.prompt_tokens > 0]
     overhead = [float(c.overhead_tokens or 0) for c in used]
     transcript_slope = slope([calibration.ratio * n for c, n in zip(calls, counted) if c.prompt_tokens > 0]) or 0.0
-    tolerance = max(FLAT_SLOPE_TOKENS_PER_CALL, max(calibration.spread, MIN_RELATIVE_SPREAD) * abs(transcript_slope))
+    relative = max(calibration.spread, MIN_RELATIVE_SPREAD)
+    tolerance = max(FLAT_SLOPE_TOKENS_PER_CALL, relative * abs(transcript_slope))
     return Attribution(
         method=method,
         encoding=info.get("encoding") if counts is not None else None,
@@ -239,7 +268,22 @@ def attribute(session: Session, walk: CallWalk, estimator: str = "pi") -> Attrib
         error_trend=overhead_trend([float(c.estimator_error_tokens or 0) for c in used], tolerance),
         misestimated=_flagged(walk, counts) if counts is not None else [],
         tokenizer_info=info,
+        tolerance=tolerance,
+        relative_tolerance=relative,
+        overhead_per_message=_per_message(used),
     )
+
+
+def _per_message(calls: list[CallPoint]) -> float | None:
+    """The least-squares slope of the calls' overhead against the messages each was sent (None: under two distinct
+    message counts)."""
+    xs = [float(c.context_messages) for c in calls]
+    ys = [float(c.overhead_tokens or 0) for c in calls]
+    if len(set(xs)) < 2:
+        return None
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    return round(sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx, 2)
 
 
 def _with_count(added: AddedMessage, count: int | None, as_estimate: bool) -> AddedMessage:
