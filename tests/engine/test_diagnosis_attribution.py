@@ -8,6 +8,8 @@ it about threefold); before call 14 the overhead grows by `growth` (a skill inje
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ import pytest
 from inspector.counting.counter import get_token_counter
 from inspector.figures.diagnosis.attribution import FLAG_HIGH, calibrate, misestimated
 from inspector.figures.diagnosis.misestimates import image_tokens, row_misestimates
-from inspector.figures.diagnosis.savings import SavingsInputs, build_savings, project, recorded_prices
+from inspector.figures.diagnosis.savings import SavingsInputs, build_savings, project, pruned_calls, recorded_prices
 from inspector.figures.diagnosis.timeline import TimelineOptions, build_timeline
 from inspector.rules.ruleset import rule_set
 from inspector.samples.demo import demo_session_path
@@ -190,6 +192,62 @@ def test_savings_match_a_hand_calculation():
     assert pruned.saved_tokens == 12_000 and compacted.saved_tokens == 15_000
     assert pruned.saved_cost == pytest.approx(12_000 * 1.8375e-6)
     assert compacted.saved_cost == pytest.approx(15_000 * 1.8375e-6 - one_off)
+    # The TTL gate open at calls 2 and 3 only (the cache still warm at call 1): 11,000 + 8,000 + 9,000 = 28,000.
+    gated = project(dataclasses.replace(inputs, pruned_calls=(False, True, True))).scenarios[1]
+    assert gated.prompt_tokens == 28_000 and gated.saved_tokens == 8_000
+    assert gated.saved_cost == pytest.approx(8_000 * 1.8375e-6)
+
+
+def test_pruning_applies_only_where_the_ttl_gate_opens():
+    """A call every 6 minutes under a 5-minute TTL finds the cache expired every time; one every 10 seconds never does
+    (OpenClaw prunes nothing); the gate is the rules' own `ttl_expired`."""
+    expired = rule_set().ttl.ttl_expired
+    minute = 60_000
+    assert pruned_calls(expired, 1_000_000, 6 * minute, 5 * minute, 4) == (True, True, True, True)
+    assert pruned_calls(expired, 1_000_000, 5 * minute, 5 * minute, 2) == (True, True)  # now - touch >= ttl
+    assert pruned_calls(expired, 1_000_000, 10_000, 5 * minute, 3) == (False, False, False)
+    assert pruned_calls(expired, 1_000_000, 6 * minute, 0, 2) == (False, False)  # ttl 0: OpenClaw never prunes
+
+
+def test_savings_follow_the_sessions_pace_and_measure_the_summary(planted):
+    """The planted session calls every few seconds: the 5-minute TTL never expires, so pruning saves nothing (and a note
+    says why); spaced 10 minutes apart, every next call is pruned. No compaction in it: the summary size is assumed."""
+    path, _ = planted
+    s = open_session(path)
+    ctx = s.context()
+    sv = build_savings(s, ctx, build_timeline(s, ctx), next_calls=3)
+    data = sv.to_json()
+    assert data["ttl_ms"] == 300_000 and data["call_gap_ms"] < 300_000 and data["pruned_calls"] == 0
+    assert sv.scenarios[1].saved_tokens == 0 and any("keeps the cache warm" in n for n in sv.notes)
+    assert data["summary_tokens"] == 2000 and data["summary_tokens_source"].startswith("assumed")
+    slow = tmp_copy_spaced(path, 10 * 60_000)
+    s2 = open_session(slow)
+    ctx2 = s2.context()
+    sv2 = build_savings(s2, ctx2, build_timeline(s2, ctx2), next_calls=3)
+    assert sv2.to_json()["pruned_calls"] == 3 and sv2.scenarios[1].saved_tokens == pytest.approx(3 * sv2.inputs.pruning_cut)
+
+
+def tmp_copy_spaced(path: Path, gap_ms: int) -> Path:
+    """A copy of `path` whose messages are `gap_ms` apart (message and entry timestamps)."""
+    out = path.with_name(f"spaced-{gap_ms}.jsonl")
+    lines = []
+    for n, line in enumerate(path.read_text().splitlines()):
+        obj = json.loads(line)
+        msg = obj.get("message")
+        if isinstance(msg, dict) and isinstance(msg.get("timestamp"), (int, float)):
+            msg["timestamp"] = 1_767_225_600_000 + n * gap_ms
+        lines.append(json.dumps(obj))
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+def test_a_compacted_session_measures_its_summary():
+    s = open_session(demo_session_path())
+    ctx = s.context()
+    data = build_savings(s, ctx, build_timeline(s, ctx)).to_json()
+    summary = next(r for r in ctx.messages if r.role == "compactionSummary")
+    assert data["summary_tokens_source"].startswith("this session's compaction summary") and summary.entry_id in data["summary_tokens_source"]
+    assert 0 < data["summary_tokens"] < 2 * summary.estimate("pi")
 
 
 def test_savings_inputs_come_from_the_session(planted):
