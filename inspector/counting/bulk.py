@@ -44,6 +44,7 @@ __all__ = [
     "context_line_jobs",
     "count_context_soon",
     "count_lines",
+    "messages_containing",
     "plan_shares",
     "precount_summaries",
     "rows_line_jobs",
@@ -132,6 +133,28 @@ def _count_into(out: list[tuple[int, int | None]], path: str, jobs: Sequence[Lin
                     continue
                 msg = agent_message_of(cast(m.Entry, _EntryKind(job.entry_type)), obj, version)
                 out.append((job.pos, count_message(msg) if msg is not None else None))
+
+
+def messages_containing(path: str, jobs: Sequence[LineJob], version: int, needle: bytes) -> list[tuple[int, dict[str, Any]]]:
+    """`(pos, message)` of every job whose line holds the bytes `needle` (read like `count_lines`: a few large
+    sequential reads; only those lines are parsed), in offset order. Lines that no longer parse are left out."""
+    out: list[tuple[int, dict[str, Any]]] = []
+    with open(path, "rb") as f:
+        for start, end, group in _reads(sorted(jobs, key=lambda j: j.offset)):
+            f.seek(start)
+            buf = f.read(end - start)
+            for job in group:
+                at = job.offset - start
+                if buf.find(needle, at, at + job.length) < 0:
+                    continue
+                try:
+                    obj, _ = decode_line(buf[at : at + job.length])
+                except ValueError:
+                    continue
+                msg = agent_message_of(cast(m.Entry, _EntryKind(job.entry_type)), obj, version) if isinstance(obj, dict) else None
+                if msg is not None:
+                    out.append((job.pos, msg))
+    return out
 
 
 def plan_shares(jobs: Sequence[LineJob], parts: int) -> list[list[LineJob]]:

@@ -8,13 +8,16 @@ it about threefold); before call 14 the overhead grows by `growth` (a skill inje
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 
 import pytest
 
 from inspector.counting.counter import get_token_counter
 from inspector.figures.diagnosis.attribution import FLAG_HIGH, calibrate, misestimated
-from inspector.figures.diagnosis.savings import SavingsInputs, build_savings, project, recorded_prices
+from inspector.figures.diagnosis.misestimates import image_tokens, row_misestimates
+from inspector.figures.diagnosis.savings import SavingsInputs, build_savings, project, pruned_calls, recorded_prices
 from inspector.figures.diagnosis.timeline import TimelineOptions, build_timeline
 from inspector.rules.ruleset import rule_set
 from inspector.samples.demo import demo_session_path
@@ -189,6 +192,62 @@ def test_savings_match_a_hand_calculation():
     assert pruned.saved_tokens == 12_000 and compacted.saved_tokens == 15_000
     assert pruned.saved_cost == pytest.approx(12_000 * 1.8375e-6)
     assert compacted.saved_cost == pytest.approx(15_000 * 1.8375e-6 - one_off)
+    # The TTL gate open at calls 2 and 3 only (the cache still warm at call 1): 11,000 + 8,000 + 9,000 = 28,000.
+    gated = project(dataclasses.replace(inputs, pruned_calls=(False, True, True))).scenarios[1]
+    assert gated.prompt_tokens == 28_000 and gated.saved_tokens == 8_000
+    assert gated.saved_cost == pytest.approx(8_000 * 1.8375e-6)
+
+
+def test_pruning_applies_only_where_the_ttl_gate_opens():
+    """A call every 6 minutes under a 5-minute TTL finds the cache expired every time; one every 10 seconds never does
+    (OpenClaw prunes nothing); the gate is the rules' own `ttl_expired`."""
+    expired = rule_set().ttl.ttl_expired
+    minute = 60_000
+    assert pruned_calls(expired, 1_000_000, 6 * minute, 5 * minute, 4) == (True, True, True, True)
+    assert pruned_calls(expired, 1_000_000, 5 * minute, 5 * minute, 2) == (True, True)  # now - touch >= ttl
+    assert pruned_calls(expired, 1_000_000, 10_000, 5 * minute, 3) == (False, False, False)
+    assert pruned_calls(expired, 1_000_000, 6 * minute, 0, 2) == (False, False)  # ttl 0: OpenClaw never prunes
+
+
+def test_savings_follow_the_sessions_pace_and_measure_the_summary(planted):
+    """The planted session calls every few seconds: the 5-minute TTL never expires, so pruning saves nothing (and a note
+    says why); spaced 10 minutes apart, every next call is pruned. No compaction in it: the summary size is assumed."""
+    path, _ = planted
+    s = open_session(path)
+    ctx = s.context()
+    sv = build_savings(s, ctx, build_timeline(s, ctx), next_calls=3)
+    data = sv.to_json()
+    assert data["ttl_ms"] == 300_000 and data["call_gap_ms"] < 300_000 and data["pruned_calls"] == 0
+    assert sv.scenarios[1].saved_tokens == 0 and any("keeps the cache warm" in n for n in sv.notes)
+    assert data["summary_tokens"] == 2000 and data["summary_tokens_source"].startswith("assumed")
+    slow = tmp_copy_spaced(path, 10 * 60_000)
+    s2 = open_session(slow)
+    ctx2 = s2.context()
+    sv2 = build_savings(s2, ctx2, build_timeline(s2, ctx2), next_calls=3)
+    assert sv2.to_json()["pruned_calls"] == 3 and sv2.scenarios[1].saved_tokens == pytest.approx(3 * sv2.inputs.pruning_cut)
+
+
+def tmp_copy_spaced(path: Path, gap_ms: int) -> Path:
+    """A copy of `path` whose messages are `gap_ms` apart (message and entry timestamps)."""
+    out = path.with_name(f"spaced-{gap_ms}.jsonl")
+    lines = []
+    for n, line in enumerate(path.read_text().splitlines()):
+        obj = json.loads(line)
+        msg = obj.get("message")
+        if isinstance(msg, dict) and isinstance(msg.get("timestamp"), (int, float)):
+            msg["timestamp"] = 1_767_225_600_000 + n * gap_ms
+        lines.append(json.dumps(obj))
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+def test_a_compacted_session_measures_its_summary():
+    s = open_session(demo_session_path())
+    ctx = s.context()
+    data = build_savings(s, ctx, build_timeline(s, ctx)).to_json()
+    summary = next(r for r in ctx.messages if r.role == "compactionSummary")
+    assert data["summary_tokens_source"].startswith("this session's compaction summary") and summary.entry_id in data["summary_tokens_source"]
+    assert 0 < data["summary_tokens"] < 2 * summary.estimate("pi")
 
 
 def test_savings_inputs_come_from_the_session(planted):
@@ -219,3 +278,43 @@ def test_recorded_prices_when_the_catalog_has_none(planted):
     assert prices is not None
     assert (prices.input_cost, prices.output_cost) == (pytest.approx(3), pytest.approx(15))  # make_usage's Sonnet 4.5 prices
     assert (prices.cache_read_cost, prices.cache_write_cost) == (0.0, 0.0)  # never recorded with tokens
+
+
+# ---------------------------------------------------------------------------------- images
+
+
+def test_images_count_the_estimators_figure_on_both_sides(tmp_path):
+    """tiktoken does not count images: an image tool result (pi counts 1,200 tokens for it, the provider about as
+    much) is neither flagged nor moves the overhead; the transcript's tokenizer count takes pi's image figure."""
+    counter = get_token_counter("cl100k_base")
+    b = SessionBuilder(seed=5)
+    b.header(cwd="/work")
+    sent = 0
+
+    def add(entry_id: str, images: int = 0) -> None:
+        nonlocal sent
+        sent += (counter.count_message(b.by_id(entry_id)["message"]) or 0) + 1200 * images
+
+    add(b.user("take screenshots of the dashboard while the tests run"))
+    image_ids = []
+    for i in range(12):
+        call = b.assistant([b.tool_call("browser", {"n": i})], usage=make_usage(BASE_OVERHEAD + sent, 20))
+        add(call)
+        shots = 2 if i % 3 == 0 else 0
+        content = [english(i)] + [b.image() for _ in range(shots)]
+        result = b.tool_result(b.last_tool_call_ids[0], "browser", content)
+        add(result, shots)
+        if shots:
+            image_ids.append(result)
+    path = tmp_path / "images.jsonl"
+    b.write(path)
+    tl = timeline_of(path)
+    assert tl.attribution.tokenizer_info["image_messages"] == len(image_ids)
+    assert all(c.overhead_tokens == BASE_OVERHEAD for c in tl.calls)
+    assert not {x.entry_id for x in tl.attribution.misestimated} & set(image_ids)
+    s = open_session(path)
+    rows = [r for r in s.context().messages if r.entry_id in image_ids]
+    assert set(image_tokens(s, rows, "pi").values()) == {2400}  # two images at pi's 4800 chars (1,200 tokens) each
+    assert set(image_tokens(s, rows, "openclaw_prune").values()) == {4000}  # the pruner's 8000 chars each
+    assert image_tokens(s, rows, "tiktoken") == image_tokens(s, rows, "pi")
+    assert all(v is None for v in row_misestimates(s, rows, "pi").values())

@@ -1,7 +1,8 @@
 """The detail pane: everything about the selected row, read from disk in a thread worker.
 
 Text, thinking, tool-call arguments as pretty JSON, tool results, image placeholders with their size, the raw
-JSON line (`r`), every estimator, and a tiktoken count. Long blocks are cut; `a` shows everything.
+JSON line (`r`), every estimator, a tiktoken count, and whether the estimator is far from it (the transcript's `⚑`,
+`figures.diagnosis.misestimates`). Long blocks are cut; `a` shows everything.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from inspector.counting.counter import get_token_counter
+from inspector.figures.diagnosis.misestimates import Misestimate, row_misestimates
 from inspector.figures.marks import MarkKind
 from inspector.figures.rules_of import rules_of
 
+from ..transcript.marks import flag_words
 from ..transcript.model import TranscriptModel
 from .render import DetailData, DetailStyles, render_detail
 
@@ -116,8 +119,29 @@ class MessageDetail(VerticalScroll, can_focus=True):
         expiry = mark.payload if mark is not None else None
         usage = entry.usage
         recorded = rules_of(model.session).tokens.calculate_context_tokens(usage) if isinstance(usage, dict) else None
-        data = DetailData(entry, cm, message, raw, tiktoken, note, error, expiry, recorded)
+        data = DetailData(entry, cm, message, raw, tiktoken, note, error, expiry, recorded, self._flag(model, row))
         self.post_message(DetailLoaded(model, row, data))
+
+    def _flag(self, model: TranscriptModel, row: int) -> str | None:
+        """The row's mis-estimate flag in words (None: not far off, not in the context, or no tokenizer)."""
+        pos, cm = model.ctx_pos(row), model.message(row)
+        if pos is None or cm is None or self.encoding is None:
+            return None
+        found: Misestimate | None
+        if model.flag_known(pos):
+            found = model.flag(pos)
+        else:
+            try:
+                found = row_misestimates(model.session, [cm], model.flag_name).get(cm.entry_index)
+            except (OSError, ValueError):
+                return None
+        if found is None:
+            return None
+        try:
+            label = str(rules_of(model.session).estimator(model.flag_name).label)
+        except KeyError:
+            label = model.flag_name
+        return flag_words(found, label)
 
     @on(DetailLoaded)
     def _loaded(self, message: DetailLoaded) -> None:

@@ -58,6 +58,8 @@ class DetailData:
     """The tool result's prompt-cache expiry (the engine's `ExpiryInfo`, the transcript's `~` mark), if expired."""
     recorded_context: int | None = None
     """The context its recorded usage says (the session's rules' `calculate_context_tokens`), for an assistant call."""
+    misestimate: str | None = None
+    """The transcript's `⚑` in words: the estimator far from the tokenizer here (`figures.diagnosis.misestimates`)."""
 
 
 def image_summary(block: dict[str, Any]) -> str:
@@ -153,6 +155,8 @@ def estimator_rows(data: DetailData) -> list[tuple[str, str]]:
         rows.append(("tiktoken", f"{data.tiktoken:,} tok"))
     elif data.tiktoken_note:
         rows.append(("tiktoken", data.tiktoken_note))
+    if data.misestimate:
+        rows.append(("mis-estimated", data.misestimate))
     usage = data.entry.usage
     if isinstance(usage, dict):
         parts = [f"{k} {usage.get(k):,}" for k in ("input", "output", "cacheRead", "cacheWrite") if isinstance(usage.get(k), int)]

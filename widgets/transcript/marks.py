@@ -4,7 +4,8 @@ The engine says what a mark means and its shape (`MarkShape`); this module picks
 cell shows, in priority order: `├` a branch point, then the first marked kind in `MARK_KINDS` order (`~` for a
 tool result whose cache TTL has expired, in the warning colour; its age and expiry are in the detail pane), then `×` dropped by the compaction in
 force, `○` off the active path. A `SPAN` kind that `dims` dims the row; a `BOUNDARY` kind draws a rule under
-the row shown before it (the rule sits between the two rows). The payload `label` of a cut point, an oversized
+the row shown before it (the rule sits between the two rows). A message the estimator gets far from the tokenizer
+(`figures.diagnosis.misestimates`, the timeline's mis-estimated list) is tagged `⚑×ratio` before its preview. The payload `label` of a cut point, an oversized
 flag or a boundary (a forecast part's or chunk's tokens) is written before the row's preview, so a flag that
 loses the marker cell (an oversized result whose cache expired) still shows.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from inspector.figures.diagnosis.misestimates import Misestimate
 from inspector.figures.marks import MARK_KINDS, MarkKind, MarkShape, RowMarks
 from inspector.figures.pruning.expiry import ExpiryInfo
 
@@ -52,6 +54,20 @@ class RowDecor:
 
 
 NO_DECOR = RowDecor()
+FLAG_GLYPH = "⚑"
+"""Written before the preview of a message the estimator gets far wrong, with tokenizer / estimate."""
+
+
+def flag_label(found: Misestimate) -> str:
+    """`⚑×3.23`: a mis-estimated message's tag (tokenizer / estimate; `×∞` for an estimate of 0)."""
+    return f"{FLAG_GLYPH}×{'∞' if found.ratio is None else f'{found.ratio:g}'}"
+
+
+def flag_words(found: Misestimate, label: str) -> str:
+    """The flag in words: `pi chars/4 5,604 tok vs tiktoken 18,110 tok: ×3.23, the estimate is 3.2× too low`."""
+    ratio = "∞" if found.ratio is None else f"{found.ratio:g}"
+    how = "too low (undercounts)" if found.difference > 0 else "too high (overcounts)"
+    return f"⚑ {label} {found.estimate:,} tok vs tiktoken {found.tokenizer:,} tok: ×{ratio}, the estimate is {how}"
 
 
 def starts_boundary(marks: RowMarks, entry_index: int) -> bool:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from inspector.figures.diagnosis.misestimates import Misestimate
 from inspector.figures.marks import MarkKind, RowMark, RowMarks
 from inspector.figures.rules_of import rules_of
 from inspector.figures.sizes import (
@@ -66,6 +67,12 @@ def estimator_label(estimator: str, session: Session | None) -> str:
         except KeyError:
             pass
     return ESTIMATOR_LABELS.get(estimator, estimator)
+
+
+def flag_estimator(estimator: str) -> str:
+    """The estimator (by name) whose mis-estimates the transcript flags under its `estimator`: the one the index holds
+    behind it, else pi's (tiktoken is never off from itself; recorded usage is no estimate)."""
+    return ESTIMATE_NAMES.get(estimator, "pi")
 
 
 def breakdown_estimator(estimator: str) -> tuple[str, str | None]:
@@ -141,6 +148,11 @@ class TranscriptModel:
         """The row marks (`inspector.figures.marks`, set by the screen): cache-TTL expiry today, the compaction forecast next."""
         self._entry_count = len(entries)
         self.tiktoken: dict[int, int | None] = {}
+        self.flags: dict[str, dict[int, Misestimate | None]] = {}
+        """Per estimator name, per context position: the row's mis-estimate (`figures.diagnosis.misestimates`; None:
+        not far off), filled by the transcript for the rows it shows."""
+        self.flag_name = "pi"
+        """The estimator the transcript flags mis-estimates of (`flag_estimator` of its estimator)."""
         self._tiktoken_prefix = _arr()  # running tiktoken totals while every earlier message is counted
         self._sizes: dict[str, array] = {}
         self._cumulative: dict[str, array] = {}
@@ -196,6 +208,8 @@ class TranscriptModel:
     def _inherit_numbers(self, previous: TranscriptModel) -> None:
         n = self.message_count
         self.tiktoken = dict(previous.tiktoken)
+        self.flags = {name: dict(found) for name, found in previous.flags.items()}
+        self.flag_name = previous.flag_name
         for est, old in list(previous._sizes.items()):
             self._sizes[est] = old[:n] + self._compute_sizes(est, min(len(old), n), n)
         for est, old in list(previous._cumulative.items()):
@@ -421,6 +435,18 @@ class TranscriptModel:
     def set_tiktoken(self, counts: dict[int, int | None]) -> None:
         """Record tiktoken counts (context position -> tokens)."""
         self.tiktoken.update(counts)
+
+    def flag_known(self, pos: int) -> bool:
+        """Whether context message `pos` was judged under `flag_name`."""
+        return pos in self.flags.get(self.flag_name, {})
+
+    def flag(self, pos: int) -> Misestimate | None:
+        """The mis-estimate of context message `pos` under `flag_name` (None: not far off, or not judged yet)."""
+        return self.flags.get(self.flag_name, {}).get(pos)
+
+    def set_flags(self, name: str, found: dict[int, Misestimate | None]) -> None:
+        """Record the judgement of some context messages (context position -> mis-estimate) under `name`."""
+        self.flags.setdefault(name, {}).update(found)
 
     # -- jumps ----------------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from textual.widget import Widget
 from inspector.model import entries as m
 
 from .layout import CUMULATIVE_CELLS, LABEL_CELLS, SIZE_CELLS, ellipsize, fit, row_layout, token_bar
-from .marks import row_decor
+from .marks import flag_label, row_decor
 from .model import RowInfo, TranscriptModel
 from .previews import compact_number, role_icon, row_label
 
@@ -110,6 +110,12 @@ def row_strip(
             room = cells - 4
             label = decor.label if cell_len(decor.label) <= room else ellipsize(decor.label, room)
             tag = label + " · " if room > 4 else ""
+            segments.append(Segment(tag, st["transcript--dim"] if dim else st["transcript--expired"]))
+            cells -= cell_len(tag)
+        found = model.flag(pos) if pos is not None else None
+        if found is not None and cells > 12:
+            # The estimator is far from the tokenizer here (`figures.diagnosis.misestimates`): the ratio first.
+            tag = flag_label(found) + " "
             segments.append(Segment(tag, st["transcript--dim"] if dim else st["transcript--expired"]))
             cells -= cell_len(tag)
         # A tool result whose cache TTL has expired carries `~` in the marker column; its age is in the detail

@@ -3,7 +3,7 @@
 Never one widget per message: `render_line(y)` builds the strip for row `scroll_y + y` from entry metadata
 (kept in memory by the engine) and a preview read from disk for that row only, cached in an LRU. Previews of
 very long lines, and tiktoken counts, are loaded in thread workers that post `PreviewsLoaded` / `CountsLoaded`
-back; rows show a placeholder until they arrive. A row is drawn by `row_strip` (its marks, from
+back; rows show a placeholder until they arrive; so are the mis-estimate flags of the rows drawn (`flags`). A row is drawn by `row_strip` (its marks, from
 `TranscriptModel.marks`, as `widgets.transcript.marks` says: a marker glyph, dimmed rows, a rule between rows).
 """
 
@@ -25,7 +25,8 @@ from textual.worker import get_current_worker
 from inspector.counting.counter import get_token_counter
 from inspector.model import entries as m
 
-from .model import ESTIMATOR_UNITS, TranscriptModel
+from .flags import FlagQueue, FlagsLoaded, judge_rows
+from .model import ESTIMATOR_UNITS, TranscriptModel, flag_estimator
 from .previews import entry_preview_text, message_preview_text, preview
 from .row_strip import component_styles, row_strip
 
@@ -137,6 +138,7 @@ class Transcript(ScrollView, can_focus=True):
         self._pending_previews: set[int] = set()
         self._pending_counts: set[int] = set()
         self._counting: set[int] = set()
+        self._flags = FlagQueue()
         self._load_scheduled = False
         self._search_re: re.Pattern[str] | None = None
         self._style_cache: dict[str, Style] | None = None
@@ -147,6 +149,7 @@ class Transcript(ScrollView, can_focus=True):
         """Show `model`. The cursor goes to `cursor` (view position), or stays on `keep_cursor_row` when shown."""
         same_rows = self.model is not None and self.model.ctx is model.ctx and self.model.show_off_path == model.show_off_path
         self.model = model
+        model.flag_name = flag_estimator(self.estimator)
         self._generation += 1
         self._strips.clear()
         if not same_rows:
@@ -169,8 +172,11 @@ class Transcript(ScrollView, can_focus=True):
         self.model = model
         if old is not None:
             model.tiktoken.update(old.tiktoken)
+            for name, found in old.flags.items():
+                model.set_flags(name, found)
             if old.filtered:
                 model.set_filters(old.filter_roles, old.filter_tools)
+        model.flag_name = flag_estimator(self.estimator)
         self._generation += 1
         self._strips.clear()
         self.virtual_size = Size(self.size.width, len(model))
@@ -221,6 +227,8 @@ class Transcript(ScrollView, can_focus=True):
         self.post_message(self.Highlighted(self, new, self.current_row))
 
     def watch_estimator(self) -> None:
+        if self.model is not None:
+            self.model.flag_name = flag_estimator(self.estimator)
         self.invalidate()
 
     def notify_style_update(self) -> None:
@@ -334,6 +342,9 @@ class Transcript(ScrollView, can_focus=True):
         if self.estimator == "tiktoken" and pos is not None and pos not in model.tiktoken:
             self._want_count(pos)
             complete = False
+        if pos is not None and self.encoding is not None and not model.flag_known(pos):
+            self._want_flag(pos)
+            complete = False
         preview_text = self._preview(row, entry, info.message is not None or entry.role is not None)
         strip = row_strip(model, position, info, width, selected=selected, estimator=self.estimator, styles=self._styles(),
                           preview_text=preview_text, search=self._search_re)
@@ -381,6 +392,8 @@ class Transcript(ScrollView, can_focus=True):
             rows = sorted(self._pending_previews)
             self._pending_previews.clear()
             self._load_previews(rows, self._generation)
+        if self._flags.pending and self.model is not None and (todo := self._flags.take(self.model.flag_name)):
+            self._judge(self.model, self.model.flag_name, todo)
         if self._pending_counts:
             positions = sorted(self._pending_counts - self._counting)
             self._pending_counts.clear()
@@ -408,6 +421,26 @@ class Transcript(ScrollView, can_focus=True):
             self._previews[row] = text
         self._strips.clear()
         self.refresh()
+
+    # -- lazy mis-estimate flags -----------------------------------------------------------------
+
+    def _want_flag(self, pos: int) -> None:
+        if self.model is not None and self._flags.want(self.model.flag_name, pos):
+            self._schedule_load()
+
+    @work(thread=True, group="flags", description="mis-estimate flags")
+    def _judge(self, model: TranscriptModel, name: str, positions: list[int]) -> None:
+        worker = get_current_worker()
+        judge_rows(model, name, positions, self.post_message, lambda: worker.is_cancelled)
+
+    @on(FlagsLoaded)
+    def _flags_loaded(self, message: FlagsLoaded) -> None:
+        message.stop()
+        message.model.set_flags(message.name, message.out)
+        self._flags.done(message)
+        if message.model is self.model:
+            self._strips.clear()
+            self.refresh()
 
     # -- lazy tiktoken ----------------------------------------------------------------------------
 

@@ -342,6 +342,8 @@ def render_savings(c: Any, savings: Savings) -> None:
         cost = "cost unknown" if s.cost is None else f"${s.cost:.4f}"
         saved = "" if s.name == "as_is" else f"; saves {_n(s.saved_tokens)} tokens" + ("" if s.saved_cost is None else f", ${s.saved_cost:.4f}")
         c.print(_t(f"  {s.name}: {_n(s.prompt_tokens)} prompt tokens, {cost}{saved}"))
+    if i.compacted_prompt is not None:
+        c.print(_t(f"  (compacted_now: a summary of {_n(i.summary_tokens)} tokens: {i.summary_tokens_source})"))
     for note in savings.notes:
         c.print(_t(f"  ({note})"))
 

@@ -6,7 +6,9 @@ the transcript (chars/4 undercounts CJK text, minified code and base64, and over
 per call (`attribute`):
 
 1. The transcript sent before each call is counted with a real tokenizer (`TOKENIZER`, tiktoken's cl100k_base; each
-   message counted once and remembered in `session.token_counts`, as the other figures do): `transcript_tokens`.
+   message counted once and remembered in `session.token_counts`, as the other figures do), its image blocks at the
+   estimator's own image figure (tiktoken does not count images: `misestimates.tokenizer_counts`):
+   `transcript_tokens`.
 2. The provider's tokenizer is not cl100k_base, so the ratio between the two is measured on the session's own calls
    (`calibrate`): for every two consecutive calls in one compaction segment whose transcript grew by at least
    `MIN_STEP_TOKENS` tokenizer tokens, Δ recorded prompt / Δ transcript tokens. The ratio is their median weighted
@@ -14,10 +16,21 @@ per call (`attribute`):
    how much it varies with the content.
 3. `estimator_error_tokens = ratio × transcript_tokens − transcript_estimate` and
    `overhead_tokens = prompt − ratio × transcript_tokens`; the two add up to `not_in_transcript`. The first call's
-   overhead is the baseline (system prompt plus tools). Its trend is `rising`/`falling` only when its slope passes
-   what one ratio cannot tell apart: the ratio's spread (half its interquartile range, relative), and at least
-   `MIN_RELATIVE_SPREAD` (the provider's tokenizer differs from cl100k_base by about a tenth between prose, code
-   and CJK text), times the transcript's slope.
+   overhead is the baseline (system prompt plus tools).
+4. The overhead's trend (`TOLERANCE_RATIONALE`). A ratio off by a fraction δ moves every call's overhead by
+   δ × ratio × transcript_tokens, so the overhead's slope can only be told from the ratio's error beyond δ × the
+   transcript's slope. It is `rising`/`falling` when its slope passes `max(spread, MIN_RELATIVE_SPREAD)` × the
+   transcript's slope (`trend_tolerance` in the JSON): `spread` is half the ratio's interquartile range, relative
+   (how much one step's ratio varies with the content); the floor of a tenth covers what the per-step ratio does not
+   see, measured on pi's `large-session.v1` (439 calls, Anthropic): (a) the walk sends exactly the messages pi 0.66.1
+   sends (`buildSessionContext`, `convertToLlm`, pi-ai's `transformMessages`, checked call by call against pi's own
+   functions: `tests/integration/test_timeline_pi_sent_oracle.py`), so no unsent message is missing from it; (b) its
+   overhead rises 1,626 → 10,601, 7% of the transcript's slope, and that rise is 10 tokens per message sent (a line
+   through the overhead against the messages sent leaves 409 tokens of spread, against 2,670 around a constant): the
+   framing the provider counts around every message (role markers, tool-call ids and argument JSON) and the tokenizer
+   count of the text does not, a per-message error of the count that grows with the transcript, not a system
+   prompt. `overhead_per_message` in the JSON is that line's slope. A system prompt or a skill that grows is one step
+   of thousands of tokens against a few hundred of framing.
 
 Without a tokenizer the estimator itself is calibrated the same way (method `estimator_ratio`). Messages the
 estimator gets far wrong (tokenizer / estimate beyond `FLAG_HIGH` or `FLAG_LOW`, at least `FLAG_MIN_TOKENS` apart)
@@ -32,29 +45,53 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.figures.diagnosis.calls import AddedMessage, CallPoint, CallWalk
+from inspector.figures.diagnosis.misestimates import (
+    FLAG_HIGH,
+    FLAG_LOW,
+    FLAG_MIN_TOKENS,
+    TIKTOKEN_ESTIMATOR,
+    TOKENIZER,
+    Misestimate,
+    judge,
+    misestimated,
+    tokenizer_counts,
+)
 from inspector.figures.diagnosis.overhead import FLAT_SLOPE_TOKENS_PER_CALL, OverheadTrend, overhead_trend, slope
-from inspector.figures.session_figures import tiktoken_counts_of
 from inspector.model import entries as m
 from inspector.session.session import Session
 
-TOKENIZER = "cl100k_base"
-TIKTOKEN_ESTIMATOR = "tiktoken"
-"""The timeline estimator name that makes the tokenizer the estimate too."""
+__all__ = [
+    "FLAG_HIGH",
+    "FLAG_LOW",
+    "FLAG_MIN_TOKENS",
+    "TIKTOKEN_ESTIMATOR",
+    "TOKENIZER",
+    "Attribution",
+    "Calibration",
+    "Misestimate",
+    "attribute",
+    "calibrate",
+    "misestimated",
+]
+
 MIN_STEP_TOKENS = 200
 MIN_STEPS = 3
 MIN_RELATIVE_SPREAD = 0.1
-FLAG_HIGH = 1.5
-FLAG_LOW = 1 / 1.5
-FLAG_MIN_TOKENS = 200
+TOLERANCE_RATIONALE = (
+    "overhead is rising/falling only when its slope passes max(ratio spread, 10%) x the transcript's slope: a ratio "
+    "off by d moves the overhead by d x the transcript; the 10% floor covers the per-message framing the tokenizer's "
+    "count of the text misses (about 10 tokens a message on Anthropic: see overhead_per_message) and the content mix"
+)
 MAX_FLAGGED = 50
 METHOD_TOKENIZER = "tokenizer_ratio"
 METHOD_ESTIMATOR = "estimator_ratio"
 METHODS = {
-    METHOD_TOKENIZER: "the transcript counted with tiktoken {encoding}, times the provider/tiktoken ratio measured on this "
-    "session's calls (weighted median of Δ prompt / Δ transcript between consecutive calls); estimator error = that "
-    "minus the estimate; overhead = prompt minus that (first call = baseline of system prompt and tools)",
+    METHOD_TOKENIZER: "the transcript counted with tiktoken {encoding} (images at the estimator's own figure), times the "
+    "provider/tiktoken ratio measured on this session's calls (weighted median of Δ prompt / Δ transcript between "
+    "consecutive calls); estimator error = that minus the estimate; overhead = prompt minus that (first call = "
+    "baseline of system prompt and tools); trend: " + TOLERANCE_RATIONALE,
     METHOD_ESTIMATOR: "no tokenizer: the estimate times the prompt/estimate ratio measured on this session's calls; "
-    "estimator error = that minus the estimate; overhead = prompt minus that",
+    "estimator error = that minus the estimate; overhead = prompt minus that; trend: " + TOLERANCE_RATIONALE,
 }
 
 
@@ -108,49 +145,6 @@ def calibrate(calls: Sequence[CallPoint], counted: Sequence[int | float]) -> Cal
     return Calibration(ratio, _weighted_quantile(pairs, 0.25), _weighted_quantile(pairs, 0.75), len(pairs), "session_calls")
 
 
-@dataclass(frozen=True, slots=True)
-class Misestimate:
-    """A message the estimator gets far wrong: its estimate, the tokenizer's count and their ratio."""
-
-    entry_id: str | None
-    line: int
-    role: str
-    tool_name: str | None
-    estimate: int
-    tokenizer: int
-    ratio: float | None
-
-    @property
-    def difference(self) -> int:
-        """Tokenizer minus estimate (positive: the estimator undercounts)."""
-        return self.tokenizer - self.estimate
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON form (stable field names)."""
-        return {
-            "entry_id": self.entry_id,
-            "line": self.line,
-            "role": self.role,
-            "tool_name": self.tool_name,
-            "estimate_tokens": self.estimate,
-            "tokenizer_tokens": self.tokenizer,
-            "ratio": self.ratio,
-            "difference": self.difference,
-            "direction": "under" if self.difference > 0 else "over",
-        }
-
-
-def misestimated(estimate: int, tokenizer: int | None) -> float | None:
-    """tokenizer / estimate when the estimator is far off (beyond `FLAG_HIGH`/`FLAG_LOW` and `FLAG_MIN_TOKENS`
-    apart), else None."""
-    if tokenizer is None or abs(tokenizer - estimate) < FLAG_MIN_TOKENS:
-        return None
-    if estimate <= 0:
-        return float("inf")
-    ratio = tokenizer / estimate
-    return round(ratio, 2) if ratio >= FLAG_HIGH or ratio <= FLAG_LOW else None
-
-
 @dataclass(slots=True)
 class Attribution:
     """The split of `not_in_transcript` over the calls (module docstring): how, and what it found."""
@@ -166,6 +160,11 @@ class Attribution:
     error_trend: OverheadTrend
     misestimated: list[Misestimate] = field(default_factory=list)
     tokenizer_info: dict[str, Any] = field(default_factory=dict)
+    tolerance: float = 0.0
+    """The overhead slope (tokens per call) within which it is flat (module docstring, point 4)."""
+    relative_tolerance: float = MIN_RELATIVE_SPREAD
+    overhead_per_message: float | None = None
+    """The least-squares slope of the overhead against the messages sent (tokens per message; point 4)."""
 
     @property
     def overhead_change(self) -> int | float | None:
@@ -198,6 +197,12 @@ class Attribution:
             "overhead_trend": self.overhead_trend.to_json(),
             "latest_estimator_error": self.latest_error,
             "estimator_error_trend": self.error_trend.to_json(),
+            "trend_tolerance": {
+                "tokens_per_call": round(self.tolerance, 2),
+                "relative_to_transcript_slope": round(self.relative_tolerance, 4),
+                "rationale": TOLERANCE_RATIONALE,
+            },
+            "overhead_per_message": self.overhead_per_message,
             "verdict": self.verdict,
             "misestimated": [x.to_json() for x in self.misestimated],
         }
@@ -217,23 +222,16 @@ def _replay(walk: CallWalk, size: Callable[[m.ContextMessage], int]) -> list[int
     return sums
 
 
-def _counts(session: Session, walk: CallWalk) -> tuple[dict[int, int] | None, dict[str, Any]]:
-    """The tokenizer count of every row the walk sent, by entry index (None: no tokenizer)."""
-    unique: dict[int, m.ContextMessage] = {}
-    for _, rows in walk.ledger:
-        for r in rows:
-            unique.setdefault(r.entry_index, r)
-    rows_list = list(unique.values())
-    counts, info = tiktoken_counts_of(session, rows_list, TOKENIZER)
-    if counts is None or not info.get("enabled"):
-        return None, info
-    return {r.entry_index: c or 0 for r, c in zip(rows_list, counts)}, info
+def _counts(session: Session, walk: CallWalk, estimator: str) -> tuple[dict[int, int] | None, dict[str, Any]]:
+    """The tokenizer count of every row the walk sent, by entry index, images at the estimator's figure
+    (`misestimates.tokenizer_counts`; None: no tokenizer)."""
+    return tokenizer_counts(session, [r for _, rows in walk.ledger for r in rows], estimator)
 
 
 def attribute(session: Session, walk: CallWalk, estimator: str = "pi") -> Attribution:
     """Split every call's `not_in_transcript` into `overhead_tokens` and `estimator_error_tokens` (set on the calls
     and their added messages in place); with `estimator` "tiktoken" the tokenizer is the estimate too."""
-    counts, info = _counts(session, walk)
+    counts, info = _counts(session, walk, estimator)
     calls = walk.calls
     if counts is not None:
         tokens = _replay(walk, lambda r: counts.get(r.entry_index, 0))
@@ -256,7 +254,8 @@ def attribute(session: Session, walk: CallWalk, estimator: str = "pi") -> Attrib
     used = [c for c in calls if c.prompt_tokens > 0]
     overhead = [float(c.overhead_tokens or 0) for c in used]
     transcript_slope = slope([calibration.ratio * n for c, n in zip(calls, counted) if c.prompt_tokens > 0]) or 0.0
-    tolerance = max(FLAT_SLOPE_TOKENS_PER_CALL, max(calibration.spread, MIN_RELATIVE_SPREAD) * abs(transcript_slope))
+    relative = max(calibration.spread, MIN_RELATIVE_SPREAD)
+    tolerance = max(FLAT_SLOPE_TOKENS_PER_CALL, relative * abs(transcript_slope))
     return Attribution(
         method=method,
         encoding=info.get("encoding") if counts is not None else None,
@@ -269,7 +268,22 @@ def attribute(session: Session, walk: CallWalk, estimator: str = "pi") -> Attrib
         error_trend=overhead_trend([float(c.estimator_error_tokens or 0) for c in used], tolerance),
         misestimated=_flagged(walk, counts) if counts is not None else [],
         tokenizer_info=info,
+        tolerance=tolerance,
+        relative_tolerance=relative,
+        overhead_per_message=_per_message(used),
     )
+
+
+def _per_message(calls: list[CallPoint]) -> float | None:
+    """The least-squares slope of the calls' overhead against the messages each was sent (None: under two distinct
+    message counts)."""
+    xs = [float(c.context_messages) for c in calls]
+    ys = [float(c.overhead_tokens or 0) for c in calls]
+    if len(set(xs)) < 2:
+        return None
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    return round(sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx, 2)
 
 
 def _with_count(added: AddedMessage, count: int | None, as_estimate: bool) -> AddedMessage:
@@ -293,11 +307,8 @@ def _flagged(walk: CallWalk, counts: dict[int, int]) -> list[Misestimate]:
                 continue
             seen.add(r.entry_index)
             estimate = estimates.get(r.entry_id)
-            if estimate is None:
-                continue
-            tok = counts.get(r.entry_index)
-            ratio = misestimated(estimate, tok)
-            if ratio is not None and tok is not None:
-                found.append(Misestimate(r.entry_id, r.line, r.role, r.tool_name, estimate, tok, ratio if ratio != float("inf") else None))
+            flagged = judge(r, estimate, counts.get(r.entry_index)) if estimate is not None else None
+            if flagged is not None:
+                found.append(flagged)
     found.sort(key=lambda x: (-abs(x.difference), x.line))
     return found[:MAX_FLAGGED]

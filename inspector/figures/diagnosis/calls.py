@@ -282,7 +282,7 @@ def walk_calls(session: Session, ctx: m.SessionContext, prices: ModelCatalog | N
     `prices` (None: the session's rules' model catalog); `transcript_estimate` by the index's estimator `estimator`
     (one counted in characters is divided by the rules' `CHARS_PER_TOKEN_ESTIMATE`, rounded up)."""
     rules = rules_of(session)
-    chars_per_token = 0 if estimator == "pi" else _chars_per_token(session, estimator)
+    chars_per_token = 0.0 if estimator == "pi" else estimator_chars_per_token(session, estimator)
     prices = prices or rules.model_catalog.load_catalog()
     calculate_context_tokens = rules.tokens.calculate_context_tokens
     tree, entries = session.tree, session.entries
@@ -304,10 +304,7 @@ def walk_calls(session: Session, ctx: m.SessionContext, prices: ModelCatalog | N
     def describe(row: m.ContextMessage) -> AddedMessage:
         """A context row as an `AddedMessage` (its pi tokens, whether pi sends it)."""
         tokens = row.estimate("pi") or 0
-        other = None
-        if estimator != "pi":
-            value = row.estimate(estimator) or 0
-            other = math.ceil(value / chars_per_token) if chars_per_token > 0 else value
+        other = None if estimator == "pi" else row_estimate(row, estimator, chars_per_token)
         return AddedMessage(row.entry_id, row.line, row.role, row.tool_name, tokens, _sent(entries, row), other)
 
     first_pos: dict[str, int] = {}  # entry id -> its first position on the path (build_context's first-kept scan)
@@ -401,7 +398,14 @@ def walk_calls(session: Session, ctx: m.SessionContext, prices: ModelCatalog | N
     )
 
 
-def _chars_per_token(session: Session, estimator: str) -> float:
+def row_estimate(row: m.ContextMessage, estimator: str, chars_per_token: float) -> int:
+    """The row's tokens by the index's estimator `estimator`: its figure, divided by `chars_per_token` and rounded up
+    when that is positive (an estimator counted in characters; `estimator_chars_per_token`)."""
+    value = row.estimate(estimator) or 0
+    return math.ceil(value / chars_per_token) if chars_per_token > 0 else value
+
+
+def estimator_chars_per_token(session: Session, estimator: str) -> float:
     """The divisor that turns `estimator`'s figure into tokens: the rules' chars per token for an estimator in
     characters, 0 (none) for one in tokens; ValueError for a name the index does not hold."""
     for est in index_estimators(session):

@@ -14,13 +14,20 @@ session and its timeline:
   (`(prompt − overhead_tokens) / transcript_estimate`, `figures.diagnosis.attribution`), which turns the pruning and
   compaction figures (pi estimates) into the provider's tokens;
 - with pruning: OpenClaw's pruner with the current settings run now (`figures.pruning.preview`, forced past the TTL
-  gate), its estimate saved taken off every call;
-- compacted now: the forecast (`figures.forecast.plan`): overhead + kept messages + a summary of `SUMMARY_TOKENS`
-  (assumed) in place of the transcript, plus the summarization calls (the summarized messages as input, the summary
-  as output).
+  gate), its estimate saved (`cut`) taken off the calls whose TTL gate would be open. The next calls come at the
+  session's own pace: call j at the last call's request time + j × `call_gap_ms`, the median gap between the
+  requests of the last `RATE_CALLS` calls since the last compaction. Each call touches the prompt cache, so the gate
+  of call j is the rules' `ttl_expired(call j−1's time, call j's time, ttl)`: open for every call when the gap
+  reaches the TTL, for none when the session calls faster (the cache stays warm: OpenClaw prunes nothing; what an
+  earlier round left pruned under 2026.9.6 is replayed whatever the gate, and is in the preview's figure already).
+  Without request times every call is assumed open, and a note says so;
+- compacted now: the forecast (`figures.forecast.plan`): overhead + kept messages + a summary in place of the
+  transcript, plus the summarization calls (the summarized messages as input, the summary as output). The summary's
+  size is this session's own last compaction summary on the path (its pi estimate), else `SUMMARY_TOKENS`, an
+  assumption (`summary_tokens_source` in the JSON says which; the summarizers are not run by a read-only figure).
 
-Call j of the next N (j = 1..N) sends `base − cut + j × growth` tokens; every scenario keeps the session's cache
-split and output per call.
+Call j of the next N (j = 1..N) sends `base − cut_j + j × growth` tokens (`cut_j` = the cut when pruning applies to
+it, else 0); every scenario keeps the session's cache split and output per call.
 """
 
 from __future__ import annotations
@@ -29,7 +36,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from inspector.base.durations import format_duration_ms
 from inspector.figures.diagnosis.calls import CallPoint
+from inspector.figures.diagnosis.prompt_cache import cache_ttl
 from inspector.figures.forecast.plan import PlanOptions, plan_compaction
 from inspector.figures.pruning.preview import PreviewOptions, build_preview
 from inspector.figures.rules_of import rules_of
@@ -92,6 +101,16 @@ class SavingsInputs:
     """The prompt right after compacting now (None: nothing to compact)."""
     compaction_input: float = 0.0
     compaction_output: float = 0.0
+    pruned_calls: tuple[bool, ...] | None = None
+    """Per next call, whether pruning applies to it (its TTL gate open, or a sticky cut); None: every call."""
+    call_gap_ms: float | None = None
+    ttl_ms: int | None = None
+    summary_tokens: float = SUMMARY_TOKENS
+    summary_tokens_source: str = "assumed"
+
+    def pruned(self, j: int) -> bool:
+        """Whether pruning applies to call `j` (1-based)."""
+        return self.pruned_calls is None or self.pruned_calls[j - 1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +158,11 @@ class Savings:
             "price_key": i.price.key if i.price is not None else None,
             "pruning_cut": None if i.pruning_cut is None else round(i.pruning_cut),
             "compacted_prompt": None if i.compacted_prompt is None else round(i.compacted_prompt),
-            "summary_tokens_assumed": SUMMARY_TOKENS,
+            "summary_tokens": round(i.summary_tokens),
+            "summary_tokens_source": i.summary_tokens_source,
+            "call_gap_ms": None if i.call_gap_ms is None else round(i.call_gap_ms),
+            "ttl_ms": i.ttl_ms,
+            "pruned_calls": i.next_calls if i.pruned_calls is None else sum(i.pruned_calls),
             "scenarios": [s.to_json() for s in self.scenarios],
             "notes": list(self.notes),
         }
@@ -153,9 +176,9 @@ def _call_cost(inputs: SavingsInputs, prompt: float) -> float | None:
     )
 
 
-def _scenario(inputs: SavingsInputs, name: str, start: float, extra_cost: float = 0.0) -> Scenario:
-    """The next calls from a prompt of `start` (call j sends `start + j × growth`)."""
-    prompts = [max(0.0, start + j * inputs.growth_per_call) for j in range(1, inputs.next_calls + 1)]
+def _scenario(inputs: SavingsInputs, name: str, start: float, extra_cost: float = 0.0, cut: float = 0.0) -> Scenario:
+    """The next calls from a prompt of `start` (call j sends `start + j × growth`, less `cut` where pruning applies)."""
+    prompts = [max(0.0, start + j * inputs.growth_per_call - (cut if inputs.pruned(j) else 0.0)) for j in range(1, inputs.next_calls + 1)]
     costs = [_call_cost(inputs, p) for p in prompts]
     cost = None if any(c is None for c in costs) else sum(c for c in costs if c is not None) + extra_cost
     return Scenario(name, sum(prompts), cost, extra_cost)
@@ -167,7 +190,7 @@ def project(inputs: SavingsInputs) -> Savings:
     out = Savings(inputs, [as_is])
     others: list[Scenario] = []
     if inputs.pruning_cut is not None:
-        others.append(_scenario(inputs, PRUNED, inputs.base_prompt - inputs.pruning_cut))
+        others.append(_scenario(inputs, PRUNED, inputs.base_prompt, cut=inputs.pruning_cut))
     if inputs.compacted_prompt is not None:
         one_off = 0.0
         if inputs.price is not None:
@@ -189,6 +212,30 @@ def _rate(calls: list[CallPoint]) -> tuple[float, float]:
     return growth, sum(outputs) / len(outputs)
 
 
+def _call_gap(calls: list[CallPoint]) -> float | None:
+    """The median gap between the requests of the last `RATE_CALLS` calls since the last compaction (None: no times)."""
+    last = calls[-1]
+    gaps = sorted(c.gap_ms for c in [c for c in calls if c.compaction_id == last.compaction_id][-RATE_CALLS:] if c.gap_ms is not None and c.gap_ms >= 0)
+    if not gaps:
+        return None
+    mid = len(gaps) // 2
+    return gaps[mid] if len(gaps) % 2 else (gaps[mid - 1] + gaps[mid]) / 2
+
+
+def pruned_calls(expired: Callable[[float, float, float], bool], start_ms: float, gap_ms: float, ttl_ms: int, n: int) -> tuple[bool, ...]:
+    """Per next call j = 1..n (at `start_ms + j × gap_ms`): whether its TTL gate, `expired(previous call's time, its
+    time, ttl_ms)` (the rules' `ttl_expired`), is open."""
+    return tuple(bool(expired(start_ms + (j - 1) * gap_ms, start_ms + j * gap_ms, ttl_ms)) for j in range(1, n + 1))
+
+
+def _summary_size(ctx: m.SessionContext) -> tuple[float | None, str]:
+    """The pi estimate of the compaction summary in `ctx` (None: none), and where the summary size comes from."""
+    for row in ctx.messages:
+        if row.role == "compactionSummary" and (tokens := row.estimate("pi")):
+            return float(tokens), f"this session's compaction summary (entry {row.entry_id}, pi estimate)"
+    return None, f"assumed: {SUMMARY_TOKENS:,} tokens (no compaction summary in the context to measure)"
+
+
 def build_savings(session: Session, ctx: m.SessionContext, timeline: Timeline, next_calls: int = DEFAULT_NEXT_CALLS, config: dict[str, Any] | None = None) -> Savings | None:
     """The savings of the session as it stands (None: no call to project from)."""
     calls = [c for c in timeline.calls if c.prompt_tokens > 0]
@@ -204,6 +251,18 @@ def build_savings(session: Session, ctx: m.SessionContext, timeline: Timeline, n
     price = catalog.load_catalog().lookup(last.provider, last.model) or recorded_prices(calls, catalog.KnownModel)
     if price is None:
         notes.append(f"no price for {last.provider}/{last.model}: costs unknown")
+    rules = rules_of(session)
+    ttl_ms, _ = cache_ttl(rules, config)
+    gap = _call_gap(calls)
+    pruned: tuple[bool, ...] | None = None
+    if gap is None or last.request_ms is None:
+        notes.append("pruning: no request times to place the TTL gate: assumed open at every call")
+    else:
+        pruned = pruned_calls(rules.ttl.ttl_expired, float(last.request_ms), gap, ttl_ms, next_calls)
+        if not any(pruned):
+            notes.append(f"pruning: a call every {format_duration_ms(gap)} keeps the cache warm (ttl {format_duration_ms(ttl_ms)}): OpenClaw would prune nothing")
+    summary, summary_source = _summary_size(ctx)
+    summary_tokens = (summary if summary is not None else float(SUMMARY_TOKENS)) * (per_estimate if summary is not None else 1.0)
     cut: float | None = None
     try:
         preview = build_preview(session, PreviewOptions(force=True, config=config, leaf_id=ctx.leaf_id, encoding=None))
@@ -218,7 +277,7 @@ def build_savings(session: Session, ctx: m.SessionContext, timeline: Timeline, n
     if plan.nothing_to_plan is None and plan.rows:
         kept = sum(r.tokens or 0 for r in plan.rows if r.plan == "kept")
         summarized = sum(r.tokens or 0 for r in plan.rows if r.plan != "kept") * per_estimate
-        compacted = overhead + (kept + SUMMARY_TOKENS) * per_estimate
+        compacted = overhead + kept * per_estimate + summary_tokens
     else:
         notes.append("compaction: " + (plan.nothing_to_plan.reason if plan.nothing_to_plan else "no messages"))
     inputs = SavingsInputs(
@@ -233,7 +292,12 @@ def build_savings(session: Session, ctx: m.SessionContext, timeline: Timeline, n
         pruning_cut=cut,
         compacted_prompt=compacted,
         compaction_input=summarized,
-        compaction_output=float(SUMMARY_TOKENS) if compacted is not None else 0.0,
+        compaction_output=summary_tokens if compacted is not None else 0.0,
+        pruned_calls=pruned,
+        call_gap_ms=gap,
+        ttl_ms=ttl_ms,
+        summary_tokens=summary_tokens,
+        summary_tokens_source=summary_source,
     )
     out = project(inputs)
     out.notes.extend(notes)

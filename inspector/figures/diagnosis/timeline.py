@@ -37,7 +37,8 @@ DERIVED_FIELDS = {
     "and excludeFromContext bash runs are not sent and not counted",
     "not_in_transcript": "derived: prompt_tokens - transcript_estimate (system prompt, tool schemas, injected context, "
     "and the estimator's own error); never recorded in the session file",
-    "transcript_tokens": "derived: tiktoken's count of the same messages (null without a tokenizer)",
+    "transcript_tokens": "derived: tiktoken's count of the same messages, image blocks at the estimator's own image figure "
+    "(tiktoken does not count images); null without a tokenizer",
     "overhead_tokens": "derived: the part of not_in_transcript really outside the transcript (attribution.method_text)",
     "estimator_error_tokens": "derived: the part of not_in_transcript that is the estimator's error on the transcript "
     "(overhead_tokens + estimator_error_tokens = not_in_transcript)",
