@@ -61,7 +61,7 @@ def figures(session: Session) -> tuple:
     return (
         session_stats(session, opts, None),
         context_report(session, ctx, opts, None),
-        build_timeline(session, ctx, TimelineOptions(window=opts)).to_json(),
+        build_timeline(session, ctx, TimelineOptions(window=opts, tokenizer=None)).to_json(),
     )
 
 

@@ -318,3 +318,15 @@ def test_images_count_the_estimators_figure_on_both_sides(tmp_path):
     assert set(image_tokens(s, rows, "openclaw_prune").values()) == {4000}  # the pruner's 8000 chars each
     assert image_tokens(s, rows, "tiktoken") == image_tokens(s, rows, "pi")
     assert all(v is None for v in row_misestimates(s, rows, "pi").values())
+
+
+def test_without_a_tokenizer_the_estimator_is_calibrated_and_nothing_is_counted(tmp_path):
+    """`timeline --no-tiktoken` (tokenizer None): the split calibrates the estimator on the calls and no tiktoken count
+    is made; the estimator "tiktoken" still counts."""
+    session = open_session(demo_session_path())
+    ctx = session.context()
+    got = build_timeline(session, ctx, TimelineOptions(tokenizer=None)).to_json()["attribution"]
+    assert got["method"] == "estimator_ratio"
+    assert not any(session.token_counts.values())
+    counted = build_timeline(session, ctx, TimelineOptions(tokenizer=None, estimator="tiktoken")).to_json()["attribution"]
+    assert counted["method"] == "tokenizer_ratio" and any(session.token_counts.values())

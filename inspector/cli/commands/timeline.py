@@ -25,6 +25,7 @@ from inspector.cli.commands._common import (
     add_session_options,
     bounded_int,
     console,
+    encoding_of,
     gateway_log_of,
     human,
     model_label,
@@ -129,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
     session, ctx, opts, config_error = opened
     gateway = gateway_log_of(args, session, opts.config)
     timeline = build_timeline(
-        session, ctx, TimelineOptions(window=opts, early_fractions=args.early_thresholds, top_jumps=max(0, args.top), gateway=gateway, estimator=args.estimator)
+        session, ctx, TimelineOptions(window=opts, early_fractions=args.early_thresholds, top_jumps=max(0, args.top), gateway=gateway, estimator=args.estimator,
+                                       tokenizer=encoding_of(args))
     )
     timeline.savings = build_savings(session, ctx, timeline, args.next, opts.config)
     if args.json:

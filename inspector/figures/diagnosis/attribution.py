@@ -222,16 +222,19 @@ def _replay(walk: CallWalk, size: Callable[[m.ContextMessage], int]) -> list[int
     return sums
 
 
-def _counts(session: Session, walk: CallWalk, estimator: str) -> tuple[dict[int, int] | None, dict[str, Any]]:
+def _counts(session: Session, walk: CallWalk, estimator: str, tokenizer: str | None) -> tuple[dict[int, int] | None, dict[str, Any]]:
     """The tokenizer count of every row the walk sent, by entry index, images at the estimator's figure
     (`misestimates.tokenizer_counts`; None: no tokenizer)."""
-    return tokenizer_counts(session, [r for _, rows in walk.ledger for r in rows], estimator)
+    return tokenizer_counts(session, [r for _, rows in walk.ledger for r in rows], estimator, tokenizer)
 
 
-def attribute(session: Session, walk: CallWalk, estimator: str = "pi") -> Attribution:
+def attribute(session: Session, walk: CallWalk, estimator: str = "pi", tokenizer: str | None = TOKENIZER) -> Attribution:
     """Split every call's `not_in_transcript` into `overhead_tokens` and `estimator_error_tokens` (set on the calls
-    and their added messages in place); with `estimator` "tiktoken" the tokenizer is the estimate too."""
-    counts, info = _counts(session, walk, estimator)
+    and their added messages in place); with `estimator` "tiktoken" the tokenizer is the estimate too. `tokenizer`:
+    the tiktoken encoding (None: no tokenizer, the estimator is calibrated on the calls instead)."""
+    if estimator == TIKTOKEN_ESTIMATOR and tokenizer is None:
+        tokenizer = TOKENIZER
+    counts, info = _counts(session, walk, estimator, tokenizer)
     calls = walk.calls
     if counts is not None:
         tokens = _replay(walk, lambda r: counts.get(r.entry_index, 0))

@@ -161,11 +161,14 @@ def image_tokens(session: Session, rows: Sequence[m.ContextMessage], estimator: 
     return out
 
 
-def tokenizer_counts(session: Session, rows: Sequence[m.ContextMessage], estimator: str) -> tuple[dict[int, int] | None, dict[str, Any]]:
-    """Per distinct row (by entry index): tiktoken's count of its text plus `estimator`'s figure for its images (module
-    docstring); None without a tokenizer. The info says which encoding counted and how images were counted."""
+def tokenizer_counts(
+    session: Session, rows: Sequence[m.ContextMessage], estimator: str, tokenizer: str | None = TOKENIZER,
+) -> tuple[dict[int, int] | None, dict[str, Any]]:
+    """Per distinct row (by entry index): tiktoken's count (encoding `tokenizer`) of its text plus `estimator`'s
+    figure for its images (module docstring); None without a tokenizer (`tokenizer` None, or tiktoken unavailable).
+    The info says which encoding counted and how images were counted."""
     unique = list({r.entry_index: r for r in rows}.values())
-    counts, info = tiktoken_counts_of(session, unique, TOKENIZER)
+    counts, info = tiktoken_counts_of(session, unique, tokenizer)
     if counts is None or not info.get("enabled"):
         return None, info
     out = {r.entry_index: c or 0 for r, c in zip(unique, counts)}

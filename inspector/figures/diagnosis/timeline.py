@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from inspector.figures.diagnosis.attribution import TIKTOKEN_ESTIMATOR, Attribution, attribute
+from inspector.figures.diagnosis.attribution import TIKTOKEN_ESTIMATOR, TOKENIZER, Attribution, attribute
 from inspector.figures.diagnosis.calls import AddedMessage, CallPoint, CallWalk, walk_calls
 from inspector.figures.diagnosis.cost import COST_PRICE_TABLE, COST_RECORDED, COST_UNKNOWN
 from inspector.figures.diagnosis.fill import FillState, fill_state
@@ -61,6 +61,9 @@ class TimelineOptions:
     estimator: str = "pi"
     """What `transcript_estimate` is counted with: an estimator of the index (`figures.sizes.index_estimators`) or
     `tiktoken`."""
+    tokenizer: str | None = TOKENIZER
+    """The tiktoken encoding the attribution counts the transcript with (None, as `--no-tiktoken`: the estimator is
+    calibrated instead; `estimator` "tiktoken" always counts)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,7 +277,7 @@ def build_timeline(session: Session, ctx: m.SessionContext, options: TimelineOpt
     reserve = rules.compaction_settings.resolve_reserve_tokens(config)
     prices = rules.model_catalog.load_catalog()
     walk = walk_calls(session, ctx, prices, "pi" if options.estimator == TIKTOKEN_ESTIMATOR else options.estimator)
-    attribution = attribute(session, walk, options.estimator)
+    attribution = attribute(session, walk, options.estimator, options.tokenizer)
     early = rules.triggers.DEFAULT_EARLY_THRESHOLDS if options.early_fractions is None else options.early_fractions
     lines = threshold_lines(window.tokens, reserve, early)
     guard = guard_json(rules, window, ctx.model)
