@@ -41,6 +41,9 @@ class WindowOptions:
 
     config: dict[str, Any] | None = None
     override: int | None = None
+    agent: str | None = None
+    """The agent that wrote the session when it is not OpenClaw (`claude-code`, `codex`): its own compaction rule
+    (`figures.forecast.other_agents.agent_rule`) replaces OpenClaw's reserve in the thresholds."""
 
 
 def load_window_options(

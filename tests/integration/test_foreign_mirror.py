@@ -194,3 +194,53 @@ def test_the_oldest_codex_rollouts_without_envelope_are_codex(tmp_path):
     assert [(r["line"], r["role"]) for r in ctx["messages"]] == [(2, "user"), (4, "assistant")]
     pi_v1 = write(tmp_path / "pi.jsonl", [{"type": "message", "timestamp": TS, "message": {"role": "user", "content": "hi"}}])
     assert detect_format(pi_v1).name == "openclaw"
+
+
+# --- the agent's own threshold and cost ----------------------------------------------------------------------------
+
+def test_the_timeline_s_compaction_threshold_is_the_agent_s_own_rule_as_the_plan_s(tmp_path):
+    p = write(tmp_path / "s.jsonl", parallel_calls())
+    t = json.loads(run_cli(["timeline", str(p), "--json"]).stdout)
+    f = json.loads(run_cli(["plan", str(p), "--json"]).stdout)["agent_forecast"]
+    line = next(x for x in t["thresholds_crossed"] if x["kind"] == "compaction")
+    assert line["tokens"] == f["threshold_tokens"] == 200_000 - 20_000 - 13_000  # not OpenClaw's window - 20,000
+    assert line["source"] == f["rule"] == t["agent_compaction"]["rule"] and "#31806" in line["source"]
+    assert "Claude Code's own auto-compaction, 167,000 tokens" in run_cli(["timeline", str(p)]).stdout
+    cfg = tmp_path / "cx"
+    cfg.mkdir()
+    (cfg / "config.toml").write_text("model_auto_compact_token_limit = 5000\n")
+    last = {"input_tokens": 6000, "cached_input_tokens": 0, "output_tokens": 3, "total_tokens": 6003}
+    r = write(tmp_path / "rollout.jsonl", [
+        cx("turn_context", {"model": "gpt-5.5"}),
+        cx("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}),
+        cx("response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "yo"}]}),
+        cx("event_msg", {"type": "token_count", "info": {"last_token_usage": last, "model_context_window": 272000}}),
+    ])
+    env = {"HOME": str(tmp_path), "CODEX_HOME": str(cfg), "PATH": "/usr/bin:/bin", "SESSION_INSPECTOR_CACHE_DIR": str(tmp_path / "cache")}
+    t = json.loads(run_cli(["timeline", str(r), "--json"], env=env).stdout)
+    line = next(x for x in t["thresholds_crossed"] if x["kind"] == "compaction")
+    assert (line["tokens"], line["crossed"], line["line"]) == (5000, True, 3) and "model_auto_compact_token_limit" in line["source"]
+    (cfg / "config.toml").write_text("")
+    t = json.loads(run_cli(["timeline", str(r), "--json"], env=env).stdout)
+    assert [x["kind"] for x in t["thresholds_crossed"]] == ["early_warning", "early_warning", "window"]  # not known: none drawn
+    assert t["agent_compaction"]["threshold_tokens"] is None and t["agent_compaction"]["note"]
+
+
+def test_stats_cost_comes_from_the_price_table_and_is_the_timeline_s(tmp_path):
+    p = write(tmp_path / "s.jsonl", parallel_calls())
+    d = stats(p)
+    cost = d["usage"]["active_path"]["cost"]
+    # claude-opus-4-6: $5 input, $25 output, $0.50 cache read, $6.25 cache write per million tokens
+    expected = (3 * 5 + 480 * 25 + 5000 * 0.5 + 100 * 6.25 + 5 * 5 + 9 * 25 + 5600 * 0.5) / 1e6
+    assert abs(cost["total"] - expected) < 1e-9 and cost["calls_by_source"] == {"recorded": 0, "price_table": 2, "unknown": 0}
+    t = json.loads(run_cli(["timeline", str(p), "--json"]).stdout)
+    assert t["cost"]["total"] == cost["total"] == d["usage"]["all_entries"]["cost"]["total"]
+    assert f"cost ${expected:.4f} (price table" in run_cli(["stats", str(p)]).stdout
+    r = write(tmp_path / "rollout.jsonl", [  # gpt-5.5: not in the 2026.4.12 catalog, priced by the current release's
+        cx("turn_context", {"model": "gpt-5.5"}),
+        cx("response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "yo"}]}),
+        cx("event_msg", {"type": "token_count", "info": {"last_token_usage": {"input_tokens": 1000, "cached_input_tokens": 0, "output_tokens": 10}}}),
+    ])
+    c = stats(r)["usage"]["active_path"]["cost"]
+    assert c["total"] > 0 and c["calls_by_source"]["price_table"] == 1
+    assert c["total"] == json.loads(run_cli(["timeline", str(r), "--json"]).stdout)["cost"]["total"]

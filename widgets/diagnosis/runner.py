@@ -96,7 +96,9 @@ class DiagnosisRunner:
         rules = rules_of(session)
         self.screen.run_worker(
             lambda: self.screen.post_message(
-                self.FillReady(overview, context_fill(overview.usage.tokens, overview.window.tokens, overview.guard.level, options.config, rules))
+                self.FillReady(overview, context_fill(
+                    overview.usage.tokens, overview.window.tokens, overview.guard.level, options.config, rules, agent=options.agent,
+                ))
             ),
             thread=True,
             exclusive=True,

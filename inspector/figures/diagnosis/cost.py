@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from inspector.rules.openclaw_2026_4_12.model_catalog import ModelCatalog
@@ -64,3 +64,58 @@ def cost_of_call(
     if price is not None:
         return CallCost(price.cost_of(*tokens), COST_PRICE_TABLE, price.cost_of(0, 0, 0, tokens[3]), recorded, price.key)
     return CallCost(0.0, COST_UNKNOWN, 0.0, recorded, None)
+
+
+def priced_cost(calls: list[tuple[dict[str, Any], str | None, str | None]], table: ModelCatalog) -> dict[str, Any]:
+    """Σ cost of `calls` (each its recorded usage, provider and model) by the rule `cost_of_call` gives each call, as
+    `timeline` sums it (`cost.total` there): `input`, `output`, `cacheRead`, `cacheWrite` and `total` in USD (the
+    price-table share split by kind, a recorded cost in `total` only), the calls by where their cost came from, and
+    the price table's source. For sessions whose files record no cost (Claude Code, Codex)."""
+    kinds = dict.fromkeys(("input", "output", "cacheRead", "cacheWrite"), 0.0)
+    total = 0.0
+    sources = {COST_RECORDED: 0, COST_PRICE_TABLE: 0, COST_UNKNOWN: 0}
+    for usage, provider, model in calls:
+        cost = cost_of_call(usage, provider, model, table)
+        total += cost.total
+        sources[cost.source] += 1
+        price = table.lookup(provider, model) if cost.source == COST_PRICE_TABLE else None
+        if price is not None:
+            for i, kind in enumerate(kinds):
+                tokens = [0.0] * 4
+                tokens[i] = _number(usage.get(kind)) or 0.0
+                kinds[kind] += price.cost_of(*tokens)
+    out: dict[str, Any] = {k: round(v, 10) for k, v in kinds.items()}
+    out["total"] = round(total, 10)
+    return {**out, "calls_by_source": sources, "price_table_source": table.describe()}
+
+
+AGENT_PRICE_RULES = "openclaw-2026.9.6"
+"""The rule set whose catalog prices the models the session's rules lack on a Claude Code / Codex session: the
+current OpenClaw release's (the `modelCatalog` of its bundled provider manifests: the newest Claude and OpenAI
+models, e.g. `gpt-5.5`)."""
+
+
+class CatalogChain:
+    """Prices looked up in several catalogs in turn: the first that prices the model (not all 0) wins, else the first
+    that knows it. Used on Claude Code / Codex sessions (`agent_price_table`)."""
+
+    def __init__(self, *catalogs: ModelCatalog) -> None:
+        self.catalogs = catalogs
+
+    def lookup(self, provider: str | None, model_id: str | None) -> Any:
+        """The entry for `provider`/`model_id` (see the class docstring); None when no catalog knows it."""
+        found = [hit for c in self.catalogs if (hit := c.lookup(provider, model_id)) is not None]
+        return next((hit for hit in found if not hit.is_free()), found[0] if found else None)
+
+    def describe(self) -> dict[str, Any]:
+        """The first catalog's source, with every catalog's in `chain` (in lookup order)."""
+        described = [c.describe() for c in self.catalogs]
+        return {**described[0], "chain": described}
+
+
+def agent_price_table(catalog: ModelCatalog) -> ModelCatalog:
+    """The price table of a Claude Code / Codex session: the session's rules' `catalog`, then the current release's
+    (`AGENT_PRICE_RULES`) for the models it lacks or prices at 0."""
+    from inspector.rules.ruleset import rule_set
+
+    return cast("ModelCatalog", CatalogChain(catalog, rule_set(AGENT_PRICE_RULES).model_catalog.load_catalog()))
