@@ -235,10 +235,7 @@ def save_cache(*, retain: bool = False) -> None:
 
 def window_options(args: argparse.Namespace) -> tuple[WindowOptions, str | None]:
     """The OpenClaw config (never fatal: a broken file is reported) and the `--context-window` override."""
-    opts, error = load_window_options(args.config, args.context_window)
-    if _rules.foreign is not None:
-        opts.agent = _rules.foreign.format
-    return opts, error
+    return load_window_options(args.config, args.context_window, agent=_rules.foreign.format if _rules.foreign is not None else None)
 
 
 def encoding_of(args: argparse.Namespace) -> str | None:

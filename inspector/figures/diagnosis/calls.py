@@ -20,11 +20,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
-from inspector.figures.diagnosis.cost import COST_UNKNOWN, CallCost, agent_price_table, cost_of_call, priced_cost
+from inspector.figures.diagnosis.cost import COST_UNKNOWN, CallCost, cost_of_call, priced_cost
 from inspector.figures.rules_of import rules_of
 from inspector.figures.sizes import index_estimators
 from inspector.js.timeutil import iso_from_ms
 from inspector.model import entries as m
+from inspector.rules.agent_prices import agent_price_table
 from inspector.session.context import build_context, extend_context
 from inspector.session.session import Session
 from inspector.session.tree import SessionTree

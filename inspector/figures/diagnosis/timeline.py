@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.figures.diagnosis.attribution import TIKTOKEN_ESTIMATOR, Attribution, attribute
 from inspector.figures.diagnosis.calls import AddedMessage, CallPoint, CallWalk, walk_calls
-from inspector.figures.diagnosis.cost import COST_PRICE_TABLE, COST_RECORDED, COST_UNKNOWN, agent_price_table
+from inspector.figures.diagnosis.cost import COST_PRICE_TABLE, COST_RECORDED, COST_UNKNOWN
 from inspector.figures.diagnosis.fill import FillState, agent_rule_of, fill_state
 from inspector.figures.diagnosis.gateway import timeline_section
 from inspector.figures.diagnosis.overhead import OverheadSummary, summarize_overhead
@@ -22,6 +22,7 @@ from inspector.figures.diagnosis.thresholds import ThresholdCrossing, find_cross
 from inspector.figures.rules_of import rules_of
 from inspector.figures.session_figures import WindowOptions, guard_json, sum_usage, window_for, window_json
 from inspector.model import entries as m
+from inspector.rules.agent_prices import agent_price_table
 from inspector.session.session import Session
 
 if TYPE_CHECKING:
