@@ -41,14 +41,19 @@ class WindowOptions:
 
     config: dict[str, Any] | None = None
     override: int | None = None
+    agent: str | None = None
+    """The agent that wrote the session when it is not OpenClaw (`claude-code`, `codex`): its own compaction rule
+    (`figures.forecast.other_agents.agent_rule`) replaces OpenClaw's reserve in the thresholds."""
 
 
 def load_window_options(
-    config_path: Path | None, override: int | None, *, env: Mapping[str, str] | None = None, home: Path | None = None
+    config_path: Path | None, override: int | None, *, env: Mapping[str, str] | None = None, home: Path | None = None,
+    agent: str | None = None,
 ) -> tuple[WindowOptions, str | None]:
-    """OpenClaw's config (never fatal: a broken file gives `{}` and a one-line error) and the window override."""
+    """OpenClaw's config (never fatal: a broken file gives `{}` and a one-line error), the window override and the
+    agent that wrote the session when not OpenClaw (`WindowOptions.agent`)."""
     loaded = load_openclaw_config(config_path, env=env, home=home)
-    return WindowOptions(config=loaded.data, override=override), loaded.error
+    return WindowOptions(config=loaded.data, override=override, agent=agent), loaded.error
 
 
 def window_for(rules: RuleSet, ctx: m.SessionContext, options: WindowOptions) -> ContextWindow:

@@ -3,7 +3,8 @@
 OpenClaw / pi files start with a `{"type":"session",...}` header (v2/v3) or hold entries with `id`/`parentId`
 (v1). Claude Code lines carry `uuid`/`parentUuid`/`sessionId` (or are `file-history-snapshot` / `summary`
 metadata); Codex CLI rollout lines are `{"timestamp", "type", "payload"}` with `type` one of `session_meta`,
-`response_item`, `event_msg`, `turn_context`, `compacted` (see the shared spec `other-formats.md`).
+`response_item`, `event_msg`, `turn_context`, `compacted`, and the oldest rollouts' lines bare response items
+(`{"type": "message", "role", "content"}`, no envelope) (see the shared spec `other-formats.md`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ _LABELS = {
 }
 _CODEX_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 _CLAUDE_META_TYPES = frozenset({"file-history-snapshot", "summary", "queue-operation"})
+_CODEX_BARE_ITEMS = frozenset({"message", "reasoning", "function_call", "function_call_output", "local_shell_call"})
+"""Lines of the oldest Codex rollouts: bare response items, without the `{timestamp, type, payload}` envelope."""
 _HEAD_BYTES = 256 * 1024
 _HEAD_LINES = 20
 
@@ -58,6 +61,10 @@ def classify_line(obj: object) -> str | None:
     if not isinstance(obj, dict):
         return None
     kind = obj.get("type")
+    if kind in _CODEX_BARE_ITEMS and "message" not in obj and "parentId" not in obj and ("role" in obj or "call_id" in obj or kind == "reasoning"):
+        return CODEX  # a pi `message` entry has its message under "message" (and a parentId from v2 on)
+    if "record_type" in obj and "type" not in obj:
+        return CODEX
     if kind == "session" or ("id" in obj and "parentId" in obj) or kind in ("message", "compaction", "model_change"):
         return OPENCLAW
     if kind in _CODEX_TYPES and "payload" in obj:

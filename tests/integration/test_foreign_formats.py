@@ -185,10 +185,13 @@ def test_codex_token_count_is_the_call_usage_and_the_window(tmp_path):
     assert d["usage"]["active_path"]["cacheRead"] == 1800 and d["usage"]["active_path"]["input"] == 300
     assert d["model"] == {"provider": "openai", "modelId": "gpt-5.1"}
     ctx = json.loads(cli("context", p, "--json").stdout)
-    assert [(r["line"], r["role"], r.get("tool_name")) for r in ctx["messages"] if r["role"] != "assistant" or r["line"] != 5][:3] == [
-        (3, "user", None), (4, "assistant", "shell"), (6, "toolResult", "shell")]
+    assert [(r["line"], r["role"], r.get("tool_name")) for r in ctx["messages"]] == [  # real messages only: no empty rows
+        (3, "user", None), (4, "assistant", "shell"), (6, "toolResult", "shell"), (7, "assistant", None)]
     t = json.loads(cli("timeline", p, "--json").stdout)
-    assert [c["line"] for c in t["calls"]] == [5, 8]
+    assert [(c["line"], c["prompt_tokens"]) for c in t["calls"]] == [(4, 1000), (7, 1100)]  # on the responses they measure
+    s = open_session(sync_foreign(p, "codex").path)
+    kinds = {e.line: (e.type, e.data.get("customType")) for e in s.entries if e.type != "message"}
+    assert kinds[5] == kinds[8] == ("custom", "codex:event_msg/token_count") and kinds[2][0] == "model_change"
 
 
 def test_codex_compacted_with_replacement_history_is_the_new_context(tmp_path):
@@ -236,11 +239,11 @@ def test_a_mirror_follows_appends_and_waits_for_a_line_s_newline(tmp_path):
     with p.open("a") as f:
         f.write(line3[20:] + "\n" + json.dumps(ca("a2", "u2", text("sure"), "m1")) + "\n")
     m = sync_foreign(p, "claude-code", m)
-    assert m.change == "appended" and m.lines == 4
+    assert m.change == "revised" and m.lines == 4  # line 4 continues the API message of line 2: its usage moves there
     assert m.path.read_bytes().count(b"\n") == 4
     s = open_session(m.path)
     assert [e.line for e in s.entries] == [1, 2, 3, 4]
-    assert s.entries[3].usage is None  # the same API message as line 2 (message.id m1, same request): one call
+    assert s.entries[1].usage is None and s.entries[3].usage is not None  # one call (message.id m1, same request), on its last line
     p.write_text(json.dumps(cc("z", None, "user", "new file")) + "\n")
     m = sync_foreign(p, "claude-code", m)
     assert m.change == "rewritten" and m.lines == 1
@@ -315,7 +318,7 @@ def test_ls_finds_claude_code_projects_subagents_and_codex_rollouts(tmp_path):
     rollouts = home / "cx" / "sessions" / "2026" / "01" / "01"
     rollouts.mkdir(parents=True)
     (home / "cx" / "archived_sessions").mkdir()
-    lines = [cx("turn_context", {"model": "gpt-5.1"}), cmsg("user", "hello"), token_count(700, 0, 3, window=272000)]
+    lines = [cx("turn_context", {"model": "gpt-5.1"}), cmsg("user", "hello"), cmsg("assistant", "hi"), token_count(700, 0, 3, window=272000)]
     write(rollouts / "rollout-a.jsonl", lines)
     write(home / "cx" / "archived_sessions" / "rollout-a.jsonl", lines)  # the same rollout archived: listed once
     env = {"HOME": str(home), "CODEX_HOME": str(home / "cx"), "PATH": "/usr/bin:/bin", "SESSION_INSPECTOR_CACHE_DIR": str(tmp_path / "cache")}
@@ -335,14 +338,14 @@ def test_ls_finds_claude_code_projects_subagents_and_codex_rollouts(tmp_path):
 def test_plan_forecasts_claude_code_s_own_auto_compaction():
     r = cli("plan", corpus_file("claude-code", "cc-04-spotter-258c7280-compact-excerpt.jsonl"), "--json")
     f = json.loads(r.stdout)["agent_forecast"]
-    assert (f["threshold_tokens"], f["context_tokens"], f["window_tokens"]) == (200_000 - 20_000 - 13_000, 34_048, 200_000)
-    assert f["tokens_left"] == 167_000 - 34_048 and f["would_compact"] is False and "#31806" in f["rule"]
+    assert (f["threshold_tokens"], f["context_tokens"], f["window_tokens"]) == (200_000 - 20_000 - 13_000, 33_960, 200_000)
+    assert f["tokens_left"] == 167_000 - 33_960 and f["would_compact"] is False and "#31806" in f["rule"]
 
 
 def test_plan_forecasts_codex_from_its_configured_limit(tmp_path):
     (tmp_path / "cx").mkdir()
     (tmp_path / "cx" / "config.toml").write_text("model_auto_compact_token_limit = 20000\n")
-    p = write(tmp_path / "rollout.jsonl", [cx("turn_context", {"model": "gpt-5.1"}), cmsg("user", "hi"), token_count(22000, 0, 3)])
+    p = write(tmp_path / "rollout.jsonl", [cx("turn_context", {"model": "gpt-5.1"}), cmsg("user", "hi"), cmsg("assistant", "yo"), token_count(22000, 0, 3)])
     env = {"HOME": str(tmp_path), "CODEX_HOME": str(tmp_path / "cx"), "PATH": "/usr/bin:/bin", "SESSION_INSPECTOR_CACHE_DIR": str(tmp_path / "cache")}
     f = json.loads(run_cli(["plan", p, "--json"], env=env).stdout)["agent_forecast"]
     assert (f["threshold_tokens"], f["context_tokens"], f["would_compact"]) == (20000, 22000, True)

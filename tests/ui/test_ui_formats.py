@@ -70,3 +70,30 @@ async def test_a_codex_rollout_opens_with_its_recorded_window(tmp_path, ui):
     assert isinstance(screen, InspectorScreen) and screen.session is not None and screen.figures is not None
     assert screen.figures.overview.window.tokens == 258400
     assert "Codex" in screen.query_one("#header", SessionHeader).render().plain
+
+
+@pytest.mark.anyio
+async def test_a_claude_code_session_opens_from_the_session_browser(tmp_path, ui):
+    from widgets.browser.screen import BrowserScreen
+    from widgets.browser.table import SessionTable
+
+    config = tmp_path / "claude-config"
+    project = config / "projects" / "-w-proj"
+    project.mkdir(parents=True)
+    path = project / "0b7e1c9a-1111-4222-8333-944445555666.jsonl"
+    path.write_text(_cc("u1", None, "user", "hello") + _assistant("a1", "u1", "hi there", "m1"))
+    before = path.read_bytes()
+    pilot = await ui(None, home=tmp_path, env={"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(config)})
+    screen = pilot.app.screen
+    assert isinstance(screen, BrowserScreen)
+    rows = screen.query_one(SessionTable).rows_shown
+    assert [r.file.path for r in rows] == [path]
+    await pilot.press("enter")
+    await settle(pilot)
+    opened = pilot.app.screen
+    assert isinstance(opened, InspectorScreen) and opened.session is not None
+    assert opened.opener.foreign is not None and opened.opener.foreign.source == path
+    assert [e.line for e in opened.session.entries] == [1, 2]
+    header = opened.query_one("#header", SessionHeader).render().plain
+    assert "Claude Code" in header and path.name in header and "mirror-" not in header
+    assert path.read_bytes() == before

@@ -96,10 +96,10 @@ class DiagnosisRunner:
         rules = rules_of(session)
         self.screen.run_worker(
             lambda: self.screen.post_message(
-                self.FillReady(
-                    overview,
-                    context_fill(overview.usage.tokens, overview.window.tokens, overview.guard.level, options.config, rules, basis=overview.usage.basis),
-                )
+                self.FillReady(overview, context_fill(
+                    overview.usage.tokens, overview.window.tokens, overview.guard.level, options.config, rules,
+                    basis=overview.usage.basis, agent=options.agent,
+                ))
             ),
             thread=True,
             exclusive=True,

@@ -158,7 +158,10 @@ class TimelineSummary(Widget):
                 line.append("never", s("muted"))
             else:
                 line.append(f"call {crossing.call_index} (line {crossing.line})", s("warn" if crossing.kind != "window" else "error"))
-        line.append(f" · compaction = window − reserve {tokens(t.reserve.reserve_tokens)} ({t.reserve.describe()})", s("muted"))
+        if t.agent_rule is None:
+            line.append(f" · compaction = window − reserve {tokens(t.reserve.reserve_tokens)} ({t.reserve.describe()})", s("muted"))
+        else:
+            line.append(f" · compaction = {t.agent_rule.agent}'s own rule: {t.agent_rule.rule}", s("muted"))
         return line
 
     def _jump(self, t: Timeline) -> Text | None:

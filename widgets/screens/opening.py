@@ -189,6 +189,8 @@ class SessionOpener:
             window_options, error = load_window_options(o.config_path, o.context_window, env=o.env, home=o.home)
         if self.foreign is not None and window_options.override is None:
             window_options.override = self.foreign.default_window()[0]
+        if self.foreign is not None:
+            window_options.agent = self.foreign.format  # its own compaction threshold, not OpenClaw's
         self.window_options, self.config_error = window_options, error
         self.rule_choice = choose_rules(o.rules, session_path=self.path, config=window_options.config, env=o.env, store=self.mirror)
         if self.foreign is not None and o.rules is None:

@@ -235,7 +235,7 @@ def save_cache(*, retain: bool = False) -> None:
 
 def window_options(args: argparse.Namespace) -> tuple[WindowOptions, str | None]:
     """The OpenClaw config (never fatal: a broken file is reported) and the `--context-window` override."""
-    return load_window_options(args.config, args.context_window)
+    return load_window_options(args.config, args.context_window, agent=_rules.foreign.format if _rules.foreign is not None else None)
 
 
 def encoding_of(args: argparse.Namespace) -> str | None:

@@ -111,7 +111,7 @@ def for_foreign(data: dict[str, Any], mirror: ForeignMirror) -> dict[str, Any]:
         out["format"] = mirror.format
     if "version" in out:
         out["version"], out["valid"] = None, True
-    recorded = getattr(mirror.translator, "compactions", {})
+    recorded: dict[Any, dict[str, Any]] = dict(mirror.compactions)
     if isinstance(out.get("compactions"), list):
         out["compactions"] = [
             {**c, **recorded.get(c.get("line"), {"trigger": None, "tokens_before": None})} if isinstance(c, dict) else c

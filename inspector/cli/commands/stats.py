@@ -36,8 +36,13 @@ def run(args: argparse.Namespace) -> int:
     opened = open_context(args, encoding_of(args))
     if opened is None:
         return EXIT_ERROR
-    session, _, opts, config_error = opened
+    session, ctx, opts, config_error = opened
     data = session_stats(session, opts, encoding_of(args), leaf_id=args.leaf)
+    if opts.agent is not None:  # a Claude Code / Codex file records no cost: the price table's, as the timeline's
+        from inspector.figures.diagnosis.calls import priced_usage
+
+        for path, cost in priced_usage(session, session.context(args.leaf) if args.leaf else ctx).items():
+            data["usage"][path]["cost"] = cost
     if config_error:
         data["config_error"] = config_error
         warn(f"config: {config_error}")
@@ -121,6 +126,7 @@ def render(data: dict) -> None:
         _t(
             f"recorded usage (all {u['assistant_calls']} calls): input {u['input']:,}, output {u['output']:,}, "
             f"cacheRead {u['cacheRead']:,}, cacheWrite {u['cacheWrite']:,}, cost ${u['cost']['total']:.4f}"
+            + (" (price table: the file records no cost)" if "price_table_source" in u["cost"] else "")
         )
     )
     if data["compactions"]:

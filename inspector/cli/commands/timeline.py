@@ -257,7 +257,12 @@ def render(timeline: Timeline, config_error: str | None = None) -> None:
         th.add_row(*(_t(v) for v in (t.name, _n(t.tokens), _pct(t.fraction), t.entry_id or "never", t.line, _n(t.prompt_tokens), t.times)))
     c.print(th)
     reserve = timeline.reserve
-    c.print(_t(f"compaction threshold = window - reserveTokens {reserve.reserve_tokens:,} ({reserve.describe()})"))
+    agent = timeline.agent_rule
+    if agent is None:
+        c.print(_t(f"compaction threshold = window - reserveTokens {reserve.reserve_tokens:,} ({reserve.describe()})"))
+    else:
+        known = "not known" if agent.threshold_tokens is None else f"{agent.threshold_tokens:,} tokens"
+        c.print(_t(f"compaction threshold = {agent.agent}'s own auto-compaction, {known}: {agent.rule}" + (f" ({agent.note})" if agent.note else "")))
 
     if timeline.jumps:
         jt = Table(title="Largest jumps", title_justify="left")

@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
-from inspector.figures.diagnosis.cost import COST_UNKNOWN, CallCost, cost_of_call
+from inspector.figures.diagnosis.cost import COST_UNKNOWN, CallCost, cost_of_call, priced_cost
 from inspector.figures.rules_of import rules_of
 from inspector.figures.sizes import index_estimators
 from inspector.js.timeutil import iso_from_ms
 from inspector.model import entries as m
+from inspector.rules.agent_prices import agent_price_table
 from inspector.session.context import build_context, extend_context
 from inspector.session.session import Session
 from inspector.session.tree import SessionTree
@@ -440,3 +441,23 @@ def _marker_detail(tree: Any, e: m.Entry, path: Sequence[int], pos: int) -> dict
 def unknown_cost_calls(calls: list[CallPoint]) -> int:
     """How many calls have neither a recorded cost nor a table price."""
     return sum(1 for c in calls if c.cost.source == COST_UNKNOWN)
+
+
+def priced_usage(session: Session, ctx: m.SessionContext) -> dict[str, Any]:
+    """`stats`' cost of a session whose file records none (Claude Code, Codex): `cost.priced_cost` of the calls on
+    the active path (the timeline's calls: its `cost.total`) and of every entry's, by `cost.agent_price_table`."""
+    entries = session.entries
+    table = agent_price_table(rules_of(session).model_catalog.load_catalog())
+
+    def calls(indices: Iterable[int]) -> list[tuple[dict[str, Any], str | None, str | None]]:
+        out = []
+        for i in indices:
+            etype, role = entries.shape_of(i)[:2]
+            if etype != m.MESSAGE or role != "assistant":
+                continue
+            e = entries[i]
+            if e.usage is not None and e.provider != SYNTHETIC_PROVIDER and not _is_zero(e.usage):
+                out.append((e.usage, e.provider, e.model))
+        return out
+
+    return {"active_path": priced_cost(calls(ctx.path), table), "all_entries": priced_cost(calls(range(len(entries))), table)}

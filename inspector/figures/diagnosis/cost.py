@@ -64,3 +64,27 @@ def cost_of_call(
     if price is not None:
         return CallCost(price.cost_of(*tokens), COST_PRICE_TABLE, price.cost_of(0, 0, 0, tokens[3]), recorded, price.key)
     return CallCost(0.0, COST_UNKNOWN, 0.0, recorded, None)
+
+
+def priced_cost(calls: list[tuple[dict[str, Any], str | None, str | None]], table: ModelCatalog) -> dict[str, Any]:
+    """Σ cost of `calls` (each its recorded usage, provider and model) by the rule `cost_of_call` gives each call, as
+    `timeline` sums it (`cost.total` there): `input`, `output`, `cacheRead`, `cacheWrite` and `total` in USD (the
+    price-table share split by kind, a recorded cost in `total` only), the calls by where their cost came from, and
+    the price table's source. For sessions whose files record no cost (Claude Code, Codex)."""
+    kinds = dict.fromkeys(("input", "output", "cacheRead", "cacheWrite"), 0.0)
+    total = 0.0
+    sources = {COST_RECORDED: 0, COST_PRICE_TABLE: 0, COST_UNKNOWN: 0}
+    for usage, provider, model in calls:
+        cost = cost_of_call(usage, provider, model, table)
+        total += cost.total
+        sources[cost.source] += 1
+        price = table.lookup(provider, model) if cost.source == COST_PRICE_TABLE else None
+        if price is not None:
+            for i, kind in enumerate(kinds):
+                tokens = [0.0] * 4
+                tokens[i] = _number(usage.get(kind)) or 0.0
+                kinds[kind] += price.cost_of(*tokens)
+    out: dict[str, Any] = {k: round(v, 10) for k, v in kinds.items()}
+    out["total"] = round(total, 10)
+    return {**out, "calls_by_source": sources, "price_table_source": table.describe()}
+

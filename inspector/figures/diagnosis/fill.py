@@ -14,10 +14,13 @@ the next turn), `early_warning` (above an early-warning fraction), `ok`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.figures.diagnosis.thresholds import ThresholdLine, threshold_lines
 from inspector.rules.ruleset import RuleSet
+
+if TYPE_CHECKING:
+    from inspector.figures.forecast.other_agents import AgentRule
 
 FILL_OK = "ok"
 FILL_EARLY_WARNING = "early_warning"
@@ -101,6 +104,7 @@ def context_fill(
     rules: RuleSet,
     early_fractions: tuple[float, ...] | None = None,
     basis: str = "",
+    agent: str | None = None,
 ) -> FillState:
     """The fill state of a context of `tokens` (the rules' `context_usage.context_now`, the `context now` of `stats`,
     whose `basis` it carries) in
@@ -109,4 +113,14 @@ def context_fill(
     if early_fractions is None:
         early_fractions = rules.triggers.DEFAULT_EARLY_THRESHOLDS
     reserve = rules.compaction_settings.resolve_reserve_tokens(config)
-    return fill_state(tokens, window, threshold_lines(window, reserve, early_fractions), guard_level, basis)
+    return fill_state(tokens, window, threshold_lines(window, reserve, early_fractions, agent_rule_of(agent, window)), guard_level, basis)
+
+
+def agent_rule_of(agent: str | None, window: int) -> AgentRule | None:
+    """The compaction rule of the agent that wrote a Claude Code / Codex session (`WindowOptions.agent`); None: an
+    OpenClaw session (OpenClaw's reserve)."""
+    if agent is None:
+        return None
+    from inspector.figures.forecast.other_agents import agent_rule
+
+    return agent_rule(agent, window)

@@ -7,6 +7,8 @@ Thresholds, in tokens of the window (`inspector.figures.session_figures.window_f
   `contextTokens > contextWindow - reserveTokens`), with OpenClaw's reserve, the release's rule
   (`inspector.rules.openclaw_2026_4_12.compaction.settings.resolve_reserve_tokens`, also the forecast's);
 - the window itself.
+On a Claude Code / Codex session the compaction threshold is that agent's own (`figures.forecast.other_agents
+.agent_rule`, its source in `source`; none when the rule is not known), not OpenClaw's.
 
 A call crosses a threshold when its recorded prompt (`input + cacheRead + cacheWrite`) is above it (strictly, as
 `shouldCompact` compares). For the compaction threshold the call at which pi itself would have decided to compact
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from inspector.figures.diagnosis.calls import CallPoint
 
 if TYPE_CHECKING:
+    from inspector.figures.forecast.other_agents import AgentRule
     from inspector.rules.openclaw_2026_4_12.compaction.settings import ReserveTokens
 
 
@@ -44,6 +47,8 @@ class ThresholdCrossing:
     times: int
     pi_decision_entry_id: str | None = None
     pi_decision_call_index: int | None = None
+    source: str | None = None
+    """Whose rule the threshold is, when it is not OpenClaw's (a Claude Code / Codex session)."""
 
     @property
     def crossed(self) -> bool:
@@ -67,6 +72,8 @@ class ThresholdCrossing:
         if self.kind == "compaction":
             out["pi_decision_entry_id"] = self.pi_decision_entry_id
             out["pi_decision_call_index"] = self.pi_decision_call_index
+        if self.source is not None:
+            out["source"] = self.source
         return out
 
 
@@ -77,17 +84,23 @@ class ThresholdLine:
     name: str
     kind: str
     tokens: int
+    source: str | None = None
 
     def fraction(self, window: int) -> float:
         """This threshold as a fraction of `window` (4 decimals)."""
         return round(self.tokens / window, 4) if window else 0.0
 
 
-def threshold_lines(window: int, reserve: ReserveTokens, early_fractions: tuple[float, ...]) -> list[ThresholdLine]:
-    """Early warnings (the rules' `DEFAULT_EARLY_THRESHOLDS` unless asked otherwise), the compaction threshold and
-    the window, lowest first."""
+def threshold_lines(
+    window: int, reserve: ReserveTokens, early_fractions: tuple[float, ...], agent: AgentRule | None = None
+) -> list[ThresholdLine]:
+    """Early warnings (the rules' `DEFAULT_EARLY_THRESHOLDS` unless asked otherwise), the compaction threshold
+    (`agent`'s own when given: none when its threshold is not known) and the window, lowest first."""
     lines = [ThresholdLine(f"early_{f:g}", "early_warning", math.floor(window * f)) for f in early_fractions]
-    lines.append(ThresholdLine("compaction", "compaction", window - reserve.reserve_tokens))
+    if agent is None:
+        lines.append(ThresholdLine("compaction", "compaction", window - reserve.reserve_tokens))
+    elif agent.threshold_tokens is not None:
+        lines.append(ThresholdLine("compaction", "compaction", agent.threshold_tokens, agent.rule))
     lines.append(ThresholdLine("window", "window", window))
     return sorted(lines, key=lambda t: t.tokens)
 
@@ -121,6 +134,7 @@ def find_crossings(calls: list[CallPoint], lines: list[ThresholdLine], window: i
                 times=times,
                 pi_decision_entry_id=pi_first.entry_id if pi_first else None,
                 pi_decision_call_index=pi_first.index if pi_first else None,
+                source=line.source,
             )
         )
     return out

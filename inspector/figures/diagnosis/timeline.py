@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from inspector.figures.diagnosis.attribution import TIKTOKEN_ESTIMATOR, TOKENIZER, Attribution, attribute
 from inspector.figures.diagnosis.calls import AddedMessage, CallPoint, CallWalk, walk_calls
 from inspector.figures.diagnosis.cost import COST_PRICE_TABLE, COST_RECORDED, COST_UNKNOWN
-from inspector.figures.diagnosis.fill import FillState, fill_state
+from inspector.figures.diagnosis.fill import FillState, agent_rule_of, fill_state
 from inspector.figures.diagnosis.gateway import timeline_section
 from inspector.figures.diagnosis.overhead import OverheadSummary, summarize_overhead
 from inspector.figures.diagnosis.prompt_cache import CacheSummary, cache_ttl, summarize_cache
@@ -22,10 +22,12 @@ from inspector.figures.diagnosis.thresholds import ThresholdCrossing, find_cross
 from inspector.figures.rules_of import rules_of
 from inspector.figures.session_figures import WindowOptions, guard_json, sum_usage, window_for, window_json
 from inspector.model import entries as m
+from inspector.rules.agent_prices import agent_price_table
 from inspector.session.session import Session
 
 if TYPE_CHECKING:
     from inspector.figures.diagnosis.savings import Savings
+    from inspector.figures.forecast.other_agents import AgentRule
     from inspector.host.gateway_log import GatewayLog
     from inspector.rules.openclaw_2026_4_12.compaction.settings import ReserveTokens
     from inspector.rules.openclaw_2026_4_12.window_guard import ContextWindow
@@ -234,6 +236,8 @@ class Timeline:
     """The `gateway` section (`figures.diagnosis.gateway.timeline_section`), only when a log was given."""
     savings: Savings | None = None
     """What fixing it would save over the next calls (`figures.diagnosis.savings.build_savings`), when asked for."""
+    agent_rule: AgentRule | None = None
+    """On a Claude Code / Codex session: the agent's own compaction rule (the compaction threshold's source)."""
 
     @property
     def calls(self) -> list[CallPoint]:
@@ -265,6 +269,7 @@ class Timeline:
             "derived_fields": DERIVED_FIELDS,
             **({} if self.gateway is None else {"gateway": self.gateway}),
             **({} if self.savings is None else {"savings": self.savings.to_json()}),
+            **({} if self.agent_rule is None else {"agent_compaction": self.agent_rule.to_json()}),
         }
 
 
@@ -276,10 +281,13 @@ def build_timeline(session: Session, ctx: m.SessionContext, options: TimelineOpt
     config = options.window.config
     reserve = rules.compaction_settings.resolve_reserve_tokens(config)
     prices = rules.model_catalog.load_catalog()
+    if options.window.agent is not None:
+        prices = agent_price_table(prices)  # Claude Code / Codex: the current release's catalog for newer models
     walk = walk_calls(session, ctx, prices, "pi" if options.estimator == TIKTOKEN_ESTIMATOR else options.estimator)
     attribution = attribute(session, walk, options.estimator, options.tokenizer)
     early = rules.triggers.DEFAULT_EARLY_THRESHOLDS if options.early_fractions is None else options.early_fractions
-    lines = threshold_lines(window.tokens, reserve, early)
+    agent = agent_rule_of(options.window.agent, window.tokens)
+    lines = threshold_lines(window.tokens, reserve, early, agent)
     guard = guard_json(rules, window, ctx.model)
     now = rules.context_usage.context_now(session, ctx)
     ttl_ms, ttl_source = cache_ttl(rules, config)
@@ -303,4 +311,5 @@ def build_timeline(session: Session, ctx: m.SessionContext, options: TimelineOpt
         recorded_totals=sum_usage([entries[c.entry_index] for c in walk.calls]),
         skipped_totals=sum_usage(walk.skipped_synthetic + walk.skipped_zero_usage),
         gateway=None if options.gateway is None else timeline_section(options.gateway, walk, window.tokens - reserve.reserve_tokens),
+        agent_rule=agent,
     )

@@ -7,8 +7,9 @@
 - Codex compacts when the tokens used reach `model_auto_compact_token_limit` (its `config.toml`, under
   `$CODEX_HOME`); with none set, the limit is the model's own and the rollout does not record it.
 
-`agent_forecast` compares the session's context now (the last recorded prompt plus the estimates after it) with
-that threshold. It forecasts only; the file is never written.
+`agent_rule` is the threshold and its source (the one source of the plan's forecast and of the timeline's and the
+fill's compaction threshold on these sessions); `agent_forecast` compares the session's context now (the last
+recorded prompt plus the estimates after it) with it. It forecasts only; the file is never written.
 """
 
 from __future__ import annotations
@@ -27,6 +28,20 @@ CLAUDE_CODE_SOURCE = (
     "observed preTokens 167,094 of 200k)"
 )
 CODEX_SOURCE = "Codex: auto-compact at model_auto_compact_token_limit (config.toml under $CODEX_HOME; openai/codex compact.rs)"
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRule:
+    """The agent's own auto-compaction threshold for a window (None: not known or disabled), with the rule's source."""
+
+    agent: str
+    threshold_tokens: int | None
+    rule: str
+    note: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """`agent`, `threshold_tokens`, `rule` (the source), `note`."""
+        return {"agent": self.agent, "threshold_tokens": self.threshold_tokens, "rule": self.rule, "note": self.note}
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,12 +101,18 @@ def codex_limit(env: Mapping[str, str] | None = None, home: Path | None = None) 
     return value if type(value) is int and value > 0 else None
 
 
-def agent_forecast(fmt: str, context_tokens: int, window: int | None, env: Mapping[str, str] | None = None) -> AgentForecast:
-    """The agent's own compaction forecast for a `claude-code` or `codex` session whose context is `context_tokens`."""
+def agent_rule(fmt: str, window: int | None, env: Mapping[str, str] | None = None) -> AgentRule:
+    """The auto-compaction rule of the agent that wrote a `claude-code` or `codex` session, for `window`."""
     if fmt == "claude-code":
         threshold = claude_code_threshold(window, env=env) if window else None
         note = "auto-compaction disabled (DISABLE_AUTO_COMPACT)" if window and threshold is None else None
-        return AgentForecast("Claude Code", threshold, context_tokens, window, CLAUDE_CODE_SOURCE, note)
+        return AgentRule("Claude Code", threshold, CLAUDE_CODE_SOURCE, note)
     limit = codex_limit(env)
     note = None if limit is not None else "no model_auto_compact_token_limit in Codex's config.toml: the model's own limit applies, not recorded in the rollout"
-    return AgentForecast("Codex", limit, context_tokens, window, CODEX_SOURCE, note)
+    return AgentRule("Codex", limit, CODEX_SOURCE, note)
+
+
+def agent_forecast(fmt: str, context_tokens: int, window: int | None, env: Mapping[str, str] | None = None) -> AgentForecast:
+    """The agent's own compaction forecast for a `claude-code` or `codex` session whose context is `context_tokens`."""
+    rule = agent_rule(fmt, window, env)
+    return AgentForecast(rule.agent, rule.threshold_tokens, context_tokens, window, rule.rule, rule.note)

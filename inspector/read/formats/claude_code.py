@@ -8,9 +8,12 @@ before it), then a `user` line with `isCompactSummary` whose text is the summary
 - `user` and `assistant` lines are pi `message` entries (`id` = `uuid`). A `user` line holding `tool_result` blocks
   is a `toolResult` (its tool's name from the `tool_use` it answers; several results in one line are one row,
   paired with the first). An API response split over several `assistant` lines (one per content block, the same
-  `message.id` / `requestId` and usage) is several rows, and its usage is written once, on the first of them
-  (`input + cache_creation_input + cache_read_input` is the same on each; `totalTokens` is that prompt size).
-  `model: "<synthetic>"` messages carry no usage (not a model call).
+  `message.id` / `requestId`; streaming writes partial usage on the earlier ones) is several rows, and its usage is
+  written once, on the row of its LAST line, from that line's `usage` (`totalTokens` is the prompt size,
+  `input + cache_creation_input + cache_read_input`): while the message is the latest, the row holding its usage
+  is `holder_line`, and a further line of the same message moves the usage there (the old row, without usage, is
+  in `revisions`: the mirror rewrites it). A line of an API message already closed (another came since) carries
+  no usage. `model: "<synthetic>"` messages carry no usage (not a model call).
 - The `isCompactSummary` line is a pi `compaction` entry: its `summary` is the summary text, `tokensBefore` the
   boundary's `compactMetadata.preTokens` (`details`: `trigger`, `preTokens` as recorded, the boundary's line), its
   `firstKeptEntryId` the boundary line (which holds no message): the context is the summary and what follows, as
@@ -20,6 +23,8 @@ before it), then a `user` line with `isCompactSummary` whose text is the summary
   `progress`, `system`, `attachment` and unknown types keep their place in the chain; lines without a `uuid`
   (`file-history-snapshot`, `queue-operation`, legacy `summary`, session metadata) hang off the current leaf;
   a `custom-title` / `ai-title` line is a pi `session_info` (the session's name).
+- The lines of one API message and the results of its (parallel) calls are one chain in file order (`turn`);
+  Claude Code parents each result on its own `tool_use` line, which would leave all but one call on side branches.
 - Sidechain lines inside a main file (`isSidechain: true`, older subagents) are `custom` entries off the main path;
   in a subagent's own file (its first line is a sidechain) they are the conversation.
 - A parent that is not in the file (an excerpt; a subagent file's first lines) is cleared; a duplicated `uuid` gets
@@ -67,6 +72,11 @@ def usage_of(raw: Any) -> dict[str, Any] | None:
     return {"input": inp, "output": out, "cacheRead": read, "cacheWrite": write, "totalTokens": inp + read + write}
 
 
+def without_usage(row: dict[str, Any]) -> dict[str, Any]:
+    """A message entry's copy whose message has no `usage`."""
+    return {**row, "message": {k: v for k, v in row["message"].items() if k != "usage"}}
+
+
 def _result_blocks(content: Any) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [text_block(content)]
@@ -92,7 +102,18 @@ class ClaudeCodeTranslator:
         self.line = 0
         self.ids: set[str] = set()
         self.tool_names: dict[str, str] = {}
-        self.api_messages: set[tuple[Any, Any]] = set()
+        self.closed: set[str] = set()
+        """The API messages (`message.id` + `requestId`) whose usage is written and final."""
+        self.open_key: str | None = None
+        """The latest API message: its usage sits on the row of `holder_line` until a further line of it comes."""
+        self.holder_line: int | None = None
+        self.holder_row: dict[str, Any] | None = None
+        self.turn: set[str] = set()
+        """The lines of the latest API message and the results of its calls: Claude Code parents each result on the
+        line of its own `tool_use` and the next block on the previous one, which would make parallel calls sibling
+        branches; a line whose parent is in the turn continues from the latest line instead."""
+        self.revisions: dict[int, dict[str, Any]] = {}
+        """Rows of earlier lines written again (by line): the mirror takes them after each batch."""
         self.subagent_file: bool | None = None
         self.leaf: str | None = None
         self.boundary: dict[str, Any] | None = None
@@ -121,10 +142,16 @@ class ClaudeCodeTranslator:
         parent = self._parent(obj, kind)
         if side and not self.subagent_file:
             return custom(f"{CUSTOM_PREFIX_CLAUDE}sidechain", entry_id, parent if parent is not None else self.leaf, ts, obj)
+        if self._in_turn(obj, kind):
+            if parent in self.turn and self.leaf is not None:
+                parent = self.leaf  # a later block of the message, or a result of its parallel calls: one conversation
+            self.turn.add(entry_id)
         if kind == "user" and obj.get("isCompactSummary") is True:
             out = self._compaction(obj, entry_id, parent)
         elif kind in _MESSAGE_TYPES and isinstance(obj.get("message"), dict):
             out = entry("message", entry_id, parent, ts, message=self._message(obj, kind))
+            if self.holder_line == self.line:
+                self.holder_row = out
         else:
             subtype = obj.get("subtype")
             name = f"{kind}/{subtype}" if kind == "system" and isinstance(subtype, str) else str(kind)
@@ -135,6 +162,20 @@ class ClaudeCodeTranslator:
         if kind != "progress":
             self.leaf = entry_id
         return out
+
+    def _in_turn(self, obj: dict[str, Any], kind: Any) -> bool:
+        """Whether the line belongs to the latest API message's turn (its lines, the results of its calls): a new
+        API message starts a new turn."""
+        msg = obj.get("message")
+        if not isinstance(msg, dict):
+            return False
+        if kind == "assistant":
+            key = f"{msg.get('id')}\0{obj.get('requestId')}"
+            if key != self.open_key:
+                self.turn = set()
+            return True
+        content = msg.get("content")
+        return kind == "user" and isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
 
     def _parent(self, obj: dict[str, Any], kind: Any) -> str | None:
         parent = obj.get("parentUuid")
@@ -211,14 +252,24 @@ class ClaudeCodeTranslator:
         if obj.get("isApiErrorMessage") is True or obj.get("apiError") is not None:
             reason = "error"
         out: dict[str, Any] = {"role": "assistant", "content": blocks, "api": API, "provider": PROVIDER, "model": model}
-        key = (msg.get("id"), obj.get("requestId"))
-        first = key not in self.api_messages or key == (None, None)
-        self.api_messages.add(key)
-        usage = usage_of(msg.get("usage")) if first and model != SYNTHETIC_MODEL else None
+        usage = usage_of(msg.get("usage")) if model != SYNTHETIC_MODEL else None
         if usage is not None:
             out["usage"] = usage
         out["stopReason"] = reason
         out["timestamp"] = ms
+        mid, rid = msg.get("id"), obj.get("requestId")
+        if usage is None or (mid is None and rid is None):
+            return out
+        key = f"{mid}\0{rid}"
+        if key in self.closed:
+            del out["usage"]  # a late line of a message already counted
+        elif key == self.open_key and self.holder_row is not None and self.holder_line is not None:
+            self.revisions[self.holder_line] = without_usage(self.holder_row)
+        elif self.open_key is not None:
+            self.closed.add(self.open_key)
+        if key not in self.closed:
+            self.open_key = key
+            self.holder_line, self.holder_row = self.line, None  # the entry is made by `translate`
         return out
 
     def _compaction(self, obj: dict[str, Any], entry_id: str, parent: str | None) -> dict[str, Any]:

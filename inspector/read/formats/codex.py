@@ -7,10 +7,13 @@ one pi entry whose parent is the entry before it (`id` `L<line>`). How:
   a `custom_message` (sent to the model as a user-role message); `reasoning` an assistant `thinking` block (its
   summary text; `encrypted_content` is never shown); `function_call` / `custom_tool_call` / `local_shell_call` an
   assistant `toolCall` (its `call_id`), their outputs `toolResult`s.
-- `event_msg` `token_count` with `info.last_token_usage` is the call's usage: an assistant row with no content
-  (one per model request), `input` the uncached input (`input_tokens - cached_input_tokens`, cached being a
-  subset), `cacheRead` the cached part, `totalTokens` the prompt (`input_tokens`). `model_context_window` (there
-  and on `task_started`) is the window the file records (`window`).
+- `event_msg` `token_count` with `info.last_token_usage` measures the model request just answered: its usage is
+  written on that response's last assistant row (`holder_line`; the row, with usage, is in `revisions`: the mirror
+  rewrites it), `input` the uncached input (`input_tokens - cached_input_tokens`, cached being a subset),
+  `cacheRead` the cached part, `totalTokens` the prompt (`input_tokens`). The `token_count` line itself is a
+  `custom` row (metadata, never a message); one with no new response since the last (Codex repeats them, e.g. on a
+  rate-limit update) is no new call. `model_context_window` (there and on `task_started`) is the window the file
+  records (`window`).
 - `turn_context` is a pi `model_change` (its `model`; the provider is `session_meta.model_provider`), the payload
   kept as `turnContext`.
 - `compacted` is a pi `compaction`: the history Codex continues with is `replacement_history` when recorded (its
@@ -19,6 +22,9 @@ one pi entry whose parent is the entry before it (`id` `L<line>`). How:
   message (`codex-rs/core/src/compact.rs`). Codex records neither a trigger nor the tokens before.
 - Everything else (`session_meta`, other events, `ghost_snapshot`, `compaction`, unknown types) is a `custom`
   entry (`codex:<type>[/<payload type>]`) holding the line whole.
+- The oldest rollouts have no envelope (spec §2.1): a first line `{id, timestamp, instructions?}` (read as
+  `session_meta`), then bare response items (`{type: "message", role, content}`...), and `{record_type: "state"}`
+  lines; each bare item is read as a `response_item` whose payload is the line.
 """
 
 from __future__ import annotations
@@ -45,6 +51,8 @@ COMPACT_USER_MESSAGE_MAX_TOKENS = 20_000
 _INJECTED_PREFIXES = ("<environment_context>", "# AGENTS.md instructions", "<user_instructions>")
 _TOOL_CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 _TOOL_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output", "local_shell_call_output"})
+RESPONSE_ITEM_TYPES = frozenset({"message", "reasoning", "web_search_call", *_TOOL_CALLS, *_TOOL_OUTPUTS})
+"""The `type`s of bare response items, the lines of the oldest (envelope-less) rollouts."""
 
 
 def _int(value: Any) -> int:
@@ -77,6 +85,19 @@ def _blocks(content: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _enveloped(obj: dict[str, Any], line: int) -> dict[str, Any]:
+    """A line of the oldest rollouts in the envelope of the newer ones (other lines as they are)."""
+    if "payload" in obj:
+        return obj
+    if obj.get("type") in RESPONSE_ITEM_TYPES:
+        return {"timestamp": obj.get("timestamp"), "type": "response_item", "payload": obj}
+    if line == 1 and "type" not in obj and "id" in obj:
+        return {"timestamp": obj.get("timestamp"), "type": "session_meta", "payload": obj}
+    if "record_type" in obj and "type" not in obj:
+        return {"timestamp": obj.get("timestamp"), "type": str(obj["record_type"]), "payload": obj}
+    return obj
+
+
 def _text(blocks: list[dict[str, Any]]) -> str:
     return "\n".join(b["text"] for b in blocks if b.get("type") == "text")
 
@@ -96,6 +117,11 @@ class CodexTranslator:
         self.window: int | None = None
         self.tool_names: dict[str, str] = {}
         self.user_texts: list[str] = []
+        self.holder_line: int | None = None
+        """The last assistant row since the last `token_count`: the next `token_count`'s usage goes there."""
+        self.holder_row: dict[str, Any] | None = None
+        self.revisions: dict[int, dict[str, Any]] = {}
+        """Rows of earlier lines written again (by line): the mirror takes them after each batch."""
         self.compactions: dict[int, dict[str, Any]] = {}
         """By line: `trigger` and `tokens_before` (Codex records neither: None)."""
 
@@ -105,8 +131,10 @@ class CodexTranslator:
         if not isinstance(obj, dict):
             return None
         entry_id = f"L{self.line}"
-        out = self._entry(obj, entry_id)
+        out = self._entry(_enveloped(obj, self.line), entry_id)
         self.prev, self.prev_is_message = entry_id, out["type"] in ("message", "custom_message")
+        if out["type"] == "message" and out["message"].get("role") == "assistant":
+            self.holder_line, self.holder_row = self.line, out
         return out
 
     def _entry(self, obj: dict[str, Any], entry_id: str) -> dict[str, Any]:
@@ -133,10 +161,9 @@ class CodexTranslator:
             if type(window) is int and window > 0:
                 self.window = window
             usage = usage_of(info.get("last_token_usage")) if ptype == "token_count" else None
-            if usage is not None:
-                msg = {"role": "assistant", "content": [], "api": API, "provider": self.provider, "model": self.model,
-                       "usage": usage, "stopReason": "stop", "timestamp": iso_ms(ts)}
-                return entry("message", entry_id, self.prev, ts, message=msg)
+            if usage is not None and self.holder_row is not None and self.holder_line is not None:
+                self.revisions[self.holder_line] = {**self.holder_row, "message": {**self.holder_row["message"], "usage": usage}}
+                self.holder_line = self.holder_row = None
         if kind == "compacted":
             return self._compacted(payload, entry_id, ts)
         name = f"{kind}/{ptype}" if isinstance(ptype, str) and kind in ("event_msg", "response_item") else str(kind)

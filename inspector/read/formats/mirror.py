@@ -4,11 +4,16 @@ The mirror (`mirror-<32 hex>.jsonl` in the cache directory, keyed by the format 
 real path) holds one line for each line of the file, so every line number the engine shows is the file's: a blank
 line stays blank, a line that is not JSON (or a JSON value that is not an object) is copied as it is, every other
 line is its translation (`claude_code`, `codex`). The file is never written. A sync translates only complete lines
-(a last line without its newline waits for it, unless it is already whole JSON when the file is read whole);
-a file that grew is translated from where the last sync stopped and the mirror appended (the reader picks the new
-lines up as a live session's); a file that shrank or was replaced is translated again whole into a new mirror
-(temp + rename: a reader sees a replaced file and re-indexes). A mirror is never the user's data: `cache clear`
-removes it.
+(a last line without its newline waits for it, unless it is already whole JSON when the file is read whole).
+
+Every process shares the mirror (`mirror_files`: a sidecar, the translator's state, a lock): a file unchanged since
+the last sync (its size, mtime and digests) is not read again; a file that grew is translated from where the last
+sync stopped, with the translator's saved state, and the mirror appended (the reader picks the new lines up as a
+live session's). A translator may write one earlier row again (the usage of an API message goes on its last line's
+row, `claude_code`; a Codex `token_count` on the response it measures, `codex`): when that row is already in the
+mirror, the mirror is replaced with the row rewritten (temp + rename, `revised`: a reader sees a replaced file and
+re-indexes). A file that shrank or was replaced is translated again whole into a new mirror. A mirror is never the
+user's data: `cache clear` removes it.
 """
 
 from __future__ import annotations
@@ -23,6 +28,15 @@ import orjson
 
 from inspector.read.formats.claude_code import ClaudeCodeTranslator
 from inspector.read.formats.codex import CodexTranslator
+from inspector.read.formats.mirror_files import (
+    MIRROR_VERSION,
+    digests,
+    locked,
+    read_json,
+    replace_file,
+    restore_translator,
+    translator_state,
+)
 from inspector.read.formats.pi_lines import dumps
 
 MIRROR_PREFIX = "mirror-"
@@ -50,6 +64,7 @@ class ForeignMirror:
     format: str
     path: Path
     translator: Any = None
+    """The translator in its state after the last line translated (None until lines are to be translated)."""
     identity: tuple[int, int] = (0, 0)
     offset: int = 0
     """Bytes of the file translated (complete lines, and a whole unterminated last line read at a full sync)."""
@@ -57,19 +72,32 @@ class ForeignMirror:
     """The last line translated had no newline yet (its newline, when it comes, is not a new line)."""
     lines: int = 0
     change: str = "unchanged"
-    """`created` (first sync), `appended`, `rewritten` (the file shrank or was replaced) or `unchanged`."""
+    """`created` (first sync), `appended`, `revised` (an earlier row written again: the mirror replaced),
+    `rewritten` (the file shrank or was replaced) or `unchanged`."""
     added: int = 0
     problems: list[str] = field(default_factory=list)
+    window: int | None = None
+    """The context window the file records (Codex's `model_context_window`), None when it records none."""
+    compactions: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """By line: `trigger` and `tokens_before` as the file records them (the translator's)."""
+    size: int = 0
+    """The mirror's size in bytes."""
+    holder: tuple[int, int, int] | None = None
+    """The row the translator may still write again: (line, its offset in the mirror, its length with newline)."""
+    file_size: int = 0
+    mtime_ns: int = 0
+    digests: tuple[str, str] = ("", "")
+    serial: int = 0
+    """Counts the syncs that changed the mirror (a process holding an older one reloads the translator)."""
+    generation: int = 0
+    """Counts the times the mirror was made anew (the file shrank or was rewritten)."""
+    translated: int = 0
+    """Lines translated by this sync (0 when the mirror was reused as it was)."""
 
     @property
     def title(self) -> str:
         """`Claude Code` or `Codex`."""
         return FORMAT_TITLES.get(self.format, self.format)
-
-    @property
-    def window(self) -> int | None:
-        """The context window the file records (Codex's `model_context_window`), None when it records none."""
-        return getattr(self.translator, "window", None)
 
     def default_window(self) -> tuple[int | None, str]:
         """The window when none is given (`--context-window`), and its source: the one the file records, else
@@ -87,6 +115,15 @@ class ForeignMirror:
     def source_json(self) -> dict[str, Any]:
         """`"source"` of a command's `--json` output on this file."""
         return {"kind": self.format, "file": str(self.source)}
+
+    def _meta(self) -> bytes:
+        return orjson.dumps({
+            "version": MIRROR_VERSION, "format": self.format, "source": os.path.realpath(self.source), "identity": list(self.identity),
+            "offset": self.offset, "unterminated": self.unterminated, "lines": self.lines, "window": self.window,
+            "compactions": {str(k): v for k, v in self.compactions.items()}, "size": self.size,
+            "holder": None if self.holder is None else list(self.holder), "file_size": self.file_size, "mtime_ns": self.mtime_ns,
+            "digests": list(self.digests), "serial": self.serial, "generation": self.generation, "problems": self.problems,
+        })
 
 
 def mirror_path(source: Path, fmt: str, identity: tuple[int, int]) -> Path:
@@ -112,15 +149,18 @@ def translate_line(translator: Any, raw: bytes) -> bytes:
     return raw if out is None else dumps(out)
 
 
-def _translate(mirror: ForeignMirror, data: bytes, *, whole: bool) -> bytes:
-    """The mirror lines for `data` (the file's bytes from `mirror.offset`), advancing the mirror's state."""
+def _translate(mirror: ForeignMirror, data: bytes, *, whole: bool) -> tuple[list[bytes], dict[int, bytes]]:
+    """The mirror rows for `data` (the file's bytes from `mirror.offset`), advancing the mirror's state, with the
+    earlier rows written again (by line; those of this batch are already in the rows)."""
     if mirror.unterminated and data.startswith(b"\n"):
         data = data[1:]
         mirror.offset += 1
         mirror.unterminated = False
     end = data.rfind(b"\n") + 1
     body, rest = data[:end], data[end:]
-    out = [translate_line(mirror.translator, raw) for raw in body.split(b"\n")[:-1]]
+    translator = mirror.translator
+    first = mirror.lines + 1
+    out = [translate_line(translator, raw) for raw in body.split(b"\n")[:-1]]
     consumed = end
     if rest and whole:
         try:
@@ -128,13 +168,20 @@ def _translate(mirror: ForeignMirror, data: bytes, *, whole: bool) -> bytes:
         except orjson.JSONDecodeError:
             rest = b""
         if rest:
-            out.append(translate_line(mirror.translator, rest))
+            out.append(translate_line(translator, rest))
             consumed += len(rest)
             mirror.unterminated = True
+    earlier: dict[int, bytes] = {}
+    for line, row in translator.revisions.items():
+        if line >= first:
+            out[line - first] = dumps(row)
+        else:
+            earlier[line] = dumps(row)
+    translator.revisions.clear()
     mirror.offset += consumed
     mirror.lines += len(out)
-    mirror.added = len(out)
-    return b"".join(line + b"\n" for line in out)
+    mirror.added = mirror.translated = len(out)
+    return out, earlier
 
 
 def _read_from(source: Path, offset: int) -> tuple[bytes, os.stat_result]:
@@ -147,37 +194,150 @@ def _read_from(source: Path, offset: int) -> tuple[bytes, os.stat_result]:
     return b"".join(chunks), st
 
 
+def _holder_after(mirror: ForeignMirror, rows: list[bytes], first_line: int, base: int) -> tuple[int, int, int] | None:
+    """Where the row the translator may still rewrite is, once `rows` (lines `first_line..`) are at `base`."""
+    line = getattr(mirror.translator, "holder_line", None)
+    if line is None:
+        return None
+    if line < first_line:
+        return mirror.holder if mirror.holder is not None and mirror.holder[0] == line else None
+    offset = base + sum(len(r) + 1 for r in rows[: line - first_line])
+    return (line, offset, len(rows[line - first_line]) + 1)
+
+
+def _finish(mirror: ForeignMirror, fd: int, st: os.stat_result) -> None:
+    mirror.window = mirror.translator.window
+    mirror.compactions = dict(mirror.translator.compactions)
+    mirror.file_size, mirror.mtime_ns = st.st_size, st.st_mtime_ns
+    mirror.digests = digests(fd, mirror.offset)
+    mirror.serial += 1
+
+
+def _save(mirror: ForeignMirror, base: str) -> None:
+    replace_file(base + ".state", orjson.dumps({"serial": mirror.serial}) + b"\n" + translator_state(mirror.translator))
+    replace_file(base + ".json", mirror._meta())
+
+
+def _load(base: str, fresh: ForeignMirror, fd: int, st: os.stat_result) -> ForeignMirror | None:
+    """The mirror as its sidecar describes it, when the sidecar can be trusted (see `mirror_files`)."""
+    meta = read_json(base + ".json")
+    try:
+        if not isinstance(meta, dict) or meta.get("version") != MIRROR_VERSION or meta["format"] != fresh.format:
+            return None
+        if meta["source"] != os.path.realpath(fresh.source) or tuple(meta["identity"]) != fresh.identity:
+            return None
+        if os.stat(fresh.path).st_size != meta["size"] or st.st_size < meta["offset"]:
+            return None
+        if tuple(meta["digests"]) != digests(fd, meta["offset"]):
+            return None
+        holder = meta["holder"]
+        return ForeignMirror(
+            source=fresh.source, format=fresh.format, path=fresh.path, identity=fresh.identity, offset=meta["offset"],
+            unterminated=meta["unterminated"], lines=meta["lines"], window=meta["window"],
+            compactions={int(k): v for k, v in meta["compactions"].items()}, size=meta["size"],
+            holder=None if holder is None else (holder[0], holder[1], holder[2]), file_size=meta["file_size"],
+            mtime_ns=meta["mtime_ns"], digests=(meta["digests"][0], meta["digests"][1]), serial=meta["serial"],
+            generation=meta["generation"], problems=list(meta["problems"]),
+        )
+    except (OSError, KeyError, TypeError, ValueError, IndexError, AttributeError):
+        return None
+
+
+def _load_translator(mirror: ForeignMirror, base: str, previous: ForeignMirror | None) -> bool:
+    if previous is not None and previous.translator is not None and previous.serial == mirror.serial and previous.path == mirror.path:
+        mirror.translator = previous.translator
+        return True
+    try:
+        with open(base + ".state", "rb") as f:
+            stamp, _, state = f.read().partition(b"\n")
+        if orjson.loads(stamp).get("serial") != mirror.serial:
+            return False
+        mirror.translator = restore_translator(TRANSLATORS[mirror.format], orjson.loads(state))
+        return True
+    except (OSError, ValueError, TypeError, AttributeError):
+        return False
+
+
+def _append(mirror: ForeignMirror, base: str) -> bool:
+    """Translate what the file holds past `mirror.offset` and add it to the mirror; False when an earlier row must be
+    written again that the mirror cannot place (the caller translates the file again whole)."""
+    first, before = mirror.lines + 1, mirror.size
+    with open(mirror.source, "rb") as f:
+        st = os.fstat(f.fileno())
+        f.seek(mirror.offset)
+        data = f.read()
+        rows, earlier = _translate(mirror, data, whole=False)
+        if not rows and not earlier:  # only the start of a line without its newline yet
+            mirror.change, mirror.added = "unchanged", 0
+            return True
+        tail = b"".join(r + b"\n" for r in rows)
+        if earlier:
+            holder = mirror.holder
+            if holder is None or set(earlier) != {holder[0]}:
+                return False
+            with open(mirror.path, "rb") as m:
+                old = m.read()
+            line, at, length = holder
+            replace_file(str(mirror.path), [old[:at], earlier[line], b"\n", old[at + length :], tail])
+            shift = len(earlier[line]) + 1 - length
+            mirror.size = before = before + shift
+            mirror.change = "revised"
+        else:
+            with open(mirror.path, "ab") as m:
+                m.write(tail)
+            mirror.change = "appended"
+        mirror.size += len(tail)
+        mirror.holder = _holder_after(mirror, rows, first, before)
+        _finish(mirror, f.fileno(), st)
+    _save(mirror, base)
+    return True
+
+
+def _create(fresh: ForeignMirror, base: str, change: str) -> ForeignMirror:
+    fresh.translator = TRANSLATORS[fresh.format]()
+    with open(fresh.source, "rb") as f:
+        st = os.fstat(f.fileno())
+        data = f.read()
+        rows, _ = _translate(fresh, data, whole=True)
+        out = b"".join(r + b"\n" for r in rows)
+        replace_file(str(fresh.path), out)
+        fresh.size = len(out)
+        fresh.holder = _holder_after(fresh, rows, 1, 0)
+        fresh.change = change
+        _finish(fresh, f.fileno(), st)
+    _save(fresh, base)
+    return fresh
+
+
 def sync_foreign(source: Path | str, fmt: str, mirror: ForeignMirror | None = None) -> ForeignMirror:
-    """Bring the mirror of `source` (a `claude-code` or `codex` file) up to date: `mirror` is the last sync's
-    (None: the first). Raises `OSError` when the file or the mirror cannot be read or written."""
+    """Bring the mirror of `source` (a `claude-code` or `codex` file) up to date and return it: `mirror` is this
+    process's last sync (None: the first; the mirror another process left is reused all the same). Raises `OSError`
+    when the file or the mirror cannot be read or written."""
     source = Path(source)
     st = os.stat(source)
     identity = (st.st_dev, st.st_ino)
-    if mirror is not None and mirror.identity == identity and st.st_size >= mirror.offset and mirror.format == fmt:
-        if st.st_size == mirror.offset:
-            mirror.change, mirror.added = "unchanged", 0
-            return mirror
-        data, _ = _read_from(source, mirror.offset)
-        lines = _translate(mirror, data, whole=False)
-        if lines:
-            with open(mirror.path, "ab") as f:
-                f.write(lines)
-        mirror.change = "appended" if lines else "unchanged"
-        return mirror
-    fresh = ForeignMirror(source=source, format=fmt, path=mirror_path(source, fmt, identity), translator=TRANSLATORS[fmt](), identity=identity)
-    data, st = _read_from(source, 0)
-    fresh.identity = (st.st_dev, st.st_ino)
-    lines = _translate(fresh, data, whole=True)
-    tmp = fresh.path.with_name(f".{fresh.path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(lines)
-        os.replace(tmp, fresh.path)
-    except BaseException:
+    path = mirror_path(source, fmt, identity)
+    base = str(path)[: -len(".jsonl")]
+    fresh = ForeignMirror(source=source, format=fmt, path=path, identity=identity)
+    with locked(base + ".lock"):
+        fd = os.open(source, os.O_RDONLY | os.O_CLOEXEC)
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    fresh.change = "created" if mirror is None else "rewritten"
-    return fresh
+            st = os.fstat(fd)
+            known = _load(base, fresh, fd, st)
+        finally:
+            os.close(fd)
+        same = mirror is not None and mirror.path == path and known is not None and mirror.generation == known.generation
+        if known is not None and st.st_size == known.offset and st.st_mtime_ns == known.mtime_ns:
+            known.translator = mirror.translator if same and mirror is not None and mirror.serial == known.serial else None
+            known.change = "unchanged" if mirror is None or (same and mirror.serial == known.serial) else "appended" if same else "rewritten"
+            return known
+        if known is not None and st.st_size > known.offset and _load_translator(known, base, mirror if same else None) and _append(known, base):
+            if mirror is not None and not same:
+                known.change = "rewritten"
+            return known
+        old = read_json(base + ".json")
+        old = old if isinstance(old, dict) else {}
+        generation, serial = old.get("generation"), old.get("serial")
+        fresh.generation = generation + 1 if type(generation) is int else 0
+        fresh.serial = serial if type(serial) is int else 0
+        return _create(fresh, base, "created" if mirror is None and not old else "rewritten")

@@ -27,10 +27,11 @@ APP_NAME = "session-inspector"
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 MAGIC = b"SESSION-INSPECTOR-CACHE\n"
 _LEN = struct.Struct("<I")
-ENTRY_PATTERN = r"^(?:(index|memo)-[0-9a-f]{16,128}\.sic|mirror-[0-9a-f]{32}\.(?:jsonl|json|lock))$"
+ENTRY_PATTERN = r"^(?:(index|memo)-[0-9a-f]{16,128}\.sic|mirror-[0-9a-f]{32}\.(?:jsonl|json|lock|state))$"
 """Index snapshots, memos, and the JSONL mirrors of store sessions with their sidecars and lock files
-(`inspector.read.store.mirror`)."""
-TEMP_PATTERN = r"^\.(?:(index|memo)-[0-9a-f]{16,128}\.sic\.[0-9]+\.[0-9a-f]+|mirror-[0-9a-f]{32}\.(?:jsonl|json)\.[0-9a-z_]+)\.tmp$"
+(`inspector.read.store.mirror`), and the pi-format mirrors of Claude Code / Codex files with their translator state
+(`inspector.read.formats.mirror`)."""
+TEMP_PATTERN = r"^\.(?:(index|memo)-[0-9a-f]{16,128}\.sic\.[0-9]+\.[0-9a-f]+|mirror-[0-9a-f]{32}\.(?:jsonl|json|state)\.[0-9a-z_]+)\.tmp$"
 STALE_TEMP_SECONDS = 3600.0
 """A temporary file older than this is a writer that died mid-write: eviction removes it."""
 HEADER_MARSHAL_VERSION = 4
