@@ -60,13 +60,16 @@ class InspectorApp(App[int]):
 
     def on_mount(self) -> None:
         self.collector.start()
-        self.set_interval(IDLE_TICK_SECONDS, self.collector.tick, name="idle collection")
+        self.set_interval(IDLE_TICK_SECONDS, self._idle_tick, name="idle collection")
         if not self.is_headless:  # a real terminal to give back: SIGTERM / SIGHUP end the app as `q` does
             exit_on_signals(lambda code: self.exit(return_code=code))
         if self.user_config.keymap:
             self._check_keymap()
         elif self.user_config.problems:
             self._config_notice(list(self.user_config.problems))
+
+    def _idle_tick(self) -> None:
+        self.collector.tick(busy=any(w.is_running and w.group != "watch" for w in self.workers))
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)):

@@ -9,7 +9,7 @@ What the app builds after that (screens, the timeline, a pruning preview, an est
 per key) lands in generation 2 again, and CPython runs a full pass once generation 2 has grown by a quarter since the
 last one: right after a key press, 100-400 ms on the UI thread (the pass stops every thread). `IdleCollector`
 defers full passes while the user works (`defer_full_collections`: the young generations are still collected as
-usual) and runs one after `IDLE_SECONDS` without input, when a pause is not seen.
+usual) and runs one after `IDLE_SECONDS` without input once no worker is busy, when a pause is not seen.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ def freeze_long_lived() -> None:
 class IdleCollector:
     """Full collections only when the user is idle (see the module docstring).
 
-    `start()` defers automatic full passes; `note_input()` on every key or mouse event; `tick()` from a timer runs
-    the deferred pass once input has been quiet for `idle_seconds`; `stop()` gives CPython its thresholds back."""
+    `start()` defers automatic full passes; `note_input()` on every key or mouse event; `tick(busy)` from a timer runs
+    the deferred pass once input has been quiet for `idle_seconds` and nothing is busy; `stop()` gives CPython its thresholds back."""
 
     def __init__(self, idle_seconds: float = IDLE_SECONDS) -> None:
         self.idle_seconds = idle_seconds
@@ -57,10 +57,11 @@ class IdleCollector:
         """The user pressed a key or used the mouse."""
         self.last_input = time.monotonic()
 
-    def tick(self) -> bool:
-        """Run the deferred full collection when input has been quiet long enough and something was promoted to
-        generation 2 since the last one; True when it ran."""
-        if self._thresholds is None or time.monotonic() - self.last_input < self.idle_seconds:
+    def tick(self, busy: bool = False) -> bool:
+        """Run the deferred full collection when input has been quiet long enough, no work is under way (`busy`: a
+        worker still computing what the last key asked for) and something was promoted to generation 2 since the
+        last one; True when it ran."""
+        if busy or self._thresholds is None or time.monotonic() - self.last_input < self.idle_seconds:
             return False
         if gc.get_count()[2] < self._thresholds[2]:
             return False
