@@ -13,7 +13,8 @@ Layout, by feature:
   compaction/                     the place for the compaction view (empty until it lands)
   diagnosis/                      the timeline screen (chart, call figures, repeats), its runner, the inspector's mixin
   gauge.py, breakdown.py, session_header.py, notice_bar.py   the inspector's side panels and bars
-  heap.py, screenshots.py         GC freezing after a big index; the README's screenshots
+  heap.py, warm.py                GC freezing after a big index; importing the lazily loaded screens in a worker
+  screenshots.py                  the README's screenshots
   inert.py                        the inert-text path for everything from a file (`inspector.base.textsafe` + lone surrogates)
 
 Engine work runs in thread workers that post Textual messages (`@on` handlers apply them on the UI thread).

@@ -9,7 +9,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
@@ -18,6 +18,7 @@ from inspector.host.discovery.stores import store_of
 
 from .browser.screen import BrowserScreen
 from .commands import ScreenCommands
+from .heap import IdleCollector
 from .inert import make_inert
 from .keymap import app_keymap, keymap_problems
 from .launch import EXIT_NOT_A_TERMINAL, demo_path, exit_on_signals, parse_args, terminal_problem
@@ -28,6 +29,7 @@ from .user_config import load_user_config
 
 STYLES = Path(__file__).resolve().parent.parent / "styles" / "inspector.tcss"
 CONFIG_NOTICE_SECONDS = 30
+IDLE_TICK_SECONDS = 0.5
 NO_SESSIONS = (
     "DEMO: no sessions found in OpenClaw's or pi's default places, so this is the bundled demo session. "
     "Open yours with session-inspector PATH."
@@ -53,8 +55,12 @@ class InspectorApp(App[int]):
         self.scratch_dirs: list[Path] = []
         """Temp dirs of copies the app made (the bundled demo compacted as a copy): removed when the app quits."""
         self.set_keymap(self.user_config.keymap)  # an id of no binding binds nothing: `_check_keymap` reports it
+        self.collector = IdleCollector()
+        """Full garbage collections wait until the user is idle (`widgets.heap`)."""
 
     def on_mount(self) -> None:
+        self.collector.start()
+        self.set_interval(IDLE_TICK_SECONDS, self._idle_tick, name="idle collection")
         if not self.is_headless:  # a real terminal to give back: SIGTERM / SIGHUP end the app as `q` does
             exit_on_signals(lambda code: self.exit(return_code=code))
         if self.user_config.keymap:
@@ -62,8 +68,17 @@ class InspectorApp(App[int]):
         elif self.user_config.problems:
             self._config_notice(list(self.user_config.problems))
 
+    def _idle_tick(self) -> None:
+        self.collector.tick(busy=any(w.is_running and w.group != "watch" for w in self.workers))
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)):
+            self.collector.note_input()
+        await super().on_event(event)
+
     def on_unmount(self) -> None:
-        """The app quits: its temp copies go."""
+        """The app quits: its temp copies go, and the garbage collector gets its thresholds back."""
+        self.collector.stop()
         for directory in self.scratch_dirs:
             shutil.rmtree(directory, ignore_errors=True)
         self.scratch_dirs.clear()

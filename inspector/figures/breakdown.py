@@ -10,6 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from inspector.base.cancel import checked
 from inspector.figures.sizes import estimate_sizes, index_estimators
 from inspector.model import entries as m
 from inspector.rules.ruleset import Estimator
@@ -111,7 +112,7 @@ def context_breakdown(session: Session, ctx: m.SessionContext, estimator: str = 
     by_tool: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # calls, results, size
     total = 0
     sizes = []
-    for row, size in zip(ctx.messages, estimate_sizes(ctx.messages, estimator)):
+    for row, size in checked(zip(ctx.messages, estimate_sizes(ctx.messages, estimator)), every=4096):
         total += size
         r = by_role[row.role]
         r[0] += 1

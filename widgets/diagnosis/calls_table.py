@@ -1,10 +1,14 @@
 """The calls as a table: the timeline screen's fallback when the terminal is too small for the chart.
 
 One row per `CallPoint` (the figures `timeline` prints); moving the row cursor selects the call, Enter asks to show
-it in the transcript, as on the chart.
+it in the transcript, as on the chart. A `DataTable` measures every cell of the rows added since the last idle moment
+on the UI thread (thousands of calls: about a second), so the rows are added `CHUNK` at a time, one chunk per timer
+tick: the screen stays responsive while a long table fills, and the cursor lands on its call once that row exists.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from rich.text import Text
 from textual import on
@@ -12,11 +16,14 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import DataTable
 
+from inspector.figures.diagnosis.calls import CallPoint
 from inspector.figures.diagnosis.timeline import Timeline
 
 from .texts import tokens, usd
 
 COLUMNS = ("#", "line", "prompt", "transcr.", "not in tr.", "cost", "mark")
+CHUNK = 200
+"""Rows added per timer tick (each tick's measuring stays well under 100 ms)."""
 
 
 class CallsTable(DataTable):
@@ -44,18 +51,37 @@ class CallsTable(DataTable):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        self._calls: Sequence[CallPoint] = ()
+        self._ranks: dict[int, int] = {}
+        self._compactions: set[int] = set()
+        self._cursor = 0
+        self._generation = 0
+
+    @property
+    def filling(self) -> bool:
+        """Whether rows of the last `show` are still to be added."""
+        return self.row_count < len(self._calls)
 
     def on_mount(self) -> None:
         for name in COLUMNS:
             self.add_column(name, key=name)
 
     def show(self, timeline: Timeline, cursor: int) -> None:
-        """Fill the table with the calls of `timeline`, the cursor on call `cursor`."""
+        """Fill the table with the calls of `timeline` (`CHUNK` rows per timer tick), the cursor on call `cursor`."""
         self.clear()
-        ranks = {j.call_index: rank for rank, j in enumerate(timeline.jumps, 1)}
-        compactions = {mk.before_call for mk in timeline.walk.markers if mk.kind == "compaction"}
-        for c in timeline.calls:
-            mark = ("│" if c.index in compactions else "") + (f"J{ranks[c.index]}" if c.index in ranks else "")
+        self._generation += 1
+        self._calls = timeline.calls
+        self._ranks = {j.call_index: rank for rank, j in enumerate(timeline.jumps, 1)}
+        self._compactions = {mk.before_call for mk in timeline.walk.markers if mk.kind == "compaction"}
+        self._cursor = max(0, min(cursor, len(self._calls) - 1))
+        self._add_chunk(self._generation)
+
+    def _add_chunk(self, generation: int) -> None:
+        if generation != self._generation:
+            return  # a newer `show` took over
+        start = self.row_count
+        for c in self._calls[start:start + CHUNK]:
+            mark = ("│" if c.index in self._compactions else "") + (f"J{self._ranks[c.index]}" if c.index in self._ranks else "")
             self.add_row(
                 Text(str(c.index), justify="right"),
                 Text(str(c.line), justify="right"),
@@ -65,8 +91,10 @@ class CallsTable(DataTable):
                 Text(usd(c.cost.total), justify="right"),
                 Text(mark),
             )
-        if timeline.calls:
-            self.move_cursor(row=max(0, min(cursor, len(timeline.calls) - 1)))
+        if start <= self._cursor < self.row_count:
+            self.move_cursor(row=self._cursor)
+        if self.filling:
+            self.set_timer(0.001, lambda: self._add_chunk(generation))
 
     @on(DataTable.RowHighlighted)
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:

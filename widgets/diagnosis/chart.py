@@ -8,20 +8,24 @@ A cursor (`◆` on both lines, `▼` above) marks the selected call: left / righ
 `[` / `]` go to the previous / next larger jump, a click selects the nearest call, Enter asks to show the call in
 the transcript and `x` the largest message that caused its jump. Up / down pan, `+` / `-` zoom, `r` resets.
 
-Every point is a `CallPoint` of the engine's `Timeline`; nothing is computed here but screen positions.
+Every point is a `CallPoint` of the engine's `Timeline`; nothing is computed here but screen positions. A series
+with more points in view than the plot has braille dots across is drawn decimated (`decimated`: each dot column's
+lowest and highest point, in order), which draws the same dots: thousands of calls render in milliseconds.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+import numpy as np
 from textual import events, on
 from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
 from textual_hires_canvas import Canvas
 from textual_plot import HiResMode, NumericAxisFormatter, PlotWidget
+from textual_plot.plot_widget import LinePlot
 
 from inspector.figures.diagnosis.timeline import Timeline
 
@@ -29,6 +33,31 @@ JUMP_DIGITS = 9
 CURSOR_MARK_AT = 0.985  # the ▼ over the selected call, just under the top of the plot
 PAGE = 10
 THRESHOLD_TICK_LABELS = {"window": "win", "compaction": "cmp"}
+DOTS_PER_CELL = 2  # braille: two dot columns per terminal cell
+
+
+def decimated(xs: np.ndarray, ys: np.ndarray, x_min: float, x_max: float, columns: int) -> tuple[np.ndarray, np.ndarray]:
+    """The points of a line (`xs` increasing) to draw over `columns` dot columns between `x_min` and `x_max`: as
+    they are when there are at most twice as many in view, else per column the lowest and the highest point (first
+    the one that comes first), plus the nearest point outside each edge (the line leaves the plot there)."""
+    lo = max(0, int(np.searchsorted(xs, x_min, side="left")) - 1)
+    hi = min(len(xs), int(np.searchsorted(xs, x_max, side="right")) + 1)
+    if hi - lo <= 2 * columns or columns <= 0:
+        return xs, ys
+    vx, vy = xs[lo:hi], ys[lo:hi]
+    width = (x_max - x_min) / columns
+    bucket = np.clip(((vx - x_min) / width).astype(np.int64), -1, columns)
+    starts = np.flatnonzero(np.r_[True, bucket[1:] != bucket[:-1]])
+    ends = np.r_[starts[1:], len(vx)]
+    out_x: list[float] = []
+    out_y: list[float] = []
+    for s, e in zip(starts.tolist(), ends.tolist()):
+        seg = vy[s:e]
+        i, j = s + int(np.argmin(seg)), s + int(np.argmax(seg))
+        for k in sorted({i, j}):
+            out_x.append(float(vx[k]))
+            out_y.append(float(vy[k]))
+    return np.asarray(out_x), np.asarray(out_y)
 
 
 class ThresholdAxis(NumericAxisFormatter):
@@ -173,6 +202,12 @@ class TimelineChart(PlotWidget):
         if old != new and self.timeline is not None and self.timeline.calls:
             self.redraw()
             self.post_message(self.CallSelected(new))
+
+    def _render_line_plot(self, dataset: LinePlot) -> None:
+        """`PlotWidget`'s line drawing, on the points `decimated` keeps for the plot's width and x range."""
+        columns = max(1, self.size.width - 2) * DOTS_PER_CELL
+        xs, ys = decimated(np.asarray(dataset.x, dtype=float), np.asarray(dataset.y, dtype=float), self._x_min, self._x_max, columns)
+        super()._render_line_plot(dataset if len(xs) == len(dataset.x) else replace(dataset, x=xs, y=ys))
 
     def _style(self, name: str) -> str:
         return str(self.get_component_rich_style(name))

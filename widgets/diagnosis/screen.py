@@ -1,7 +1,7 @@
 """The timeline screen (`l`, or `R` for its repeats panel): where the context ran away, what repeats, and what the
 transcript does not show.
 
-Over the chart (`TimelineChart`, or the `CallsTable` in a terminal too small for it) the `TimelineSummary` gives
+Over the chart (`TimelineChart`, or the `CallsTable` in a terminal too small for it, filled only then) the `TimelineSummary` gives
 the session's cost and cache-hit ratio, the cache writes TTL expiries caused, the not-in-transcript share, the fill
 and the thresholds crossed. Beside it, the selected call's figures (`CallFigures`) and the ranked repeats
 (`RepeatsPanel`). The screen dismisses with a `DiagnosisJump` (a call, the largest cause of a jump, or each
@@ -76,6 +76,7 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
         self.status = status
         self.cursor: int | None = None
         self._pending = timeline
+        self._table_shows: Timeline | None = None
 
     def compose(self) -> ComposeResult:
         yield TimelineSummary(f"Timeline · {one_line(self.file_name, 60)}", id="timeline-summary")
@@ -121,12 +122,20 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
         chart = self.query_one("#timeline-chart", TimelineChart)
         chart.show(timeline, cursor)
         self._update_legend()
-        self.query_one("#timeline-table", CallsTable).show(timeline, chart.cursor)
+        self._table_shows = None
+        if self.has_class("-tiny"):
+            self._fill_table()
         self.query_one("#timeline-repeats", RepeatsPanel).show(timeline.repeats)
         if not timeline.calls:
             self.query_one("#timeline-call", CallFigures).update(
                 Text("No call on the active path has recorded usage: nothing to chart.", style="italic")
             )
+
+    def _fill_table(self) -> None:
+        """The calls table (shown in a tiny terminal only) gets the calls of the timeline shown, unless it has them."""
+        if self.timeline is not None and self._table_shows is not self.timeline:
+            self._table_shows = self.timeline
+            self.query_one("#timeline-table", CallsTable).show(self.timeline, self.query_one("#timeline-chart", TimelineChart).cursor)
 
     def _update_legend(self) -> None:
         chart = self.query_one("#timeline-chart", TimelineChart)
@@ -209,6 +218,8 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
         if tiny != self.has_class("-tiny"):
             self.set_class(tiny, "-tiny")
             table = self.query_one("#timeline-table", CallsTable)
+            if tiny:
+                self._fill_table()
             if tiny and self.cursor is not None and table.row_count:
                 table.move_cursor(row=self.cursor)
             if self.focused is not self.query_one("#timeline-repeats"):

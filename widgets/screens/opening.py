@@ -37,6 +37,7 @@ from inspector.session.tail import tail_session
 from ..heap import freeze_long_lived
 from ..options import InspectorOptions
 from ..transcript.model import TranscriptModel, breakdown_estimator
+from ..warm import warm_lazy_imports
 from .error import ErrorInfo, special_file_kind
 
 TAIL_FIRST_MIN_BYTES = 32 * 1024 * 1024
@@ -229,6 +230,7 @@ class SessionOpener:
             self.screen.post_message(self.Opened(session, model, figures))
             if cached is None:  # indexed here: the snapshot the CLI's commands (and the next open) restore
                 save_indexed(session, before)
+        warm_lazy_imports()
 
     def _progress(self, session: Session, done: threading.Event) -> None:
         """Post indexing progress until the index is done (nothing for a file indexed within 0.1 s)."""

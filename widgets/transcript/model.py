@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from inspector.base.cancel import checkpoint
 from inspector.figures.diagnosis.misestimates import Misestimate
 from inspector.figures.marks import MarkKind, RowMark, RowMarks
 from inspector.figures.rules_of import rules_of
@@ -83,6 +84,8 @@ def breakdown_estimator(estimator: str) -> tuple[str, str | None]:
         return "pi", f"breakdown by pi chars/4 ({estimator} has no per-tool totals)"
     return name, None
 
+PREPARE_CHUNK = 4096
+"""Messages whose sizes (or running totals) are computed between two cancellation checkpoints (`prepare`)."""
 SUMMARY_ROLES = frozenset({"compactionSummary", "branchSummary"})
 _arr = int_array
 
@@ -345,7 +348,11 @@ class TranscriptModel:
     def _size_array(self, estimator: str) -> array:
         cached = self._sizes.get(estimator)
         if cached is None:
-            cached = self._compute_sizes(estimator, 0, self.message_count)
+            n = self.message_count
+            cached = self._compute_sizes(estimator, 0, min(n, PREPARE_CHUNK))
+            for start in range(PREPARE_CHUNK, n, PREPARE_CHUNK):  # a cancelled switch ends here (`prepare`)
+                checkpoint()
+                cached += self._compute_sizes(estimator, start, min(n, start + PREPARE_CHUNK))
             self._sizes[estimator] = cached
         return cached
 
@@ -378,7 +385,11 @@ class TranscriptModel:
     def _cumulative_array(self, estimator: str) -> array:
         cached = self._cumulative.get(estimator)
         if cached is None:
-            cached = self._compute_cumulative(estimator, 0, self.message_count, UNKNOWN)
+            n = self.message_count
+            cached = self._compute_cumulative(estimator, 0, min(n, PREPARE_CHUNK), UNKNOWN)
+            for start in range(PREPARE_CHUNK, n, PREPARE_CHUNK):
+                checkpoint()
+                cached += self._compute_cumulative(estimator, start, min(n, start + PREPARE_CHUNK), cached[-1])
             self._cumulative[estimator] = cached
         return cached
 
@@ -415,7 +426,8 @@ class TranscriptModel:
         return [None if v == UNKNOWN else v for v in self._cumulative_array(estimator)]
 
     def prepare(self, estimator: str) -> None:
-        """Compute the sizes, running totals and bar scale of `estimator` now (call it in a worker thread)."""
+        """Compute the sizes, running totals and bar scale of `estimator` now (call it in a worker thread; under a
+        `inspector.base.cancel.cancellable` flag it stops every `PREPARE_CHUNK` messages once the flag is up)."""
         if estimator != "tiktoken":
             self._size_array(estimator)
             self._cumulative_array(estimator)
