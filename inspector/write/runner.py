@@ -149,7 +149,7 @@ class RunResult:
             "retries": self.retries,
             "fallbacks": self.fallbacks,
             "fallback_summary": self.fallback_summary,
-            "error": self.error,
+            "error": self.error or None,
             "recovered": self.recovered + list(self.commit.recovered if self.commit else ()),
         }
 
@@ -175,6 +175,7 @@ class _Run:
         self.result = RunResult(str(path), "failed", summarizer=options.summarizer.name, model=options.summarizer.model)
         self.stage_total = 0
         self.stage_index = 0
+        self.stager: Stager | None = None
 
     # ------------------------------------------------------------------ stage bookkeeping
     def _start(self, stager: Stager | None, stage: StageName, label: str, calls: int, tokens_in: int = 0) -> float:
@@ -252,6 +253,7 @@ class _Run:
         stager = Stager(self.o.summarizer, self.path, self.emit, self.clock, self.cancel, window, reserve, R,
                         thinking_level=R.prompts.compaction_thinking_level(self.o.plan.config, ctx.thinking_level),
                         breaker=self.o.breaker, retry_policy=self.o.retry_policy, rng=self.o.rng or random.Random())
+        self.stager = stager
         tool_failures = R.assembly.format_tool_failures_section([m.message for m in all_msgs + prefix_msgs])
         file_ops = R.assembly.format_file_operations(plan.read_files, plan.modified_files)
 
@@ -413,6 +415,9 @@ def run_compaction(
             return _failed(run, "timeout", f"the run took longer than the safety timeout ({options.timeout_s:g} s); nothing written")
         return run._nothing("cancelled: nothing written")
     except BreakerOpen as exc:
+        made = run.stager.requests if run.stager is not None else 0
+        if made:
+            return _failed(run, "breaker", f"{exc}; {made} summary request{'s were' if made != 1 else ' was'} made in this run before it opened; nothing written")
         return _failed(run, "breaker", f"{exc}; no request was made and nothing written")
     except ProviderError as exc:
         if run.timed_out:

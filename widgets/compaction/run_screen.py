@@ -13,6 +13,7 @@ it with `undo_last_compaction`.
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -42,11 +43,14 @@ from widgets.compaction.progress_state import STREAM_TAIL_CHARS, RunProgress, re
 
 
 def writable_target(path: Path, packaged: Path | None = None) -> tuple[Path, str | None]:
-    """The file to compact: `path`, or a temp copy (with a note) when it is the bundled demo or read-only."""
+    """The file to compact: `path`, or a temp copy (with a note) when it is the bundled demo or read-only; the copy's
+    temp dir is removed when the process exits (quitting the app leaves nothing in /tmp)."""
     is_demo = packaged is not None and path.resolve() == packaged.resolve()
     if not is_demo and os.access(path, os.W_OK) and os.access(path.parent, os.W_OK):
         return path, None
-    copy = Path(tempfile.mkdtemp(prefix="session-inspector-")) / path.name
+    folder = Path(tempfile.mkdtemp(prefix="session-inspector-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    copy = folder / path.name
     shutil.copy2(path, copy)
     why = "the bundled demo" if is_demo else "read-only"
     return copy, f"{path.name} is {why}: compacting a copy, {copy}"

@@ -10,6 +10,7 @@ echoed. Every event line is made inert (a server's escape sequences are shown, n
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,7 @@ anthropic (the Messages API). Model, base URL and key come from the flags, the e
 
 Without --yes the entry is shown and confirmed on a terminal; without a terminal, --yes is required.
 A "Summary unavailable" fallback is written only with --accept-fallback.
-Exit codes: 0 written (or --dry-run done), 1 nothing written (declined, cancelled, fallback refused,
+Exit codes: 0 written (or --dry-run done), 1 nothing written (declined, cancelled or Ctrl+C, fallback refused,
 compacted meanwhile), 2 error.
 """
 
@@ -85,10 +86,15 @@ def _shown(text: str) -> str:
 
 
 class EventRenderer:
-    """Renders runner events on stderr: a `rich.progress` display on a terminal, one plain line each otherwise."""
+    """Renders runner events on stderr: a `rich.progress` display on a terminal, one plain line each otherwise.
+    `show_end` False leaves out the events that end a run (`nothing_written`, `failed`, `committed`): the command
+    prints its result on stdout, once."""
 
-    def __init__(self, tty: bool, stream: Any = None) -> None:
+    END_KINDS = frozenset({"nothing_written", "failed", "committed"})
+
+    def __init__(self, tty: bool, stream: Any = None, *, show_end: bool = True) -> None:
         self.tty = tty
+        self.show_end = show_end
         self.console = Console(file=stream or sys.stderr, markup=False, emoji=False, highlight=False, force_terminal=tty or None)
         self.progress: Progress | None = None
         self.tasks: dict[str, TaskID] = {}
@@ -101,7 +107,7 @@ class EventRenderer:
         """Render one event."""
         d = event.to_json()
         kind = d["kind"]
-        if kind == "text_streamed":
+        if kind == "text_streamed" or (not self.show_end and kind in self.END_KINDS):
             return
         if self.progress is not None:
             self._progress(d)
@@ -220,7 +226,8 @@ def run(args: argparse.Namespace) -> int:
         lock_timeout_ms=int(max(0.0, args.lock_timeout) * 1000),
         rules_id=rule_choice().id,
     )
-    renderer = EventRenderer(sys.stderr.isatty())
+    renderer = EventRenderer(sys.stderr.isatty(), show_end=False)
+    before = _file_state(args.path)
     try:
         result = run_compaction(args.path, options, renderer)
         if result.status == "dry_run" and not args.dry_run:
@@ -230,9 +237,25 @@ def run(args: argparse.Namespace) -> int:
                 return EXIT_NOTHING
             # Write exactly what was shown: the summary is committed as is, no second summarizer run.
             result = _commit_shown(args.path, result, options, renderer)
+    except KeyboardInterrupt:
+        renderer.stop()
+        if _file_state(args.path) == before:
+            _err("cancelled (Ctrl+C): nothing written")
+            return EXIT_NOTHING
+        _err(f"interrupted (Ctrl+C) while writing: the file changed; check it, `session-inspector undo {shlex.quote(str(args.path))}` reverts a written compaction")
+        return EXIT_ERROR
     finally:
         renderer.stop()
     return _print(result, args)
+
+
+def _file_state(path: Path) -> tuple[int, int] | None:
+    """The session file's size and modification time (None: gone), to tell whether an interrupted run wrote."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
 
 
 def _commit_shown(path: Path, shown: RunResult, options: RunOptions, renderer: EventRenderer) -> RunResult:
@@ -276,7 +299,7 @@ def _print(result: RunResult, args: argparse.Namespace) -> int:
                        f"retries {result.retries}  fallbacks {', '.join(result.fallbacks) or 'none'}"))
         if c.checkpoint:
             out.print(Text(f"checkpoint: {c.checkpoint}", style="dim"))
-        out.print(Text("undo with: session-inspector undo PATH", style="dim"))
+        out.print(Text(make_inert(f"undo with: session-inspector undo {shlex.quote(str(c.path))}", keep_newlines=False), style="dim"))
     elif result.status == "dry_run":
         out.print(Text("Dry run: nothing written. The entry that would be written:", style="bold"))
         print_json(result.entry, rules=False)
