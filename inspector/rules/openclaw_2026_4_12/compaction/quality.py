@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspector.js.jsjson import js_len
-from inspector.js.utf16 import JS_WHITESPACE, JS_WHITESPACE_CLASS, js_trim
+from inspector.js.utf16 import JS_WHITESPACE, js_trim
 from inspector.rules.openclaw_2026_4_12.compaction.assembly import extract_message_text
 from inspector.rules.openclaw_2026_4_12.compaction.boundary import REQUIRED_SUMMARY_SECTIONS
 from inspector.rules.openclaw_2026_4_12.compaction.stop_words import (
