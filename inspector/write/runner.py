@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inspector.base.clock import Clock, SystemClock, now_ms
+from inspector.js.jsjson import js_len
 from inspector.figures.forecast.plan import CompactionPlan, PlanOptions, plan_compaction
 from inspector.rules.ruleset import RuleSet, rule_set
 from inspector.session.session import EntryChangedOnDisk, open_session
@@ -43,11 +44,13 @@ from inspector.write.calls import BreakerOpen, RetryPolicy
 from inspector.write.events import Committed, Failed, NothingWritten, RunEvent, StageFinished, StageName, StageStarted
 from inspector.write.journal import Journal
 from inspector.write.lock import LockHeld
+from inspector.write.preflight import Check, preflight
 from inspector.write.recovery import recover_session
 from inspector.write.sessionfile import SessionWriteError
 from inspector.write.staged import Msg, Stager, synthetic_message
 from inspector.write.summarizers.base import CancelToken, ProviderError, Summarizer, SummaryCancelled
 from inspector.write.summarizers.rule_based import RulesSummarizer
+from inspector.write.summary_checks import body_budget, cap_check, quality_check
 from inspector.write.truncate import HeartbeatSettings
 from inspector.write.writer import CommitResult, CompactedMeanwhile, PlanSnapshot, commit_compaction
 
@@ -75,6 +78,9 @@ class RunOptions:
     lock_timeout_ms: int = 10_000
     rules_id: str | None = None
     """The rule set the session is read and compacted with (None: the default rule set)."""
+    refuse_unwritable: bool | None = None
+    """Refuse a file this tool cannot write (version 1/2) before any call (None: unless `dry_run`; the CLI's preview
+    before "Write it?" sets True)."""
 
 
 @dataclass
@@ -116,6 +122,14 @@ class RunResult:
     """The file as the plan saw it (a later commit of the same summary passes it as `since`)."""
     recovered: list[str] = field(default_factory=list)
     """What was done before the run to finish crashed writes (`recovery.recover_session`), and at commit."""
+    checks: list[Check] = field(default_factory=list)
+    """The checks before any call (`preflight`: version, lock, summarizer) and of the summary (`summary_checks`:
+    cap, quality); a failed one is a warning unless `blocking`."""
+
+    @property
+    def warnings(self) -> list[str]:
+        """The failed checks' details, in order."""
+        return [c.detail for c in self.checks if not c.ok]
 
     @property
     def retries(self) -> int:
@@ -151,11 +165,20 @@ class RunResult:
             "fallback_summary": self.fallback_summary,
             "error": self.error or None,
             "recovered": self.recovered + list(self.commit.recovered if self.commit else ()),
+            "checks": [c.to_json() for c in self.checks],
         }
 
 
 class _TimedOut(Exception):
     pass
+
+
+class _Refused(Exception):
+    """A blocking check failed before any call."""
+
+    def __init__(self, check: Check) -> None:
+        super().__init__(check.detail)
+        self.check = check
 
 
 def _estimate_tokens_after(rules: RuleSet, plan: CompactionPlan, summary: str) -> int:
@@ -199,6 +222,11 @@ class _Run:
 
     # ------------------------------------------------------------------ the run
     def run(self) -> RunResult:
+        self.result.checks = preflight(self.path, self.o.summarizer)
+        refuse_version = self.o.refuse_unwritable if self.o.refuse_unwritable is not None else not self.o.dry_run
+        for check in self.result.checks:
+            if check.blocking and not check.ok and (check.name != "version" or refuse_version):
+                raise _Refused(check)
         if not self.o.dry_run and Journal().needs_recovery(self.path):
             self.result.recovered = recover_session(self.path, clock=self.clock, lock_timeout_ms=self.o.lock_timeout_ms)
         session = open_session(self.path, self.o.rules_id)
@@ -274,6 +302,10 @@ class _Run:
                 by_id[id(it)] = Msg(it, synthetic_message(self.rules, it))
         preserved = [by_id[id(it)].message for it in split.preserved]
         summarizable = [by_id[id(it)] for it in split.summarizable]
+        budget = body_budget(R, preserved, tool_failures, file_ops)
+        prefix_budget = max(600, budget // 3) if prep.is_split_turn and prefix_msgs and budget else None
+        split_room = prefix_budget + js_len(R.assembly.SPLIT_TURN_HEADING) + 8 if prefix_budget else 0
+        stager.max_chars = max(200, budget - split_room) if budget else None  # 0: the assembly keeps none of it
         max_chunk = plan.chunking.max_chunk_tokens if plan.chunking else max(1, window // 2)
         parts = stager.plan_parts(summarizable, max_chunk)
         do_prefix = prep.is_split_turn and bool(prefix_msgs)
@@ -296,6 +328,7 @@ class _Run:
 
         prefix_summary: str | None = None
         if do_prefix:
+            stager.max_chars = prefix_budget
             pmax = max_chunk
             t = self._start(stager, "split_turn_prefix", f"prefix of the split turn ({len(prefix_msgs)} messages)",
                             stager.count_chunks(prefix_msgs, pmax), sum(m.item.tokens for m in prefix_msgs))
@@ -306,6 +339,11 @@ class _Run:
         t = self._start(None, "assembly", "recent turns, tool failures, file lists; 16000-character cap", 0)
         summary = R.assembly.finalize_summary(history, prefix_summary, preserved, tool_failures, file_ops)
         self._finish(None, "assembly", t, detail=f"{len(summary)} characters")
+        self.result.checks.append(cap_check(R, history, summary))
+        if R.has("quality"):
+            before_preserve = [by_id[id(it)].message for it in kept_items]
+            self.result.checks.append(quality_check(R, history, prefix_summary, summary, [m.message for m in summarizable], before_preserve,
+                                                    [m.message for m in prefix_msgs], prep.is_split_turn))
         self.result.fallback_summary = stager.unavailable
         return summary, {"readFiles": plan.read_files, "modifiedFiles": plan.modified_files}
 
@@ -414,6 +452,8 @@ def run_compaction(
         if run.timed_out:
             return _failed(run, "timeout", f"the run took longer than the safety timeout ({options.timeout_s:g} s); nothing written")
         return run._nothing("cancelled: nothing written")
+    except _Refused as exc:
+        return _failed(run, "preflight", f"{exc.check.detail}; nothing summarized, nothing written")
     except BreakerOpen as exc:
         made = run.stager.requests if run.stager is not None else 0
         if made:

@@ -42,6 +42,10 @@ anthropic (the Messages API). Model, base URL and key come from the flags, the e
 (OPENAI_API_KEY / ANTHROPIC_API_KEY, OPENAI_BASE_URL / ANTHROPIC_BASE_URL) or openclaw.json; a server on
 127.0.0.1 needs no key. LLM calls go through the circuit breaker (`session-inspector breaker`).
 
+Before any summary call: the file's version (only version 3 files are compacted; a dry run reports an older one and
+goes on), OpenClaw's session lock, the summarizer's server reachable. After summarizing: whether the summary keeps
+its sections within the 16000-character cap (and what was cut), and OpenClaw's quality guard. A dry run lists every
+check ("Checks:"; --json: "checks"); a failed one is a warning before "Write it?" and after the result.
 Without --yes the entry is shown and confirmed on a terminal; without a terminal, --yes is required.
 A "Summary unavailable" fallback is written only with --accept-fallback.
 Exit codes: 0 written (or --dry-run done), 1 nothing written (declined, cancelled or Ctrl+C, fallback refused,
@@ -167,6 +171,8 @@ def _confirm(result: RunResult, truncate: bool) -> bool:
     err.print(Text(f"summarizer {result.summarizer}; firstKeptEntryId {entry.get('firstKeptEntryId')}; tokensBefore {entry.get('tokensBefore')}; "
                    f"{'truncate (checkpoint copy first)' if truncate else 'append'}"))
     err.print(Text(make_inert(str(entry.get("summary", "")))))
+    for warning in result.warnings:
+        err.print(Text(_shown(f"warning: {warning}"), style="yellow"))
     err.print(Text("Write it? [y/N] "), end="")
     try:
         answer = input()
@@ -225,6 +231,7 @@ def run(args: argparse.Namespace) -> int:
         breaker=breaker,
         lock_timeout_ms=int(max(0.0, args.lock_timeout) * 1000),
         rules_id=rule_choice().id,
+        refuse_unwritable=not args.dry_run,
     )
     renderer = EventRenderer(sys.stderr.isatty(), show_end=False)
     before = _file_state(args.path)
@@ -290,6 +297,13 @@ def _print(result: RunResult, args: argparse.Namespace) -> int:
         print_json(result.to_json())
         return code
     out = console()
+    if result.status == "dry_run":
+        out.print(Text("Checks:", style="bold"))
+        for check in result.checks:
+            out.print(Text(_shown(f"  {'ok    ' if check.ok else 'FAILED'} {check.name}: {check.detail}"), style="" if check.ok else "yellow"))
+    else:
+        for warning in result.warnings:
+            out.print(Text(_shown(f"warning: {warning}"), style="yellow"))
     for note in result.to_json()["recovered"]:
         out.print(Text(make_inert(f"recovered: {note}", keep_newlines=False), style="yellow"))
     if result.status == "committed" and result.commit is not None:

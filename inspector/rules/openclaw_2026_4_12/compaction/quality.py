@@ -50,6 +50,11 @@ _OPAQUE = re.compile(
 _PURE_HEX = re.compile(r"[A-Fa-f0-9]{8,}", re.ASCII)
 _LINE_BREAK = re.compile(r"\r?\n")
 
+QUALITY_GUARD_DEFAULT = False
+"""Whether `compaction.qualityGuard.enabled` is on when unset."""
+QUALITY_FAILURE_OUTCOME = "OpenClaw's quality guard (off by default in 2026.4.12; `compaction.qualityGuard.enabled`) would ask the model again"
+"""What OpenClaw does with a summary that fails the audit (what a warning says)."""
+
 
 @dataclass(frozen=True)
 class QualityAudit:

@@ -59,6 +59,11 @@ __all__ = [
 ]
 
 LATEST_USER_REQUEST_CONTEXT_LABEL = "Latest user request context:"
+QUALITY_GUARD_DEFAULT = True
+"""Whether `compaction.qualityGuard.enabled` is on when unset."""
+QUALITY_FAILURE_OUTCOME = "OpenClaw 2026.9.6 would cancel this compaction: its quality guard is on by default and audits the stored summary"
+"""What OpenClaw does with a summary that fails the audit (what a warning says)."""
+
 _NOT_SPACE = f"[^{re.escape(JS_WHITESPACE)}]"
 _OPAQUE = re.compile(
     rf"(https?://{_NOT_SPACE}+|(?<![A-Za-z0-9._-])/[\w.-]{{2,}}(?:/[\w.-]+)+|[A-Za-z]:\\[\w\\.-]+"
