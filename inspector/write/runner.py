@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inspector.base.clock import Clock, SystemClock, now_ms
-from inspector.js.jsjson import js_len
 from inspector.figures.forecast.plan import CompactionPlan, PlanOptions, plan_compaction
+from inspector.js.jsjson import js_len
 from inspector.rules.ruleset import RuleSet, rule_set
 from inspector.session.session import EntryChangedOnDisk, open_session
 from inspector.write.breaker import CircuitBreaker

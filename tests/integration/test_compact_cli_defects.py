@@ -57,7 +57,7 @@ def test_ctrl_c_exits_1_with_a_line_and_writes_nothing(demo: Path, tmp_path: Pat
             time.sleep(0.05)
         assert srv.requests, "the run never reached the server"
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        _, err = proc.communicate(timeout=60)
     assert proc.returncode == 1, err
     assert "cancelled (Ctrl+C): nothing written" in err
     assert demo.read_bytes() == before
