@@ -74,7 +74,8 @@ def lock_check(path: Path) -> Check:
     status = inspect_lock(path)
     if not status.blocking:
         return Check("lock", True, "free" if not status.exists else "stale (reclaimed at commit)")
-    return Check("lock", False, f"held by live process {status.pid}: the commit waits for it and gives up after the lock timeout")
+    pid = status.inspection.pid if status.inspection else None
+    return Check("lock", False, f"held by live process {pid}: the commit waits for it and gives up after the lock timeout")
 
 
 def _endpoint(summarizer: Any) -> tuple[str, int] | None:

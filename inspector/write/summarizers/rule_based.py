@@ -228,8 +228,8 @@ class _Facts:
             # The release's own extraction, each in the case it was written in. OpenClaw audits the first 12 of its
             # last 10 messages, a window that may start inside these: each message's own first 12 cover any such window.
             release_ids: list[str] = []
-            for m in messages[-rules.quality.AUDITED_MESSAGES :]:
-                release_ids += rules.quality.audited_identifiers([m]) if isinstance(m, dict) else []
+            for message in messages[-rules.quality.AUDITED_MESSAGES :]:
+                release_ids += rules.quality.audited_identifiers([message]) if isinstance(message, dict) else []
             for ident in release_ids:
                 found = re.search(re.escape(ident), recent, re.I) if rules.quality.is_pure_hex_identifier(ident) else None
                 audited.append(found.group(0) if found else ident)
@@ -383,20 +383,29 @@ def fit_sections(sections: list[tuple[str, list[str]]], max_chars: int, audited:
                    if line not in keep and (prio := _cut_priority(h, line, li)) is not None)
     note_room = 160
     removed: set[tuple[int, int]] = set()
-    for _, si, li in order:
+    queue = iter(order)
+
+    def rendered() -> list[tuple[str, list[str]]]:
+        counts = Counter(sections[si][0] for si, _ in removed)
+        out = [(h, [line for li, line in enumerate(lines) if (si, li) not in removed] or [f"- ({counts[h]} items left out to fit.)"])
+               for si, (h, lines) in enumerate(sections)]
+        if removed:
+            what = ", ".join(f"{h[3:]} {n}" for h, n in counts.items())
+            scope = 1 if out[0][1] and out[0][1][0].startswith("- Rule-based summary") else 0
+            out[0][1].insert(scope, f"- Cut to fit the {max_chars:,} characters OpenClaw's cap leaves this summary: {len(removed)} lines left out ({what}).")
+        return out
+
+    for _, si, li in queue:  # quickly, by the lines' lengths...
         if total + note_room <= max_chars:
             break
         removed.add((si, li))
         total -= js_len(sections[si][1][li]) + 1
-    counts = Counter(sections[si][0] for si, _ in removed)
-    out: list[tuple[str, list[str]]] = []
-    for si, (h, lines) in enumerate(sections):
-        kept = [line for li, line in enumerate(lines) if (si, li) not in removed]
-        out.append((h, kept or [f"- ({counts[h]} items left out to fit.)"]))
-    if removed:
-        what = ", ".join(f"{h[3:]} {n}" for h, n in counts.items())
-        scope = 1 if out[0][1] and out[0][1][0].startswith("- Rule-based summary") else 0
-        out[0][1].insert(scope, f"- Cut to fit the {max_chars:,} characters OpenClaw's cap leaves this summary: {len(removed)} lines left out ({what}).")
+    out = rendered()
+    for _, si, li in queue:  # ...then exactly, where the notes took more room
+        if js_len(render_sections(out)) <= max_chars:
+            break
+        removed.add((si, li))
+        out = rendered()
     text = render_sections(out)
     missing = [x for x in audited if x not in text]
     if missing:

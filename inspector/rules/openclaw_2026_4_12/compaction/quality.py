@@ -129,7 +129,8 @@ def _punct(ch: str) -> bool:
 
 def _segments(text: str) -> list[str]:
     """`text.split(/[\\s\\p{P}]+/u)` without the empty pieces."""
-    out, cur = [], []
+    out: list[str] = []
+    cur: list[str] = []
     for ch in text:
         if ch in JS_WHITESPACE or _punct(ch):
             if cur:
@@ -212,7 +213,8 @@ def extract_keywords(query: str) -> list[str]:
 
 def _fallback_tokens(normalized: str) -> list[str]:
     """`normalized.split(/[^\\p{L}\\p{N}]+/u)`, trimmed, without the empty pieces."""
-    out, cur = [], []
+    out: list[str] = []
+    cur: list[str] = []
     for ch in normalized:
         if unicodedata.category(ch)[0] in "LN":
             cur.append(ch)
