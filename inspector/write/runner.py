@@ -46,13 +46,14 @@ from inspector.write.journal import Journal
 from inspector.write.lock import LockHeld
 from inspector.write.preflight import Check, preflight
 from inspector.write.recovery import recover_session
+from inspector.write.run_result import RunResult, StageReport
 from inspector.write.sessionfile import SessionWriteError
 from inspector.write.staged import Msg, Stager, synthetic_message
 from inspector.write.summarizers.base import CancelToken, ProviderError, Summarizer, SummaryCancelled
 from inspector.write.summarizers.rule_based import RulesSummarizer
-from inspector.write.summary_checks import body_budget, cap_check, quality_check
+from inspector.write.summary_budget import assemble, body_room, summary_checks
 from inspector.write.truncate import HeartbeatSettings
-from inspector.write.writer import CommitResult, CompactedMeanwhile, PlanSnapshot, commit_compaction
+from inspector.write.writer import CompactedMeanwhile, PlanSnapshot, commit_compaction
 
 if TYPE_CHECKING:
     from inspector.rules.openclaw_2026_4_12.compaction.items import SummaryItem
@@ -81,92 +82,6 @@ class RunOptions:
     refuse_unwritable: bool | None = None
     """Refuse a file this tool cannot write (version 1/2) before any call (None: unless `dry_run`; the CLI's preview
     before "Write it?" sets True)."""
-
-
-@dataclass
-class StageReport:
-    """One stage as it ran."""
-
-    stage: str
-    status: str
-    calls: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    elapsed_ms: int = 0
-    retries: int = 0
-    fallbacks: list[str] = field(default_factory=list)
-    detail: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON."""
-        return dict(self.__dict__)
-
-
-@dataclass
-class RunResult:
-    """The outcome: `status` is `committed`, `dry_run`, `nothing_written` or `failed` (nothing written unless committed)."""
-
-    path: str
-    status: str
-    reason: str = ""
-    summarizer: str = "rules"
-    model: str | None = None
-    entry: dict[str, Any] | None = None
-    commit: CommitResult | None = None
-    tokens_before: int | float | None = None
-    tokens_after: int | None = None
-    stages: list[StageReport] = field(default_factory=list)
-    fallback_summary: bool = False
-    error: dict[str, Any] = field(default_factory=dict)
-    snapshot: PlanSnapshot | None = None
-    """The file as the plan saw it (a later commit of the same summary passes it as `since`)."""
-    recovered: list[str] = field(default_factory=list)
-    """What was done before the run to finish crashed writes (`recovery.recover_session`), and at commit."""
-    checks: list[Check] = field(default_factory=list)
-    """The checks before any call (`preflight`: version, lock, summarizer) and of the summary (`summary_checks`:
-    cap, quality); a failed one is a warning unless `blocking`."""
-
-    @property
-    def warnings(self) -> list[str]:
-        """The failed checks' details, in order."""
-        return [c.detail for c in self.checks if not c.ok]
-
-    @property
-    def retries(self) -> int:
-        """Retries over all stages."""
-        return sum(s.retries for s in self.stages)
-
-    @property
-    def fallbacks(self) -> list[str]:
-        """Fallbacks over all stages, in order."""
-        return [f for s in self.stages for f in s.fallbacks]
-
-    @property
-    def changed(self) -> bool:
-        """True only when the file was written."""
-        return self.status == "committed"
-
-    def to_json(self) -> dict[str, Any]:
-        """`compact --json`."""
-        return {
-            "path": self.path,
-            "status": self.status,
-            "changed": self.changed,
-            "reason": self.reason,
-            "summarizer": self.summarizer,
-            "model": self.model,
-            "entry": self.entry,
-            "commit": self.commit.to_json() if self.commit else None,
-            "tokens_before": self.tokens_before,
-            "tokens_after": self.tokens_after,
-            "stages": [s.to_json() for s in self.stages],
-            "retries": self.retries,
-            "fallbacks": self.fallbacks,
-            "fallback_summary": self.fallback_summary,
-            "error": self.error or None,
-            "recovered": self.recovered + list(self.commit.recovered if self.commit else ()),
-            "checks": [c.to_json() for c in self.checks],
-        }
 
 
 class _TimedOut(Exception):
@@ -302,7 +217,7 @@ class _Run:
                 by_id[id(it)] = Msg(it, synthetic_message(self.rules, it))
         preserved = [by_id[id(it)].message for it in split.preserved]
         summarizable = [by_id[id(it)] for it in split.summarizable]
-        budget = body_budget(R, preserved, tool_failures, file_ops)
+        budget = body_room(R, preserved, tool_failures, file_ops)
         prefix_budget = max(600, budget // 3) if prep.is_split_turn and prefix_msgs and budget else None
         split_room = prefix_budget + js_len(R.assembly.SPLIT_TURN_HEADING) + 8 if prefix_budget else 0
         stager.max_chars = max(200, budget - split_room) if budget else None  # 0: the assembly keeps none of it
@@ -337,13 +252,11 @@ class _Run:
             prefix_summary = text
 
         t = self._start(None, "assembly", "recent turns, tool failures, file lists; 16000-character cap", 0)
-        summary = R.assembly.finalize_summary(history, prefix_summary, preserved, tool_failures, file_ops)
-        self._finish(None, "assembly", t, detail=f"{len(summary)} characters")
-        self.result.checks.append(cap_check(R, history, summary))
-        if R.has("quality"):
-            before_preserve = [by_id[id(it)].message for it in kept_items]
-            self.result.checks.append(quality_check(R, history, prefix_summary, summary, [m.message for m in summarizable], before_preserve,
-                                                    [m.message for m in prefix_msgs], prep.is_split_turn))
+        assembled = assemble(R, history, prefix_summary, preserved, tool_failures, file_ops)
+        summary = assembled.written
+        self._finish(None, "assembly", t, detail=f"{len(summary)} characters" + (", appended sections budgeted" if assembled.budgeted else ""))
+        self.result.checks += summary_checks(R, history, prefix_summary, assembled, [m.message for m in summarizable],
+                                             [by_id[id(it)].message for it in kept_items], [m.message for m in prefix_msgs], prep.is_split_turn)
         self.result.fallback_summary = stager.unavailable
         return summary, {"readFiles": plan.read_files, "modifiedFiles": plan.modified_files}
 
@@ -476,6 +389,19 @@ def run_compaction(
     finally:
         if timer is not None:
             timer.cancel()
+
+
+def forecast_checks(session: Any, ctx: Any, plan: CompactionPlan, options: PlanOptions | None = None, rules: RuleSet | None = None) -> list[Check]:
+    """The checks of the summary `compact` would write for `plan` of `session` (`summary_budget.summary_checks`: the
+    release's cap, our budget, the quality guard), computed as a run computes them, with the offline `rules` summarizer
+    and nothing written: what `plan` and the app's forecast show. None to check (nothing to plan, a boundary entry
+    only): []. `rules`: the plan's (None: the session's)."""
+    if plan.nothing_to_plan is not None or plan.boundary_only:
+        return []
+    run = _Run(Path(session.path), RunOptions(plan=options or PlanOptions(), dry_run=True), lambda e: None, CancelToken())
+    run.rules = rules or rule_set(session.rules_id)
+    run._summarize(session, ctx, plan)
+    return run.result.checks
 
 
 def _failed(run: _Run, stage: str, message: str, error: dict[str, Any] | None = None) -> RunResult:

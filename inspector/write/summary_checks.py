@@ -43,23 +43,32 @@ def body_budget(rules: RuleSet, preserved: Sequence[dict[str, Any]], tool_failur
     return low
 
 
-def cap_check(rules: RuleSet, history: str, stored: str) -> Check:
-    """`cap`: the history summary in the stored entry whole, cut (how much), or lost (see the module docstring)."""
+def release_name(rules: RuleSet) -> str:
+    """The release a rule set reproduces, as a warning names it (`OpenClaw 2026.4.12`)."""
+    r = rules.release
+    return f"OpenClaw {r.openclaw_version}" if r.openclaw_version else f"pi {r.pi_version}"
+
+
+def cap_check(rules: RuleSet, history: str, stored: str, suffix_chars: int | None = None) -> Check:
+    """`cap`: the history summary in the release's stored entry (`stored`, its own assembly) whole, cut (how much),
+    or lost (see the module docstring); `suffix_chars`: the appended sections' length before the cap."""
     n = js_len(history)
     head = history[:80]
+    name = release_name(rules)
     context_marker = getattr(rules.assembly, "CONTEXT_TRUNCATED_MARKER", None)
     turns_cut = bool(context_marker and context_marker in stored and context_marker not in history)
     turns_note = "; the recent turns preserved verbatim were cut from their start to fit" if turns_cut else ""
     if history and not stored.startswith(head):
-        return Check("cap", False, f"{rules.id}: the sections OpenClaw appends (recent turns preserved verbatim, tool failures, file lists) "
-                                   f"fill the whole {MAX_CHARS:,}-character cap, and OpenClaw keeps only their last {MAX_CHARS:,} characters: "
-                                   f"the summary ({n:,} characters) is not in the entry, which starts mid-text")
+        appended = f" (the last of the {suffix_chars:,} characters of recent turns preserved verbatim, tool failures and file lists it appends)" if suffix_chars else ""
+        return Check("cap", False, f"{name} would store {min(js_len(stored), MAX_CHARS):,} characters of appended turns{appended} and lose the "
+                                   f"summary ({n:,} characters): its entry would start mid-text, its {MAX_CHARS:,}-character cap keeping "
+                                   "only the end of what it appends")
     marker = rules.assembly.SUMMARY_TRUNCATED_MARKER
     if marker in stored and marker not in history:
         kept = stored.index(marker)
-        return Check("cap", False, f"the summary was cut by {n - js_len(stored[:kept]):,} of its {n:,} characters to fit the "
-                                   f"{MAX_CHARS:,}-character cap (the entry says so: \"{marker.strip()}\"){turns_note}")
-    return Check("cap", not turns_cut, f"the summary is stored whole ({n:,} characters; the entry {js_len(stored):,}){turns_note}")
+        return Check("cap", False, f"{name} would cut the summary by {n - js_len(stored[:kept]):,} of its {n:,} characters to fit the "
+                                   f"{MAX_CHARS:,}-character cap (its entry says so: \"{marker.strip()}\"){turns_note}")
+    return Check("cap", not turns_cut, f"{name} stores the summary whole ({n:,} characters; the entry {js_len(stored):,}){turns_note}")
 
 
 def quality_check(

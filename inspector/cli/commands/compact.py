@@ -44,7 +44,8 @@ anthropic (the Messages API). Model, base URL and key come from the flags, the e
 
 Before any summary call: the file's version (only version 3 files are compacted; a dry run reports an older one and
 goes on), OpenClaw's session lock, the summarizer's server reachable. After summarizing: whether the summary keeps
-its sections within the 16000-character cap (and what was cut), and OpenClaw's quality guard. A dry run lists every
+its sections within the 16000-character cap (where OpenClaw 2026.4.12 would lose or cut it, the appended sections are
+cut instead, each cut said in the entry: the "budget" check), and OpenClaw's quality guard. A dry run lists every
 check ("Checks:"; --json: "checks"); a failed one is a warning before "Write it?" and after the result.
 Without --yes the entry is shown and confirmed on a terminal; without a terminal, --yes is required.
 A "Summary unavailable" fallback is written only with --accept-fallback.

@@ -392,7 +392,7 @@ def fit_sections(sections: list[tuple[str, list[str]]], max_chars: int, audited:
         if removed:
             what = ", ".join(f"{h[3:]} {n}" for h, n in counts.items())
             scope = 1 if out[0][1] and out[0][1][0].startswith("- Rule-based summary") else 0
-            out[0][1].insert(scope, f"- Cut to fit the {max_chars:,} characters OpenClaw's cap leaves this summary: {len(removed)} lines left out ({what}).")
+            out[0][1].insert(scope, f"- Cut to fit the {max_chars:,} characters the cap leaves this summary: {len(removed)} lines left out ({what}).")
         return out
 
     for _, si, li in queue:  # quickly, by the lines' lengths...
