@@ -1,8 +1,9 @@
 """The rules summary on every real session, and the checks before any call (issue 24, parts 1 and 2).
 
 On every pi/OpenClaw session of the shared corpus, under both releases: the rules summary passes OpenClaw's quality
-guard (required sections, identifiers, the latest user ask) and starts the stored entry, except where OpenClaw
-2026.4.12's own assembly drops it (the appended sections fill the cap), which the `cap` check then says. A version 1
+guard (required sections, identifiers, the latest user ask) and starts the entry `compact` writes, whole, even where
+OpenClaw 2026.4.12's own assembly drops it (the appended sections fill the cap): the `cap` check says what OpenClaw would
+do, `budget` what our write cut instead, and `plan` shows the same checks. A version 1
 file is refused before any stage (never "Write it?"), an unreachable server before any request, a live lock is
 reported; `fit_sections` keeps the sections within a budget and says what it left out.
 """
@@ -40,7 +41,7 @@ def _env(state: Path) -> dict[str, str]:
 @pytest.mark.skipif(not SESSIONS, reason=f"no pi/OpenClaw sessions in {CORPUS}")
 @pytest.mark.parametrize("rules_id", RELEASES)
 @pytest.mark.parametrize("path", SESSIONS, ids=lambda p: p.name)
-def test_the_rules_summary_of_every_corpus_session_meets_the_quality_guard(path: Path, rules_id: str) -> None:
+def test_the_rules_summary_of_every_corpus_session_starts_the_entry_whole(path: Path, rules_id: str) -> None:
     res = run_compaction(path, RunOptions(dry_run=True, rules_id=rules_id))
     if res.status == "nothing_written":
         assert res.reason.startswith("nothing to compact")
@@ -48,14 +49,38 @@ def test_the_rules_summary_of_every_corpus_session_meets_the_quality_guard(path:
     assert res.status == "dry_run", res.reason
     checks = {c.name: c for c in res.checks}
     summary = res.entry["summary"] if res.entry else ""
+    rules = rule_set(rules_id)
+    assert rules.quality.has_required_summary_sections(summary)
     if "quality" not in checks:  # nothing real to summarize: OpenClaw's boundary summary, written with no call
-        assert rule_set(rules_id).quality.has_required_summary_sections(summary)
         return
     assert checks["quality"].ok, checks["quality"].detail
-    if summary.startswith("## Decisions\n"):
-        assert checks["cap"].ok or "cut from their start" in checks["cap"].detail, checks["cap"].detail
-    else:  # only where OpenClaw's own assembly keeps none of it, and then it is said
-        assert rules_id == "openclaw-2026.4.12" and not checks["cap"].ok and "is not in the entry" in checks["cap"].detail
+    assert summary.startswith("## Decisions\n- ") and "\n- Latest user ask: " in summary
+    assert "[Compaction summary truncated to fit budget]" not in summary  # the summary is whole
+    if "budget" in checks:  # our write budgeted the appended sections: said, and marked in the entry
+        assert rules_id == "openclaw-2026.4.12" and "budgeted by Session Inspector" in checks["budget"].detail
+        assert any(line.startswith("[") and "cut to fit the 16,000-character cap by Session Inspector]" in line for line in summary.split("\n"))
+    if path.name == "before-compaction.v1.jsonl" and rules_id == "openclaw-2026.4.12":  # OpenClaw itself would lose it
+        assert not checks["cap"].ok and "would store 16,000 characters of appended turns" in checks["cap"].detail
+        assert "lose the summary" in checks["cap"].detail and not checks["budget"].ok
+
+
+@pytest.mark.skipif(not (CORPUS / "pi" / "before-compaction.v1.jsonl").exists(), reason=f"no before-compaction.v1.jsonl in {CORPUS}")
+def test_plan_json_warns_that_openclaw_2026_4_12_loses_the_summary(tmp_path: Path) -> None:
+    path = CORPUS / "pi" / "before-compaction.v1.jsonl"
+    out = subprocess.run([sys.executable, "-m", "inspector", "plan", str(path), "--rules", "openclaw-2026.4.12", "--json"], capture_output=True,
+                         text=True, env=_env(tmp_path / "s"), cwd=ROOT, timeout=300, stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr
+    checks = {c["name"]: c for c in json.loads(out.stdout)["checks"]}
+    cap = checks["cap"]
+    assert not cap["ok"] and cap["detail"].startswith("OpenClaw 2026.4.12 would store 16,000 characters of appended turns")
+    assert "lose the summary" in cap["detail"] and not checks["budget"]["ok"] and checks["quality"]["ok"]
+    # one source: the run computes the same checks of the same summary
+    run = run_compaction(path, RunOptions(dry_run=True, rules_id="openclaw-2026.4.12"))
+    assert [c.to_json() for c in run.checks if c.name in checks] == list(checks.values())
+    text = subprocess.run([sys.executable, "-m", "inspector", "plan", str(path), "--rules", "openclaw-2026.4.12"], capture_output=True,
+                          text=True, env=_env(tmp_path / "s"), cwd=ROOT, timeout=300, stdin=subprocess.DEVNULL)
+    assert "WARN   cap: OpenClaw 2026.4.12 would store 16,000 characters of appended turns" in text.stdout
+    assert "WARN   budget: budgeted by Session Inspector" in text.stdout
 
 
 def test_a_version_1_file_is_refused_before_any_stage(tmp_path: Path) -> None:
@@ -124,7 +149,7 @@ def test_a_dry_run_reports_a_live_lock(tmp_path: Path) -> None:
         holder.wait()
     lock = next(c for c in res.checks if c.name == "lock")
     assert res.status == "dry_run" and not lock.ok and str(holder.pid) in lock.detail
-    assert {c.name for c in res.checks} == {"version", "lock", "summarizer", "cap", "quality"}
+    assert {c.name for c in res.checks} == {"version", "lock", "summarizer", "cap", "quality"}  # nothing to budget
 
 
 def test_fit_sections_keeps_the_sections_and_says_what_it_left_out() -> None:
