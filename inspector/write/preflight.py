@@ -66,7 +66,8 @@ def version_check(path: Path) -> Check:
     if version is None or version == CURRENT_VERSION:
         return Check("version", True, f"version {CURRENT_VERSION}" if version else "no session header (the plan reports it)")
     return Check("version", False, f"session version {version}: this tool compacts only version {CURRENT_VERSION} files (pi migrates "
-                                   f"older files to version {CURRENT_VERSION} when it opens them: open the session in pi first)", True)
+                                   f"older files to version {CURRENT_VERSION} when it opens them: open the session in pi first, or pass --migrate, which "
+                                   "does the same under the lock after a checkpoint, undoable)", True)
 
 
 def lock_check(path: Path) -> Check:

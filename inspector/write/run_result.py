@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspector.write.migrate import MigrationResult
 from inspector.write.preflight import Check
 from inspector.write.writer import CommitResult, PlanSnapshot
 
@@ -48,6 +49,8 @@ class RunResult:
     """The file as the plan saw it (a later commit of the same summary passes it as `since`)."""
     recovered: list[str] = field(default_factory=list)
     """What was done before the run to finish crashed writes (`recovery.recover_session`), and at commit."""
+    migration: MigrationResult | None = None
+    """The migration to version 3 done before the run (`RunOptions.migrate`), if any."""
     checks: list[Check] = field(default_factory=list)
     """The checks before any call (`preflight`: version, lock, summarizer) and of the summary (`summary_checks`:
     cap, quality); a failed one is a warning unless `blocking`."""
@@ -92,4 +95,5 @@ class RunResult:
             "error": self.error or None,
             "recovered": self.recovered + list(self.commit.recovered if self.commit else ()),
             "checks": [c.to_json() for c in self.checks],
+            "migrated": self.migration.to_json() if self.migration else None,
         }

@@ -44,10 +44,11 @@ from inspector.write.calls import BreakerOpen, RetryPolicy
 from inspector.write.events import Committed, Failed, NothingWritten, RunEvent, StageFinished, StageName, StageStarted
 from inspector.write.journal import Journal
 from inspector.write.lock import LockHeld
-from inspector.write.preflight import Check, preflight
+from inspector.write.migrate import migrate_session
+from inspector.write.preflight import Check, header_version, preflight
 from inspector.write.recovery import recover_session
 from inspector.write.run_result import RunResult, StageReport
-from inspector.write.sessionfile import SessionWriteError
+from inspector.write.sessionfile import CURRENT_VERSION, SessionWriteError
 from inspector.write.staged import Msg, Stager, synthetic_message
 from inspector.write.summarizers.base import CancelToken, ProviderError, Summarizer, SummaryCancelled
 from inspector.write.summarizers.rule_based import RulesSummarizer
@@ -82,6 +83,9 @@ class RunOptions:
     refuse_unwritable: bool | None = None
     """Refuse a file this tool cannot write (version 1/2) before any call (None: unless `dry_run`; the CLI's preview
     before "Write it?" sets True)."""
+    migrate: bool = False
+    """Where a version 1/2 file would be refused, migrate it to version 3 first as pi does on open (`migrate.py`:
+    under the lock, after a checkpoint, undoable) and go on."""
 
 
 class _TimedOut(Exception):
@@ -139,6 +143,9 @@ class _Run:
     def run(self) -> RunResult:
         self.result.checks = preflight(self.path, self.o.summarizer)
         refuse_version = self.o.refuse_unwritable if self.o.refuse_unwritable is not None else not self.o.dry_run
+        if refuse_version and self.o.migrate and (header_version(self.path) or CURRENT_VERSION) < CURRENT_VERSION:
+            self.result.migration = migrate_session(self.path, clock=self.clock, lock_timeout_ms=self.o.lock_timeout_ms)
+            self.result.checks = preflight(self.path, self.o.summarizer)
         for check in self.result.checks:
             if check.blocking and not check.ok and (check.name != "version" or refuse_version):
                 raise _Refused(check)

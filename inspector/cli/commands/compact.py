@@ -43,7 +43,7 @@ anthropic (the Messages API). Model, base URL and key come from the flags, the e
 127.0.0.1 needs no key. LLM calls go through the circuit breaker (`session-inspector breaker`).
 
 Before any summary call: the file's version (only version 3 files are compacted; a dry run reports an older one and
-goes on), OpenClaw's session lock, the summarizer's server reachable. After summarizing: whether the summary keeps
+goes on; --migrate first rewrites a version 1/2 file as pi does when it opens it, undoable), OpenClaw's session lock, the summarizer's server reachable. After summarizing: whether the summary keeps
 its sections within the 16000-character cap (where OpenClaw 2026.4.12 would lose or cut it, the appended sections are
 cut instead, each cut said in the entry: the "budget" check), and OpenClaw's quality guard. A dry run lists every
 check ("Checks:"; --json: "checks"); a failed one is a warning before "Write it?" and after the result.
@@ -68,6 +68,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--provider", default=None, metavar="ID", help="provider id in openclaw.json (default: openai / anthropic)")
     p.add_argument("--instructions", default=None, metavar="TEXT", help="custom instructions (as /compact TEXT)")
     p.add_argument("--truncate", action="store_true", help="also rewrite the file after a checkpoint copy (OpenClaw's truncateAfterCompaction)")
+    p.add_argument("--migrate", action="store_true", help="a version 1 or 2 file: first rewrite it as version 3 as pi does when it opens it "
+                   "(under the lock, after a checkpoint; `undo` reverts it)")
     p.add_argument("--dry-run", action="store_true", help="run the summarizers, write nothing, print the entry that would be written")
     p.add_argument("--yes", action="store_true", help="write without asking")
     p.add_argument("--accept-fallback", action="store_true", help='write even OpenClaw\'s "Summary unavailable" fallback summary')
@@ -172,6 +174,8 @@ def _confirm(result: RunResult, truncate: bool) -> bool:
     err.print(Text(f"summarizer {result.summarizer}; firstKeptEntryId {entry.get('firstKeptEntryId')}; tokensBefore {entry.get('tokensBefore')}; "
                    f"{'truncate (checkpoint copy first)' if truncate else 'append'}"))
     err.print(Text(make_inert(str(entry.get("summary", "")))))
+    if result.migration is not None:
+        err.print(Text(_migrated_line(result), style="yellow"))
     for warning in result.warnings:
         err.print(Text(_shown(f"warning: {warning}"), style="yellow"))
     err.print(Text("Write it? [y/N] "), end="")
@@ -233,6 +237,7 @@ def run(args: argparse.Namespace) -> int:
         lock_timeout_ms=int(max(0.0, args.lock_timeout) * 1000),
         rules_id=rule_choice().id,
         refuse_unwritable=not args.dry_run,
+        migrate=args.migrate,
     )
     renderer = EventRenderer(sys.stderr.isatty(), show_end=False)
     before = _file_state(args.path)
@@ -255,6 +260,14 @@ def run(args: argparse.Namespace) -> int:
     finally:
         renderer.stop()
     return _print(result, args)
+
+
+def _migrated_line(result: RunResult) -> str:
+    m = result.migration
+    assert m is not None
+    return make_inert(f"migrated from version {m.from_version} to version 3 first (as pi does on open: {m.ids_added} ids added, "
+                      f"{m.roles_renamed} roles renamed, {m.lines_dropped} unreadable lines left out); checkpoint: {m.checkpoint}; "
+                      f"`session-inspector undo {shlex.quote(str(m.path))}` reverts it after any compaction", keep_newlines=False)
 
 
 def _file_state(path: Path) -> tuple[int, int] | None:
@@ -305,6 +318,8 @@ def _print(result: RunResult, args: argparse.Namespace) -> int:
     else:
         for warning in result.warnings:
             out.print(Text(_shown(f"warning: {warning}"), style="yellow"))
+    if result.migration is not None:
+        out.print(Text(_migrated_line(result), style="yellow"))
     for note in result.to_json()["recovered"]:
         out.print(Text(make_inert(f"recovered: {note}", keep_newlines=False), style="yellow"))
     if result.status == "committed" and result.commit is not None:
