@@ -41,14 +41,21 @@ def _env(state: Path) -> dict[str, str]:
 @pytest.mark.skipif(not SESSIONS, reason=f"no pi/OpenClaw sessions in {CORPUS}")
 @pytest.mark.parametrize("rules_id", RELEASES)
 @pytest.mark.parametrize("path", SESSIONS, ids=lambda p: p.name)
-def test_the_rules_summary_of_every_corpus_session_starts_the_entry_whole(path: Path, rules_id: str) -> None:
-    res = run_compaction(path, RunOptions(dry_run=True, rules_id=rules_id))
+def test_the_rules_summary_of_every_corpus_session_starts_the_entry_whole(path: Path, rules_id: str, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SESSION_INSPECTOR_STATE_DIR", str(tmp_path / "s"))
+    copy = tmp_path / path.name  # written for real (a version 1/2 file migrated first, as pi would on open)
+    shutil.copy(path, copy)
+    os.chmod(copy, 0o644)
+    res = run_compaction(copy, RunOptions(rules_id=rules_id, migrate=True))
     if res.status == "nothing_written":
         assert res.reason.startswith("nothing to compact")
         return
-    assert res.status == "dry_run", res.reason
+    assert res.status == "committed", res.reason
+    written = json.loads(copy.read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1])
+    assert written["type"] == "compaction" and written["id"] == res.entry["id"]
     checks = {c.name: c for c in res.checks}
-    summary = res.entry["summary"] if res.entry else ""
+    summary = written["summary"]
     rules = rule_set(rules_id)
     assert rules.quality.has_required_summary_sections(summary)
     if "quality" not in checks:  # nothing real to summarize: OpenClaw's boundary summary, written with no call
