@@ -188,7 +188,7 @@ class _Run:
     def _summarize(self, session: Any, ctx: Any, plan: CompactionPlan) -> tuple[str, dict[str, Any]]:
         R = self.rules
         s = plan.settings
-        prep = R.prepare.prepare_compaction(session, ctx, s.compaction_settings())
+        prep = plan.preparation if plan.preparation is not None else R.prepare.prepare_compaction(session, ctx, s.compaction_settings())
         if isinstance(prep, R.prepare.NothingToPlan):  # pragma: no cover - the plan saw the same file
             raise SessionWriteError(prep.reason)
         window = int(plan.context_window["tokens"])

@@ -114,3 +114,22 @@ def test_keywords_drop_stop_words_in_every_language(rules) -> None:
     assert q.extract_keywords("please fix the rate limiter") == ["fix", "rate", "limiter"]
     assert "的" not in q.extract_keywords("修复的限流器") and "限流" in q.extract_keywords("修复的限流器")
     assert "제한기" in q.extract_keywords("속도 제한기를 고쳐")
+
+
+def test_the_identifier_scan_is_the_full_pattern_s_word_by_word_and_linear() -> None:
+    import random
+    import time
+
+    from inspector.rules.openclaw_2026_4_12.compaction import quality as april
+    from inspector.write.summarizers import rule_based
+
+    rnd = random.Random(7)
+    alphabet = "aF09x:/\\._- \n\t\u00a0\u3000\u00e9h0123456789abcdef"
+    for _ in range(5000):
+        text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 60)))
+        text = text.replace("h:", "https://") if rnd.random() < 0.3 else text
+        assert april.opaque_matches(text) == [m.group(0) for m in april._OPAQUE.finditer(text)], text
+        assert list(rule_based._openclaw_ids(text)) == [m.group(0) for m in rule_based._OPENCLAW_IDS.finditer(text)], text
+    started = time.monotonic()  # the whole pattern backtracks for minutes on one 170,000-character word
+    assert april.extract_opaque_identifiers("x" * 170_000) == [] and list(rule_based._openclaw_ids("x" * 170_000)) == []
+    assert time.monotonic() - started < 5

@@ -200,6 +200,8 @@ class CompactionPlan:
     summary_limits: Any = None
     """What caps the stored summary and the latest unresolved request it may carry (2026.9 `SummaryLimits`); None
     under rules that have no such figure."""
+    preparation: Any = None
+    """The rules' `Preparation` the plan was made from (not in `to_json`): what a compaction run summarizes."""
 
     @property
     def llm_calls(self) -> int:
@@ -402,6 +404,7 @@ def plan_compaction(session: Session, ctx: m.SessionContext, options: PlanOption
         plan.rows = _rows(session, ctx, plan, None)
         return plan
     plan.scaled_keep = getattr(prep, "keep", None)
+    plan.preparation = prep
     _fill(rules, session, ctx, plan, prep, window.tokens, opts.ratio_formula)
     plan.rows = _rows(session, ctx, plan, prep)
     return plan

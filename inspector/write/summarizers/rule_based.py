@@ -57,9 +57,28 @@ _CONSTRAINT = re.compile(
     re.I,
 )
 # OpenClaw's `extractOpaqueIdentifiers` (compaction-safeguard-quality.ts)
-_OPENCLAW_IDS = re.compile(
-    r"([A-Fa-f0-9]{8,}|https?://\S+|/[\w.-]{2,}(?:/[\w.-]+)+|[A-Za-z]:\\[\w\\.-]+|[A-Za-z0-9._-]+\.[A-Za-z0-9._/-]+:\d{1,5}|\b\d{6,}\b)"
+_OPENCLAW_ID_PARTS = (
+    ("", "", r"[A-Fa-f0-9]{8,}"),
+    (":", "/", r"https?://\S+"),
+    ("", "/", r"/[\w.-]{2,}(?:/[\w.-]+)+"),
+    (":", "", r"[A-Za-z]:\\[\w\\.-]+"),
+    (":", "", r"[A-Za-z0-9._-]+\.[A-Za-z0-9._/-]+:\d{1,5}"),
+    ("", "", r"\b\d{6,}\b"),
 )
+_OPENCLAW_IDS = re.compile("(" + "|".join(p for _, _, p in _OPENCLAW_ID_PARTS) + ")")
+_OPENCLAW_IDS_BY_CHARS = {
+    (colon, slash): re.compile("(" + "|".join(p for c, sl, p in _OPENCLAW_ID_PARTS if (colon or not c) and (slash or not sl)) + ")")
+    for colon in (False, True) for slash in (False, True)
+}
+
+
+def _openclaw_ids(text: str) -> Iterator[str]:
+    """`_OPENCLAW_IDS.finditer(text)`'s matches, word by word (no match spans whitespace), each word with only the
+    alternatives its characters allow: the same matches without quadratic backtracking on a long word."""
+    for word in text.split():
+        yield from (m.group(0) for m in _OPENCLAW_IDS_BY_CHARS[(":" in word, "/" in word)].finditer(word))
+
+
 _MORE_IDS = re.compile(
     r"(\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
     r"|https?://[^\s<>\"'`)\]]+"
@@ -219,8 +238,8 @@ class _Facts:
         # OpenClaw's quality guard checks the first 12 distinct identifiers of the last 10 messages: those first
         recent = "\n".join(_text_of(m) for m in llm[-10:])
         audited: list[str] = []
-        for m in _OPENCLAW_IDS.finditer(recent):
-            ident = _sanitize_identifier(m.group(0))
+        for found_id in _openclaw_ids(recent):
+            ident = _sanitize_identifier(found_id)
             if len(ident) >= 4 and ident not in audited:
                 audited.append(ident)
         audited = audited[:MAX_AUDITED_IDENTIFIERS]
