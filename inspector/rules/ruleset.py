@@ -74,7 +74,7 @@ class RuleSet:
     Each part is a module of the release's folder, loaded on first use: `context_rebuild` (the context the model
     sees), `tokens` (estimators, their fused fast path, usage), `context_usage` (the context's size now), `pruning_settings`, `pruner`, `ttl`, `thinking`, `tool_guard`, `snippet` (context pruning),
     `compaction_settings`, `prepare` (cut point), `safeguard`, `chunking`, `stages`, `triggers`, `boundary`,
-    `assembly`, `items`, `latest_request` (2026.9.6 on), `prompts` (compaction), `heartbeat`, `window_guard`, `config_schema`, `model_catalog`.
+    `assembly`, `items`, `latest_request` (2026.9.6 on), `prompts` (compaction), `quality` (the summary audit), `heartbeat`, `window_guard`, `config_schema`, `model_catalog`.
     """
 
     release: Release
@@ -104,6 +104,7 @@ class RuleSet:
         "items": "compaction.items",
         "latest_request": "compaction.latest_request",
         "prompts": "compaction.prompts",
+        "quality": "compaction.quality",
         "window_guard": "window_guard",
         "config_schema": "config_schema",
         "model_catalog": "model_catalog",

@@ -81,8 +81,10 @@ def call_summarizer(
     policy: RetryPolicy = RetryPolicy(),
     rng: random.Random | None = None,
     call_index: int = 0,
+    on_request: Callable[[], None] | None = None,
 ) -> SummaryResult:
-    """Run one summary with OpenClaw's retries behind the breaker (see the module docstring)."""
+    """Run one summary with OpenClaw's retries behind the breaker (see the module docstring); `on_request` is called
+    before each attempt the breaker lets through (what counts the requests a run made)."""
     clock = clock or SystemClock()
     cancel = cancel or CancelToken()
     rng = rng or random.Random()
@@ -95,6 +97,8 @@ def call_summarizer(
             _emit_change(emit, decision.change, clock)
             if not decision.allowed:
                 raise BreakerOpen(decision)
+        if on_request is not None:
+            on_request()
         try:
             result = summarize(
                 summarizer, request, cancel,

@@ -7,7 +7,9 @@ Each compaction commit adds a record:
   identity (`dev`, `ino`) and size before/after;
 * `mode` `truncate`: also the checkpoint (the file as it was just before the rewrite) with its size and SHA-256
   (`checkpoint_size`, `checkpoint_sha256`: `undo` refuses a checkpoint that no longer starts with exactly those
-  bytes), the SHA-256 and size of the rewritten content as we renamed it into place, and its new identity.
+  bytes), the SHA-256 and size of the rewritten content as we renamed it into place, and its new identity;
+* `mode` `migrate` (`migrate.py`: a version 1/2 file rewritten as version 3; `entry_id` "migration", no line): the
+  checkpoint and the migrated content, as a truncation's.
 
 An append is recorded as `pending` before the line is written and `committed` after its fsync; a pending
 record found later is resolved by `recovery.recover_pending` (a torn line of ours is cut off, a complete one is
@@ -80,7 +82,7 @@ class JournalRecord(_Stored):
 
     record_id: str
     path: str
-    mode: Literal["append", "truncate"]
+    mode: Literal["append", "truncate", "migrate"]
     status: Status
     entry_id: str
     parent_id: str | None

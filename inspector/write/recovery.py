@@ -45,15 +45,16 @@ def recover_pending(path: Path, journal: Journal) -> list[str]:
     notes = []
     for rec in journal.pending(path):
         data = read_file(path)
-        if rec.mode == "truncate":
+        if rec.mode in ("truncate", "migrate"):
             end = rec.size_after or 0
+            what = "migration to version 3" if rec.mode == "migrate" else f"truncation with compaction {rec.entry_id}"
             if rec.content_sha256 and hashlib.sha256(data[:end]).hexdigest() == rec.content_sha256:
                 dev, ino = file_identity(path)
                 journal.update(rec.record_id, status="committed", dev=dev, ino=ino)
-                notes.append(f"confirmed truncation with compaction {rec.entry_id} renamed into place before a crash")
+                notes.append(f"confirmed {what} renamed into place before a crash")
             else:
                 journal.update(rec.record_id, status="abandoned")
-                notes.append(f"truncation with compaction {rec.entry_id} never replaced the file (interrupted before its rename)")
+                notes.append(f"{what} never replaced the file (interrupted before its rename)")
             continue
         start = rec.size_before
         head = b'{"type":"compaction","id":"' + rec.entry_id.encode() + b'"'

@@ -58,8 +58,9 @@ from inspector.write.statefile import fsync_dir, write_all
 
 TRUNCATE_TMP_SUFFIX = ".truncate-tmp"
 UNDO_TMP_SUFFIX = ".undo-tmp"
-REWRITE_TMP_SUFFIXES = (TRUNCATE_TMP_SUFFIX, UNDO_TMP_SUFFIX)
-"""The temp files of the two rewrites (a truncation's, an undo's): one a crash left is removed by the next run."""
+MIGRATE_TMP_SUFFIX = ".migrate-tmp"
+REWRITE_TMP_SUFFIXES = (TRUNCATE_TMP_SUFFIX, UNDO_TMP_SUFFIX, MIGRATE_TMP_SUFFIX)
+"""The temp files of the rewrites (a truncation's, an undo's, a migration's): one a crash left is removed by the next run."""
 MAX_ATTEMPTS = 5
 MAX_CARRY_ROUNDS = 20
 _TAIL_CHECK = 4096

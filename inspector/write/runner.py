@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.base.clock import Clock, SystemClock, now_ms
 from inspector.figures.forecast.plan import CompactionPlan, PlanOptions, plan_compaction
+from inspector.js.jsjson import js_len
 from inspector.rules.ruleset import RuleSet, rule_set
 from inspector.session.session import EntryChangedOnDisk, open_session
 from inspector.write.breaker import CircuitBreaker
@@ -43,14 +44,18 @@ from inspector.write.calls import BreakerOpen, RetryPolicy
 from inspector.write.events import Committed, Failed, NothingWritten, RunEvent, StageFinished, StageName, StageStarted
 from inspector.write.journal import Journal
 from inspector.write.lock import LockHeld
+from inspector.write.migrate import migrate_session
+from inspector.write.preflight import Check, header_version, preflight
 from inspector.write.recovery import recover_session
-from inspector.write.sessionfile import SessionWriteError
+from inspector.write.run_result import RunResult, StageReport
+from inspector.write.sessionfile import CURRENT_VERSION, SessionWriteError
 from inspector.write.staged import Msg, Stager, synthetic_message
 from inspector.write.summarizers.base import CancelToken, ProviderError, Summarizer, SummaryCancelled
 from inspector.write.summarizers.keys import ProviderConfig
 from inspector.write.summarizers.rule_based import RulesSummarizer
+from inspector.write.summary_budget import assemble, body_room, summary_checks
 from inspector.write.truncate import HeartbeatSettings
-from inspector.write.writer import CommitResult, CompactedMeanwhile, PlanSnapshot, commit_compaction
+from inspector.write.writer import CompactedMeanwhile, PlanSnapshot, commit_compaction
 
 if TYPE_CHECKING:
     from inspector.rules.openclaw_2026_4_12.compaction.items import SummaryItem
@@ -76,83 +81,12 @@ class RunOptions:
     lock_timeout_ms: int = 10_000
     rules_id: str | None = None
     """The rule set the session is read and compacted with (None: the default rule set)."""
-
-
-@dataclass
-class StageReport:
-    """One stage as it ran."""
-
-    stage: str
-    status: str
-    calls: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    elapsed_ms: int = 0
-    retries: int = 0
-    fallbacks: list[str] = field(default_factory=list)
-    detail: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON."""
-        return dict(self.__dict__)
-
-
-@dataclass
-class RunResult:
-    """The outcome: `status` is `committed`, `dry_run`, `nothing_written` or `failed` (nothing written unless committed)."""
-
-    path: str
-    status: str
-    reason: str = ""
-    summarizer: str = "rules"
-    model: str | None = None
-    entry: dict[str, Any] | None = None
-    commit: CommitResult | None = None
-    tokens_before: int | float | None = None
-    tokens_after: int | None = None
-    stages: list[StageReport] = field(default_factory=list)
-    fallback_summary: bool = False
-    error: dict[str, Any] = field(default_factory=dict)
-    snapshot: PlanSnapshot | None = None
-    """The file as the plan saw it (a later commit of the same summary passes it as `since`)."""
-    recovered: list[str] = field(default_factory=list)
-    """What was done before the run to finish crashed writes (`recovery.recover_session`), and at commit."""
-
-    @property
-    def retries(self) -> int:
-        """Retries over all stages."""
-        return sum(s.retries for s in self.stages)
-
-    @property
-    def fallbacks(self) -> list[str]:
-        """Fallbacks over all stages, in order."""
-        return [f for s in self.stages for f in s.fallbacks]
-
-    @property
-    def changed(self) -> bool:
-        """True only when the file was written."""
-        return self.status == "committed"
-
-    def to_json(self) -> dict[str, Any]:
-        """`compact --json`."""
-        return {
-            "path": self.path,
-            "status": self.status,
-            "changed": self.changed,
-            "reason": self.reason,
-            "summarizer": self.summarizer,
-            "model": self.model,
-            "entry": self.entry,
-            "commit": self.commit.to_json() if self.commit else None,
-            "tokens_before": self.tokens_before,
-            "tokens_after": self.tokens_after,
-            "stages": [s.to_json() for s in self.stages],
-            "retries": self.retries,
-            "fallbacks": self.fallbacks,
-            "fallback_summary": self.fallback_summary,
-            "error": self.error,
-            "recovered": self.recovered + list(self.commit.recovered if self.commit else ()),
-        }
+    refuse_unwritable: bool | None = None
+    """Refuse a file this tool cannot write (version 1/2) before any call (None: unless `dry_run`; the CLI's preview
+    before "Write it?" sets True)."""
+    migrate: bool = False
+    """Where a version 1/2 file would be refused, migrate it to version 3 first as pi does on open (`migrate.py`:
+    under the lock, after a checkpoint, undoable) and go on."""
 
 
 class _TimedOut(Exception):
@@ -163,6 +97,12 @@ def _model_of(summarizer: Summarizer) -> dict[str, Any] | None:
     """An LLM summarizer's model in OpenClaw's shape (`ProviderConfig.summary_model`); None for the rules summarizer."""
     config = getattr(summarizer, "config", None)
     return config.summary_model() if isinstance(config, ProviderConfig) else None
+class _Refused(Exception):
+    """A blocking check failed before any call."""
+
+    def __init__(self, check: Check) -> None:
+        super().__init__(check.detail)
+        self.check = check
 
 
 def _estimate_tokens_after(rules: RuleSet, plan: CompactionPlan, summary: str) -> int:
@@ -182,6 +122,7 @@ class _Run:
         self.result = RunResult(str(path), "failed", summarizer=options.summarizer.name, model=options.summarizer.model)
         self.stage_total = 0
         self.stage_index = 0
+        self.stager: Stager | None = None
 
     # ------------------------------------------------------------------ stage bookkeeping
     def _start(self, stager: Stager | None, stage: StageName, label: str, calls: int, tokens_in: int = 0) -> float:
@@ -205,6 +146,14 @@ class _Run:
 
     # ------------------------------------------------------------------ the run
     def run(self) -> RunResult:
+        self.result.checks = preflight(self.path, self.o.summarizer)
+        refuse_version = self.o.refuse_unwritable if self.o.refuse_unwritable is not None else not self.o.dry_run
+        if refuse_version and self.o.migrate and (header_version(self.path) or CURRENT_VERSION) < CURRENT_VERSION:
+            self.result.migration = migrate_session(self.path, clock=self.clock, lock_timeout_ms=self.o.lock_timeout_ms)
+            self.result.checks = preflight(self.path, self.o.summarizer)
+        for check in self.result.checks:
+            if check.blocking and not check.ok and (check.name != "version" or refuse_version):
+                raise _Refused(check)
         if not self.o.dry_run and Journal().needs_recovery(self.path):
             self.result.recovered = recover_session(self.path, clock=self.clock, lock_timeout_ms=self.o.lock_timeout_ms)
         session = open_session(self.path, self.o.rules_id)
@@ -244,7 +193,7 @@ class _Run:
     def _summarize(self, session: Any, ctx: Any, plan: CompactionPlan) -> tuple[str, dict[str, Any]]:
         R = self.rules
         s = plan.settings
-        prep = R.prepare.prepare_compaction(session, ctx, s.compaction_settings())
+        prep = plan.preparation if plan.preparation is not None else R.prepare.prepare_compaction(session, ctx, s.compaction_settings())
         if isinstance(prep, R.prepare.NothingToPlan):  # pragma: no cover - the plan saw the same file
             raise SessionWriteError(prep.reason)
         window = int(plan.context_window["tokens"])
@@ -259,6 +208,7 @@ class _Run:
         stager = Stager(self.o.summarizer, self.path, self.emit, self.clock, self.cancel, window, reserve, R,
                         thinking_level=R.prompts.compaction_thinking_level(self.o.plan.config, ctx.thinking_level, model=_model_of(self.o.summarizer)),
                         breaker=self.o.breaker, retry_policy=self.o.retry_policy, rng=self.o.rng or random.Random())
+        self.stager = stager
         tool_failures = R.assembly.format_tool_failures_section([m.message for m in all_msgs + prefix_msgs])
         file_ops = R.assembly.format_file_operations(plan.read_files, plan.modified_files)
 
@@ -279,6 +229,10 @@ class _Run:
                 by_id[id(it)] = Msg(it, synthetic_message(self.rules, it))
         preserved = [by_id[id(it)].message for it in split.preserved]
         summarizable = [by_id[id(it)] for it in split.summarizable]
+        budget = body_room(R, preserved, tool_failures, file_ops)
+        prefix_budget = max(600, budget // 3) if prep.is_split_turn and prefix_msgs and budget else None
+        split_room = prefix_budget + js_len(R.assembly.SPLIT_TURN_HEADING) + 8 if prefix_budget else 0
+        stager.max_chars = max(200, budget - split_room) if budget else None  # 0: the assembly keeps none of it
         max_chunk = plan.chunking.max_chunk_tokens if plan.chunking else max(1, window // 2)
         parts = stager.plan_parts(summarizable, max_chunk)
         do_prefix = prep.is_split_turn and bool(prefix_msgs)
@@ -301,6 +255,7 @@ class _Run:
 
         prefix_summary: str | None = None
         if do_prefix:
+            stager.max_chars = prefix_budget
             pmax = max_chunk
             t = self._start(stager, "split_turn_prefix", f"prefix of the split turn ({len(prefix_msgs)} messages)",
                             stager.count_chunks(prefix_msgs, pmax), sum(m.item.tokens for m in prefix_msgs))
@@ -309,8 +264,11 @@ class _Run:
             prefix_summary = text
 
         t = self._start(None, "assembly", "recent turns, tool failures, file lists; 16000-character cap", 0)
-        summary = R.assembly.finalize_summary(history, prefix_summary, preserved, tool_failures, file_ops)
-        self._finish(None, "assembly", t, detail=f"{len(summary)} characters")
+        assembled = assemble(R, history, prefix_summary, preserved, tool_failures, file_ops)
+        summary = assembled.written
+        self._finish(None, "assembly", t, detail=f"{len(summary)} characters" + (", appended sections budgeted" if assembled.budgeted else ""))
+        self.result.checks += summary_checks(R, history, prefix_summary, assembled, [m.message for m in summarizable],
+                                             [by_id[id(it)].message for it in kept_items], [m.message for m in prefix_msgs], prep.is_split_turn)
         self.result.fallback_summary = stager.unavailable
         return summary, {"readFiles": plan.read_files, "modifiedFiles": plan.modified_files}
 
@@ -419,7 +377,12 @@ def run_compaction(
         if run.timed_out:
             return _failed(run, "timeout", f"the run took longer than the safety timeout ({options.timeout_s:g} s); nothing written")
         return run._nothing("cancelled: nothing written")
+    except _Refused as exc:
+        return _failed(run, "preflight", f"{exc.check.detail}; nothing summarized, nothing written")
     except BreakerOpen as exc:
+        made = run.stager.requests if run.stager is not None else 0
+        if made:
+            return _failed(run, "breaker", f"{exc}; {made} summary request{'s were' if made != 1 else ' was'} made in this run before it opened; nothing written")
         return _failed(run, "breaker", f"{exc}; no request was made and nothing written")
     except ProviderError as exc:
         if run.timed_out:
@@ -438,6 +401,19 @@ def run_compaction(
     finally:
         if timer is not None:
             timer.cancel()
+
+
+def forecast_checks(session: Any, ctx: Any, plan: CompactionPlan, options: PlanOptions | None = None, rules: RuleSet | None = None) -> list[Check]:
+    """The checks of the summary `compact` would write for `plan` of `session` (`summary_budget.summary_checks`: the
+    release's cap, our budget, the quality guard), computed as a run computes them, with the offline `rules` summarizer
+    and nothing written: what `plan` and the app's forecast show. None to check (nothing to plan, a boundary entry
+    only): []. `rules`: the plan's (None: the session's)."""
+    if plan.nothing_to_plan is not None or plan.boundary_only:
+        return []
+    run = _Run(Path(session.path), RunOptions(plan=options or PlanOptions(), dry_run=True), lambda e: None, CancelToken())
+    run.rules = rules or rule_set(session.rules_id)
+    run._summarize(session, ctx, plan)
+    return run.result.checks
 
 
 def _failed(run: _Run, stage: str, message: str, error: dict[str, Any] | None = None) -> RunResult:

@@ -112,6 +112,10 @@ class Stager:
     expected_calls: int = 0
     stats: CallStats = field(default_factory=CallStats)
     unavailable: bool = False
+    requests: int = 0
+    """The summary requests made so far (every attempt, failed ones too)."""
+    max_chars: int | None = None
+    """What each request's `SummaryRequest.max_chars` is (the room the assembly leaves the summary being made)."""
     _started: float = 0.0
 
     def begin(self, stage: StageName, expected_calls: int) -> None:
@@ -126,17 +130,21 @@ class Stager:
             self.stats.retries += 1
         self.emit(event)
 
+    def _count_request(self) -> None:
+        self.requests += 1
+
     def call(self, msgs: list[Msg], instructions: str, previous: str | None, purpose: Purpose, label: str) -> str:
         """One `generateSummary` call (retried, behind the breaker)."""
         messages = [_strip_details(m.message) for m in msgs]
         prompt = self.rules.prompts.safeguard_prompt(
             messages, self.reserve_tokens, instructions, previous, policy=self.policy, thinking_level=self.thinking_level
         )
-        request = SummaryRequest(purpose, tuple(messages), prompt, previous, label, self.rules, self.thinking_level)
+        request = SummaryRequest(purpose, tuple(messages), prompt, previous, label, self.rules, self.thinking_level, self.max_chars)
         tokens_in = self.rules.items.total_tokens([m.item for m in msgs])
         result = call_summarizer(
             self.summarizer, request, stage=self.stage, session=self.session, breaker=self.breaker, cancel=self.cancel,
             emit=self._emit, clock=self.clock, policy=self.retry_policy, rng=self.rng, call_index=self.stats.calls,
+            on_request=self._count_request,
         )
         st = self.stats
         st.calls += 1

@@ -15,7 +15,10 @@ Under the session lock, using the write journal (`journal.py`):
   replaced by those checkpoint bytes plus everything appended since (lines whose parent is our entry
   re-parented onto its parent).
 
-Both first finish what crashed writes left (`recovery.recover_pending`: lines written late into a replaced file
+* migrate mode (`migrate.py`): the file must be exactly what the migration renamed into place (nothing appended
+  since: those lines would be version 3 lines in an older file), and the checkpoint as it was; its bytes are put back.
+
+All first finish what crashed writes left (`recovery.recover_pending`: lines written late into a replaced file
 are carried over and reported in `recovered`), then rewrite through `rewrite.py`: `<file>.undo-tmp`, fsync,
 rename, lines appended during the undo carried over, and the file as it was before the undo kept as
 `<file>.bak-<pid>-<ms>` (OpenClaw's repair-backup name; a hard link to the replaced file). Anything that does
@@ -192,6 +195,19 @@ def undo_last_compaction(
                 content = before + _join(_reparent(after, rec.entry_id, rec.parent_id, counter), True)
                 return content, _carry_for(rec, counter)
 
+        elif rec.mode == "migrate":
+            checkpoint = Path(rec.checkpoint or "")
+            original = verified_checkpoint(path, rec)
+            restored_from = checkpoint
+
+            def build(snapshot: Buffer) -> tuple[bytes, Callable[[bytes], bytes]]:
+                if len(snapshot) != rec.size_after or hashlib.sha256(snapshot).hexdigest() != rec.content_sha256:
+                    raise SessionWriteError(
+                        f"{path}: the file changed since it was migrated to version 3 (lines appended or rewritten): putting the older "
+                        f"version back would lose them; nothing changed. The checkpoint {checkpoint} holds the file as it was."
+                    )
+                return original, lambda extra: extra
+
         else:
             checkpoint = Path(rec.checkpoint or "")
             original = verified_checkpoint(path, rec)
@@ -211,8 +227,9 @@ def undo_last_compaction(
                 return content, _carry_for(rec, counter)
 
         size_before = os.stat(path).st_size
+        what = "the migration to version 3" if rec.mode == "migrate" else f"compaction {rec.entry_id}"
         outcome = rewrite_session_file(path, build, tmp_suffix=UNDO_TMP_SUFFIX, keep_as=backup, journal=journal,
-                                       purpose=f"undo of compaction {rec.entry_id}", undo_of=rec.record_id)
+                                       purpose=f"undo of {what}", undo_of=rec.record_id)
         return UndoResult(
             path=path,
             mode=rec.mode,

@@ -16,9 +16,9 @@ from typing import Any
 
 from oracle.openclaw_2026_9 import openclaw_2026_9  # noqa: F401
 
-from inspector.rules.openclaw_2026_9_6.compaction import quality as Q
+from inspector.rules.openclaw_2026_9_6.compaction import quality_retry as Q
 
-SCRIPT = Path(__file__).parent.parent / "oracle" / "oc_2026_9_quality.mjs"
+SCRIPT = Path(__file__).parent.parent / "oracle" / "oc_2026_9_quality_audit.mjs"
 PIECES = [
     "https://example.com/a/b?x=1", "http://h.io/x).", "/usr/local/bin", "/a", "C:\\Users\\me\\f.txt", "api.host.com:8443",
     "deadbeefcafe", "DEADBEEF", "abc1234567", "12345678", "3.5GB", "1e5", "0.5x", ".5e3ms", "`/tmp/x.log`", "(ab12cd34ef)",

@@ -224,15 +224,20 @@ def test_staged_parts_then_merge(demo: Path, tmp_path: Path, monkeypatch: pytest
 
 
 def test_summary_is_capped_at_16000_characters(demo: Path, tmp_path: Path) -> None:
-    # history and prefix summaries of 9000 characters each: the suffix (split turn, files, ...) fits, the body is cut
+    # history and prefix summaries of 9000 characters each: OpenClaw 2026.4.12 would cut the history summary; our write
+    # keeps it whole and cuts the split turn's summary after it (the body of 2026.9.6's budget), the suffix whole
     with OpenAIServer(reply="## Decisions\n" + "x" * 9_000, piece=4000) as srv:
         out = cli(str(demo), "--summarizer", "openai", "--base-url", srv.base_url, "--model", "m1", "--yes", "--json", state=tmp_path / "s")
         assert out.returncode == 0, out.stderr
-        summary = json.loads(out.stdout)["entry"]["summary"]
+        res = json.loads(out.stdout)
+        summary = res["entry"]["summary"]
         assert js_len(summary) == 16_000
-        assert SUMMARY_TRUNCATED_MARKER in summary
+        assert summary.startswith("## Decisions\n" + "x" * 9_000 + "\n\n**Turn Context (split turn):**")
         assert summary.endswith("</modified-files>")  # the suffix survives the cut
-        assert summary.index(SUMMARY_TRUNCATED_MARKER) < summary.index("**Turn Context (split turn):**")
+        assert summary.index("**Turn Context (split turn):**") < summary.index(SUMMARY_TRUNCATED_MARKER)
+        checks = {c["name"]: c for c in res["checks"]}
+        assert "OpenClaw 2026.4.12 would cut the summary by" in checks["cap"]["detail"]
+        assert "budgeted by Session Inspector: the entry starts with the summary, whole (9,013 characters)" in checks["budget"]["detail"]
 
 
 def test_cancel_from_another_thread_at_any_moment(demo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -250,13 +255,18 @@ def test_cancel_from_another_thread_at_any_moment(demo: Path, tmp_path: Path, mo
     assert demo.read_bytes() == before
 
 
-def test_a_suffix_longer_than_the_cap_keeps_its_end(demo: Path, tmp_path: Path) -> None:
-    """OpenClaw keeps the last 16000 characters of an oversized suffix (no marker), as `capCompactionSummaryPreservingSuffix` does."""
+def test_a_suffix_longer_than_the_cap_keeps_its_end_in_the_forecast_not_in_the_entry(demo: Path, tmp_path: Path) -> None:
+    """OpenClaw 2026.4.12 keeps the last 16000 characters of an oversized suffix (no marker), as
+    `capCompactionSummaryPreservingSuffix` does: the `cap` check says so; our write keeps the summary first."""
     with OpenAIServer(reply="## Decisions\n" + "x" * 30_000, piece=4000) as srv:
         out = cli(str(demo), "--summarizer", "openai", "--base-url", srv.base_url, "--model", "m1", "--yes", "--json", state=tmp_path / "s")
         assert out.returncode == 0, out.stderr
-        summary = json.loads(out.stdout)["entry"]["summary"]
-        assert js_len(summary) == 16_000 and SUMMARY_TRUNCATED_MARKER not in summary and summary.endswith("</modified-files>")
+        res = json.loads(out.stdout)
+        summary = res["entry"]["summary"]
+        assert js_len(summary) == 16_000 and summary.startswith("## Decisions\nxxx") and summary.endswith("</modified-files>")
+        checks = {c["name"]: c for c in res["checks"]}
+        assert "would store 16,000 characters of appended turns" in checks["cap"]["detail"] and "lose the summary" in checks["cap"]["detail"]
+        assert not checks["budget"]["ok"] and "would have stored only appended turns and lost the summary" in checks["budget"]["detail"]
 
 
 APPENDER = """

@@ -1,24 +1,49 @@
-// Differential oracle for OpenClaw 2026.9.6's summary quality guard: the safeguard's test API
-// (`openclaw.compactionSafeguardTestApi`, published when VITEST is set) `extractOpaqueIdentifiers`,
-// `auditSummaryQuality` and `resolveQualityGuardMaxRetries`. Cases on stdin: {"kind": "ids", "text"},
-// {"kind": "audit", "params": {...}}, {"kind": "retries", "value"}. Usage: node oc_2026_9_quality.mjs DIST_DIR < cases.json
+// OpenClaw 2026.9.6's summary quality guard (src/agents/agent-hooks/compaction-safeguard-quality.ts), lifted out of
+// the builtin bundle (its functions are not exported) with bundle_extract.mjs and evaluated beside the exported
+// helpers it calls (`uniqueStrings`, `extractKeywords`, `isQueryStopWordToken`).
+// With `dist_2026_4` (OpenClaw 2026.4.12's dist, `install_openclaw_dist.sh`), 2026.4.12's versions are lifted from its
+// bundle the same way (with 2026.9.6's `extractKeywords`: 2026.4.12's query-expansion is not in that dist).
+// stdin: {"dist_2026_4": DIR | null, "jobs": [{"release": "2026.9" | "2026.4", "fn": "extractOpaqueIdentifiers" |
+// "hasAskOverlap" | "extractKeywords" | "auditSummaryQuality" | "hasRequiredSummarySections", "args": [...]}]};
+// stdout: the results, in order.
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { extract } from "./bundle_extract.mjs";
+import { lookup } from "./oc_2026_9_call.mjs";
 
-const cases = JSON.parse(readFileSync(0, "utf8")); // before the bundle is loaded (it makes stdin non-blocking)
-process.env.VITEST = "1";
-const write = process.stdout.write.bind(process.stdout);
-process.stdout.write = () => true;
 const dist = process.argv[2];
-const builtin = readdirSync(dist).find((f) => /^builtin-openclaw-[A-Za-z0-9_-]{8}\.mjs$/.test(f));
-await import(pathToFileURL(join(dist, builtin)).href);
-const T = globalThis[Symbol.for("openclaw.compactionSafeguardTestApi")];
-const out = cases.map((c) => {
-  if (c.kind === "ids") return T.extractOpaqueIdentifiers(c.text);
-  if (c.kind === "retries") return T.resolveQualityGuardMaxRetries(c.value);
-  const p = { ...c.params };
-  for (const key of Object.keys(p)) if (p[key] === null) delete p[key];
-  return T.auditSummaryQuality(p);
-});
-write(JSON.stringify(out), () => process.exit(0));
+const uniqueStrings = await lookup("string-normalization", "uniqueStrings");
+const extractKeywords = await lookup("query-expansion", "extractKeywords");
+const isQueryStopWordToken = await lookup("query-expansion", "isQueryStopWordToken");
+const bundle = readdirSync(dist).find((f) => /^builtin-openclaw-.{8}\.mjs$/.test(f) && readFileSync(join(dist, f), "utf8").includes("function auditSummaryQuality("));
+const lines = readFileSync(join(dist, bundle), "utf8").split("\n");
+const NAMES = [
+  "MAX_EXTRACTED_IDENTIFIERS", "MAX_ASK_OVERLAP_TOKENS", "MIN_ASK_OVERLAP_TOKENS_FOR_DOUBLE_MATCH", "REQUIRED_SUMMARY_SECTIONS",
+  "LATEST_USER_REQUEST_CONTEXT_LABEL", "normalizedSummaryLines", "hasRequiredSummarySections", "extractPendingAskSection",
+  "formatLatestUserRequestContext", "extractLeadingPendingAsk", "isEmptyPendingAsk", "sanitizeExtractedIdentifier",
+  "isPureHexIdentifier", "normalizeOpaqueIdentifier", "summaryIncludesIdentifier", "extractOpaqueIdentifiers",
+  "tokenizeAskOverlapText", "resolveAskOverlapRequirement", "hasAskOverlap", "auditSummaryQuality",
+];
+const NAMES_2026_4 = [
+  "MAX_EXTRACTED_IDENTIFIERS", "MAX_ASK_OVERLAP_TOKENS", "MIN_ASK_OVERLAP_TOKENS_FOR_DOUBLE_MATCH", "REQUIRED_SUMMARY_SECTIONS",
+  "normalizedSummaryLines", "hasRequiredSummarySections", "sanitizeExtractedIdentifier", "isPureHexIdentifier",
+  "normalizeOpaqueIdentifier", "summaryIncludesIdentifier", "extractOpaqueIdentifiers", "tokenizeAskOverlapText", "hasAskOverlap",
+  "auditSummaryQuality",
+];
+
+function lift(text, names) {
+  const fns = new Function(
+    "uniqueStrings", "extractKeywords", "isQueryStopWordToken", "localeLowercasePreservingWhitespace",
+    `${extract(text.split("\n"), names)}\nreturn { extractOpaqueIdentifiers, hasAskOverlap, auditSummaryQuality, hasRequiredSummarySections };`,
+  )(uniqueStrings, extractKeywords, isQueryStopWordToken, (value) => value.toLocaleLowerCase());
+  fns.extractKeywords = (query) => extractKeywords(query);
+  return fns;
+}
+
+const payload = JSON.parse(readFileSync(0, "utf8"));
+const releases = { "2026.9": lift(lines.join("\n"), NAMES) };
+if (payload.dist_2026_4) {
+  const old = readdirSync(payload.dist_2026_4).find((f) => f.endsWith(".js") && readFileSync(join(payload.dist_2026_4, f), "utf8").includes("function auditSummaryQuality("));
+  releases["2026.4"] = lift(readFileSync(join(payload.dist_2026_4, old), "utf8"), NAMES_2026_4);
+}
+process.stdout.write(JSON.stringify(payload.jobs.map((job) => releases[job.release][job.fn](...job.args))));

@@ -6,6 +6,7 @@ the session (an overflow error message) goes through `inspector.base.textsafe.on
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rich.text import Text
@@ -13,6 +14,7 @@ from rich.text import Text
 from inspector.base.textsafe import one_line
 from inspector.figures.forecast.plan import CompactionPlan
 from inspector.rules.context_basis import short
+from inspector.write.preflight import Check
 
 GAUGE_MIN_WIDTH = 10
 
@@ -141,6 +143,18 @@ def stages_text(plan: CompactionPlan) -> Text:
     for i, stage in enumerate(plan.stages, 1):
         calls = f" · {stage.llm_calls} call" + ("s" if stage.llm_calls != 1 else "") if stage.llm_calls else ""
         out.append(f"\n{i:>2}. {stage.label}{calls}")
+    return out
+
+
+def checks_text(checks: Sequence[Check]) -> Text:
+    """The summary checks `compact` computes for this plan (`inspector.write.runner.forecast_checks`) that failed,
+    each a warning line (empty: none failed)."""
+    out = Text()
+    for check in checks:
+        if not check.ok:
+            out.append("\n" if out else "")
+            out.append(f"{check.name}: ", style="bold yellow")
+            out.append(one_line(check.detail, 600), style="yellow")
     return out
 
 

@@ -23,6 +23,7 @@ untrusted: `Text` and `make_inert`, never markup. API keys never show (the form 
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -61,11 +62,14 @@ BREAKER_REFRESH_S = 1.0
 
 
 def writable_target(path: Path, packaged: Path | None = None) -> tuple[Path, str | None]:
-    """The file to compact: `path`, or a temp copy (with a note) when it is the bundled demo or read-only."""
+    """The file to compact: `path`, or a temp copy (with a note) when it is the bundled demo or read-only; the copy's
+    temp dir is removed when the process exits (quitting the app leaves nothing in /tmp)."""
     is_demo = packaged is not None and path.resolve() == packaged.resolve()
     if not is_demo and os.access(path, os.W_OK) and os.access(path.parent, os.W_OK):
         return path, None
-    copy = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX)) / path.name
+    folder = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)  # also when the process ends without quitting the app
+    copy = folder / path.name
     shutil.copy2(path, copy)
     why = "the bundled demo" if is_demo else "read-only"
     return copy, f"{path.name} is {why}: compacting a copy, {copy} (removed when the app quits)"

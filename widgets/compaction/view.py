@@ -37,9 +37,10 @@ from inspector.figures.session_figures import WindowOptions, window_for
 from inspector.model import entries as m
 from inspector.rules.ruleset import RuleSet, rule_set
 from inspector.session.session import Session
+from inspector.write.preflight import Check
 
 from .plan_settings import DEFAULT_DEBOUNCE, PlanSettingsPanel, format_fractions
-from .plan_text import gateway_text, gauge_text, stages_text, status_text, triggers_text
+from .plan_text import checks_text, gateway_text, gauge_text, stages_text, status_text, triggers_text
 
 
 def apply_forecast_marks(model: Any, marks: dict[MarkKind, list[RowMark]]) -> None:
@@ -124,6 +125,14 @@ class CompactionView(Vertical):
             super().__init__()
             self.generation = generation
             self.reason = reason
+
+    class ChecksReady(Message):
+        """The summary checks of the plan of request `generation` (`inspector.write.runner.forecast_checks`)."""
+
+        def __init__(self, generation: int, checks: list[Check]) -> None:
+            super().__init__()
+            self.generation = generation
+            self.checks = checks
 
     class Closed(Message):
         """The user left the view (Esc): the screen removes it and its marks."""
@@ -223,8 +232,17 @@ class CompactionView(Vertical):
             if not worker.is_cancelled:
                 self.post_message(self.PlanFailed(generation, one_line(f"{type(exc).__name__}: {exc}", 200)))
             return
+        if worker.is_cancelled:
+            return
+        self.post_message(self.PlanReady(generation, plan, marks, ctx, beside))
+        from inspector.write.runner import forecast_checks
+
+        try:  # after the plan is shown: the checks summarize the session (the offline rules summary)
+            checks = forecast_checks(session, ctx, plan, options, self.rules)
+        except Exception as exc:
+            checks = [Check("checks", False, one_line(f"{type(exc).__name__}: {exc}", 200))]
         if not worker.is_cancelled:
-            self.post_message(self.PlanReady(generation, plan, marks, ctx, beside))
+            self.post_message(self.ChecksReady(generation, checks))
 
     @on(PlanReady)
     def _plan_ready(self, message: PlanReady) -> None:
@@ -251,6 +269,14 @@ class CompactionView(Vertical):
     def cancel_planning(self) -> None:
         """Cancel the planning under way (its thread stops at the engine's next checkpoint)."""
         self.workers.cancel_group(self, "compaction-plan")
+    @on(ChecksReady)
+    def _checks_ready(self, message: ChecksReady) -> None:
+        message.stop()
+        if message.generation != self._shown_generation or self.plan is None:
+            return
+        warnings = checks_text(message.checks)
+        stages = stages_text(self.plan)
+        self.query_one("#plan-stages", Static).update(Text.assemble(stages, "\n\n", warnings) if warnings else stages)
 
     @on(PlanFailed)
     def _plan_failed(self, message: PlanFailed) -> None:

@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ..inert import one_line
-from ..transcript.model import ESTIMATOR_HELP, ESTIMATOR_LABELS
+from ..transcript.estimators import ESTIMATOR_HELP, ESTIMATOR_LABELS
 
 INTRO = (
     "Each transcript row is one message of the context the model sees (pi's buildSessionContext), in order: "

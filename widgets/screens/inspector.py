@@ -41,8 +41,9 @@ from ..options import InspectorOptions
 from ..session_header import HeaderData, SessionHeader, foreign_title, store_title
 from ..transcript.columns import TranscriptColumns
 from ..transcript.estimator_prep import EstimatorReady, prepared_estimator
+from ..transcript.estimators import ESTIMATOR_UNITS, ESTIMATORS, breakdown_estimator, estimator_label
 from ..transcript.inspector_views import TranscriptViews
-from ..transcript.model import ESTIMATOR_UNITS, ESTIMATORS, TranscriptModel, breakdown_estimator, estimator_label
+from ..transcript.model import TranscriptModel
 from ..transcript.navigation import TranscriptNavigator
 from ..transcript.new_entries import NewEntriesIndicator
 from ..transcript.search_bar import SearchBar

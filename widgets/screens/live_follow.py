@@ -29,7 +29,8 @@ from inspector.read.store.connection import StoreError
 from inspector.session.session import Session, SessionOpenError
 
 from ..heap import freeze_long_lived
-from ..transcript.model import TranscriptModel, breakdown_estimator
+from ..transcript.estimators import breakdown_estimator
+from ..transcript.model import TranscriptModel
 
 FULL_FIGURES_BELOW = 20_000  # sessions up to this many entries get breakdown + diagnostics on every refresh
 FULL_FIGURES_IDLE = 2.0  # larger ones: header and gauge on every refresh; breakdown and diagnostics in the

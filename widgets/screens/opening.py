@@ -36,7 +36,8 @@ from inspector.session.tail import tail_session
 
 from ..heap import freeze_long_lived
 from ..options import InspectorOptions
-from ..transcript.model import TranscriptModel, breakdown_estimator
+from ..transcript.estimators import breakdown_estimator
+from ..transcript.model import TranscriptModel
 from ..warm import warm_lazy_imports
 from .error import ErrorInfo, special_file_kind
 

@@ -13,8 +13,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ..inert import one_line
+from .estimators import ESTIMATOR_LABELS, ESTIMATOR_UNITS
 from .layout import BAR_CELLS, CUMULATIVE_CELLS, LABEL_CELLS, SIZE_CELLS, row_layout
-from .model import ESTIMATOR_LABELS, ESTIMATOR_UNITS
 
 INDEX_LABELS = {False: "ctx", True: "line"}
 """The index column's title: context position (transcript of the context), file line (every entry, `o`)."""

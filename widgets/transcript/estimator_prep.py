@@ -16,7 +16,8 @@ from inspector.base.cancel import Cancelled, cancellable, checkpoint
 from inspector.figures.breakdown import Breakdown, context_breakdown
 from inspector.session.session import Session
 
-from .model import TranscriptModel, breakdown_estimator
+from .estimators import breakdown_estimator
+from .model import TranscriptModel
 
 
 class EstimatorReady(Message):

@@ -13,7 +13,8 @@ from textual.message import Message
 from textual.worker import get_current_worker
 
 from ..inert import one_line
-from .model import TranscriptModel, estimator_label
+from .estimators import estimator_label
+from .model import TranscriptModel
 from .search import find_match
 from .transcript import Transcript
 

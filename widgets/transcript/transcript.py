@@ -25,8 +25,9 @@ from textual.worker import get_current_worker
 from inspector.counting.counter import get_token_counter
 from inspector.model import entries as m
 
+from .estimators import ESTIMATOR_UNITS, flag_estimator
 from .flags import FlagQueue, FlagsLoaded, judge_rows
-from .model import ESTIMATOR_UNITS, TranscriptModel, flag_estimator
+from .model import TranscriptModel
 from .previews import entry_preview_text, message_preview_text, preview
 from .row_strip import component_styles, row_strip
 

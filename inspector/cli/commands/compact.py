@@ -10,6 +10,7 @@ echoed. Every event line is made inert (a server's escape sequences are shown, n
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -41,9 +42,14 @@ anthropic (the Messages API). Model, base URL and key come from the flags, the e
 (OPENAI_API_KEY / ANTHROPIC_API_KEY, OPENAI_BASE_URL / ANTHROPIC_BASE_URL) or openclaw.json; a server on
 127.0.0.1 needs no key. LLM calls go through the circuit breaker (`session-inspector breaker`).
 
+Before any summary call: the file's version (only version 3 files are compacted; a dry run reports an older one and
+goes on; --migrate first rewrites a version 1/2 file as pi does when it opens it, undoable), OpenClaw's session lock, the summarizer's server reachable. After summarizing: whether the summary keeps
+its sections within the 16000-character cap (where OpenClaw 2026.4.12 would lose or cut it, the appended sections are
+cut instead, each cut said in the entry: the "budget" check), and OpenClaw's quality guard. A dry run lists every
+check ("Checks:"; --json: "checks"); a failed one is a warning before "Write it?" and after the result.
 Without --yes the entry is shown and confirmed on a terminal; without a terminal, --yes is required.
 A "Summary unavailable" fallback is written only with --accept-fallback.
-Exit codes: 0 written (or --dry-run done), 1 nothing written (declined, cancelled, fallback refused,
+Exit codes: 0 written (or --dry-run done), 1 nothing written (declined, cancelled or Ctrl+C, fallback refused,
 compacted meanwhile), 2 error.
 
 A session of an OpenClaw 2026.9 SQLite store (PATH the store, --session KEY) is never written here: its Gateway
@@ -67,6 +73,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--provider", default=None, metavar="ID", help="provider id in openclaw.json (default: openai / anthropic)")
     p.add_argument("--instructions", default=None, metavar="TEXT", help="custom instructions (as /compact TEXT)")
     p.add_argument("--truncate", action="store_true", help="also rewrite the file after a checkpoint copy (OpenClaw's truncateAfterCompaction)")
+    p.add_argument("--migrate", action="store_true", help="a version 1 or 2 file: first rewrite it as version 3 as pi does when it opens it "
+                   "(under the lock, after a checkpoint; `undo` reverts it)")
     p.add_argument("--dry-run", action="store_true", help="run the summarizers, write nothing, print the entry that would be written")
     p.add_argument("--yes", action="store_true", help="write without asking")
     p.add_argument("--accept-fallback", action="store_true", help='write even OpenClaw\'s "Summary unavailable" fallback summary')
@@ -90,10 +98,15 @@ def _shown(text: str) -> str:
 
 
 class EventRenderer:
-    """Renders runner events on stderr: a `rich.progress` display on a terminal, one plain line each otherwise."""
+    """Renders runner events on stderr: a `rich.progress` display on a terminal, one plain line each otherwise.
+    `show_end` False leaves out the events that end a run (`nothing_written`, `failed`, `committed`): the command
+    prints its result on stdout, once."""
 
-    def __init__(self, tty: bool, stream: Any = None) -> None:
+    END_KINDS = frozenset({"nothing_written", "failed", "committed"})
+
+    def __init__(self, tty: bool, stream: Any = None, *, show_end: bool = True) -> None:
         self.tty = tty
+        self.show_end = show_end
         self.console = Console(file=stream or sys.stderr, markup=False, emoji=False, highlight=False, force_terminal=tty or None)
         self.progress: Progress | None = None
         self.tasks: dict[str, TaskID] = {}
@@ -106,7 +119,7 @@ class EventRenderer:
         """Render one event."""
         d = event.to_json()
         kind = d["kind"]
-        if kind == "text_streamed":
+        if kind == "text_streamed" or (not self.show_end and kind in self.END_KINDS):
             return
         if self.progress is not None:
             self._progress(d)
@@ -166,6 +179,10 @@ def _confirm(result: RunResult, truncate: bool) -> bool:
     err.print(Text(f"summarizer {result.summarizer}; firstKeptEntryId {entry.get('firstKeptEntryId')}; tokensBefore {entry.get('tokensBefore')}; "
                    f"{'truncate (checkpoint copy first)' if truncate else 'append'}"))
     err.print(Text(make_inert(str(entry.get("summary", "")))))
+    if result.migration is not None:
+        err.print(Text(_migrated_line(result), style="yellow"))
+    for warning in result.warnings:
+        err.print(Text(_shown(f"warning: {warning}"), style="yellow"))
     err.print(Text("Write it? [y/N] "), end="")
     try:
         answer = input()
@@ -228,8 +245,11 @@ def run(args: argparse.Namespace) -> int:
         breaker=breaker,
         lock_timeout_ms=int(max(0.0, args.lock_timeout) * 1000),
         rules_id=rule_choice().id,
+        refuse_unwritable=not args.dry_run,
+        migrate=args.migrate,
     )
-    renderer = EventRenderer(sys.stderr.isatty())
+    renderer = EventRenderer(sys.stderr.isatty(), show_end=False)
+    before = _file_state(args.path)
     try:
         result = run_compaction(args.path, options, renderer)
         if result.status == "dry_run" and not args.dry_run:
@@ -239,9 +259,33 @@ def run(args: argparse.Namespace) -> int:
                 return EXIT_NOTHING
             # Write exactly what was shown: the summary is committed as is, no second summarizer run.
             result = _commit_shown(args.path, result, options, renderer)
+    except KeyboardInterrupt:
+        renderer.stop()
+        if _file_state(args.path) == before:
+            _err("cancelled (Ctrl+C): nothing written")
+            return EXIT_NOTHING
+        _err(f"interrupted (Ctrl+C) while writing: the file changed; check it, `session-inspector undo {shlex.quote(str(args.path))}` reverts a written compaction")
+        return EXIT_ERROR
     finally:
         renderer.stop()
     return _print(result, args)
+
+
+def _migrated_line(result: RunResult) -> str:
+    m = result.migration
+    assert m is not None
+    return make_inert(f"migrated from version {m.from_version} to version 3 first (as pi does on open: {m.ids_added} ids added, "
+                      f"{m.roles_renamed} roles renamed, {m.lines_dropped} unreadable lines left out); checkpoint: {m.checkpoint}; "
+                      f"`session-inspector undo {shlex.quote(str(m.path))}` reverts it after any compaction", keep_newlines=False)
+
+
+def _file_state(path: Path) -> tuple[int, int] | None:
+    """The session file's size and modification time (None: gone), to tell whether an interrupted run wrote."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
 
 
 def _commit_shown(path: Path, shown: RunResult, options: RunOptions, renderer: EventRenderer) -> RunResult:
@@ -256,6 +300,15 @@ def _print(result: RunResult, args: argparse.Namespace) -> int:
         print_json(result.to_json())
         return code
     out = console()
+    if result.status == "dry_run":
+        out.print(Text("Checks:", style="bold"))
+        for check in result.checks:
+            out.print(Text(_shown(f"  {'ok    ' if check.ok else 'FAILED'} {check.name}: {check.detail}"), style="" if check.ok else "yellow"))
+    else:
+        for warning in result.warnings:
+            out.print(Text(_shown(f"warning: {warning}"), style="yellow"))
+    if result.migration is not None:
+        out.print(Text(_migrated_line(result), style="yellow"))
     for note in result.to_json()["recovered"]:
         out.print(Text(make_inert(f"recovered: {note}", keep_newlines=False), style="yellow"))
     if result.status == "committed" and result.commit is not None:
@@ -265,7 +318,7 @@ def _print(result: RunResult, args: argparse.Namespace) -> int:
                        f"retries {result.retries}  fallbacks {', '.join(result.fallbacks) or 'none'}"))
         if c.checkpoint:
             out.print(Text(f"checkpoint: {c.checkpoint}", style="dim"))
-        out.print(Text("undo with: session-inspector undo PATH", style="dim"))
+        out.print(Text(make_inert(f"undo with: session-inspector undo {shlex.quote(str(c.path))}", keep_newlines=False), style="dim"))
     elif result.status == "dry_run":
         out.print(Text("Dry run: nothing written. The entry that would be written:", style="bold"))
         print_json(result.entry, rules=False)

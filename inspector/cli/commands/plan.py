@@ -107,25 +107,25 @@ def run(args: argparse.Namespace) -> int:
     if opened is None:
         return EXIT_ERROR
     session, ctx, opts, config_error = opened
+    from inspector.write.runner import forecast_checks
+
+    options = PlanOptions(
+        config=opts.config,
+        context_window=opts.override,
+        keep_recent_tokens=args.keep_recent_tokens,
+        reserve_tokens=args.reserve_tokens,
+        prompt_tokens=args.prompt_tokens,
+        early_thresholds=args.early_thresholds,
+        ratio_formula=args.ratio_formula,
+    )
     try:
-        plan = plan_compaction(
-            session,
-            ctx,
-            PlanOptions(
-                config=opts.config,
-                context_window=opts.override,
-                keep_recent_tokens=args.keep_recent_tokens,
-                reserve_tokens=args.reserve_tokens,
-                prompt_tokens=args.prompt_tokens,
-                early_thresholds=args.early_thresholds,
-                ratio_formula=args.ratio_formula,
-            ),
-            rules=rule_choice().rules,
-        )
+        plan = plan_compaction(session, ctx, options, rules=rule_choice().rules)
+        checks = forecast_checks(session, ctx, plan, options, rule_choice().rules)
     except ValueError as exc:
         print(f"session-inspector: {exc}", file=sys.stderr)
         return EXIT_ERROR
     data = plan.to_json()
+    data["checks"] = [c.to_json() for c in checks]
     if config_error:
         data["config_error"] = config_error
     gateway = gateway_log_of(args, session, opts.config)
@@ -232,6 +232,17 @@ def render(data: dict[str, Any], threshold_label: str = "pi threshold") -> None:
     for i, stage in enumerate(data["stages"], 1):
         st.add_row(_t(i), _t(stage["name"]), _t(stage["llm_calls"]), _t(stage["label"]))
     c.print(st)
+    render_checks(c, data.get("checks") or [])
+
+
+def render_checks(c: Any, checks: list[dict[str, Any]]) -> None:
+    """The summary checks `compact` computes (`write.runner.forecast_checks`), a failed one as a warning."""
+    if not checks:
+        return
+    c.print(Text("Checks of the summary (the offline rules summary; `compact` computes the same):", style="bold"))
+    for check in checks:
+        c.print(Text(make_inert(f"  {'ok    ' if check['ok'] else 'WARN  '} {check['name']}: {check['detail']}", keep_newlines=False),
+                     style="" if check["ok"] else "yellow"))
 
 
 def _release_rows(data: dict[str, Any]) -> list[tuple[str, str]]:

@@ -68,8 +68,11 @@ def run(args: argparse.Namespace) -> int:
     out = console()
     for note in result.recovered:
         out.print(Text(make_inert(f"recovered: {note}", keep_newlines=False), style="yellow"))
-    how = "restored the checkpoint" if result.mode == "truncate" else "removed the appended entry"
-    out.print(Text(f"Undid compaction {result.entry_id}: {how}; {result.reparented} later entries re-parented."))
+    if result.mode == "migrate":
+        out.print(Text("Undid the migration to version 3: restored the file as it was from the checkpoint."))
+    else:
+        how = "restored the checkpoint" if result.mode == "truncate" else "removed the appended entry"
+        out.print(Text(f"Undid compaction {result.entry_id}: {how}; {result.reparented} later entries re-parented."))
     if result.restored_from:
         out.print(Text(f"checkpoint: {result.restored_from}", style="dim"))
     out.print(Text(f"backup of the file before the undo: {result.backup}", style="dim"))

@@ -210,6 +210,8 @@ class CompactionPlan:
     compaction (the rules' `context_usage.context_now`)."""
     context_stale_usage_tokens: int | None = None
     """The recorded usage `context_tokens` leaves out because it predates the latest compaction (None: none)."""
+    preparation: Any = None
+    """The rules' `Preparation` the plan was made from (not in `to_json`): what a compaction run summarizes."""
 
     @property
     def llm_calls(self) -> int:
@@ -413,6 +415,7 @@ def plan_compaction(session: Session, ctx: m.SessionContext, options: PlanOption
     if check.range_positions is not None:  # 2026.9: the safeguard summarizes the boundary-scoped range instead
         prep.summarize_pos, prep.turn_prefix_pos = check.range_positions, []
     plan.boundary_only = check.boundary_only
+    plan.preparation = prep
     _fill(rules, session, ctx, plan, prep, window.tokens, opts.ratio_formula)
     progress("rows")
     plan.rows = _rows(session, ctx, plan, prep)

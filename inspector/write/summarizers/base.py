@@ -140,6 +140,9 @@ class SummaryRequest:
     thinking_level: str | None = None
     """The session's thinking level (`SessionContext.thinking_level`): what the rules' `prompts.summary_reasoning`
     may ask a reasoning model for (None: unknown)."""
+    max_chars: int | None = None
+    """The characters OpenClaw's assembly leaves this summary within its 16,000-character cap (None: no bound): the
+    `rules` summarizer fits its sections into it; a model is not told (OpenClaw does not tell it either)."""
 
 
 @dataclass

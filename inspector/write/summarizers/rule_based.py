@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
+from inspector.js.jsjson import js_len
 from inspector.js.utf16 import js_trim
 from inspector.rules.ruleset import RuleSet, rule_set
 from inspector.write.summarizers.base import CancelToken, SummaryRequest, SummaryResult, SummaryStream
@@ -56,18 +57,40 @@ _CONSTRAINT = re.compile(
     re.I,
 )
 # OpenClaw's `extractOpaqueIdentifiers` (compaction-safeguard-quality.ts)
-_OPENCLAW_IDS = re.compile(
-    r"([A-Fa-f0-9]{8,}|https?://\S+|/[\w.-]{2,}(?:/[\w.-]+)+|[A-Za-z]:\\[\w\\.-]+|[A-Za-z0-9._-]+\.[A-Za-z0-9._/-]+:\d{1,5}|\b\d{6,}\b)"
+_OPENCLAW_ID_PARTS = (
+    ("", "", r"[A-Fa-f0-9]{8,}"),
+    (":", "/", r"https?://\S+"),
+    ("", "/", r"/[\w.-]{2,}(?:/[\w.-]+)+"),
+    (":", "", r"[A-Za-z]:\\[\w\\.-]+"),
+    (":", "", r"[A-Za-z0-9._-]+\.[A-Za-z0-9._/-]+:\d{1,5}"),
+    ("", "", r"\b\d{6,}\b"),
 )
+_OPENCLAW_IDS = re.compile("(" + "|".join(p for _, _, p in _OPENCLAW_ID_PARTS) + ")")
+_OPENCLAW_IDS_BY_CHARS = {
+    (colon, slash): re.compile("(" + "|".join(p for c, sl, p in _OPENCLAW_ID_PARTS if (colon or not c) and (slash or not sl)) + ")")
+    for colon in (False, True) for slash in (False, True)
+}
+
+
+def _openclaw_ids(text: str) -> Iterator[str]:
+    """`_OPENCLAW_IDS.finditer(text)`'s matches, word by word (no match spans whitespace), each word with only the
+    alternatives its characters allow: the same matches without quadratic backtracking on a long word."""
+    for word in text.split():
+        yield from (m.group(0) for m in _OPENCLAW_IDS_BY_CHARS[(":" in word, "/" in word)].finditer(word))
+
+
 _MORE_IDS = re.compile(
     r"(\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
     r"|https?://[^\s<>\"'`)\]]+"
-    r"|(?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)+"
+    r"|(?<![\w.@+~/-])(?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)+"
     r"|[A-Za-z]:\\[\w\\.-]+"
     r"|\b[\w.-]+/[\w./-]*\.[A-Za-z0-9]{1,8}\b"
     r"|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b"
     r"|\b(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+):\d{2,5}\b)"
 )
+_NOISE = re.compile(r"[A-Za-z]:(?:\\[A-Za-z0-9]?)+|[A-Za-z]/.*")
+"""What `_MORE_IDS` finds that is no identifier: `d:\\n\\n` (a drive letter before escaped newlines), `s/old/new/g`
+(a sed expression). OpenClaw's own audit identifiers are kept whatever they look like."""
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
@@ -149,7 +172,7 @@ def _sections(summary: str, headings: tuple[str, ...]) -> dict[str, list[str]] |
         if t.startswith("## ") and t not in out:
             current = None  # an appended section (tool failures, file lists...): not carried
             continue
-        if current and t and t not in (NONE_FOUND, "None.", "None captured.") and not t.startswith("- Rule-based summary"):
+        if current and t and t not in (NONE_FOUND, "None.", "None captured.") and not t.startswith(("- Rule-based summary", "- Cut to fit", "- (")):
             out[current].append(t if t.startswith(("-", "*", ">")) else f"- {t}")
     return out
 
@@ -215,14 +238,28 @@ class _Facts:
         # OpenClaw's quality guard checks the first 12 distinct identifiers of the last 10 messages: those first
         recent = "\n".join(_text_of(m) for m in llm[-10:])
         audited: list[str] = []
-        for m in _OPENCLAW_IDS.finditer(recent):
-            ident = _sanitize_identifier(m.group(0))
+        for found_id in _openclaw_ids(recent):
+            ident = _sanitize_identifier(found_id)
             if len(ident) >= 4 and ident not in audited:
                 audited.append(ident)
-        ids: list[str] = audited[:MAX_AUDITED_IDENTIFIERS]
+        audited = audited[:MAX_AUDITED_IDENTIFIERS]
+        if rules.has("quality"):
+            # The release's own extraction, each in the case it was written in. OpenClaw audits the first 12 of its
+            # last 10 messages, a window that may start inside these: each message's own first 12 cover any such window.
+            release_ids: list[str] = []
+            for message in messages[-rules.quality.AUDITED_MESSAGES :]:
+                release_ids += rules.quality.audited_identifiers([message]) if isinstance(message, dict) else []
+            for ident in release_ids:
+                found = re.search(re.escape(ident), recent, re.I) if rules.quality.is_pure_hex_identifier(ident) else None
+                audited.append(found.group(0) if found else ident)
+            audited = list(dict.fromkeys(audited))
+        self.audited: list[str] = audited
+        ids: list[str] = list(self.audited)
         for text in tiers[0] + tiers[1] + tiers[2]:
             for m in _MORE_IDS.finditer(text):
-                ids.append(_sanitize_identifier(m.group(0)))
+                ident = _sanitize_identifier(m.group(0))
+                if not _NOISE.fullmatch(ident):
+                    ids.append(ident)
         seen: set[str] = set()
         for ident in ids:
             if len(ident) >= 4 and ident not in seen:
@@ -249,10 +286,10 @@ def _bullets(items: list[str], empty: str = NONE_FOUND) -> list[str]:
 
 
 def build_rules_sections(
-    messages: list[dict[str, Any]], previous_summary: str | None, purpose: str, rules: RuleSet
+    messages: list[dict[str, Any]], previous_summary: str | None, purpose: str, rules: RuleSet, max_chars: int | None = None
 ) -> list[tuple[str, list[str]]]:
     """The five sections (heading, lines: the `rules`' required summary sections) for these messages and the previous
-    summary."""
+    summary, fitted into `max_chars` when given (`fit_sections`)."""
     headings: tuple[str, ...] = tuple(rules.prompts.REQUIRED_SUMMARY_SECTIONS)
     carried: dict[str, list[str]] = {h: [] for h in headings}
     earlier: list[str] = []
@@ -316,21 +353,90 @@ def build_rules_sections(
             kept.append(x)
     idents += [f"- {x}" for x in kept[len(shown_files) :] if f"- {x}" not in idents]
 
-    return [
+    sections = [
         ("## Decisions", decisions or [NONE_FOUND]),
         ("## Open TODOs", todos or [NONE_FOUND]),
         ("## Constraints/Rules", constraints or [NONE_FOUND]),
         ("## Pending user asks", asks or ["None (no user message here)."]),
         ("## Exact identifiers", idents or ["None captured."]),
     ]
+    return fit_sections(sections, max_chars, f.audited) if max_chars else sections
+
+
+def render_sections(sections: list[tuple[str, list[str]]]) -> str:
+    """The sections as one text (headings, lines, a blank line between sections)."""
+    return "\n\n".join(h + "\n" + "\n".join(lines) for h, lines in sections)
+
+
+_LATEST = "- Latest user ask: "
+
+
+def _cut_priority(heading: str, line: str, index: int) -> tuple[int, int] | None:
+    """The order lines are left out in when the summary must shrink (None: kept whatever happens): earlier summaries'
+    lines, tool failures (OpenClaw appends them anyway), identifiers beyond the audited ones (the last first), earlier
+    asks, the tools used, then the oldest decisions, TODOs and constraints."""
+    if line.startswith(("- Rule-based summary", _LATEST, "- (Rules cannot tell", "- Cut to fit")) or not line.startswith("- "):
+        return None
+    if line.startswith("- Earlier summary:"):
+        return (0, index)
+    if line.startswith("- Tool failed:"):
+        return (1, index)
+    if heading == "## Exact identifiers":
+        return (2, -index)
+    if line.startswith("- Earlier ask:"):
+        return (3, index)
+    if line.startswith("- Tools used:"):
+        return (4, index)
+    return (5, index)
+
+
+def fit_sections(sections: list[tuple[str, list[str]]], max_chars: int, audited: list[str]) -> list[tuple[str, list[str]]]:
+    """The sections within `max_chars` UTF-16 units where they can be: lines left out in `_cut_priority` order, the
+    audited identifiers (OpenClaw's quality guard's) kept, and a line under Decisions that says how many were left out
+    of which section. What cannot shrink (headings, the scope line, the latest ask) stays whole."""
+    total = js_len(render_sections(sections))
+    if total <= max_chars:
+        return sections
+    keep = {f"- {x}" for x in audited}
+    order = sorted((prio, si, li) for si, (h, lines) in enumerate(sections) for li, line in enumerate(lines)
+                   if line not in keep and (prio := _cut_priority(h, line, li)) is not None)
+    note_room = 160
+    removed: set[tuple[int, int]] = set()
+    queue = iter(order)
+
+    def rendered() -> list[tuple[str, list[str]]]:
+        counts = Counter(sections[si][0] for si, _ in removed)
+        out = [(h, [line for li, line in enumerate(lines) if (si, li) not in removed] or [f"- ({counts[h]} items left out to fit.)"])
+               for si, (h, lines) in enumerate(sections)]
+        if removed:
+            what = ", ".join(f"{h[3:]} {n}" for h, n in counts.items())
+            scope = 1 if out[0][1] and out[0][1][0].startswith("- Rule-based summary") else 0
+            out[0][1].insert(scope, f"- Cut to fit the {max_chars:,} characters the cap leaves this summary: {len(removed)} lines left out ({what}).")
+        return out
+
+    for _, si, li in queue:  # quickly, by the lines' lengths...
+        if total + note_room <= max_chars:
+            break
+        removed.add((si, li))
+        total -= js_len(sections[si][1][li]) + 1
+    out = rendered()
+    for _, si, li in queue:  # ...then exactly, where the notes took more room
+        if js_len(render_sections(out)) <= max_chars:
+            break
+        removed.add((si, li))
+        out = rendered()
+    text = render_sections(out)
+    missing = [x for x in audited if x not in text]
+    if missing:
+        out[-1] = (out[-1][0], [*out[-1][1], *(f"- {x}" for x in missing)])
+    return out
 
 
 def rules_summary(
     messages: list[dict[str, Any]], previous_summary: str | None = None, purpose: str = "history", rules: RuleSet | None = None
 ) -> str:
     """The whole rules summary as one text (`rules` None: the default rule set)."""
-    sections = build_rules_sections(messages, previous_summary, purpose, rules or rule_set())
-    return "\n\n".join(h + "\n" + "\n".join(lines) for h, lines in sections)
+    return render_sections(build_rules_sections(messages, previous_summary, purpose, rules or rule_set()))
 
 
 class RulesSummarizer:
@@ -343,7 +449,8 @@ class RulesSummarizer:
 
     def stream(self, request: SummaryRequest, cancel: CancelToken | None = None) -> SummaryStream:
         """Yield the summary section by section (deterministic; cancellable between sections)."""
-        sections = build_rules_sections(list(request.messages), request.previous_summary, request.purpose, request.rules or rule_set())
+        sections = build_rules_sections(list(request.messages), request.previous_summary, request.purpose, request.rules or rule_set(),
+                                        request.max_chars)
 
         def deltas() -> Iterator[str]:
             for i, (heading, lines) in enumerate(sections):

@@ -1,155 +1,147 @@
-"""OpenClaw 2026.9.6's summary quality guard, the deterministic part: the audit a finalized summary must pass.
+"""OpenClaw 2026.9.6's summary quality guard (`compaction-safeguard-quality.ts`), where it changed.
 
-2026.9's safeguard turns `qualityGuard` on by default (`qualityGuard.enabled ?? true`): after finalizing a summary it
-runs `auditSummaryQuality`; a failing summary is regenerated with the reasons as feedback, up to
-`resolve_quality_guard_max_retries(qualityGuard.maxRetries)` more times (default 1, at most 3: each retry is a model
-call), and when the last attempt fails too the compaction is cancelled. Ported from 2026.9.6
-`src/agents/agent-hooks/compaction-safeguard-quality.ts` (`auditSummaryQuality`, `extractOpaqueIdentifiers`,
-`extractPendingAskSection`, `isEmptyPendingAsk`) and `compaction-safeguard.ts` (`resolveQualityGuardMaxRetries`).
+On by default in 2026.9 (`compaction.qualityGuard.enabled`), and final: the safeguard audits the *finalized*
+summary (preserved turns and all) and, when the audit still fails after its retries, cancels the compaction
+(nothing is written). Changed from 2026.4.12:
 
-`audit_summary_quality` gives the reasons the guard would give (`missing_section:## ...`, `duplicate_section:...`,
-`missing_identifiers:a,b,c`, `latest_user_ask_not_foregrounded`, `retained_turn_ask_marked_pending`). Not
-reproduced: the latest-ask overlap (`hasAskOverlap`: the memory search's multilingual keyword extraction), so
-without a latest unresolved request a `latest_ask` is not checked (`QualityAudit.ask_checked` is False), nor is the
-retained-turn ask; nor the retention plan that re-renders sections to fit the budget (`createSummaryQualityRetentionPlan`).
+* `extract_opaque_identifiers`: paths and host:port only where they start a word, scientific-looking numbers no
+  longer count, and a hex run or 6+ digit number counts as the whole `[A-Za-z0-9_-]` word around it;
+* `has_ask_overlap`: the summary side counts its keywords and its plain letter/number runs;
+* `audit_summary_quality`: headings checked on the structural summary, the latest unresolved request
+  (overflow recovery) must lead `## Pending user asks` (`latest_user_ask_not_foregrounded`);
+* `audit_safeguard_summary`: the latest ask is the split turn's when a turn is split, else the last of the
+  messages to summarize before the recent turns are taken out; identifiers from those and the split prefix.
+
+Not reproduced: `duplicate_section` (source summaries repeating a heading) and `retained_turn_ask_marked_pending`.
+Everything else is 2026.4.12's module (imported).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.js.jsjson import js_stringify
-from inspector.js.utf16 import js_trim
+from inspector.js.utf16 import JS_WHITESPACE, js_trim
 from inspector.rules.openclaw_2026_4_12.compaction.boundary import REQUIRED_SUMMARY_SECTIONS
-from inspector.rules.openclaw_2026_9_6.compaction.overflow import js_regex
-
-MAX_EXTRACTED_IDENTIFIERS = 12
-DEFAULT_QUALITY_GUARD_MAX_RETRIES = 1
-MAX_QUALITY_GUARD_MAX_RETRIES = 3
-LATEST_USER_REQUEST_CONTEXT_LABEL = "Latest user request context:"
-
-_IDENTIFIER = js_regex(
-    r"(https?:\/\/\S+|(?<![A-Za-z0-9._-])\/[\w.-]{2,}(?:\/[\w.-]+)+|[A-Za-z]:\\[\w\\.-]+|(?<![A-Za-z0-9._-])[A-Za-z0-9._-]+\.[A-Za-z0-9._/-]+:\d{1,5})|"
-    r"(?:(?:(?:\d+\.\d+|\.\d+)(?:[eE][+-]?\d+)?|\d+\.[eE][+-]?\d+|\d+\.?[eE][+-]\d+|(?![A-Fa-f0-9]{8,}(?![A-Fa-f0-9]))\d+\.?[eE]\d+)"
-    r"(?:(?=[A-Za-z]+(?![A-Za-z0-9]))(?=[A-Za-z]*[G-Zg-z])[A-Za-z]+)?(?![A-Za-z0-9])|"
-    r"(?<![A-Za-z0-9_-])(?=[A-Za-z0-9_-]*(?:[A-Fa-f0-9]{8,}|\d{6,}))([A-Za-z0-9_-]+))",
-    ignore_case=False,
+from inspector.rules.openclaw_2026_4_12.compaction.quality import (
+    AUDITED_MESSAGES,
+    MAX_ASK_OVERLAP_TOKENS,
+    MAX_EXTRACTED_IDENTIFIERS,
+    QualityAudit,
+    _unique_identifiers,
+    extract_keywords,
+    extract_latest_user_ask,
+    has_required_summary_sections,
+    is_pure_hex_identifier,
+    normalized_summary_lines,
+    sanitize_extracted_identifier,
+    summary_includes_identifier,
+    tokenize_ask_overlap_text,
 )
-_LEAD = re.compile(r"\A[(\"'`\[{<]+")
-_TRAIL = re.compile(r"[)\]\"'`,;:.!?<>]+\Z")
-_HEX = re.compile(r"\A[A-Fa-f0-9]{8,}\Z", re.ASCII)
-_LINE_BREAK = re.compile(r"\r?\n")
-_TERMINATORS = "\n\r\u2028\u2029"
-_PENDING_HEADING = re.compile(f"(?:^|(?<=[{_TERMINATORS}]))## Pending user asks[ \\t]*(?=[{_TERMINATORS}]|\\Z)")
-_ANY_HEADING = js_regex(r"(?:^|(?<=[\n\r\u2028\u2029]))##[ \t]+\S[^\n\r\u2028\u2029]*(?=[\n\r\u2028\u2029]|$)", ignore_case=False)
-_EMPTY_ASK = re.compile(r"\A(?:none|none captured|no pending asks)[.!]?\Z", re.IGNORECASE)
+from inspector.rules.openclaw_2026_4_12.compaction.quality import has_ask_overlap as _has_ask_overlap_2026_4
+from inspector.rules.openclaw_2026_9_6.compaction.assembly import extract_message_text
 
+__all__ = [
+    "AUDITED_MESSAGES",
+    "MAX_ASK_OVERLAP_TOKENS",
+    "MAX_EXTRACTED_IDENTIFIERS",
+    "QualityAudit",
+    "extract_keywords",
+    "extract_latest_user_ask",
+    "has_required_summary_sections",
+    "is_pure_hex_identifier",
+    "normalized_summary_lines",
+    "sanitize_extracted_identifier",
+    "summary_includes_identifier",
+    "tokenize_ask_overlap_text",
+]
 
-@dataclass(frozen=True, slots=True)
-class QualityAudit:
-    """`auditSummaryQuality`'s answer: `ok` when no reason; `ask_checked` False when the latest-ask overlap, which
-    the port does not reproduce, would have been checked."""
+LATEST_USER_REQUEST_CONTEXT_LABEL = "Latest user request context:"
+QUALITY_GUARD_DEFAULT = True
+"""Whether `compaction.qualityGuard.enabled` is on when unset."""
+QUALITY_FAILURE_OUTCOME = "OpenClaw 2026.9.6 would cancel this compaction: its quality guard is on by default and audits the stored summary"
+"""What OpenClaw does with a summary that fails the audit (what a warning says)."""
 
-    ok: bool
-    reasons: list[str] = field(default_factory=list)
-    ask_checked: bool = True
-
-    def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "reasons": self.reasons, "ask_checked": self.ask_checked}
-
-
-def resolve_quality_guard_max_retries(value: Any) -> int:
-    """`resolveQualityGuardMaxRetries`: a finite number floored into 0..3, else 1."""
-    number = value if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else DEFAULT_QUALITY_GUARD_MAX_RETRIES
-    return int(min(MAX_QUALITY_GUARD_MAX_RETRIES, max(0, math.floor(number))))
-
-
-def _sanitize(value: str) -> str:
-    return _TRAIL.sub("", _LEAD.sub("", js_trim(value)))
-
-
-def _is_hex(value: str) -> bool:
-    return _HEX.search(value) is not None
+_NOT_SPACE = f"[^{re.escape(JS_WHITESPACE)}]"
+_OPAQUE = re.compile(
+    rf"(https?://{_NOT_SPACE}+|(?<![A-Za-z0-9._-])/[\w.-]{{2,}}(?:/[\w.-]+)+|[A-Za-z]:\\[\w\\.-]+"
+    r"|(?<![A-Za-z0-9._-])[A-Za-z0-9._-]+\.[A-Za-z0-9._/-]+:\d{1,5})"
+    r"|(?:(?:(?:\d+\.\d+|\.\d+)(?:[eE][+-]?\d+)?|\d+\.[eE][+-]?\d+|\d+\.?[eE][+-]\d+|(?![A-Fa-f0-9]{8,}(?![A-Fa-f0-9]))\d+\.?[eE]\d+)"
+    r"(?:(?=[A-Za-z]+(?![A-Za-z0-9]))(?=[A-Za-z]*[G-Zg-z])[A-Za-z]+)?(?![A-Za-z0-9])"
+    r"|(?<![A-Za-z0-9_-])(?=[A-Za-z0-9_-]*(?:[A-Fa-f0-9]{8,}|\d{6,}))([A-Za-z0-9_-]+))",
+    re.ASCII,
+)
 
 
 def extract_opaque_identifiers(text: str) -> list[str]:
-    """`extractOpaqueIdentifiers`: URLs, paths, host:port, numbers with units, long hex / digit runs (pure hex upper
-    cased), sanitized, at least 4 characters, unique, the first 12."""
-    out: list[str] = []
-    for match in _IDENTIFIER.finditer(text):
-        raw = match.group(1) if match.group(1) is not None else (match.group(2) or "")
-        value = _sanitize(raw)
-        value = value.upper() if _is_hex(value) else value
-        if len(value) >= 4 and value not in out:
-            out.append(value)
-    return out[:MAX_EXTRACTED_IDENTIFIERS]
+    """2026.9's `extractOpaqueIdentifiers` (see the module docstring); the first 12 distinct of 4+ characters."""
+    return _unique_identifiers([m.group(1) or m.group(2) or "" for m in _OPAQUE.finditer(text)])
 
 
-def summary_includes_identifier(summary: str, identifier: str) -> bool:
-    """`summaryIncludesIdentifier`: literally, a pure hex one in any case."""
-    return identifier.upper() in summary.upper() if _is_hex(identifier) else identifier in summary
+def has_ask_overlap(summary: str, latest_ask: str | None) -> bool:
+    """2026.9's `hasAskOverlap` (the summary side with its fallback tokens)."""
+    return _has_ask_overlap_2026_4(summary, latest_ask, summary_fallback_tokens=True)
 
 
-def normalized_summary_lines(summary: str) -> list[str]:
-    """`normalizedSummaryLines`: the trimmed non-empty lines."""
-    return [line for line in (js_trim(part) for part in _LINE_BREAK.split(summary)) if line]
-
-
-def extract_pending_ask_section(summary: str) -> str:
-    """`extractPendingAskSection`: the text under the first `## Pending user asks` line, to the next heading."""
-    parts = _PENDING_HEADING.split(summary, maxsplit=2)
+def _pending_ask_section(summary: str) -> str:
+    parts = re.split(r"^## Pending user asks[ \t]*$", summary, maxsplit=1, flags=re.M)
     if len(parts) < 2:
         return ""
-    return js_trim(_ANY_HEADING.split(parts[1], maxsplit=1)[0])
-
-
-def format_latest_user_request_context(request: str) -> str:
-    """`formatLatestUserRequestContext`."""
-    return f"{LATEST_USER_REQUEST_CONTEXT_LABEL} {js_stringify(request)}"
-
-
-def _leading_pending_ask(summary: str) -> str:
-    lines = normalized_summary_lines(extract_pending_ask_section(summary))
-    return lines[0] if lines else ""
+    return js_trim(re.split(r"^##[ \t]+\S.*$", parts[1], maxsplit=1, flags=re.M)[0])
 
 
 def audit_summary_quality(
     summary: str,
-    structural_summary: str | None = None,
-    source_summaries: Sequence[str] = (),
-    identifiers: Sequence[str] = (),
-    latest_ask: str | None = None,
-    latest_unresolved_user_request: str | None = None,
-    retained_turn_summary: str | None = None,
+    identifiers: Sequence[str],
+    latest_ask: str | None,
     identifier_policy: str = "strict",
+    *,
+    structural_summary: str | None = None,
+    latest_unresolved_request: str | None = None,
 ) -> QualityAudit:
-    """`auditSummaryQuality` (see the module docstring): the required headings in `structural_summary` (default the
-    summary), none twice in a source summary, the `identifiers` (`extract_opaque_identifiers` of the last ten
-    messages) all in the summary under the strict policy, the latest unresolved request foregrounded first in
-    `## Pending user asks` and no retained-turn ask left pending."""
+    """2026.9's `auditSummaryQuality` (without the duplicate-section and retained-turn checks)."""
     structural = summary if structural_summary is None else structural_summary
     reasons: list[str] = []
     lines = set(normalized_summary_lines(structural))
-    for section in REQUIRED_SUMMARY_SECTIONS:
-        if section not in lines:
-            reasons.append(f"missing_section:{section}")
-        if any(normalized_summary_lines(source).count(section) > 1 for source in source_summaries):
-            reasons.append(f"duplicate_section:{section}")
+    reasons += [f"missing_section:{h}" for h in REQUIRED_SUMMARY_SECTIONS if h not in lines]
     if identifier_policy == "strict":
         missing = [i for i in identifiers if not summary_includes_identifier(summary, i)]
         if missing:
-            reasons.append(f"missing_identifiers:{','.join(missing[:3])}")
-    ask_checked = True
-    if latest_unresolved_user_request:
-        if _leading_pending_ask(structural) != format_latest_user_request_context(latest_unresolved_user_request):
+            reasons.append("missing_identifiers:" + ",".join(missing[:3]))
+    if latest_unresolved_request:
+        leading = next(iter(normalized_summary_lines(_pending_ask_section(structural))), "")
+        if leading != f"{LATEST_USER_REQUEST_CONTEXT_LABEL} {js_stringify(latest_unresolved_request)}":
             reasons.append("latest_user_ask_not_foregrounded")
-        retained = _leading_pending_ask(retained_turn_summary or "")
-        if retained and not _EMPTY_ASK.search(retained):
-            reasons.append("retained_turn_ask_marked_pending")
-    elif latest_ask:
-        ask_checked = False  # hasAskOverlap: not reproduced
-    return QualityAudit(not reasons, reasons, ask_checked)
+    elif not has_ask_overlap(summary, latest_ask):
+        reasons.append("latest_user_ask_not_reflected")
+    return QualityAudit(not reasons, tuple(reasons))
+
+
+def audited_identifiers(messages: Sequence[dict[str, Any]]) -> list[str]:
+    """The identifiers the safeguard audits: those of the last 10 messages' text."""
+    texts = [extract_message_text(m) for m in messages[-AUDITED_MESSAGES:] if isinstance(m, dict)]
+    return extract_opaque_identifiers("\n".join(t for t in texts if t))
+
+
+def audit_compaction_summary(summary: str, messages: Sequence[dict[str, Any]], identifier_policy: str = "strict") -> QualityAudit:
+    """The audit of `summary` with its facts from `messages` (the latest ask, the last 10 messages' identifiers)."""
+    return audit_summary_quality(summary, audited_identifiers(messages), extract_latest_user_ask(messages), identifier_policy)
+
+
+def audit_safeguard_summary(
+    history: str,
+    stored: str,
+    summarizable: Sequence[dict[str, Any]],
+    before_preserve: Sequence[dict[str, Any]],
+    turn_prefix: Sequence[dict[str, Any]],
+    is_split_turn: bool,
+    identifier_policy: str = "strict",
+) -> QualityAudit:
+    """The audit as the 2026.9 safeguard runs it: on the `stored` (finalized) summary; the latest ask of the split
+    turn's prefix when a turn is split, else of `before_preserve` (the messages to summarize, recent turns
+    included); identifiers from the last 10 of those and the prefix."""
+    split_ask = extract_latest_user_ask(turn_prefix) if is_split_turn else None
+    ask = split_ask if split_ask is not None else extract_latest_user_ask(before_preserve)
+    return audit_summary_quality(stored, audited_identifiers([*before_preserve, *turn_prefix]), ask, identifier_policy)
