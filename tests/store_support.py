@@ -344,6 +344,7 @@ def add_session(
         "VALUES (?, ?, ?, ?, ?, ?, 0)",
         ((session_id, *event_row(seq, line, compress_from=compress_from)) for seq, line in enumerate(lines)),
     )
+    _add_identities(conn, session_id, 0, lines)
     conn.execute(
         "INSERT INTO session_transcript_index_state (session_id, indexed_seq, leaf_event_id, updated_at) VALUES (?, ?, ?, 0)",
         (session_id, len(lines) - 1, _last_id(lines)),
@@ -351,6 +352,25 @@ def add_session(
     conn.execute("INSERT INTO transcript_rewrite_watermarks VALUES (?, ?, 0)", (session_id, uuid.uuid4().hex))
     conn.execute("COMMIT")
     return session_id
+
+
+def _add_identities(conn: sqlite3.Connection, session_id: str, first_seq: int, lines: list[bytes]) -> None:
+    """The `transcript_event_identities` rows of events with an id, as the Gateway writes them (the first event of an id)."""
+    rows = []
+    for seq, line in enumerate(lines, first_seq):
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        event_id = event.get("id") if isinstance(event, dict) else None
+        if isinstance(event_id, str) and event_id.strip():
+            parent = event.get("parentId")
+            kind = event.get("type")
+            rows.append((session_id, event_id.strip(), seq, kind if isinstance(kind, str) else None, parent if isinstance(parent, str) else None))
+    conn.executemany(
+        "INSERT OR IGNORE INTO transcript_event_identities (session_id, event_id, seq, event_type, parent_id, created_at) VALUES (?, ?, ?, ?, ?, 0)",
+        rows,
+    )
 
 
 def _last_id(lines: list[bytes]) -> str | None:
@@ -373,6 +393,7 @@ def append_events(conn: sqlite3.Connection, session_id: str, lines: list[bytes],
         "VALUES (?, ?, ?, ?, ?, ?, 0)",
         ((session_id, *event_row(last + 1 + i, line, compress_from=compress_from)) for i, line in enumerate(lines)),
     )
+    _add_identities(conn, session_id, last + 1, lines)
     conn.execute("UPDATE session_transcript_index_state SET indexed_seq=? WHERE session_id=?", (last + len(lines), session_id))
     conn.execute("COMMIT")
 
@@ -381,11 +402,13 @@ def rewrite_session(conn: sqlite3.Connection, session_id: str, lines: list[bytes
     """Replace the session's events (a rewrite: new generation), as a Gateway compaction rewrite does."""
     conn.execute("BEGIN IMMEDIATE")
     conn.execute("DELETE FROM transcript_events WHERE session_id=?", (session_id,))
+    conn.execute("DELETE FROM transcript_event_identities WHERE session_id=?", (session_id,))
     conn.executemany(
         "INSERT INTO transcript_events (session_id, seq, event_json, event_zstd, event_utf8_bytes, navigation_json, created_at) "
         "VALUES (?, ?, ?, ?, ?, ?, 0)",
         ((session_id, *event_row(seq, line)) for seq, line in enumerate(lines)),
     )
+    _add_identities(conn, session_id, 0, lines)
     conn.execute("UPDATE transcript_rewrite_watermarks SET generation=? WHERE session_id=?", (uuid.uuid4().hex, session_id))
     conn.execute("COMMIT")
 

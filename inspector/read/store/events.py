@@ -5,21 +5,45 @@ in `event_zstd` (level 1, checksummed, no dictionary: OpenClaw's `prepareTranscr
 `event_utf8_bytes`. Decoding checks what OpenClaw's reader checks (bounds, the exact size, UTF-8); an event that
 fails becomes a `StoreProblem` naming its `seq` and a placeholder line that no JSON parser accepts, so the
 session's reader reports it like a damaged line (its `unparseable` diagnostic then shows the problem, by `seq`).
+
+The index state's `leaf_event_id` counts only where OpenClaw 2026.9.6's Gateway reads it
+(`readActiveTranscriptAppendParentId`): when no event of the session has an identity row
+(`transcript_event_identities`) and the index is current (a rewrite watermark, `needs_rebuild` 0, `indexed_seq` the
+last event's `seq`, no active event of unknown context eligibility), the leaf it names is the parent of the next
+message the Gateway appends (`EventsSnapshot.leaf_from_index`); otherwise the Gateway takes it from the events.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+import orjson
+
+from inspector.js.utf16 import js_trim
 from inspector.read.store.connection import read_transaction, text
 
 MAX_EVENT_BYTES = 4_194_304
 """OpenClaw's bound on a compressed event and on its decoded size (`MAX_COMPRESSED_EVENT_BYTES`)."""
 PLACEHOLDER = b"!damaged store event seq=%d"
 """The mirror line standing in for an event that cannot be decoded (never valid JSON)."""
+INDEX_LEAF_SQL = """
+SELECT state.leaf_event_id FROM session_transcript_index_state AS state
+JOIN transcript_rewrite_watermarks AS rewrite ON rewrite.session_id = state.session_id
+WHERE state.session_id = ?1 AND state.needs_rebuild = 0
+  AND state.indexed_seq = (SELECT seq FROM transcript_events WHERE session_id = ?1 ORDER BY seq DESC LIMIT 1)
+  AND NOT EXISTS (SELECT 1 FROM session_transcript_active_events WHERE session_id = ?1 AND context_eligible IS NULL)
+  AND NOT EXISTS (
+    SELECT 1 FROM transcript_event_identities AS ti
+    JOIN transcript_events AS te ON te.session_id = ti.session_id AND te.seq = ti.seq
+    WHERE ti.session_id = ?1
+  )
+"""
+"""A row when the Gateway takes the session's append parent from the index state (`readActiveTranscriptAppendParentId`
+of 2026.9.6: no event with an identity row, and the index current)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +85,10 @@ class EventsSnapshot:
     app_version: str | None = None
     schema_version: int | None = None
     session_key: str | None = None
+    leaf_from_index: bool = False
+    """The Gateway appends the next message under `leaf_event_id` (`INDEX_LEAF_SQL`); else it reads the events."""
+    leaf_found: bool | None = None
+    """With `leaf_from_index` and a `leaf_event_id`: whether an event of the session has that id (None: not asked)."""
 
 
 _decompressor = None
@@ -114,6 +142,35 @@ def decode_event(seq: int, event_json: bytes | None, event_zstd: bytes | None, u
     return data, None
 
 
+def _index_leaf(conn: sqlite3.Connection, sid: str, snap: EventsSnapshot) -> None:
+    """Whether the Gateway takes the append parent from the index state and, if it names one, whether it exists."""
+    try:
+        row = conn.execute(INDEX_LEAF_SQL, (sid,)).fetchone()
+    except sqlite3.OperationalError:  # a store without the transcript index tables: the Gateway reads the events
+        return
+    if row is None:
+        return
+    snap.leaf_from_index = True
+    if snap.leaf_event_id is not None:
+        rows = conn.execute("SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id=?", (sid,))
+        snap.leaf_found = snap.leaf_event_id in _event_ids(rows)
+
+
+def _event_ids(rows: Iterable[tuple[int, bytes | None, bytes | None, int | None]]) -> Iterable[str]:
+    """The ids of the events (an event's string `id`, trimmed, as OpenClaw's `readTranscriptEventIdentity` reads it)."""
+    for seq, event_json, event_zstd, utf8_bytes in rows:
+        data, problem = decode_event(seq, event_json, event_zstd, utf8_bytes)
+        if problem is not None and problem.skipped:
+            continue
+        try:
+            event = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            continue
+        event_id = event.get("id") if isinstance(event, dict) else None
+        if isinstance(event_id, str) and js_trim(event_id):
+            yield js_trim(event_id)
+
+
 def read_events(
     conn: sqlite3.Connection,
     store: Path | str,
@@ -139,6 +196,7 @@ def read_events(
         if row is not None:
             snap.indexed_seq = row[0] if isinstance(row[0], int) else None
             snap.leaf_event_id = text(row[1])
+            _index_leaf(conn, sid, snap)
         row = conn.execute("SELECT session_key FROM session_windows WHERE session_id=?", (sid,)).fetchone()
         snap.session_key = text(row[0]) if row is not None else None
         row = conn.execute("SELECT schema_version, app_version FROM schema_meta WHERE role='agent' ORDER BY meta_key LIMIT 1").fetchone()

@@ -8,6 +8,11 @@ the store holds past the mirror's last `seq` in one snapshot and appends it (a l
 new lines up as appended lines); a changed generation, a changed count of the rows already mirrored, or a mirror
 that is not as the sidecar says (another writer, a crash mid-append) rewrites the mirror whole, temp + rename (a
 reader sees a replaced file and re-indexes). A mirror is never the user's data: `cache clear` removes it.
+
+Where OpenClaw 2026.9.6's Gateway takes the session's next append parent from the index state's `leaf_event_id`
+(`events.INDEX_LEAF_SQL`), the `source` names it (`index_leaf`) and, when no event has that id, a `store_leaf_absent`
+diagnostic says the Gateway would append under a missing entry. The context is the events' all the same: the
+session manager of an agent run builds it from the events, never from the index state.
 """
 
 from __future__ import annotations
@@ -46,6 +51,9 @@ class Mirror:
     session_key: str | None = None
     generation: str | None = None
     leaf_event_id: str | None = None
+    leaf_from_index: bool = False
+    """The Gateway appends the next message under `leaf_event_id` (`EventsSnapshot.leaf_from_index`)."""
+    leaf_found: bool | None = None
     schema_version: int | None = None
     app_version: str | None = None
     runs: list[list[int]] = field(default_factory=list)
@@ -70,7 +78,21 @@ class Mirror:
 
     def source_json(self) -> dict[str, Any]:
         """`"source"` of a command's `--json` output on this session."""
-        return {"kind": "sqlite", "store": str(self.store), "session_id": self.session_id, "session_key": self.session_key}
+        out: dict[str, Any] = {"kind": "sqlite", "store": str(self.store), "session_id": self.session_id, "session_key": self.session_key}
+        if self.leaf_from_index:
+            out["index_leaf"] = self.leaf_event_id
+        return out
+
+    def leaf_problem(self) -> StoreProblem | None:
+        """`store_leaf_absent` when the Gateway appends under the index state's leaf and no event has its id."""
+        if not self.leaf_from_index or self.leaf_event_id is None or self.leaf_found is not False:
+            return None
+        return StoreProblem(
+            -1, "store_leaf_absent",
+            f"session_transcript_index_state names leaf {self.leaf_event_id!r}, which no event of the session has; no event has "
+            "an identity row, so the Gateway appends the next message under it all the same (an entry without its parent)",
+            "warning", skipped=False,
+        )
 
     def relabel(self, diagnostic: dict[str, Any]) -> dict[str, Any]:
         """A diagnostic's JSON with `seq` in place of the mirror's `line` and `offset`; the placeholder of a damaged
@@ -89,11 +111,15 @@ class Mirror:
 
     def extra_diagnostics(self) -> list[dict[str, Any]]:
         """The problems of events that are in the mirror all the same (a wrong recorded size), as diagnostics."""
-        return [
+        out = [
             {"kind": p.kind, "severity": p.severity, "seq": p.seq, "message": p.message}
             for p in sorted(self.problems.values(), key=lambda p: p.seq)
             if not p.skipped
         ]
+        leaf = self.leaf_problem()
+        if leaf is not None:
+            out.append({"kind": leaf.kind, "severity": leaf.severity, "seq": None, "message": leaf.message})
+        return out
 
     def line_of_seq(self, seq: int) -> int | None:
         """The mirror line holding event `seq` (None: not mirrored)."""
@@ -115,6 +141,9 @@ class Mirror:
         for p in sorted(self.problems.values(), key=lambda p: p.seq):
             if not p.skipped:
                 out.append(m.Diagnostic(p.kind, p.message, p.severity, self.line_of_seq(p.seq)))
+        leaf = self.leaf_problem()
+        if leaf is not None:
+            out.append(m.Diagnostic(leaf.kind, leaf.message, leaf.severity))
         return out
 
     def label(self, line: int | None) -> str:
@@ -126,6 +155,7 @@ class Mirror:
         return {
             "version": MIRROR_VERSION, "store": self.identity.to_json(), "session_id": self.session_id,
             "session_key": self.session_key, "generation": self.generation, "leaf_event_id": self.leaf_event_id,
+            "leaf_from_index": self.leaf_from_index, "leaf_found": self.leaf_found,
             "schema_version": self.schema_version, "app_version": self.app_version, "runs": self.runs,
             "problems": [p.to_json() for p in self.problems.values()], "events": self.events, "last_seq": self.last_seq,
             "size": self.size,
@@ -176,6 +206,7 @@ def _load(meta_path: str, mirror: Mirror) -> bool:
         if meta.get("session_id") != mirror.session_id or os.stat(mirror.path).st_size != meta["size"]:
             return False
         mirror.generation, mirror.leaf_event_id = meta["generation"], meta["leaf_event_id"]
+        mirror.leaf_from_index, mirror.leaf_found = bool(meta.get("leaf_from_index")), meta.get("leaf_found")
         mirror.session_key, mirror.schema_version, mirror.app_version = meta["session_key"], meta["schema_version"], meta["app_version"]
         mirror.runs, mirror.events, mirror.last_seq, mirror.size = meta["runs"], meta["events"], meta["last_seq"], meta["size"]
         mirror.problems = {p.seq: p for p in map(StoreProblem.from_json, meta["problems"])}
@@ -238,6 +269,7 @@ def _extend_runs(runs: list[list[int]], first_line: int, seqs: list[int]) -> Non
 
 def _take(mirror: Mirror, snap: EventsSnapshot) -> None:
     mirror.generation, mirror.leaf_event_id = snap.generation, snap.leaf_event_id
+    mirror.leaf_from_index, mirror.leaf_found = snap.leaf_from_index, snap.leaf_found
     mirror.schema_version, mirror.app_version = snap.schema_version, snap.app_version
     if snap.session_key is not None:
         mirror.session_key = snap.session_key

@@ -15,14 +15,17 @@ Two writers, both reproduced char for char (every length and cut in UTF-16 code 
   answers an unresolved request (overflow recovery; `extract_latest_user_request`, at most 800 characters); the
   request is also stored as `details.latestUnresolvedUserRequest` (the safeguard puts it in its prompt instead).
 
-Every stored summary is then cut by `cap_compaction_summary` (16,000). Not reproduced: the quality guard's
-retention plan (`createSummaryQualityRetentionPlan`, safeguard with `qualityGuard.enabled`, on by default), which
-re-renders the required sections when the audit facts would not survive the cap. The guard's audit and its
-retry count are `compaction/quality.py` (`audit_summary_quality`, `resolve_quality_guard_max_retries`).
+Every stored summary is then cut by `cap_compaction_summary` (16,000). With the quality guard on
+(`qualityGuard.enabled`, on by default) the safeguard budgets the history alone as the body, the split-turn
+section moves into the suffix, and the body is cut by the guard's retention plan (`compaction/retention.py`,
+`finalize_summary(..., quality=QualityRetention(...))`): its required sections re-rendered so the audit facts
+survive; a body whose protected facts alone exceed the budget is `quality_retention_infeasible` (the safeguard
+cancels). The guard's audit and its retry count are `compaction/quality.py` (`audit_summary_quality`,
+`resolve_quality_guard_max_retries`).
 
 New names (beside 2026.4.12's): `partial_summary_note`, `stage_summary_label`, `ContextSection`, `Suffix`, `Budgeted`, `truncate_utf16_safe`,
 `format_context_segments`, `format_bounded_context_section`, `format_generated_split_turn_section`,
-`cap_compaction_suffix`, `budget_compaction_summary`, `fit_compaction_summary`, `finalize_summary`,
+`cap_compaction_suffix`, `budget_compaction_summary`, `fit_compaction_summary`, `finalize_summary`, `finalize_budgeted`,
 `extract_latest_user_request`, `latest_unresolved_request_section`, `assemble_core_summary`, `SummaryLimits`,
 `summary_limits` (what the forecast shows).
 """
@@ -54,6 +57,7 @@ from inspector.rules.openclaw_2026_4_12.compaction.assembly import (
     tool_failures_section,
 )
 from inspector.rules.openclaw_2026_4_12.compaction.stages import MAX_COMPACTION_SUMMARY_CHARS
+from inspector.rules.openclaw_2026_9_6.compaction.retention import QualityRetention, create_summary_quality_retention_plan
 from inspector.rules.openclaw_2026_9_6.pruning.pruner import slice_utf16_safe
 from inspector.rules.openclaw_2026_9_6.tokens.measure import estimate_string_chars
 from inspector.rules.openclaw_2026_9_6.tool_pairing import frame_results
@@ -349,27 +353,39 @@ def cap_compaction_suffix(suffix: str | Suffix, max_chars: int) -> str:
 
 @dataclass(frozen=True)
 class Budgeted:
-    """`budgetCompactionSummary`'s result (no quality retention): the summary and what was cut."""
+    """`budgetCompactionSummary`'s result: the summary, what was cut, the body as budgeted (`structural_summary`,
+    what the quality audit reads for headings) and whether the guard's protected facts alone exceed the budget."""
 
     summary: str
     body_budget: int
     body_trimmed: bool
     suffix_trimmed: bool
+    structural_summary: str = ""
+    quality_retention_infeasible: bool = False
 
 
-def budget_compaction_summary(body: str, suffix: str | Suffix, max_chars: int = MAX_COMPACTION_SUMMARY_CHARS) -> Budgeted:
-    """`budgetCompactionSummary` without a quality-retention plan: the body keeps at least half of `max_chars`
-    (or what the suffix leaves), the suffix the rest, cut from its head."""
+def budget_compaction_summary(
+    body: str, suffix: str | Suffix, max_chars: int = MAX_COMPACTION_SUMMARY_CHARS, quality: QualityRetention | None = None,
+) -> Budgeted:
+    """`budgetCompactionSummary`: the body keeps at least half of `max_chars` (or what the suffix leaves), the suffix
+    the rest, cut from its head. With `quality` (the guard on) the body is cut by the retention plan, which may take
+    all of `max_chars` and re-renders a body that fits but lacks its facts."""
     s = _as_suffix(suffix)
     joined = body + s.text
-    if max_chars <= 0 or js_len(joined) <= max_chars:
-        return Budgeted(joined, max_chars, False, False)
+    plan = create_summary_quality_retention_plan(body, SUMMARY_TRUNCATED_MARKER, quality) if quality is not None else None
+    if max_chars <= 0 or (js_len(joined) <= max_chars and not (plan is not None and plan.needs_rebuild(max_chars))):
+        return Budgeted(joined, max_chars, False, False, body)
     body_len = js_len(body)
-    floor_ = min(body_len, max_chars, max(1, math.ceil(max_chars / 2)))
-    slot = min(body_len, max(floor_, max_chars - min(js_len(s.text), max_chars)))
-    capped_body = cap_compaction_summary(body, slot)
+    capacity = max_chars if plan is not None else body_len
+    floor_ = min(capacity, max_chars, max(1, math.ceil(max_chars / 2), plan.minimum_chars if plan is not None else 0))
+    slot = min(capacity, max(floor_, max_chars - min(js_len(s.text), max_chars)))
+    rendered = plan.render(slot) if plan is not None else None
+    capped_body = rendered.text if rendered is not None else cap_compaction_summary(body, slot)
     capped_suffix = cap_compaction_suffix(s, max(0, max_chars - js_len(capped_body)))
-    return Budgeted(capped_body + capped_suffix, slot, js_len(capped_body) < body_len, js_len(capped_suffix) < js_len(s.text))
+    return Budgeted(
+        capped_body + capped_suffix, slot, rendered.trimmed if rendered is not None else js_len(capped_body) < body_len,
+        js_len(capped_suffix) < js_len(s.text), capped_body, plan is not None and plan.minimum_chars > max_chars,
+    )
 
 
 def cap_preserving_suffix(body: str, suffix: str | Suffix, max_chars: int = MAX_COMPACTION_SUMMARY_CHARS) -> str:
@@ -400,6 +416,37 @@ def fit_compaction_summary(token_budget: float | None, render: Callable[[int], s
     return fitted
 
 
+def finalize_budgeted(
+    history: str,
+    turn_prefix_summary: str | None,
+    preserved_messages: Sequence[dict[str, Any]],
+    tool_failures: str,
+    file_ops: str,
+    workspace: str = "",
+    *,
+    token_budget: float | None = None,
+    quality: QualityRetention | None = None,
+) -> Budgeted | None:
+    """The safeguard's `finalizeSummaryText`: the body (history, with the generated split-turn section when the
+    guard is off) and the suffix (the split-turn section when the guard is on, preserved turns, tool failures, file
+    lists, workspace rules) budgeted into 16,000 characters, fitted under `token_budget`; None where the JavaScript
+    reports `CompactionError` (nothing fits). `quality`: the guard's retention parameters (the guard on)."""
+    split = format_generated_split_turn_section(turn_prefix_summary) if turn_prefix_summary is not None else ""
+    section = f"\n\n{split}" if split else ""
+    body = history if quality is not None else append_summary_section(history, section)
+    preserved = format_preserved_turns_section(preserved_messages)
+    suffix = assemble_suffix("", preserved, tool_failures, file_ops, workspace, generated_split_turn=section if quality is not None else "")
+    rendered: dict[int, Budgeted] = {}  # by the id of its summary string, which `fit_compaction_summary` returns as given
+
+    def render(max_chars: int) -> str:
+        budgeted = budget_compaction_summary(body, suffix, max_chars, quality)
+        rendered[id(budgeted.summary)] = budgeted
+        return budgeted.summary
+
+    fitted = fit_compaction_summary(token_budget, render)
+    return rendered[id(fitted)] if fitted is not None else None
+
+
 def finalize_summary(
     history: str,
     turn_prefix_summary: str | None,
@@ -409,12 +456,14 @@ def finalize_summary(
     workspace: str = "",
     *,
     token_budget: float | None = None,
+    quality: QualityRetention | None = None,
 ) -> str:
-    """The summary the safeguard stores (quality guard off): history + generated split-turn section, then
-    preserved turns, tool failures, file lists, budgeted into 16,000 characters; `turn_prefix_summary` is None
+    """The summary the safeguard stores (`finalize_budgeted`, then capped at 16,000); `turn_prefix_summary` is None
     when no turn is split. None of it raises: a `token_budget` nothing fits under gives the summary unfitted."""
-    split = format_generated_split_turn_section(turn_prefix_summary) if turn_prefix_summary is not None else ""
-    body = append_summary_section(history, f"\n\n{split}" if split else "")
-    suffix = assemble_suffix("", format_preserved_turns_section(preserved_messages), tool_failures, file_ops, workspace)
-    fitted = fit_compaction_summary(token_budget, lambda m: budget_compaction_summary(body, suffix, m).summary)
-    return cap_compaction_summary(fitted if fitted is not None else budget_compaction_summary(body, suffix).summary)
+    budgeted = finalize_budgeted(
+        history, turn_prefix_summary, preserved_messages, tool_failures, file_ops, workspace, token_budget=token_budget, quality=quality,
+    )
+    if budgeted is None:
+        budgeted = finalize_budgeted(history, turn_prefix_summary, preserved_messages, tool_failures, file_ops, workspace, quality=quality)
+    assert budgeted is not None  # without a token budget the full rendering is taken
+    return cap_compaction_summary(budgeted.summary)

@@ -11,7 +11,8 @@ call), and when the last attempt fails too the compaction is cancelled. Ported f
 `missing_identifiers:a,b,c`, `latest_user_ask_not_foregrounded`, `retained_turn_ask_marked_pending`). Not
 reproduced: the latest-ask overlap (`hasAskOverlap`: the memory search's multilingual keyword extraction), so
 without a latest unresolved request a `latest_ask` is not checked (`QualityAudit.ask_checked` is False), nor is the
-retained-turn ask; nor the retention plan that re-renders sections to fit the budget (`createSummaryQualityRetentionPlan`).
+retained-turn ask. The retention plan that re-renders sections to fit the budget (`createSummaryQualityRetentionPlan`)
+is `compaction/retention.py`.
 """
 
 from __future__ import annotations
