@@ -149,6 +149,27 @@ def test_a_file_is_never_written_and_openclaw_features_do_not_apply(tmp_path):
     assert p.read_bytes() == before
 
 
+def test_attachments_sent_to_the_model_count_and_the_others_are_metadata_rows(tmp_path):
+    def att(uuid, parent, attachment):
+        return {**cc(uuid, parent, "attachment"), "attachment": attachment}
+
+    p = write(tmp_path / "s.jsonl", [
+        cc("u1", None, "user", "hi"),
+        att("h1", "u1", {"type": "hook_additional_context", "content": ["x" * 200, "y" * 199], "hookName": "SessionStart"}),
+        att("h2", "h1", {"type": "hook_success", "content": "z" * 4000, "hookName": "Stop", "exitCode": 0}),
+        att("e1", "h2", {"type": "edited_text_file", "filename": "/a.py", "snippet": "w" * 200}),
+        att("k1", "e1", {"type": "some_future_kind", "content": "v" * 4000}),
+        ca("a1", "k1", text("ok"), "m1"),
+    ])
+    ctx = json.loads(cli("context", p, "--json").stdout)
+    rows = [(r["line"], r["role"], r["estimates"]["pi_tokens"]) for r in ctx["messages"]]
+    edited = len(json.dumps({"type": "edited_text_file", "filename": "/a.py", "snippet": "w" * 200}, separators=(",", ":")))
+    assert rows == [(1, "user", 1), (2, "custom", 100), (4, "custom", -(-edited // 4)), (6, "assistant", 1)]
+    d = stats(p)
+    assert d["entries"]["by_type"] == {"message": 2, "custom_message": 2, "custom": 2}  # hook output and the unknown kind: shown, not sent
+    assert d["tree"]["path_length"] == 6 and d["tree"]["off_path_entries"] == 0  # every row kept in the chain, in place
+
+
 # --- Codex -------------------------------------------------------------------------------------------------------
 
 def cx(kind, payload, ts=TS):

@@ -22,6 +22,12 @@ before it), then a `user` line with `isCompactSummary` whose text is the summary
   `firstKeptEntryId` the boundary line (which holds no message): the context is the summary and what follows, as
   Claude Code sends it. The boundary line itself is a `custom` entry whose parent is `logicalParentUuid`, so the
   history before a compaction stays on the path (shown, not sent).
+- An `attachment` line (Claude Code's out-of-band context: files read or edited, todo and plan-mode reminders, hook
+  output, deferred-tool deltas...) whose kind Claude Code turns into a `<system-reminder>` user message
+  (`SENT_ATTACHMENTS`) is a pi `custom_message` (`customType` `claude-code:attachment/<kind>`, sent as a user-role
+  message: counted in the context; its text the attachment's `content` when it is text, else its JSON, an
+  estimate of the reminder quoting it); any other kind (hook success / non-blocking error output, checkpoints,
+  permissions: shown in Claude Code's UI only) is a `custom` entry of the same `customType`, metadata.
 - Every other line is a `custom` entry (`customType` `claude-code:<type>[/<subtype>]`, `data` the line whole):
   `progress`, `system`, `attachment` and unknown types keep their place in the chain; lines without a `uuid`
   (`file-history-snapshot`, `queue-operation`, legacy `summary`, session metadata) hang off the current leaf;
@@ -38,6 +44,8 @@ before it), then a `user` line with `isCompactSummary` whose text is the summary
 from __future__ import annotations
 
 from typing import Any
+
+import orjson
 
 from inspector.read.formats.pi_lines import (
     CUSTOM_PREFIX_CLAUDE,
@@ -57,6 +65,17 @@ SYNTHETIC_MODEL = "<synthetic>"
 _STOP = {"end_turn": "stop", "stop_sequence": "stop", "pause_turn": "stop", "refusal": "stop", "tool_use": "toolUse", "max_tokens": "length"}
 _MESSAGE_TYPES = frozenset({"user", "assistant"})
 _TITLE_KEYS = ("customTitle", "aiTitle", "title")
+SENT_ATTACHMENTS = frozenset({
+    "new_file", "new_directory", "edited_text_file", "edited_image_file", "file", "directory", "compact_file_reference",
+    "selected_lines_in_ide", "opened_file_in_ide", "todo", "todo_reminder", "task_reminder", "plan_mode", "plan_mode_reentry",
+    "plan_mode_exit", "output_style", "output_mode", "diagnostics", "mcp_resource", "nested_memory", "memory", "queued_command",
+    "agent_mention", "critical_system_reminder", "ultramemory", "invoked_skills", "date_change", "hook_additional_context",
+    "hook_blocking_error", "hook_stopped_continuation", "deferred_tools_delta", "async_hook_response",
+})
+"""Attachment kinds Claude Code sends to the model as a `<system-reminder>` user message (third-party deobfuscation
+of the CLI: the attachment-to-message transform, e.g. `OC8` in 1.0.x and its successors; `claude-code-log`'s
+attachment factory; spec `other-formats.md` §1.3: hook callbacks and deferred-tool deltas). Reverse-engineered, not
+documented: a kind not listed is shown as metadata and not counted."""
 
 
 def _int(value: Any) -> int:
@@ -93,6 +112,28 @@ def _result_blocks(content: Any) -> list[dict[str, Any]]:
         elif b is not None:
             blocks.append(text_block(b.get("tool_name") if isinstance(b, dict) and b.get("type") == "tool_reference" else b))
     return blocks
+
+
+def attachment_text(attachment: dict[str, Any]) -> str:
+    """What an attachment puts before the model: its `content` when that is text (a list of lines joined), else its
+    JSON (the reminder quotes its fields)."""
+    content = attachment.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(isinstance(x, str) for x in content):
+        return "\n".join(content)
+    return orjson.dumps(attachment).decode()
+
+
+def _attachment(obj: dict[str, Any], entry_id: str, parent: str | None, ts: Any) -> dict[str, Any]:
+    """An `attachment` line: a `custom_message` when its kind reaches the model (`SENT_ATTACHMENTS`), else metadata."""
+    attachment = as_dict(obj.get("attachment"))
+    kind = attachment.get("type")
+    custom_type = f"{CUSTOM_PREFIX_CLAUDE}attachment/{kind}" if isinstance(kind, str) else f"{CUSTOM_PREFIX_CLAUDE}attachment"
+    if not isinstance(kind, str) or kind not in SENT_ATTACHMENTS:
+        return custom(custom_type, entry_id, parent, ts, obj)
+    return entry("custom_message", entry_id, parent, ts, customType=custom_type, content=[text_block(attachment_text(attachment))],
+                 display=False, details={"claudeCode": {k: v for k, v in obj.items() if k != "attachment"}})
 
 
 class ClaudeCodeTranslator:
@@ -173,6 +214,8 @@ class ClaudeCodeTranslator:
                     last = part_id
                 self.tail_of[entry_id] = last
                 out = rows
+        elif kind == "attachment":
+            out = _attachment(obj, entry_id, parent, ts)
         else:
             subtype = obj.get("subtype")
             name = f"{kind}/{subtype}" if kind == "system" and isinstance(subtype, str) else str(kind)
