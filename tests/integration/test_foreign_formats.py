@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import corpus_file
+from conftest import assistant, corpus_file, header, msg, user, write_lines
 from inprocess import run_cli
 
 from inspector.read.formats.mirror import sync_foreign
@@ -213,6 +213,34 @@ def test_codex_token_count_is_the_call_usage_and_the_window(tmp_path):
     s = open_session(sync_foreign(p, "codex").path)
     kinds = {e.line: (e.type, e.data.get("customType")) for e in s.entries if e.type != "message"}
     assert kinds[5] == kinds[8] == ("custom", "codex:event_msg/token_count") and kinds[2][0] == "model_change"
+
+
+def test_codex_base_instructions_are_a_metadata_row_named_in_the_overhead_not_the_transcript(tmp_path):
+    from inspector.read.formats.mirror import sync_foreign as mirror_of
+    from widgets.transcript.previews import entry_preview_text
+
+    p = write(tmp_path / "rollout.jsonl", [
+        cx("session_meta", {"id": "x", "model_provider": "openai", "base_instructions": {"text": "You are Codex. " * 400}}),
+        cx("turn_context", {"model": "gpt-5.1", "cwd": "/w"}),
+        cmsg("user", "list files"),
+        cmsg("assistant", "a.txt"),
+        token_count(9000, 0, 5),
+        cmsg("user", "and more"),
+        cmsg("assistant", "b.txt"),
+        token_count(9100, 9000, 5),
+    ])
+    t = json.loads(cli("timeline", p, "--json").stdout)["attribution"]
+    assert (t["recorded_system_prompt_tokens"], t["recorded_system_prompt_chars"], t["recorded_system_prompt_line"]) == (1500, 6000, 1)
+    assert t["baseline_overhead_beyond_recorded_prompt"] == t["baseline_overhead"] - 1500
+    ctx = json.loads(cli("context", p, "--json").stdout)
+    assert [r["line"] for r in ctx["messages"]] == [3, 4, 6, 7]  # the system prompt is no transcript message
+    assert "recorded system prompt (session_meta.base_instructions, line 1): 6,000 chars ≈ 1,500 tokens" in cli("timeline", p).stdout
+    meta_row = open_session(mirror_of(p, "codex").path).entries[0]
+    assert entry_preview_text(meta_row).startswith("codex:session_meta: system prompt (base_instructions) 6,000 chars ≈ 1,500 tok")
+    u = {"input": 9000, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 9005}
+    oc = write_lines(tmp_path / "openclaw.jsonl", [header(), msg("m1", None, user("hi")), msg("m2", "m1", assistant(usage=u))])
+    openclaw = json.loads(cli("timeline", oc, "--json").stdout)["attribution"]
+    assert "baseline_overhead" in openclaw and not [k for k in openclaw if "recorded" in k]  # an OpenClaw file records none
 
 
 def test_codex_compacted_with_replacement_history_is_the_new_context(tmp_path):
