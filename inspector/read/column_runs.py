@@ -197,15 +197,16 @@ def plain_message(rec: tuple[Any, ...], length: int) -> bool:
 
 
 def extract_range_runs(
-    path: str, start: int, end: int, first_line: int, version: int, est: ReaderEstimates
+    path: str, start: int, end: int, first_line: int, version: int, est: ReaderEstimates, segmented: bool = False
 ) -> tuple[RangeParts, int, bytes]:
-    """The complete lines in bytes [start, end) of a file as `ColumnRun`s and rows (see the module docstring).
+    """The complete lines in bytes [start, end) of a file as `ColumnRun`s and rows (see the module docstring); a
+    `segmented` file's lines split into their entries (`inspector.read.lines.SEGMENT_SEPARATOR`).
 
     Returns `(parts, lines_seen, tail)`; `tail` is what follows the last newline before `end`.
     """
     from inspector.read.lines import LineScanner
 
-    scanner = LineScanner(path)
+    scanner = LineScanner(path, segmented=segmented)
     scanner.resume(start, first_line)
     builder = _RunBuilder(est)
     counted = False  # a record the reader counts as parsed was sent as a row

@@ -4,6 +4,10 @@
 line with its 1-based line number and byte offset, keeps a trailing partial line buffered until its newline
 arrives, and notices when the file was truncated or replaced (size shrink, different inode) so the caller
 can re-index. It never writes.
+
+A segmented scanner (`segmented=True`, for the pi-format mirror of a Claude Code / Codex file) also splits each line
+at `SEGMENT_SEPARATOR`: one physical line may hold several entries (one line of the other tool's file that pi writes
+as several entries), each handed out with the line's number and its own offset.
 """
 
 from __future__ import annotations
@@ -26,6 +30,21 @@ class RawLine:
     offset: int
     data: bytes
     terminated: bool = True
+
+
+SEGMENT_SEPARATOR = b"\x1e"
+"""Separates the entries of one mirror line (ASCII record separator: JSON writers escape it inside strings and JSON
+allows it nowhere else, so it never occurs in a JSON text; a session file holding it raw has an unparseable line,
+which only a segmented scanner reads as several)."""
+
+
+def segments(offset: int, data: bytes) -> list[tuple[int, bytes]]:
+    """The entries of one segmented line at `offset`: (offset of each, its bytes)."""
+    out = []
+    for part in data.split(SEGMENT_SEPARATOR):
+        out.append((offset, part))
+        offset += len(part) + 1
+    return out
 
 
 HEAD_BYTES = 4096
@@ -58,9 +77,11 @@ class LineScanner:
     `accept_pending` and `resume`.
     """
 
-    def __init__(self, path: Path | str, chunk_size: int = CHUNK_SIZE) -> None:
+    def __init__(self, path: Path | str, chunk_size: int = CHUNK_SIZE, segmented: bool = False) -> None:
         self.path = Path(path)
         self.chunk_size = chunk_size
+        self.segmented = segmented
+        """Split lines at `SEGMENT_SEPARATOR` (see the module docstring)."""
         self._consumed = 0
         self._next_line = 1
         self._pending_parts: list[bytes] = []
@@ -182,10 +203,20 @@ class LineScanner:
         tail = lines.pop()
         offset = self._consumed
         line_no = self._next_line
-        for data in lines:
-            yield line_no, offset, data
-            offset += len(data) + 1
-            line_no += 1
+        if self.segmented:
+            for data in lines:
+                if SEGMENT_SEPARATOR in data:
+                    for at, part in segments(offset, data):
+                        yield line_no, at, part
+                else:
+                    yield line_no, offset, data
+                offset += len(data) + 1
+                line_no += 1
+        else:
+            for data in lines:
+                yield line_no, offset, data
+                offset += len(data) + 1
+                line_no += 1
         self._consumed = offset
         self._next_line = line_no
         self._set_pending(tail)

@@ -110,7 +110,7 @@ def next_line_start(f: BinaryIO, start: int, limit: int, block: int = 1 << 20) -
     return None
 
 
-def parse_ranges(path: str, bounds: list[int], version: int, est: ReaderEstimates) -> Iterator[RangeResult]:
+def parse_ranges(path: str, bounds: list[int], version: int, est: ReaderEstimates, segmented: bool = False) -> Iterator[RangeResult]:
     """`extract_range_runs` of each range `[bounds[i], bounds[i + 1])` in worker processes, yielded in file order.
 
     Line numbers in each result count from 1 within its range; the caller adds the lines seen before it. Range `k`
@@ -124,7 +124,7 @@ def parse_ranges(path: str, bounds: list[int], version: int, est: ReaderEstimate
     ranges = list(zip(bounds, bounds[1:]))
     if not hasattr(os, "fork"):
         for a, b in ranges:
-            yield extract_range_runs(path, a, b, 1, version, est)
+            yield extract_range_runs(path, a, b, 1, version, est, segmented)
         return
     previous: Any = None
     if threading.current_thread() is threading.main_thread():
@@ -134,12 +134,12 @@ def parse_ranges(path: str, bounds: list[int], version: int, est: ReaderEstimate
         with ForkPool(min(worker_count(), len(ranges)), extract_range_runs) as pool:
             workers = len(pool)
             for k, (a, b) in enumerate(ranges[: 2 * workers]):
-                pool.send(k % workers, path, a, b, 1, version, est)
+                pool.send(k % workers, path, a, b, 1, version, est, segmented)
             for k in range(len(ranges)):
                 result: RangeResult = pool.result(k % workers)
                 if k + 2 * workers < len(ranges):
                     a, b = ranges[k + 2 * workers]
-                    pool.send(k % workers, path, a, b, 1, version, est)
+                    pool.send(k % workers, path, a, b, 1, version, est, segmented)
                 yield result
                 del result  # do not keep a range's records alive while waiting for the next one
     finally:

@@ -20,6 +20,7 @@ from inspector.model import entries as m
 from inspector.read import parallel
 from inspector.read.column_runs import ColumnRun
 from inspector.read.estimates import ReaderEstimates, reader_estimates
+from inspector.read.formats.mirror_files import is_foreign_mirror
 from inspector.read.jsonl_reader import BOM, EntryReader, agent_message_of, peek_version
 from inspector.read.lines import FileIdentity, FileReplaced, LineScanner, read_range
 from inspector.read.records import decode_line
@@ -64,6 +65,8 @@ class Session:
         self.path = Path(path)
         self.rules_id = reader_estimates(rules_id).rules_id
         """The id of the rule set this session is read with: its estimates, its figures (`figures.rules_of`)."""
+        self.segmented = is_foreign_mirror(self.path)
+        """The file is a Claude Code / Codex file's mirror: a line may hold several entries (`read.lines.segments`)."""
         self._reset_state()
 
     @property
@@ -102,7 +105,7 @@ class Session:
         self.tree = SessionTree(EntryTable(self.estimates.layout))
         self.reader = EntryReader(self.diagnostics.append, entries=self.tree.entries, est=self.estimates)
         self._link_reader()
-        self.scanner = LineScanner(self.path)
+        self.scanner = LineScanner(self.path, segmented=self.segmented)
         self.pending_bytes = 0
         self._context_cache: dict[str | None, m.SessionContext] = {}
         self.token_counts: dict[str, dict[int, int]] = {}
@@ -198,6 +201,9 @@ class Session:
         self.pending_bytes = 0
         if pending is None:
             return
+        if self.segmented:  # a mirror's lines are written whole with their newline: the rest is still coming
+            self.pending_bytes = len(pending.data)
+            return
         try:
             index = self.reader.feed_index(pending.line, pending.offset, pending.data, terminated=False)
         except ValueError:
@@ -224,7 +230,7 @@ class Session:
         link = self.tree.link
         base = 0
         tail = b""
-        for parts, lines_seen, tail in parallel.parse_ranges(str(self.path), bounds, version, self.estimates):  # noqa: B007 (the last range's tail is used after the loop)
+        for parts, lines_seen, tail in parallel.parse_ranges(str(self.path), bounds, version, self.estimates, self.segmented):  # noqa: B007 (the last range's tail is used after the loop)
             # The columns grow while worker results come and go: no holes left in the heap. Set once the workers
             # are forked (they read the file in big blocks: a mapping per block would cost them page faults).
             keep_big_allocations_mapped()

@@ -14,7 +14,9 @@ from pathlib import Path
 import orjson
 
 from inspector.model import entries as m
+from inspector.read.formats.mirror_files import is_foreign_mirror
 from inspector.read.jsonl_reader import EntryReader, peek_version
+from inspector.read.lines import segments
 from inspector.read.records import extract_record
 from inspector.session.session import Session
 
@@ -68,12 +70,14 @@ def read_tail(path: Path | str, count: int = 1000, version: int = m.CURRENT_SESS
     if not (reached_start and offset == 0):
         reader.start_after_header()  # the header lies before the tail: do not expect it here
     entries: list[m.Entry] = []
+    segmented = is_foreign_mirror(path)
     for data in lines:
-        rec = extract_record(data, version, reader.est)
-        if rec is not None:
-            e = reader.accept_record(0, offset, len(data), rec)
-            if e is not None:
-                entries.append(e)
+        for at, part in segments(offset, data) if segmented else ((offset, data),):
+            rec = extract_record(part, version, reader.est)
+            if rec is not None:
+                e = reader.accept_record(0, at, len(part), rec)
+                if e is not None:
+                    entries.append(e)
         offset += len(data) + 1
     return TailView(path, size, entries, reached_start, diags)
 

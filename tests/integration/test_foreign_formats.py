@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import corpus_file
+from conftest import assistant, corpus_file, header, msg, user, write_lines
 from inprocess import run_cli
 
 from inspector.read.formats.mirror import sync_foreign
@@ -149,6 +149,27 @@ def test_a_file_is_never_written_and_openclaw_features_do_not_apply(tmp_path):
     assert p.read_bytes() == before
 
 
+def test_attachments_sent_to_the_model_count_and_the_others_are_metadata_rows(tmp_path):
+    def att(uuid, parent, attachment):
+        return {**cc(uuid, parent, "attachment"), "attachment": attachment}
+
+    p = write(tmp_path / "s.jsonl", [
+        cc("u1", None, "user", "hi"),
+        att("h1", "u1", {"type": "hook_additional_context", "content": ["x" * 200, "y" * 199], "hookName": "SessionStart"}),
+        att("h2", "h1", {"type": "hook_success", "content": "z" * 4000, "hookName": "Stop", "exitCode": 0}),
+        att("e1", "h2", {"type": "edited_text_file", "filename": "/a.py", "snippet": "w" * 200}),
+        att("k1", "e1", {"type": "some_future_kind", "content": "v" * 4000}),
+        ca("a1", "k1", text("ok"), "m1"),
+    ])
+    ctx = json.loads(cli("context", p, "--json").stdout)
+    rows = [(r["line"], r["role"], r["estimates"]["pi_tokens"]) for r in ctx["messages"]]
+    edited = len(json.dumps({"type": "edited_text_file", "filename": "/a.py", "snippet": "w" * 200}, separators=(",", ":")))
+    assert rows == [(1, "user", 1), (2, "custom", 100), (4, "custom", -(-edited // 4)), (6, "assistant", 1)]
+    d = stats(p)
+    assert d["entries"]["by_type"] == {"message": 2, "custom_message": 2, "custom": 2}  # hook output and the unknown kind: shown, not sent
+    assert d["tree"]["path_length"] == 6 and d["tree"]["off_path_entries"] == 0  # every row kept in the chain, in place
+
+
 # --- Codex -------------------------------------------------------------------------------------------------------
 
 def cx(kind, payload, ts=TS):
@@ -192,6 +213,34 @@ def test_codex_token_count_is_the_call_usage_and_the_window(tmp_path):
     s = open_session(sync_foreign(p, "codex").path)
     kinds = {e.line: (e.type, e.data.get("customType")) for e in s.entries if e.type != "message"}
     assert kinds[5] == kinds[8] == ("custom", "codex:event_msg/token_count") and kinds[2][0] == "model_change"
+
+
+def test_codex_base_instructions_are_a_metadata_row_named_in_the_overhead_not_the_transcript(tmp_path):
+    from inspector.read.formats.mirror import sync_foreign as mirror_of
+    from widgets.transcript.previews import entry_preview_text
+
+    p = write(tmp_path / "rollout.jsonl", [
+        cx("session_meta", {"id": "x", "model_provider": "openai", "base_instructions": {"text": "You are Codex. " * 400}}),
+        cx("turn_context", {"model": "gpt-5.1", "cwd": "/w"}),
+        cmsg("user", "list files"),
+        cmsg("assistant", "a.txt"),
+        token_count(9000, 0, 5),
+        cmsg("user", "and more"),
+        cmsg("assistant", "b.txt"),
+        token_count(9100, 9000, 5),
+    ])
+    t = json.loads(cli("timeline", p, "--json").stdout)["attribution"]
+    assert (t["recorded_system_prompt_tokens"], t["recorded_system_prompt_chars"], t["recorded_system_prompt_line"]) == (1500, 6000, 1)
+    assert t["baseline_overhead_beyond_recorded_prompt"] == t["baseline_overhead"] - 1500
+    ctx = json.loads(cli("context", p, "--json").stdout)
+    assert [r["line"] for r in ctx["messages"]] == [3, 4, 6, 7]  # the system prompt is no transcript message
+    assert "recorded system prompt (session_meta.base_instructions, line 1): 6,000 chars ≈ 1,500 tokens" in cli("timeline", p).stdout
+    meta_row = open_session(mirror_of(p, "codex").path).entries[0]
+    assert entry_preview_text(meta_row).startswith("codex:session_meta: system prompt (base_instructions) 6,000 chars ≈ 1,500 tok")
+    u = {"input": 9000, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 9005}
+    oc = write_lines(tmp_path / "openclaw.jsonl", [header(), msg("m1", None, user("hi")), msg("m2", "m1", assistant(usage=u))])
+    openclaw = json.loads(cli("timeline", oc, "--json").stdout)["attribution"]
+    assert "baseline_overhead" in openclaw and not [k for k in openclaw if "recorded" in k]  # an OpenClaw file records none
 
 
 def test_codex_compacted_with_replacement_history_is_the_new_context(tmp_path):

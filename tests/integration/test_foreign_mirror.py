@@ -226,6 +226,35 @@ def test_the_timeline_s_compaction_threshold_is_the_agent_s_own_rule_as_the_plan
     assert t["agent_compaction"]["threshold_tokens"] is None and t["agent_compaction"]["note"]
 
 
+def test_the_fill_names_the_agent_that_compacts_and_its_rule_not_pi_s_reserve(tmp_path):
+    from inspector.figures.diagnosis.fill import fill_state
+    from inspector.figures.diagnosis.thresholds import ThresholdLine
+    from inspector.figures.forecast.other_agents import CODEX_SOURCE, AgentRule
+    from widgets.diagnosis.texts import fill_warning
+
+    cfg = tmp_path / "cx"
+    cfg.mkdir()
+    (cfg / "config.toml").write_text("model_auto_compact_token_limit = 5000\n")
+    last = {"input_tokens": 6000, "cached_input_tokens": 0, "output_tokens": 3, "total_tokens": 6003}
+    r = write(tmp_path / "rollout.jsonl", [
+        cx("turn_context", {"model": "gpt-5.5"}),
+        cx("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}),
+        cx("response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "yo"}]}),
+        cx("event_msg", {"type": "token_count", "info": {"last_token_usage": last, "model_context_window": 272000}}),
+    ])
+    env = {"HOME": str(tmp_path), "CODEX_HOME": str(cfg), "PATH": "/usr/bin:/bin", "SESSION_INSPECTOR_CACHE_DIR": str(tmp_path / "cache")}
+    fill = json.loads(run_cli(["timeline", str(r), "--json"], env=env).stdout)["fill"]
+    assert (fill["level"], fill["compactor"], fill["compaction_rule"]) == ("compaction_due", "Codex", CODEX_SOURCE)
+    assert "Codex compacts before its next request" in fill["message"] and "reserveTokens" not in fill["message"]
+    lines = [ThresholdLine("compaction", "compaction", 5000, CODEX_SOURCE)]
+    shown = fill_warning(fill_state(6003, 272000, lines, "ok", agent=AgentRule("Codex", 5000, CODEX_SOURCE)), lambda role: "")
+    assert shown is not None and shown.plain.endswith("(above Codex's auto-compact threshold: Codex compacts before its next request)")
+    pi = fill_warning(fill_state(6003, 272000, [ThresholdLine("compaction", "compaction", 5000, "reserve")], "ok"), lambda role: "")
+    assert pi is not None and pi.plain.endswith("(above window − reserveTokens: pi compacts after the next turn)")
+    over = fill_state(300_000, 272000, lines, "ok", agent=AgentRule("Codex", 5000, CODEX_SOURCE))
+    assert "Codex must compact first" in over.message and "OpenClaw" not in over.message
+
+
 def test_stats_cost_comes_from_the_price_table_and_is_the_timeline_s(tmp_path):
     p = write(tmp_path / "s.jsonl", parallel_calls())
     d = stats(p)

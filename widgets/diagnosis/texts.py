@@ -82,7 +82,7 @@ def fill_warning(fill: FillState, style: StyleOf) -> Text | None:
     line = Text(no_wrap=True, overflow="ellipsis")
     line.append(f"{mark}{fill_label(fill)}", style(fill_role(fill)))
     if fill.level == FILL_COMPACTION_DUE:
-        line.append(" (above window − reserveTokens: pi compacts after the next turn)", style("muted"))
+        line.append(f" (above {fill.threshold_words}: {fill.compacts_when_due})", style("muted"))
     elif fill.threshold:
         line.append(f" (above {fill.threshold})", style("muted"))
     return line

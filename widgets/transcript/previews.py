@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 
+from inspector.figures.diagnosis.recorded_prompt import prompt_of_row
 from inspector.model import entries as m
 
 from ..inert import one_line
@@ -180,6 +181,9 @@ def entry_preview_text(entry: m.Entry) -> str:
     if t == m.THINKING_LEVEL_CHANGE:
         return f"thinking level → {d.get('thinkingLevel')}"
     if t == m.CUSTOM:
+        prompt = prompt_of_row(d)
+        if prompt is not None:
+            return f"{d.get('customType')}: system prompt (base_instructions) {prompt[0]:,} chars ≈ {prompt[1]:,} tok, sent before the transcript, not in it"
         data = d.get("data")
         try:
             shown = orjson.dumps(data).decode()[:PREVIEW_SCAN_CHARS] if data is not None else ""

@@ -306,6 +306,10 @@ def render(timeline: Timeline, config_error: str | None = None) -> None:
         )
     at = timeline.attribution
     c.print(_t(f"split ({at.method}, ratio {at.calibration.ratio:.3f} over {at.calibration.steps} steps): {at.verdict}"))
+    if at.recorded_prompt is not None:
+        p = at.recorded_prompt
+        c.print(_t(f"  recorded system prompt ({p.source}, line {p.line}): {p.chars:,} chars ≈ {p.tokens:,} tokens of the overhead, "
+                   "sent before the transcript on every call, not counted in it"))
     for x in at.misestimated[:HUMAN_REPEATS]:
         c.print(_t(f"  mis-estimated: {x.entry_id} line {x.line} {x.role}{'/' + x.tool_name if x.tool_name else ''}: "
                    f"estimate {x.estimate:,}, tokenizer {x.tokenizer:,} (x{x.ratio if x.ratio is not None else 'inf'})"))

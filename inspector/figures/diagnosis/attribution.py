@@ -57,6 +57,7 @@ from inspector.figures.diagnosis.misestimates import (
     tokenizer_counts,
 )
 from inspector.figures.diagnosis.overhead import FLAT_SLOPE_TOKENS_PER_CALL, OverheadTrend, overhead_trend, slope
+from inspector.figures.diagnosis.recorded_prompt import RecordedPrompt, recorded_system_prompt
 from inspector.model import entries as m
 from inspector.session.session import Session
 
@@ -164,6 +165,9 @@ class Attribution:
     """The overhead slope (tokens per call) within which it is flat (module docstring, point 4)."""
     relative_tolerance: float = MIN_RELATIVE_SPREAD
     overhead_per_message: float | None = None
+    recorded_prompt: RecordedPrompt | None = None
+    """The system prompt the file records (Codex's `base_instructions`): part of the baseline overhead, its size
+    known (`recorded_prompt`); None when the file records none."""
     """The least-squares slope of the overhead against the messages sent (tokens per message; point 4)."""
 
     @property
@@ -205,6 +209,20 @@ class Attribution:
             "overhead_per_message": self.overhead_per_message,
             "verdict": self.verdict,
             "misestimated": [x.to_json() for x in self.misestimated],
+            **self._recorded_json(),
+        }
+
+    def _recorded_json(self) -> dict[str, Any]:
+        """`recorded_system_prompt_tokens` (its estimate), its line and source, and the baseline overhead beyond it
+        (tool schemas, injected context), when the file records a system prompt; nothing otherwise."""
+        p = self.recorded_prompt
+        if p is None:
+            return {}
+        beyond = None if self.baseline_overhead is None else self.baseline_overhead - p.tokens
+        return {
+            "recorded_system_prompt_tokens": p.tokens, "recorded_system_prompt_chars": p.chars,
+            "recorded_system_prompt_line": p.line, "recorded_system_prompt_source": p.source,
+            "baseline_overhead_beyond_recorded_prompt": beyond,
         }
 
 
@@ -274,6 +292,7 @@ def attribute(session: Session, walk: CallWalk, estimator: str = "pi", tokenizer
         tolerance=tolerance,
         relative_tolerance=relative,
         overhead_per_message=_per_message(used),
+        recorded_prompt=recorded_system_prompt(session),
     )
 
 

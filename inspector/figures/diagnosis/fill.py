@@ -9,6 +9,10 @@ over the window, with its basis. A session can have a perfectly fine window (gua
 Levels, highest first: `over_window` (fill > 1: the next request cannot fit; OpenClaw/pi must compact or the
 provider rejects it), `compaction_due` (above pi's compaction threshold `window - reserveTokens`: pi compacts after
 the next turn), `early_warning` (above an early-warning fraction), `ok`.
+
+On a Claude Code / Codex session the compaction threshold is that agent's own (`other_agents.agent_rule`, the one
+source): the fill names the agent that compacts (`compactor`) and its rule's source (`compaction_rule`), never pi's
+reserve.
 """
 
 from __future__ import annotations
@@ -43,6 +47,20 @@ class FillState:
     basis: str = ""
     """What `tokens` rests on (`inspector.rules.context_basis`: `recorded_usage`, `estimate_plus_trailing`, `estimate`;
     never a usage recorded before the latest compaction); "" when not given."""
+    compactor: str = "pi"
+    """Who compacts this session: `pi` (OpenClaw's), else the agent that wrote it (`Claude Code`, `Codex`)."""
+    compaction_rule: str = ""
+    """The compaction threshold's rule and its source, in words (`AgentRule.rule`); "" for pi's."""
+
+    @property
+    def threshold_words(self) -> str:
+        """What the compaction threshold is: `window − reserveTokens` (pi's), else the agent's rule."""
+        return "window − reserveTokens" if self.compactor == "pi" else f"{self.compactor}'s auto-compact threshold"
+
+    @property
+    def compacts_when_due(self) -> str:
+        """What happens past the compaction threshold: `pi compacts after the next turn`, or the agent's."""
+        return "pi compacts after the next turn" if self.compactor == "pi" else f"{self.compactor} compacts before its next request"
 
     @property
     def over_window(self) -> bool:
@@ -63,12 +81,16 @@ class FillState:
             "basis": self.basis,
             "guard_note": "the guard is about the window's size (OpenClaw warns below 32000, blocks below 16000); "
             "the fill is how much of it the session uses",
+            **({} if self.compactor == "pi" else {"compactor": self.compactor, "compaction_rule": self.compaction_rule}),
         }
 
 
-def fill_state(tokens: int, window: int, lines: list[ThresholdLine], guard_level: str, basis: str = "") -> FillState:
-    """The fill state of `tokens` in `window`, given the threshold lines (from `threshold_lines`); `basis`: what
-    `tokens` rests on (`FillState.basis`)."""
+def fill_state(
+    tokens: int, window: int, lines: list[ThresholdLine], guard_level: str, basis: str = "", agent: AgentRule | None = None
+) -> FillState:
+    """The fill state of `tokens` in `window`, given the threshold lines (from `threshold_lines`, with `agent`'s rule
+    on a Claude Code / Codex session); `basis`: what `tokens` rests on (`FillState.basis`)."""
+    who = "OpenClaw/pi" if agent is None else agent.agent
     fill = round(tokens / window, 4) if window else None
     pct = f"{100 * fill:.1f}%" if fill is not None else "?"  # the rounded fill, as `stats` and the gauge print it
     over = [t for t in lines if tokens > t.tokens]
@@ -78,8 +100,14 @@ def fill_state(tokens: int, window: int, lines: list[ThresholdLine], guard_level
         level = FILL_OVER_WINDOW
         message = (
             f"OVER THE WINDOW: the context is {tokens:,} tokens, {pct} of the {window:,}-token window "
-            f"({tokens - window:,} over). The next request cannot fit: OpenClaw/pi must compact first, or the provider "
+            f"({tokens - window:,} over). The next request cannot fit: {who} must compact first, or the provider "
             "rejects it as a context overflow."
+        )
+    elif top is not None and top.kind == "compaction" and agent is not None:
+        level = FILL_COMPACTION_DUE
+        message = (
+            f"Above {agent.agent}'s auto-compact threshold: {tokens:,} tokens ({pct}) > {top.tokens:,} ({agent.rule}); "
+            f"{agent.agent} compacts before its next request."
         )
     elif top is not None and top.kind == "compaction":
         level = FILL_COMPACTION_DUE
@@ -93,7 +121,9 @@ def fill_state(tokens: int, window: int, lines: list[ThresholdLine], guard_level
     else:
         level = FILL_OK
         message = f"{tokens:,} tokens, {pct} of the {window:,}-token window."
-    return FillState(tokens, window, fill, level, message, top.name if top else None, guard_level, basis)
+    if agent is None:
+        return FillState(tokens, window, fill, level, message, top.name if top else None, guard_level, basis)
+    return FillState(tokens, window, fill, level, message, top.name if top else None, guard_level, basis, agent.agent, agent.rule)
 
 
 def context_fill(
@@ -113,7 +143,8 @@ def context_fill(
     if early_fractions is None:
         early_fractions = rules.triggers.DEFAULT_EARLY_THRESHOLDS
     reserve = rules.compaction_settings.resolve_reserve_tokens(config)
-    return fill_state(tokens, window, threshold_lines(window, reserve, early_fractions, agent_rule_of(agent, window)), guard_level, basis)
+    rule = agent_rule_of(agent, window)
+    return fill_state(tokens, window, threshold_lines(window, reserve, early_fractions, rule), guard_level, basis, rule)
 
 
 def agent_rule_of(agent: str | None, window: int) -> AgentRule | None:

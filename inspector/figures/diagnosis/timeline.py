@@ -307,7 +307,7 @@ def build_timeline(session: Session, ctx: m.SessionContext, options: TimelineOpt
         attribution=attribution,
         cache=summarize_cache(walk.calls, ttl_ms, ttl_source),
         cost=summarize_cost(walk.calls, prices.describe()),
-        fill=fill_state(now["tokens"], window.tokens, lines, guard["level"], now["basis"]),
+        fill=fill_state(now["tokens"], window.tokens, lines, guard["level"], now["basis"], agent),
         recorded_totals=sum_usage([entries[c.entry_index] for c in walk.calls]),
         skipped_totals=sum_usage(walk.skipped_synthetic + walk.skipped_zero_usage),
         gateway=None if options.gateway is None else timeline_section(options.gateway, walk, window.tokens - reserve.reserve_tokens),

@@ -28,6 +28,7 @@ from inspector.host.listing.walk import Walk, name_decision
 from inspector.model import entries as m
 from inspector.read.detect import CLAUDE_CODE, CODEX, UNKNOWN, classify_lines, detect_format
 from inspector.read.estimates import reader_estimates
+from inspector.read.formats.mirror_files import is_foreign_mirror
 from inspector.read.jsonl_reader import BOM, peek_version, synthetic_v1_id
 from inspector.read.records import OtherRecord, extract_record
 from inspector.rules.ruleset import rule_set
@@ -202,7 +203,7 @@ def _glance(window: FileWindow) -> SessionGlance:
     first = window.first_line()
     header, version = _header_of(first)
     whole = window.read_all() if window.size <= SCAN_BYTES else None
-    walk = Walk(version, header)
+    walk = Walk(version, header, segmented=is_foreign_mirror(window.path))
     for line in window.lines_from_end():
         data = line.data
         if line.offset == 0:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.model import entries as m
 from inspector.read.jsonl_reader import EntryReader
+from inspector.read.lines import SEGMENT_SEPARATOR, segments
 from inspector.read.records import ErrorRecord, extract_record
 from inspector.rules.ruleset import rule_set
 from inspector.session.context import maps_to_message
@@ -37,7 +38,9 @@ def name_decision(data: dict[str, Any]) -> tuple[bool, str | None]:
 class Walk:
     """Entries from the end; the leaf's path followed through them; figures decided on the way."""
 
-    def __init__(self, version: int, header: dict[str, Any] | None) -> None:
+    def __init__(self, version: int, header: dict[str, Any] | None, segmented: bool = False) -> None:
+        self.segmented = segmented
+        """A Claude Code / Codex file's mirror: a line may hold several entries (`inspector.read.lines.segments`)."""
         self.diagnostics: list[m.Diagnostic] = []
         self.reader = EntryReader(self.diagnostics.append, version)
         self.usage = rule_set(self.reader.rules_id).tokens
@@ -65,6 +68,13 @@ class Walk:
 
     def accept(self, offset: int, data: bytes, terminated: bool) -> None:
         """One line, met walking backwards."""
+        if self.segmented and SEGMENT_SEPARATOR in data:
+            for at, part in reversed(segments(offset, data)):
+                self._accept(at, part, terminated)
+            return
+        self._accept(offset, data, terminated)
+
+    def _accept(self, offset: int, data: bytes, terminated: bool) -> None:
         rec = extract_record(data, self.reader.version, self.reader.est)
         if rec is None or (not terminated and type(rec) is ErrorRecord):
             return  # blank, or a writer mid-line: the full reader does not take it either

@@ -6,8 +6,11 @@ compaction writes a `system/compact_boundary` line with `parentUuid: null` and `
 before it), then a `user` line with `isCompactSummary` whose text is the summary. How each line is written:
 
 - `user` and `assistant` lines are pi `message` entries (`id` = `uuid`). A `user` line holding `tool_result` blocks
-  is a `toolResult` (its tool's name from the `tool_use` it answers; several results in one line are one row,
-  paired with the first). An API response split over several `assistant` lines (one per content block, the same
+  is a `toolResult` (its tool's name from the `tool_use` it answers); a line answering several (parallel) calls is
+  one `toolResult` entry per result, in the line's order, on the same mirror line (`SEGMENT_SEPARATOR`: the line
+  number stays the file's), ids `uuid`, `uuid#2`, ... chained, the last standing for the line (`tail_of`: a line
+  whose parent is this one continues from it); a block beside the results (text, image) goes with the result before
+  it (the first when none is). An API response split over several `assistant` lines (one per content block, the same
   `message.id` / `requestId`; streaming writes partial usage on the earlier ones) is several rows, and its usage is
   written once, on the row of its LAST line, from that line's `usage` (`totalTokens` is the prompt size,
   `input + cache_creation_input + cache_read_input`): while the message is the latest, the row holding its usage
@@ -19,6 +22,12 @@ before it), then a `user` line with `isCompactSummary` whose text is the summary
   `firstKeptEntryId` the boundary line (which holds no message): the context is the summary and what follows, as
   Claude Code sends it. The boundary line itself is a `custom` entry whose parent is `logicalParentUuid`, so the
   history before a compaction stays on the path (shown, not sent).
+- An `attachment` line (Claude Code's out-of-band context: files read or edited, todo and plan-mode reminders, hook
+  output, deferred-tool deltas...) whose kind Claude Code turns into a `<system-reminder>` user message
+  (`SENT_ATTACHMENTS`) is a pi `custom_message` (`customType` `claude-code:attachment/<kind>`, sent as a user-role
+  message: counted in the context; its text the attachment's `content` when it is text, else its JSON, an
+  estimate of the reminder quoting it); any other kind (hook success / non-blocking error output, checkpoints,
+  permissions: shown in Claude Code's UI only) is a `custom` entry of the same `customType`, metadata.
 - Every other line is a `custom` entry (`customType` `claude-code:<type>[/<subtype>]`, `data` the line whole):
   `progress`, `system`, `attachment` and unknown types keep their place in the chain; lines without a `uuid`
   (`file-history-snapshot`, `queue-operation`, legacy `summary`, session metadata) hang off the current leaf;
@@ -35,6 +44,8 @@ before it), then a `user` line with `isCompactSummary` whose text is the summary
 from __future__ import annotations
 
 from typing import Any
+
+import orjson
 
 from inspector.read.formats.pi_lines import (
     CUSTOM_PREFIX_CLAUDE,
@@ -54,6 +65,17 @@ SYNTHETIC_MODEL = "<synthetic>"
 _STOP = {"end_turn": "stop", "stop_sequence": "stop", "pause_turn": "stop", "refusal": "stop", "tool_use": "toolUse", "max_tokens": "length"}
 _MESSAGE_TYPES = frozenset({"user", "assistant"})
 _TITLE_KEYS = ("customTitle", "aiTitle", "title")
+SENT_ATTACHMENTS = frozenset({
+    "new_file", "new_directory", "edited_text_file", "edited_image_file", "file", "directory", "compact_file_reference",
+    "selected_lines_in_ide", "opened_file_in_ide", "todo", "todo_reminder", "task_reminder", "plan_mode", "plan_mode_reentry",
+    "plan_mode_exit", "output_style", "output_mode", "diagnostics", "mcp_resource", "nested_memory", "memory", "queued_command",
+    "agent_mention", "critical_system_reminder", "ultramemory", "invoked_skills", "date_change", "hook_additional_context",
+    "hook_blocking_error", "hook_stopped_continuation", "deferred_tools_delta", "async_hook_response",
+})
+"""Attachment kinds Claude Code sends to the model as a `<system-reminder>` user message (third-party deobfuscation
+of the CLI: the attachment-to-message transform, e.g. `OC8` in 1.0.x and its successors; `claude-code-log`'s
+attachment factory; spec `other-formats.md` §1.3: hook callbacks and deferred-tool deltas). Reverse-engineered, not
+documented: a kind not listed is shown as metadata and not counted."""
 
 
 def _int(value: Any) -> int:
@@ -92,6 +114,28 @@ def _result_blocks(content: Any) -> list[dict[str, Any]]:
     return blocks
 
 
+def attachment_text(attachment: dict[str, Any]) -> str:
+    """What an attachment puts before the model: its `content` when that is text (a list of lines joined), else its
+    JSON (the reminder quotes its fields)."""
+    content = attachment.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(isinstance(x, str) for x in content):
+        return "\n".join(content)
+    return orjson.dumps(attachment).decode()
+
+
+def _attachment(obj: dict[str, Any], entry_id: str, parent: str | None, ts: Any) -> dict[str, Any]:
+    """An `attachment` line: a `custom_message` when its kind reaches the model (`SENT_ATTACHMENTS`), else metadata."""
+    attachment = as_dict(obj.get("attachment"))
+    kind = attachment.get("type")
+    custom_type = f"{CUSTOM_PREFIX_CLAUDE}attachment/{kind}" if isinstance(kind, str) else f"{CUSTOM_PREFIX_CLAUDE}attachment"
+    if not isinstance(kind, str) or kind not in SENT_ATTACHMENTS:
+        return custom(custom_type, entry_id, parent, ts, obj)
+    return entry("custom_message", entry_id, parent, ts, customType=custom_type, content=[text_block(attachment_text(attachment))],
+                 display=False, details={"claudeCode": {k: v for k, v in obj.items() if k != "attachment"}})
+
+
 class ClaudeCodeTranslator:
     """Translates a Claude Code transcript line by line (see the module docstring); `translate` takes the lines in
     file order, each once."""
@@ -101,6 +145,8 @@ class ClaudeCodeTranslator:
     def __init__(self) -> None:
         self.line = 0
         self.ids: set[str] = set()
+        self.tail_of: dict[str, str] = {}
+        """The last entry of a line written as several (by the line's id)."""
         self.tool_names: dict[str, str] = {}
         self.closed: set[str] = set()
         """The API messages (`message.id` + `requestId`) whose usage is written and final."""
@@ -121,8 +167,9 @@ class ClaudeCodeTranslator:
         self.compactions: dict[int, dict[str, Any]] = {}
         """By the line of their summary: `trigger` and `tokens_before` as the boundary records them (None: not)."""
 
-    def translate(self, obj: Any) -> dict[str, Any] | None:
-        """The pi entry for the next line's parsed value (None: write the line as it is)."""
+    def translate(self, obj: Any) -> dict[str, Any] | list[dict[str, Any]] | None:
+        """The pi entry for the next line's parsed value, or its entries when it is several (a line answering several
+        tool calls); None: write the line as it is."""
         self.line += 1
         if not isinstance(obj, dict):
             return None
@@ -142,16 +189,33 @@ class ClaudeCodeTranslator:
         parent = self._parent(obj, kind)
         if side and not self.subagent_file:
             return custom(f"{CUSTOM_PREFIX_CLAUDE}sidechain", entry_id, parent if parent is not None else self.leaf, ts, obj)
-        if self._in_turn(obj, kind):
+        in_turn = self._in_turn(obj, kind)
+        if in_turn:
             if parent in self.turn and self.leaf is not None:
                 parent = self.leaf  # a later block of the message, or a result of its parallel calls: one conversation
             self.turn.add(entry_id)
+        out: dict[str, Any] | list[dict[str, Any]]
+        last = entry_id
         if kind == "user" and obj.get("isCompactSummary") is True:
             out = self._compaction(obj, entry_id, parent)
         elif kind in _MESSAGE_TYPES and isinstance(obj.get("message"), dict):
-            out = entry("message", entry_id, parent, ts, message=self._message(obj, kind))
+            messages = self._messages(obj, kind)
+            out = entry("message", entry_id, parent, ts, message=messages[0])
             if self.holder_line == self.line:
                 self.holder_row = out
+            if len(messages) > 1:
+                rows = [out]
+                for n, message in enumerate(messages[1:], 2):
+                    part_id = f"{entry_id}#{n}"
+                    rows.append(entry("message", part_id, last, ts, message=message))
+                    self.ids.add(part_id)
+                    if in_turn:
+                        self.turn.add(part_id)
+                    last = part_id
+                self.tail_of[entry_id] = last
+                out = rows
+        elif kind == "attachment":
+            out = _attachment(obj, entry_id, parent, ts)
         else:
             subtype = obj.get("subtype")
             name = f"{kind}/{subtype}" if kind == "system" and isinstance(subtype, str) else str(kind)
@@ -160,7 +224,7 @@ class ClaudeCodeTranslator:
                 meta = obj.get("compactMetadata")
                 self.boundary = {"id": entry_id, "line": self.line, "meta": meta if isinstance(meta, dict) else {}}
         if kind != "progress":
-            self.leaf = entry_id
+            self.leaf = last
         return out
 
     def _in_turn(self, obj: dict[str, Any], kind: Any) -> bool:
@@ -182,19 +246,20 @@ class ClaudeCodeTranslator:
         if kind == "system" and obj.get("subtype") == "compact_boundary" and parent is None:
             parent = obj.get("logicalParentUuid")
         if isinstance(parent, str) and parent in self.ids:
-            return parent
+            return self.tail_of.get(parent, parent)
         if parent is None and "parentUuid" in obj and kind in _MESSAGE_TYPES and self.leaf is not None:
             return self.leaf  # an older file whose every line is a root: the file's order is the conversation
         return None
 
-    def _message(self, obj: dict[str, Any], kind: str) -> dict[str, Any]:
+    def _messages(self, obj: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+        """The line's pi message, or its messages (one per tool result)."""
         msg = obj["message"]
         ms = iso_ms(obj.get("timestamp"))
         if kind == "assistant":
-            return self._assistant(obj, msg, ms)
+            return [self._assistant(obj, msg, ms)]
         content = msg.get("content")
         if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
-            return self._tool_result(content, ms)
+            return self._tool_results(content, ms)
         if isinstance(content, list):
             blocks: list[dict[str, Any]] = []
             for b in content:
@@ -206,25 +271,25 @@ class ClaudeCodeTranslator:
             content = blocks
         elif not isinstance(content, str):
             content = [text_block(content)] if content is not None else ""
-        return {"role": "user", "content": content, "timestamp": ms}
+        return [{"role": "user", "content": content, "timestamp": ms}]
 
-    def _tool_result(self, content: list[Any], ms: int | None) -> dict[str, Any]:
-        first: dict[str, Any] | None = None
-        blocks: list[dict[str, Any]] = []
-        error = False
+    def _tool_results(self, content: list[Any], ms: int | None) -> list[dict[str, Any]]:
+        """One pi `toolResult` per `tool_result` block (`content` holds one at least); another block goes with the
+        result before it (the first when none is)."""
+        before: list[dict[str, Any]] = []
+        out: list[dict[str, Any]] = []
         for b in content:
             if isinstance(b, dict) and b.get("type") == "tool_result":
-                first = first or b
-                error = error or b.get("is_error") is True
-                blocks.extend(_result_blocks(b.get("content")))
+                call_id = b.get("tool_use_id")
+                call_id = call_id if isinstance(call_id, str) else ""
+                out.append({
+                    "role": "toolResult", "toolCallId": call_id, "toolName": self.tool_names.get(call_id, ""),
+                    "content": _result_blocks(b.get("content")), "isError": b.get("is_error") is True, "timestamp": ms,
+                })
             else:
-                blocks.extend(_result_blocks([b]))
-        call_id = first.get("tool_use_id") if first else None
-        call_id = call_id if isinstance(call_id, str) else ""
-        return {
-            "role": "toolResult", "toolCallId": call_id, "toolName": self.tool_names.get(call_id, ""),
-            "content": blocks, "isError": error, "timestamp": ms,
-        }
+                (out[-1]["content"] if out else before).extend(_result_blocks([b]))
+        out[0]["content"][:0] = before
+        return out
 
     def _assistant(self, obj: dict[str, Any], msg: dict[str, Any], ms: int | None) -> dict[str, Any]:
         blocks: list[dict[str, Any]] = []

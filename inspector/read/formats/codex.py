@@ -20,7 +20,11 @@ one pi entry whose parent is the entry before it (`id` `L<line>`). How:
   items' text is the summary row), else the newest real user messages (up to `COMPACT_USER_MESSAGE_MAX_TOKENS`,
   chars/4; injected `<environment_context>` / `AGENTS.md` text and earlier summaries left out) and the summary
   message (`codex-rs/core/src/compact.rs`). Codex records neither a trigger nor the tokens before.
-- Everything else (`session_meta`, other events, `ghost_snapshot`, `compaction`, unknown types) is a `custom`
+- `session_meta` is a `custom` entry (metadata, never sent as a message); its `base_instructions` (`{text}` in newer
+  rollouts, a string in older ones, `instructions` in the oldest) are the hidden system prompt Codex sends before
+  the transcript (`base_instructions`): the timeline's overhead attribution names their size
+  (`inspector.figures.diagnosis.recorded_prompt`).
+- Everything else (other events, `ghost_snapshot`, `compaction`, unknown types) is a `custom`
   entry (`codex:<type>[/<payload type>]`) holding the line whole.
 - The oldest rollouts have no envelope (spec §2.1): a first line `{id, timestamp, instructions?}` (read as
   `session_meta`), then bare response items (`{type: "message", role, content}`...), and `{record_type: "state"}`
@@ -68,6 +72,23 @@ def usage_of(last: Any) -> dict[str, Any] | None:
         return None
     cached = min(cached, inp)
     return {"input": inp - cached, "output": out, "cacheRead": cached, "cacheWrite": 0, "totalTokens": inp}
+
+
+SESSION_META_TYPE = f"{CUSTOM_PREFIX_CODEX}session_meta"
+"""The `customType` of the `session_meta` row."""
+
+
+def base_instructions(line: Any) -> str | None:
+    """The system prompt a `session_meta` line records (`payload.base_instructions`, as `{text}` or a string, or the
+    oldest rollouts' `instructions`); None when it records none."""
+    payload = as_dict(as_dict(line).get("payload"))
+    for key in ("base_instructions", "instructions"):
+        value = payload.get(key)
+        if isinstance(value, dict):
+            value = value.get("text")
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 def _blocks(content: Any) -> list[dict[str, Any]]:

@@ -1,8 +1,9 @@
 """The pi-format mirror of a Claude Code or Codex transcript, kept in step with the file (`sync_foreign`).
 
 The mirror (`mirror-<32 hex>.jsonl` in the cache directory, keyed by the format and the file's device, inode and
-real path) holds one line for each line of the file, so every line number the engine shows is the file's: a blank
-line stays blank, a line that is not JSON (or a JSON value that is not an object) is copied as it is, every other
+real path) holds one line for each line of the file, so every line number the engine shows is the file's (a line
+pi writes as several entries holds them all, apart by `SEGMENT_SEPARATOR`: a segmented reader, `is_foreign_mirror`,
+takes each with the line's number): a blank line stays blank, a line that is not JSON (or a JSON value that is not an object) is copied as it is, every other
 line is its translation (`claude_code`, `codex`). The file is never written. A sync translates only complete lines
 (a last line without its newline waits for it, unless it is already whole JSON when the file is read whole).
 
@@ -38,6 +39,7 @@ from inspector.read.formats.mirror_files import (
     translator_state,
 )
 from inspector.read.formats.pi_lines import dumps
+from inspector.read.lines import SEGMENT_SEPARATOR
 
 MIRROR_PREFIX = "mirror-"
 TRANSLATORS: dict[str, type[ClaudeCodeTranslator] | type[CodexTranslator]] = {
@@ -146,6 +148,8 @@ def translate_line(translator: Any, raw: bytes) -> bytes:
         translator.line += 1
         return raw
     out = translator.translate(obj)
+    if isinstance(out, list):
+        return SEGMENT_SEPARATOR.join(map(dumps, out))
     return raw if out is None else dumps(out)
 
 

@@ -5,13 +5,15 @@ digests of its first bytes and of the bytes before that point, the mirror's size
 written again, the figures the translation recorded), a `.state` (the translator's state: only read when new lines
 are to be translated) and a `.lock` serialising the processes that sync it. A sidecar is trusted only when the
 mirror is the size it says, the file is at least as long as what was translated, and both digests still match:
-else the file is translated again whole.
+else the file is translated again whole. `is_foreign_mirror` tells a reader that a file is such a mirror (its lines
+may hold several entries: `inspector.read.lines.SEGMENT_SEPARATOR`).
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,10 +22,11 @@ from typing import Any
 
 import orjson
 
-MIRROR_VERSION = 2
+MIRROR_VERSION = 3
 DIGEST_BYTES = 4096
 """How many bytes of the file each digest covers: its first ones, and the last ones translated."""
 INT_KEYED = frozenset({"compactions"})
+_MIRROR_NAME = re.compile(r"mirror-[0-9a-f]{32}\.jsonl")
 """Translator dictionaries keyed by line (JSON keys are strings)."""
 
 
@@ -64,6 +67,16 @@ def digests(fd: int, offset: int) -> tuple[str, str]:
     start = max(0, offset - DIGEST_BYTES)
     tail = os.pread(fd, offset - start, start)
     return blake2b(head, digest_size=16).hexdigest(), blake2b(tail, digest_size=16).hexdigest()
+
+
+def is_foreign_mirror(path: str | os.PathLike[str]) -> bool:
+    """Whether `path` is the mirror of a Claude Code / Codex file (its sidecar names the format; a store session's
+    mirror has none): read with a segmented scanner. No I/O for any other file name."""
+    path = os.fspath(path)
+    if not _MIRROR_NAME.fullmatch(os.path.basename(path)):
+        return False
+    meta = read_json(path[: -len(".jsonl")] + ".json")
+    return isinstance(meta, dict) and isinstance(meta.get("format"), str)
 
 
 def read_json(path: str) -> Any:
