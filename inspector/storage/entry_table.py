@@ -140,12 +140,12 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
         call_ends: array,
         usage_slots: array,
         usage_buffer: bytes | bytearray,
-        extras: dict[int, Extra],
+        extras: dict[int, Extra] | PackedExtras,
     ) -> None:
         """Add entries given as whole columns (a worker's `ColumnRun`, its `nums` rows in either layout of
         `nums_layout`, its shape codes already this table's; its calls cells encoded by `call_cell` in `call_text`,
         their ends counted from the start of it, never `ODD_KIND`; its usage slots numbered from 0 in `usage_buffer`;
-        its `extras` by position in the columns)."""
+        its `extras` by position in the columns, as a dict or packed)."""
         count = len(ids)
         if len(nums) != count * nl.row_size(nums) or not len(parent_ids) == len(codes) == len(call_ends) == len(usage_slots) == count:
             raise ValueError("columns of different lengths")
@@ -160,7 +160,13 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
         self.usage_buffer += usage_buffer
         self.usage_slot.extend(array("i", [-1 if s < 0 else s + base for s in usage_slots]) if base else usage_slots)
         start = len(self)
-        self.extras.update({start + k: extra for k, extra in extras.items()})
+        if type(extras) is PackedExtras:  # a worker's run: its cells laid after the others (`PackedExtras.extend_run`)
+            table_extras = self.extras
+            if type(table_extras) is not PackedExtras:
+                table_extras = self.extras = PackedExtras.growing(table_extras)
+            table_extras.extend_run(extras, start)
+        elif extras:
+            self.extras.update({start + k: extra for k, extra in extras.items()})
         self._add_ids(ids, parent_ids)  # last, as in `add_row`
 
     def snapshot_attrs(self) -> dict[str, Any]:
