@@ -33,7 +33,7 @@ from inspector.read.estimates import ReaderEstimates
 from inspector.read.record_types import ErrorRecord, MessageRecord, OtherRecord
 from inspector.read.records import extract_record
 from inspector.storage import nums_layout as nl
-from inspector.storage.call_cells import CALL_IDS, ODD_CELL, RESULT_ID, call_cell
+from inspector.storage.call_cells import CALL_IDS, ODD_CELL, RESULT_ID, back_reference, call_cell
 from inspector.storage.extra_cells import pack_extra
 from inspector.storage.packed_extras import PackedExtras
 
@@ -91,6 +91,9 @@ class _RunBuilder:
         self.shape_codes: dict[tuple[Any, ...], int] = {}
         self.known_ids: dict[str, str] = {}
         self.cells: list[bytes] = []  # the open run's calls cells, laid end to end when it closes (`close_run`)
+        self.last_calls: tuple[int, tuple[str, ...]] | None = None
+        """The open run's last assistant cell of call ids: its position in the run and its ids (a result after it names
+        its call there: `call_cells.back_cell`)."""
 
     def row(self, row: Row) -> None:
         self.close_run()
@@ -105,6 +108,9 @@ class _RunBuilder:
 
         `_add`, inlined: this runs for nearly every line of a big file."""
         (eid, parent, role, tool_name, tool_call_id, call_ids, provider, model, stop, usage, ts, kinds, est, flags, _) = rec
+        run = self.run
+        if run is None:
+            run = self._run()
         if call_ids:  # as the reader's `_message_entry` takes them: the call ids, else the id of the call answered
             if len(call_ids) == 1 and "\x00" not in call_ids[0]:  # `call_cell` of the usual one call, inline
                 calls = CALL_IDS + call_ids[0].encode("utf-8", "surrogatepass")
@@ -112,13 +118,14 @@ class _RunBuilder:
                 calls = call_cell(call_ids)
                 if calls == ODD_CELL:
                     return False
+            self.last_calls = (len(run.ids), call_ids)
         elif tool_call_id is not None:
-            calls = RESULT_ID + tool_call_id.encode("utf-8", "surrogatepass")  # `call_cell` of a string, inline
+            last = self.last_calls
+            calls = (last is not None and back_reference(last[1], len(run.ids) - last[0], tool_call_id)) or (
+                RESULT_ID + tool_call_id.encode("utf-8", "surrogatepass")  # `call_cell` of a string, inline
+            )
         else:
             calls = b""
-        run = self.run
-        if run is None:
-            run = self._run()
         known = self.known_ids
         if parent:
             parent = known.get(parent, parent)  # the parent's own id string (memory)
@@ -165,6 +172,7 @@ class _RunBuilder:
             run = self.run = ColumnRun()
             self.parts.append(run)
             self.shape_codes = {}
+            self.last_calls = None
         return run
 
     def close_run(self) -> None:

@@ -44,7 +44,17 @@ from typing import Any, overload
 
 from inspector.model import entries as m
 from inspector.storage import nums_layout as nl
-from inspector.storage.call_cells import CALL_IDS_KIND, ODD_CELL, RESULT_ID_KIND, BothCalls, Calls, call_cell, extended_ends
+from inspector.storage.call_cells import (
+    CALL_IDS_KIND,
+    ODD_CELL,
+    RESULT_BACK_KIND,
+    RESULT_ID_KIND,
+    BothCalls,
+    Calls,
+    back_reference,
+    call_cell,
+    extended_ends,
+)
 from inspector.storage.extra_cells import Extra, pack_extra, unpack_extra
 from inspector.storage.packed_extras import PackedExtras
 from inspector.storage.packed_ids import PackedIds
@@ -105,6 +115,11 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
             raise ValueError("packed numbers of the wrong size")
         self.shape.append(code)
         cell = call_cell(calls)  # an empty tool call id stays one, an empty tuple is none
+        last = self.__dict__.get("_last_calls")
+        if type(calls) is str and last is not None:
+            cell = back_reference(last[1], index - last[0], calls) or cell
+        elif cell[:1] == b"\x02":  # CALL_IDS_KIND: the calls a result after it may name (`call_cells.back_cell`)
+            self._last_calls = (index, calls)
         if cell == ODD_CELL:
             self.call_odd[index] = calls
         self.call_text += cell
@@ -158,6 +173,7 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
         self.call_text += call_text
         self.call_end = extended_ends(self.call_end, [end + call_base for end in call_ends] if call_base else call_ends)
         self.usage_buffer += usage_buffer
+        self._last_calls = None  # a worker's cells name calls within its run only (`column_runs`)
         self.usage_slot.extend(array("i", [-1 if s < 0 else s + base for s in usage_slots]) if base else usage_slots)
         start = len(self)
         if type(extras) is PackedExtras:  # a worker's run: its cells laid after the others (`PackedExtras.extend_run`)
@@ -222,6 +238,8 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
                 tcid = str(text[start + 1 : end], "utf-8", "surrogatepass")
             elif kind == CALL_IDS_KIND:
                 tcids = tuple(str(text[start + 1 : end], "utf-8", "surrogatepass").split("\x00"))
+            elif kind == RESULT_BACK_KIND:
+                tcid = self.tool_call_ids_of(i - text[start + 1])[text[start + 2]]
             else:
                 calls = self.call_odd[i]
                 if type(calls) is str:
@@ -294,6 +312,8 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
             return str(text[start + 1 : end], "utf-8", "surrogatepass")
         if kind == CALL_IDS_KIND:
             return tuple(str(text[start + 1 : end], "utf-8", "surrogatepass").split("\x00"))
+        if kind == RESULT_BACK_KIND:
+            return self.tool_call_ids_of(i - text[start + 1])[text[start + 2]]
         return self.call_odd[i]  # type: ignore[no-any-return]
 
     def tool_call_ids_of(self, i: int) -> tuple[str, ...]:
