@@ -251,10 +251,11 @@ def extract_range_runs(
         if rec is None:
             continue
         length = len(raw)
+        fields: tuple[Any, ...] = rec
         if (
-            counted and packable and len(rec) == _MESSAGE_FIELDS  # `plain_message`, inlined (the record needs no copy)
-            and rec[-1] is None and length <= HUGE_LINE_BYTES and type(rec[0]) is str and (rec[1] is None or type(rec[1]) is str)
-            and type(rec[2]) is str and message(rec, line, offset, length)
+            counted and packable and len(fields) == _MESSAGE_FIELDS  # `plain_message`, inlined (the record needs no copy)
+            and fields[-1] is None and length <= HUGE_LINE_BYTES and type(fields[0]) is str
+            and (fields[1] is None or type(fields[1]) is str) and type(fields[2]) is str and message(fields, line, offset, length)
         ):
             continue
         if counted and packable and type(rec) is OtherRecord and plain_other(rec.obj, rec.note, length):

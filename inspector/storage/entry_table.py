@@ -118,8 +118,8 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
         last = self.__dict__.get("_last_calls")
         if type(calls) is str and last is not None:
             cell = back_reference(last[1], index - last[0], calls) or cell
-        elif cell[:1] == b"\x02":  # CALL_IDS_KIND: the calls a result after it may name (`call_cells.back_cell`)
-            self._last_calls = (index, calls)
+        elif type(calls) is tuple and cell[:1] == b"\x02":  # CALL_IDS_KIND: the calls a result after it may name (`back_cell`)
+            self._last_calls: tuple[int, tuple[str, ...]] | None = (index, calls)
         if cell == ODD_CELL:
             self.call_odd[index] = calls
         self.call_text += cell
