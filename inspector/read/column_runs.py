@@ -17,7 +17,8 @@ their `data` as the table's compact `extras` cells.
 
 A run's line numbers count from 1 within the range (the parent adds the lines of the ranges before it).
 The parent's reader shares id strings between entries (a parent id is its parent's id string) to save memory; a
-worker does the same within its range. Tool call ids travel encoded, as the table keeps them (`call_text`).
+worker does the same within its range. Tool call ids travel encoded, as the table keeps them (`call_text`; a
+result's id as a back cell into its run's last assistant cell when it is one of its calls: `call_cells.back_cell`).
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ Columns, one row per entry in file order:
   block_kinds)` tuples (a few hundred in a real session);
 - `call_text`, `call_end`: the `tool_call_id` (toolResult messages) or the `tool_call_ids` (assistant messages) of
   each entry, encoded (`inspector.storage.call_cells`) and laid end to end in `call_text`; `call_end[i]` is where entry `i`'s ends
-  (an entry with neither takes no bytes); the rare cell that has no encoding is kept as it is in `call_odd`;
+  (an entry with neither takes no bytes); a result's id that is a call of the assistant cell shortly before it is a
+  3-byte reference to it (`call_cells.back_cell`); the rare cell that has no encoding is kept as it is in `call_odd`;
 - `usage_slot`: the row of the entry's packed usage in `usage_buffer` (-1: none);
 - `extras`: the `timestamp` and `data` of the entries that have them (the types other than `message`), kept as
   compact JSON when it gives them back exactly (`inspector.storage.extra_cells`: `entry.data` is a fresh dict every
