@@ -17,7 +17,8 @@ their `data` as the table's compact `extras` cells.
 
 A run's line numbers count from 1 within the range (the parent adds the lines of the ranges before it).
 The parent's reader shares id strings between entries (a parent id is its parent's id string) to save memory; a
-worker does the same within its range. Tool call ids travel encoded, as the table keeps them (`call_text`).
+worker does the same within its range. Tool call ids travel encoded, as the table keeps them (`call_text`; a
+result's id as a back cell into its run's last assistant cell when it is one of its calls: `call_cells.back_cell`).
 """
 
 from __future__ import annotations
@@ -33,13 +34,16 @@ from inspector.read.estimates import ReaderEstimates
 from inspector.read.record_types import ErrorRecord, MessageRecord, OtherRecord
 from inspector.read.records import extract_record
 from inspector.storage import nums_layout as nl
-from inspector.storage.call_cells import CALL_IDS, ODD_CELL, RESULT_ID, call_cell
-from inspector.storage.extra_cells import Extra, pack_extra
+from inspector.storage.call_cells import CALL_IDS, ODD_CELL, RESULT_ID, back_reference, call_cell
+from inspector.storage.extra_cells import pack_extra
+from inspector.storage.packed_extras import PackedExtras
 
 HUGE_LINE_BYTES = 16 * 1024 * 1024
 """A line longer than this is reported (`huge_line`): its content is never kept in memory."""
 _MESSAGE_FIELDS = len(MessageRecord._fields)
 _NARROW_SIZE = nl.NARROW_SIZE
+_USAGE_SIZE = m.USAGE_SIZE
+_MESSAGE = m.MESSAGE
 
 Row = tuple[int, int, int, tuple[Any, ...]]
 """`(line within the range, offset, length, record in wire form)`: a line for `EntryReader.accept_index`."""
@@ -65,8 +69,9 @@ class ColumnRun:
     ends in `call_text`."""
     usage_slots: array = field(default_factory=lambda: array("i"))
     usage_buffer: bytearray = field(default_factory=bytearray)
-    extras: dict[int, Extra] = field(default_factory=dict)
-    """The `extras` cells of the run's entries of other types, by position in the run."""
+    extras: PackedExtras = field(default_factory=PackedExtras.growing)
+    """The `extras` cells of the run's entries of other types, by position in the run, packed (one buffer: the parent
+    unpickles one object for them all, and keeps them so: `PackedExtras.extend_run`)."""
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -87,6 +92,9 @@ class _RunBuilder:
         self.shape_codes: dict[tuple[Any, ...], int] = {}
         self.known_ids: dict[str, str] = {}
         self.cells: list[bytes] = []  # the open run's calls cells, laid end to end when it closes (`close_run`)
+        self.last_calls: tuple[int, tuple[str, ...]] | None = None
+        """The open run's last assistant cell of call ids: its position in the run and its ids (a result after it names
+        its call there: `call_cells.back_cell`)."""
 
     def row(self, row: Row) -> None:
         self.close_run()
@@ -97,8 +105,13 @@ class _RunBuilder:
         rows.append(row)
 
     def message(self, rec: tuple[Any, ...], line: int, offset: int, length: int) -> bool:
-        """Pack a plain message (`plain_message`); False when its calls cell has no encoding (send it as a row)."""
+        """Pack a plain message (`plain_message`); False when its calls cell has no encoding (send it as a row).
+
+        `_add`, inlined: this runs for nearly every line of a big file."""
         (eid, parent, role, tool_name, tool_call_id, call_ids, provider, model, stop, usage, ts, kinds, est, flags, _) = rec
+        run = self.run
+        if run is None:
+            run = self._run()
         if call_ids:  # as the reader's `_message_entry` takes them: the call ids, else the id of the call answered
             if len(call_ids) == 1 and "\x00" not in call_ids[0]:  # `call_cell` of the usual one call, inline
                 calls = CALL_IDS + call_ids[0].encode("utf-8", "surrogatepass")
@@ -106,17 +119,39 @@ class _RunBuilder:
                 calls = call_cell(call_ids)
                 if calls == ODD_CELL:
                     return False
+            self.last_calls = (len(run.ids), call_ids)
         elif tool_call_id is not None:
-            calls = RESULT_ID + tool_call_id.encode("utf-8", "surrogatepass")  # `call_cell` of a string, inline
+            last = self.last_calls
+            calls = (last is not None and back_reference(last[1], len(run.ids) - last[0], tool_call_id)) or (
+                RESULT_ID + tool_call_id.encode("utf-8", "surrogatepass")  # `call_cell` of a string, inline
+            )
         else:
             calls = b""
-        run = self._run()
         known = self.known_ids
         if parent:
             parent = known.get(parent, parent)  # the parent's own id string (memory)
         known[eid] = eid
         nums = self.message_nums(line, offset, length, est, ts, flags)
-        self._add(run, nums, eid, parent, (m.MESSAGE, role, tool_name, provider, model, stop, kinds), calls, usage)
+        rows = run.nums
+        if len(nums) == _NARROW_SIZE and type(rows) is bytearray:
+            rows += nums
+        else:
+            run.nums = nl.add_row(rows, nums)
+        run.ids.append(eid)
+        run.parent_ids.append(parent)
+        shape = (_MESSAGE, role, tool_name, provider, model, stop, kinds)
+        code = self.shape_codes.get(shape)
+        if code is None:
+            code = self.shape_codes[shape] = len(run.shapes)
+            run.shapes.append(shape)
+        run.codes.append(code)
+        self.cells.append(calls)
+        if usage is None:
+            run.usage_slots.append(-1)
+        else:
+            buffer = run.usage_buffer
+            run.usage_slots.append(len(buffer) // _USAGE_SIZE)
+            buffer += usage
         return True
 
     def other(self, obj: dict[str, Any], line: int, offset: int, length: int, version: int) -> None:
@@ -129,7 +164,7 @@ class _RunBuilder:
             parent = self.known_ids.get(parent, parent)
         self.known_ids[eid] = eid
         timestamp, data, role, nums = other_entry_parts(etype, obj, line, offset, length, version, self.est)
-        run.extras[len(run.ids)] = pack_extra(timestamp, data)
+        run.extras.add(len(run.ids), pack_extra(timestamp, data, parsed=True))
         self._add(run, nl.narrowed(nums), eid, parent, (etype, role, None, None, None, None, ()), b"", None)
 
     def _run(self) -> ColumnRun:
@@ -138,6 +173,7 @@ class _RunBuilder:
             run = self.run = ColumnRun()
             self.parts.append(run)
             self.shape_codes = {}
+            self.last_calls = None
         return run
 
     def close_run(self) -> None:
@@ -211,17 +247,23 @@ def extract_range_runs(
     builder = _RunBuilder(est)
     counted = False  # a record the reader counts as parsed was sent as a row
     packable = version >= 2
+    message = builder.message
     for line, offset, raw in scanner.scan_until(end):
         rec = extract_record(raw, version, est)
         if rec is None:
             continue
-        wire = tuple(rec)
-        if counted and packable and plain_message(wire, len(raw)) and builder.message(wire, line, offset, len(raw)):
-            pass
-        elif counted and packable and type(rec) is OtherRecord and plain_other(rec.obj, rec.note, len(raw)):
-            builder.other(rec.obj, line, offset, len(raw), version)
+        length = len(raw)
+        fields: tuple[Any, ...] = rec
+        if (
+            counted and packable and len(fields) == _MESSAGE_FIELDS  # `plain_message`, inlined (the record needs no copy)
+            and fields[-1] is None and length <= HUGE_LINE_BYTES and type(fields[0]) is str
+            and (fields[1] is None or type(fields[1]) is str) and type(fields[2]) is str and message(fields, line, offset, length)
+        ):
+            continue
+        if counted and packable and type(rec) is OtherRecord and plain_other(rec.obj, rec.note, length):
+            builder.other(rec.obj, line, offset, length, version)
         else:
-            builder.row((line, offset, len(raw), wire))
+            builder.row((line, offset, length, tuple(rec)))  # the wire form (`to_wire`)
             counted = counted or type(rec) is not ErrorRecord
     builder.close_run()
     return builder.parts, scanner.next_line - first_line, scanner.pending

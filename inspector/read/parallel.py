@@ -120,6 +120,7 @@ def parse_ranges(path: str, bounds: list[int], version: int, est: ReaderEstimate
     """
     from inspector.read.column_runs import extract_range_runs
     from inspector.storage.forkpool import ForkPool
+    from inspector.storage.heap import release_free_heap
 
     ranges = list(zip(bounds, bounds[1:]))
     if not hasattr(os, "fork"):
@@ -136,6 +137,8 @@ def parse_ranges(path: str, bounds: list[int], version: int, est: ReaderEstimate
             for k, (a, b) in enumerate(ranges[: 2 * workers]):
                 pool.send(k % workers, path, a, b, 1, version, est, segmented)
             for k in range(len(ranges)):
+                if k:
+                    release_free_heap()  # the previous result's buffers, freed: their pages back before this one comes
                 result: RangeResult = pool.result(k % workers)
                 if k + 2 * workers < len(ranges):
                     a, b = ranges[k + 2 * workers]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["ErrorRecord", "MessageRecord", "OtherRecord", "Record", "block_kinds", "interned"]
+__all__ = ["ErrorRecord", "MessageRecord", "OtherRecord", "Record", "block_kinds", "interned", "interned_table"]
 
 
 class ErrorRecord(NamedTuple):
@@ -61,6 +61,12 @@ def interned(value: Any) -> str | None:
     if type(value) is not str:
         return None
     return _INTERNED.setdefault(value, value) if len(value) < 200 else value
+
+
+def interned_table() -> dict[str, str]:
+    """The table `interned` keeps (its shared strings by value): a hot path may look a string up there first, and call
+    `interned` when it is not found (`table.get(s) or interned(s)`, for a string `s`)."""
+    return _INTERNED
 
 
 def block_kinds(content: list[Any]) -> tuple[Any, ...]:

@@ -29,7 +29,7 @@ from inspector.session.context import tool_pairing_diagnostics
 from inspector.session.tree import SessionTree
 from inspector.storage.entry_range import EntryRange
 from inspector.storage.entry_table import EntryTable
-from inspector.storage.heap import keep_big_allocations_mapped
+from inspector.storage.heap import keep_big_allocations_mapped, release_free_heap
 
 
 class SessionOpenError(Exception):
@@ -244,6 +244,7 @@ class Session:
                     self.tree.link_range(self.reader.accept_run(cast(ColumnRun, part), base))
             del parts
             base += lines_seen
+        release_free_heap()  # the last result's buffers: their pages back before the context and the figures are built
         self.scanner.resume(bounds[-1] - len(tail), base + 1, tail, FileIdentity.of(st))
 
     def refresh(self) -> RefreshResult:

@@ -17,7 +17,8 @@ Columns, one row per entry in file order:
   block_kinds)` tuples (a few hundred in a real session);
 - `call_text`, `call_end`: the `tool_call_id` (toolResult messages) or the `tool_call_ids` (assistant messages) of
   each entry, encoded (`inspector.storage.call_cells`) and laid end to end in `call_text`; `call_end[i]` is where entry `i`'s ends
-  (an entry with neither takes no bytes); the rare cell that has no encoding is kept as it is in `call_odd`;
+  (an entry with neither takes no bytes); a result's id that is a call of the assistant cell shortly before it is a
+  3-byte reference to it (`call_cells.back_cell`); the rare cell that has no encoding is kept as it is in `call_odd`;
 - `usage_slot`: the row of the entry's packed usage in `usage_buffer` (-1: none);
 - `extras`: the `timestamp` and `data` of the entries that have them (the types other than `message`), kept as
   compact JSON when it gives them back exactly (`inspector.storage.extra_cells`: `entry.data` is a fresh dict every
@@ -44,7 +45,17 @@ from typing import Any, overload
 
 from inspector.model import entries as m
 from inspector.storage import nums_layout as nl
-from inspector.storage.call_cells import CALL_IDS_KIND, ODD_CELL, RESULT_ID_KIND, BothCalls, Calls, call_cell, extended_ends
+from inspector.storage.call_cells import (
+    CALL_IDS_KIND,
+    ODD_CELL,
+    RESULT_BACK_KIND,
+    RESULT_ID_KIND,
+    BothCalls,
+    Calls,
+    back_reference,
+    call_cell,
+    extended_ends,
+)
 from inspector.storage.extra_cells import Extra, pack_extra, unpack_extra
 from inspector.storage.packed_extras import PackedExtras
 from inspector.storage.packed_ids import PackedIds
@@ -105,6 +116,11 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
             raise ValueError("packed numbers of the wrong size")
         self.shape.append(code)
         cell = call_cell(calls)  # an empty tool call id stays one, an empty tuple is none
+        last = self.__dict__.get("_last_calls")
+        if type(calls) is str and last is not None:
+            cell = back_reference(last[1], index - last[0], calls) or cell
+        elif type(calls) is tuple and cell[:1] == b"\x02":  # CALL_IDS_KIND: the calls a result after it may name (`back_cell`)
+            self._last_calls: tuple[int, tuple[str, ...]] | None = (index, calls)
         if cell == ODD_CELL:
             self.call_odd[index] = calls
         self.call_text += cell
@@ -140,12 +156,12 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
         call_ends: array,
         usage_slots: array,
         usage_buffer: bytes | bytearray,
-        extras: dict[int, Extra],
+        extras: dict[int, Extra] | PackedExtras,
     ) -> None:
         """Add entries given as whole columns (a worker's `ColumnRun`, its `nums` rows in either layout of
         `nums_layout`, its shape codes already this table's; its calls cells encoded by `call_cell` in `call_text`,
         their ends counted from the start of it, never `ODD_KIND`; its usage slots numbered from 0 in `usage_buffer`;
-        its `extras` by position in the columns)."""
+        its `extras` by position in the columns, as a dict or packed)."""
         count = len(ids)
         if len(nums) != count * nl.row_size(nums) or not len(parent_ids) == len(codes) == len(call_ends) == len(usage_slots) == count:
             raise ValueError("columns of different lengths")
@@ -158,9 +174,16 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
         self.call_text += call_text
         self.call_end = extended_ends(self.call_end, [end + call_base for end in call_ends] if call_base else call_ends)
         self.usage_buffer += usage_buffer
+        self._last_calls = None  # a worker's cells name calls within its run only (`column_runs`)
         self.usage_slot.extend(array("i", [-1 if s < 0 else s + base for s in usage_slots]) if base else usage_slots)
         start = len(self)
-        self.extras.update({start + k: extra for k, extra in extras.items()})
+        if type(extras) is PackedExtras:  # a worker's run: its cells laid after the others (`PackedExtras.extend_run`)
+            table_extras = self.extras
+            if type(table_extras) is not PackedExtras:
+                table_extras = self.extras = PackedExtras.growing(table_extras)
+            table_extras.extend_run(extras, start)
+        elif extras:
+            self.extras.update({start + k: extra for k, extra in extras.items()})
         self._add_ids(ids, parent_ids)  # last, as in `add_row`
 
     def snapshot_attrs(self) -> dict[str, Any]:
@@ -216,6 +239,8 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
                 tcid = str(text[start + 1 : end], "utf-8", "surrogatepass")
             elif kind == CALL_IDS_KIND:
                 tcids = tuple(str(text[start + 1 : end], "utf-8", "surrogatepass").split("\x00"))
+            elif kind == RESULT_BACK_KIND:
+                tcid = self.tool_call_ids_of(i - text[start + 1])[text[start + 2]]
             else:
                 calls = self.call_odd[i]
                 if type(calls) is str:
@@ -288,6 +313,8 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
             return str(text[start + 1 : end], "utf-8", "surrogatepass")
         if kind == CALL_IDS_KIND:
             return tuple(str(text[start + 1 : end], "utf-8", "surrogatepass").split("\x00"))
+        if kind == RESULT_BACK_KIND:
+            return self.tool_call_ids_of(i - text[start + 1])[text[start + 2]]
         return self.call_odd[i]  # type: ignore[no-any-return]
 
     def tool_call_ids_of(self, i: int) -> tuple[str, ...]:

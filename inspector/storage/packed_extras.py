@@ -30,8 +30,43 @@ class PackedExtras(Mapping[int, Any]):
         self.added: dict[int, Any] = {}
 
     @classmethod
+    def growing(cls, added: Mapping[int, Any] | None = None) -> PackedExtras:
+        """An empty table that grows (`add`, `extend_run`: its text a bytearray), with the cells `added` kept as added."""
+        packed = cls(array("q"), array("q"), bytearray(), {})
+        if added:
+            packed.added.update(added)
+        return packed
+
+    def add(self, row: int, cell: Any) -> None:
+        """Append the cell of `row`, a row after every packed one (a growing table: `growing`)."""
+        if type(cell) is bytes:
+            text = self.text
+            text += cell
+            self.ends.append(len(text))
+            self.rows.append(row)
+        else:
+            self.odd[row] = cell
+
+    def extend_run(self, run: PackedExtras, start: int) -> None:
+        """Append the cells of `run` (a worker's, its rows counted from 0, none added) at rows from `start`, after every
+        packed one. The text, the ends and the odd cells first, the rows last: a reader in another thread finds a row only
+        once its cell is there. A table whose text is not growing (restored from a snapshot) keeps them as added."""
+        text = self.text
+        if type(text) is not bytearray:
+            self.added.update({start + row: cell for row, cell in run.items()})
+            return
+        base = len(text)
+        text += run.text
+        self.ends.extend(array("q", [end + base for end in run.ends]) if base else run.ends)
+        if run.odd:
+            self.odd.update({start + row: cell for row, cell in run.odd.items()})
+        self.rows.extend(array("q", [row + start for row in run.rows]) if start else run.rows)
+
+    @classmethod
     def pack(cls, extras: Mapping[int, Any]) -> PackedExtras:
-        """`extras` (row -> cell) packed."""
+        """`extras` (row -> cell) packed (a packed table with no added cell: itself)."""
+        if type(extras) is PackedExtras and not extras.added:
+            return extras
         cells = sorted(extras.items())
         json_cells = [(row, cell) for row, cell in cells if type(cell) is bytes]
         text = b"".join(cell for _, cell in json_cells)

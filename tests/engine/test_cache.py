@@ -166,7 +166,7 @@ def test_a_headless_restore_maps_the_snapshot_and_outlives_its_replacement_and_r
     restored = reopen(path)
     assert how_opened(restored) == RESTORED
     assert isinstance(restored.entries._frozen.nums.obj, mmap.mmap)
-    assert restored.context().path.typecode == "q", "the path travels as one array"
+    assert restored.context().path.typecode == "i", "the path travels as one array (32-bit indices)"
     ui_copy = index_cache.restore(path)
     assert ui_copy is not None and isinstance(ui_copy.entries._frozen.nums.obj, bytes)
     name = index_entry_name(path)

@@ -44,7 +44,9 @@ ODD_LINES = [
 def table_key(session: Session) -> tuple:
     t = session.entries
     shapes = [t.shape_of(i) for i in range(len(t))]
-    calls = (bytes(t.call_text), list(t.call_end), t.call_odd, [t.calls_of(i) for i in range(len(t))])
+    # The cells as read back: a result's cell may name its call in the assistant's cell before it (`back_cell`), which
+    # the parallel read does only within a worker's run, so the encoded bytes may differ where a range was cut.
+    calls = (t.call_odd, [t.calls_of(i) for i in range(len(t))], [t.tool_call_id_of(i) for i in range(len(t))])
     return (bytes(t.nums), t.ids, t.parent_ids, shapes, calls, list(t.usage_slot), bytes(t.usage_buffer), t.extras)
 
 

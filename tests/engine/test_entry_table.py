@@ -197,7 +197,7 @@ def test_a_session_read_in_pieces_keeps_the_context_a_fresh_build_gives(lines: l
             assert context_key(ctx) == context_key(fresh)
             assert on_path == {i for i in fresh.path if live.entries.type_of(i) == m.COMPACTION}
             assert fresh.compactions_on_path is None and compactions_on_path(live.entries, fresh) == on_path
-            assert type(ctx.path) is array and ctx.path.typecode == "q"
+            assert type(ctx.path) is array and ctx.path.typecode == "i"
             assert live.path_usage(ctx) == m.UsageSum().plus(live.entries.usage_column(fresh.path))
             assert live.entries.usage_total() == m.UsageSum().plus(e.usage_packed for e in live.entries)
             fresh_session = open_session(path)  # the figures kept and extended piece by piece equal a cold read's

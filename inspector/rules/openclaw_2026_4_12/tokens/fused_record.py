@@ -18,7 +18,7 @@ from typing import Any
 
 from inspector.js.jsjson import js_len
 from inspector.model import entries as m
-from inspector.read.record_types import MessageRecord, block_kinds, interned
+from inspector.read.record_types import MessageRecord, block_kinds, interned, interned_table
 from inspector.rules.openclaw_2026_4_12.tokens.estimators import PI_IMAGE_CHARS
 from inspector.rules.openclaw_2026_4_12.tokens.fused import assistant_chars, text_and_image_chars, tool_result_guard
 from inspector.rules.openclaw_2026_4_12.tokens.measure import CHARS_PER_TOKEN_ESTIMATE, string_lens
@@ -26,6 +26,9 @@ from inspector.rules.openclaw_2026_4_12.tokens.measure import CHARS_PER_TOKEN_ES
 __all__ = ["BY_ROLE", "STRING_KIND", "TEXT_KIND", "timestamp_of", "tool_calls_of"]
 
 _tuple_new = tuple.__new__
+_known = interned_table().get
+"""A short string's shared object when it was interned before (`interned`'s fast path: the builders below look
+their roles, tool names, providers and models up here first)."""
 _pack_usage = m.pack_usage
 _usage_flags = m.usage_flags
 _API_CLI = m.FLAG_API_CLI
@@ -70,12 +73,14 @@ def _tool_result(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> 
     guard = tool_result_guard(guard, msg)
     pi = -(-pi // CHARS_PER_TOKEN_ESTIMATE)
     call_id = msg.get("toolCallId")
+    name = msg.get("toolName")
+    ts = msg.get("timestamp")  # `timestamp_of`, inlined
     return _tuple_new(
         MessageRecord,
         (
-            obj.get("id"), obj.get("parentId"), "toolResult", interned(msg.get("toolName")),
-            call_id if type(call_id) is str else None, (), None, None, None, None, timestamp_of(msg), kinds,
-            (pi, prune, pi, guard), 0, note,
+            obj.get("id"), obj.get("parentId"), "toolResult", (type(name) is str and _known(name)) or interned(name),
+            call_id if type(call_id) is str else None, (), None, None, None, None,
+            ts if type(ts) is int or type(ts) is float else None, kinds, (pi, prune, pi, guard), 0, note,
         ),
     )  # fmt: skip
 
@@ -107,12 +112,15 @@ def assistant_builder(
         if honours_exclude and "excludeFromContext" in msg and msg["excludeFromContext"] is True:
             pi = guard = 0
         pi = -(-pi // CHARS_PER_TOKEN_ESTIMATE)
+        provider, model, stop, ts = get("provider"), get("model"), get("stopReason"), get("timestamp")
         return _tuple_new(
             MessageRecord,
             (
-                obj.get("id"), obj.get("parentId"), "assistant", tool_name, None, call_ids, interned(get("provider")),
-                interned(get("model")), interned(get("stopReason")), usage, timestamp_of(msg), kinds, (pi, prune, pi, guard),
-                flags, note,
+                obj.get("id"), obj.get("parentId"), "assistant", tool_name, None, call_ids,
+                (type(provider) is str and _known(provider)) or interned(provider),
+                (type(model) is str and _known(model)) or interned(model),
+                (type(stop) is str and _known(stop)) or interned(stop), usage,
+                ts if type(ts) is int or type(ts) is float else None, kinds, (pi, prune, pi, guard), flags, note,
             ),
         )  # fmt: skip
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from inspector.model import entries as m
-from inspector.read.record_types import MessageRecord, block_kinds, interned
+from inspector.read.record_types import MessageRecord, block_kinds, interned, interned_table
 from inspector.rules.openclaw_2026_4_12.tokens.fused_record import STRING_KIND, TEXT_KIND, assistant_builder, timestamp_of
 from inspector.rules.openclaw_2026_9_6.tokens.estimators import persisted_sender_suffix
 from inspector.rules.openclaw_2026_9_6.tokens.fused import assistant_chars, content_chars
@@ -25,6 +25,7 @@ from inspector.rules.openclaw_2026_9_6.tokens.measure import CHARS_PER_TOKEN_EST
 __all__ = ["BY_ROLE"]
 
 _tuple_new = tuple.__new__
+_known = interned_table().get  # `interned`'s fast path (as 2026.4.12's builders take it)
 _pack_usage = m.pack_usage
 _usage_flags = m.usage_flags
 _API_CLI = m.FLAG_API_CLI
@@ -53,12 +54,14 @@ def _tool_result(obj: dict[str, Any], msg: dict[str, Any], note: str | None) -> 
         pi = guard = 0
     pi = -(-pi // CHARS_PER_TOKEN_ESTIMATE)
     call_id = msg.get("toolCallId")
+    name = msg.get("toolName")
+    ts = msg.get("timestamp")  # `timestamp_of`, inlined
     return _tuple_new(
         MessageRecord,
         (
-            obj.get("id"), obj.get("parentId"), "toolResult", interned(msg.get("toolName")),
-            call_id if type(call_id) is str else None, (), None, None, None, None, timestamp_of(msg), kinds,
-            (pi, prune, pi, guard), 0, note,
+            obj.get("id"), obj.get("parentId"), "toolResult", (type(name) is str and _known(name)) or interned(name),
+            call_id if type(call_id) is str else None, (), None, None, None, None,
+            ts if type(ts) is int or type(ts) is float else None, kinds, (pi, prune, pi, guard), 0, note,
         ),
     )  # fmt: skip
 

@@ -102,6 +102,25 @@ def _bmp_tables() -> tuple[bytes, tuple[bytes, ...], bytes, dict[str, int], re.P
 
 
 _HIGH_SURROGATES = bytes(range(0xD8, 0xE0))
+_EDGE_CODE, _SURROGATE_CODE, _NEVER_CODE = _BMP_BUCKETS, _BMP_BUCKETS + 1, _BMP_BUCKETS + 2
+
+
+@functools.cache
+def _high_byte_codes() -> bytes:
+    """A `bytes.translate` table from the high byte of a UTF-16 unit to what its block is: the BMP bucket (0-2) of a
+    wholly weighted block, `_EDGE_CODE` for a partly weighted one, `_SURROGATE_CODE`, or `_NEVER_CODE` (never
+    weighted). Each high byte is exactly one of them (`_bmp_tables`): one translate, then a count per code."""
+    never, not_full, edges, _, _ = _bmp_tables()
+    codes = bytearray([_NEVER_CODE]) * 256
+    for bucket, bucket_not_full in enumerate(not_full):
+        for hi in set(range(256)) - set(bucket_not_full):
+            codes[hi] = bucket
+    for hi in edges:
+        codes[hi] = _EDGE_CODE
+    for hi in _HIGH_SURROGATES:
+        codes[hi] = _SURROGATE_CODE
+    assert {hi for hi in range(256) if codes[hi] == _NEVER_CODE} == set(never), "the blocks' kinds overlap"
+    return bytes(codes)
 
 
 @functools.cache
@@ -131,16 +150,17 @@ def weighted_lens(s: str) -> tuple[int, int, int]:
         return n, n, 2 * n
     units = s.encode("utf-16-le", "surrogatepass")
     n = len(units) >> 1
-    never, not_full, edge_bytes, edge_bucket, edge_pattern = _bmp_tables()
-    high = units[1::2].translate(None, never)
-    if not high:
+    high = units[1::2]
+    codes = high.translate(_high_byte_codes())  # the kind of each unit's block, in one pass; then counted per kind
+    if codes.count(_NEVER_CODE) == n:
         return n, n, 2 * n
+    _, _, _, edge_bucket, edge_pattern = _bmp_tables()
     one = two = 0  # the extras at raw weight 1 and 2
-    for bucket_not_full, extra_one, extra_two in zip(not_full, _EXTRAS[1], _EXTRAS[2], strict=False):
-        count = len(high.translate(None, bucket_not_full))
+    for bucket, extra_one, extra_two in zip(range(_BMP_BUCKETS), _EXTRAS[1], _EXTRAS[2], strict=False):
+        count = codes.count(bucket)
         one += count * extra_one
         two += count * extra_two
-    edges = len(high) - len(high.translate(None, edge_bytes))
+    edges = codes.count(_EDGE_CODE)
     if edges and edges == high.count(0):  # Latin-1 alone: U+00B7 is its one weighted character
         count = s.count("\u00b7")
         one += count * _EXTRAS[1][0]
@@ -150,7 +170,7 @@ def weighted_lens(s: str) -> tuple[int, int, int]:
             bucket = edge_bucket[ch]
             one += _EXTRAS[1][bucket]
             two += _EXTRAS[2][bucket]
-    if len(high.translate(None, _HIGH_SURROGATES)) != len(high):
+    if codes.count(_SURROGATE_CODE):
         joined = units.decode("utf-16-le", "surrogatepass")  # pairs joined, lone surrogates kept
         for ch in _astral_pattern().findall(joined):
             bucket = _astral_bucket(ord(ch))
