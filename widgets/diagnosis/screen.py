@@ -92,18 +92,12 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        """The screen's first frame shows its frame only: the timeline handed over is drawn after it (drawing the
-        chart and listing the repeats in the same turn held the UI thread over 100 ms)."""
         self._apply_size(self.size.width, self.size.height)
-        self.query_one("#timeline-summary", TimelineSummary).show(None, self.status)
         if self._pending is not None:
-            self.call_after_refresh(self._show_pending)
+            self._show_timeline(self._pending)
+        else:
+            self.query_one("#timeline-summary", TimelineSummary).show(None, self.status)
         self._focus_initial()
-
-    def _show_pending(self) -> None:
-        pending, self._pending = self._pending, None
-        if pending is not None and self.timeline is None:
-            self._show_timeline(pending)
 
     def _focus_initial(self) -> None:
         if self.initial_focus == FOCUS_REPEATS:
@@ -119,7 +113,6 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
         if not self.is_mounted:
             self._pending = timeline
             return
-        self._pending = None
         self._show_timeline(timeline)
 
     def _show_timeline(self, timeline: Timeline) -> None:
