@@ -213,7 +213,8 @@ class PruningSettingsPanel(SettingsForm, VerticalScroll):
 
     def current(self, key: str) -> Any:
         """The field's current text (or bool); a field not mounted yet has the text it opens with."""
-        if any(f.key == key for f in self._unmounted):
+        f = self.field_by_key(key)
+        if not self.query(f"#{f.widget_id}"):  # not mounted yet, or being mounted (`_mount_rows`)
             return self.values.get(key, self.initial[key])
         return super().current(key)
 
