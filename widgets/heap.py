@@ -10,17 +10,41 @@ per key) lands in generation 2 again, and CPython runs a full pass once generati
 last one: right after a key press, 100-400 ms on the UI thread (the pass stops every thread). `IdleCollector`
 defers full passes while the user works (`defer_full_collections`: the young generations are still collected as
 usual) and runs one after `IDLE_SECONDS` without input once no worker is busy, when a pause is not seen.
+
+What a full pass frees mostly stays with the C allocator (glibc keeps freed pages of its heaps for reuse): after the
+pass, `release_free_memory` hands the free pages back to the system (`malloc_trim`), so the resident size falls back
+after a timeline or a compaction plan was built and dropped (10-15 MB on a 64 MiB session).
 """
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import time
+from collections.abc import Callable
 
 IDLE_SECONDS = 2.0
 """Input-free time after which a deferred full collection runs."""
 DEFERRED_THRESHOLD = 1_000_000
 """Generation 2's threshold while deferred: young collections before a full one is considered (never, in practice)."""
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    try:
+        return getattr(ctypes.CDLL(None), "malloc_trim", None)  # the process's own symbols: glibc's, on Linux
+    except OSError:
+        return None
+
+
+_TRIM = _malloc_trim()
+
+
+def release_free_memory() -> bool:
+    """Give the C allocator's free pages back to the system (glibc's `malloc_trim(0)`; False where there is none)."""
+    if _TRIM is None:
+        return False
+    _TRIM(0)
+    return True
 
 
 def freeze_long_lived() -> None:
@@ -66,5 +90,6 @@ class IdleCollector:
         if gc.get_count()[2] < self._thresholds[2]:
             return False
         gc.collect()
+        release_free_memory()
         self.collections += 1
         return True

@@ -203,6 +203,16 @@ class TimelineChart(PlotWidget):
             self.redraw()
             self.post_message(self.CallSelected(new))
 
+    def _render_plot(self) -> None:
+        """`PlotWidget`'s drawing with the canvas refreshed once at the end, not once per dot (~2,000 refreshes were a
+        third of the chart's first draw)."""
+        canvas = next(iter(self.query("#plot").results(Canvas)), None)
+        if canvas is None:
+            super()._render_plot()
+            return
+        with canvas.batch_refresh():
+            super()._render_plot()
+
     def _render_line_plot(self, dataset: LinePlot) -> None:
         """`PlotWidget`'s line drawing, on the points `decimated` keeps for the plot's width and x range."""
         columns = max(1, self.size.width - 2) * DOTS_PER_CELL

@@ -430,9 +430,9 @@ class PruningScreen(ModalScreen[None]):
         """Show more of long text in the before/after view."""
         self.query_one("#pruning-diff", PruningDiff).action_more()
 
-    def action_focus_settings(self) -> None:
+    async def action_focus_settings(self) -> None:
         """Move the focus to the first settings field."""
-        self.query_one("#pruning-settings", PruningSettingsPanel).focus_first()
+        await self.query_one("#pruning-settings", PruningSettingsPanel).focus_first()
 
     def action_close(self) -> None:
         """Close the overlay (its settings, force and scenario stay in `state` for the next opening)."""

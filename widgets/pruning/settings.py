@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
+from textual.widget import Widget
 from textual.widgets import Checkbox, Label, Static
 
 from inspector.js.utf16 import js_trim
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
 
 _RATIO_RE = re.compile(r"^(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 _INT_RE = re.compile(r"^\d+$")
+ROWS_PER_FRAME = 3
+"""Setting rows the panel mounts per frame (see `PruningSettingsPanel.on_mount`)."""
 
 
 @dataclass(frozen=True)
@@ -176,6 +179,8 @@ class PruningSettingsPanel(SettingsForm, VerticalScroll):
         self.FIELDS = fields  # type: ignore[misc]  # this panel's fields: the class default is every field
         self.initial = {f.key: format_setting(f, settings) for f in fields}
         self.values = {k: v for k, v in (values or {}).items() if k in self.initial}
+        self._unmounted: list[SettingField] = list(fields)
+        """The fields whose rows are not mounted yet (`on_mount`)."""
 
     @classmethod
     def parse_field(cls, field: FormField, text: str) -> Any:
@@ -183,25 +188,53 @@ class PruningSettingsPanel(SettingsForm, VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Settings (contextPruning)"), id="settings-title")
-        for f in self.FIELDS:
-            with Horizontal(classes="setting-row", id=f"row-{f.widget_id}"):
-                yield Label(Text(f.key), classes="setting-name")
-                value = self.values.get(f.key, self.initial[f.key])
-                if f.kind == "bool":
-                    yield Checkbox("enabled", bool(value), id=f.widget_id, compact=True, tooltip=f.help)
-                else:
-                    yield self.field_input(f, value)
-            yield self.error_line(f)
+
+    def _row(self, f: SettingField) -> tuple[Widget, Widget]:
+        value = self.values.get(f.key, self.initial[f.key])
+        if f.kind == "bool":
+            control: Widget = Checkbox("enabled", bool(value), id=f.widget_id, compact=True, tooltip=f.help)
+        else:
+            control = self.field_input(f, value)
+            if self.app.animation_level == "none":
+                control.cursor_blink = False
+        row = Horizontal(Label(Text(f.key), classes="setting-name"), control, classes="setting-row", id=f"row-{f.widget_id}")
+        return row, self.error_line(f)
 
     def on_mount(self) -> None:
-        for f in self.FIELDS:
+        """The fields are mounted after the screen's first frame, `ROWS_PER_FRAME` at a time: the ~50 widgets at
+        once held the UI thread over 100 ms when the overlay opened."""
+        self._unmounted = list(self.FIELDS)
+        self.call_after_refresh(self._mount_rows)
+
+    @property
+    def complete(self) -> bool:
+        """Every field is mounted."""
+        return not self._unmounted
+
+    def current(self, key: str) -> Any:
+        """The field's current text (or bool); a field not mounted yet has the text it opens with."""
+        f = self.field_by_key(key)
+        if not self.query(f"#{f.widget_id}"):  # not mounted yet, or being mounted (`_mount_rows`)
+            return self.values.get(key, self.initial[key])
+        return super().current(key)
+
+    async def _mount_rows(self, everything: bool = False) -> None:
+        batch = self._unmounted if everything else self._unmounted[:ROWS_PER_FRAME]
+        if not batch:
+            return
+        self._unmounted = self._unmounted[len(batch):]
+        await self.mount_all([w for f in batch for w in self._row(f)])
+        for f in batch:
             if f.key in self.values:
                 self.check_field(f)
+        if self._unmounted:
+            self.call_after_refresh(self._mount_rows)
 
     def edited_texts(self) -> dict[str, Any]:
         """The fields that differ from their starting text, as typed (text, or bool for `hardClear.enabled`)."""
         return {f.key: self.current(f.key) for f in self.FIELDS if self.current(f.key) != self.initial[f.key]}
 
-    def focus_first(self) -> None:
-        """Focus the first field (`ttl`)."""
+    async def focus_first(self) -> None:
+        """Focus the first field (`ttl`), every field mounted first."""
+        await self._mount_rows(everything=True)
         self.query_one(f"#{self.FIELDS[0].widget_id}").focus()

@@ -218,7 +218,8 @@ class CallWalk:
     unsent_messages: int
     ledger: list[tuple[bool, list[m.ContextMessage]]] = field(default_factory=list)
     """How the context grew, step by step: `(reset, rows)`, the sent rows that replaced it (`reset`: a rebuild)
-    or were appended to it; a call was sent the context of its first `ledger_at` steps."""
+    or were appended to it; a call was sent the context of its first `ledger_at` steps. `build_timeline` empties it once
+    the attribution replayed it (it holds every context row ever sent)."""
 
     def skipped_json(self) -> dict[str, Any]:
         """How many assistants were skipped, which, and why."""

@@ -283,6 +283,8 @@ def build_timeline(session: Session, ctx: m.SessionContext, options: TimelineOpt
     prices = rules.model_catalog.load_catalog()
     if options.window.agent is not None:
         prices = agent_price_table(prices)  # Claude Code / Codex: the current release's catalog for newer models
+    # The repeats first: what they read from disk is freed before the walk's rows are made, not on top of them.
+    repeats = find_repeats(session, ctx.path)
     walk = walk_calls(session, ctx, prices, "pi" if options.estimator == TIKTOKEN_ESTIMATOR else options.estimator)
     attribution = attribute(session, walk, options.estimator, options.tokenizer)
     early = rules.triggers.DEFAULT_EARLY_THRESHOLDS if options.early_fractions is None else options.early_fractions
@@ -292,6 +294,8 @@ def build_timeline(session: Session, ctx: m.SessionContext, options: TimelineOpt
     now = rules.context_usage.context_now(session, ctx)
     ttl_ms, ttl_source = cache_ttl(rules, config)
     entries = session.entries
+    gateway = None if options.gateway is None else timeline_section(options.gateway, walk, window.tokens - reserve.reserve_tokens)
+    walk.ledger = []  # replayed by the attribution only: a kept timeline does not hold every context row ever sent
     return Timeline(
         file=str(session.path),
         leaf_id=ctx.leaf_id,
@@ -302,7 +306,7 @@ def build_timeline(session: Session, ctx: m.SessionContext, options: TimelineOpt
         walk=walk,
         jumps=find_jumps(walk.calls, options.top_jumps),
         thresholds=find_crossings(walk.calls, lines, window.tokens),
-        repeats=find_repeats(session, ctx.path),
+        repeats=repeats,
         overhead=summarize_overhead(walk.calls),
         attribution=attribution,
         cache=summarize_cache(walk.calls, ttl_ms, ttl_source),
@@ -310,6 +314,6 @@ def build_timeline(session: Session, ctx: m.SessionContext, options: TimelineOpt
         fill=fill_state(now["tokens"], window.tokens, lines, guard["level"], now["basis"], agent),
         recorded_totals=sum_usage([entries[c.entry_index] for c in walk.calls]),
         skipped_totals=sum_usage(walk.skipped_synthetic + walk.skipped_zero_usage),
-        gateway=None if options.gateway is None else timeline_section(options.gateway, walk, window.tokens - reserve.reserve_tokens),
+        gateway=gateway,
         agent_rule=agent,
     )
