@@ -183,8 +183,10 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
             slot = self._usage_slots()
             self.usage_buffer += usage_packed
             self.usage_slot[i] = slot
-        if 0 <= old < self._usage_total[0]:
-            self._usage_total = (0, m.UsageSum())  # the old usage is in the kept sum
+        rows, total = self._usage_total
+        # Summed again when the old usage is in the kept sum; a new pair either way, so a sum another thread is taking
+        # meanwhile (perhaps of the old bytes) is not kept (`usage_total`).
+        self._usage_total = (0, m.UsageSum()) if 0 <= old < rows else (rows, total)
 
     def snapshot_attrs(self) -> dict[str, Any]:
         """The attributes a snapshot stores (`inspector.session.snapshot`): the ids and the extras packed, the packed
