@@ -10,7 +10,7 @@ builds an `Entry` when one is asked for.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -20,6 +20,7 @@ from inspector.model.packed_usage import (  # noqa: F401 (re-exported: `m.pack_u
     PATH_USAGE_STEP,
     USAGE_KEYS,
     USAGE_SIZE,
+    VOID_USAGE,
     PathUsage,
     UsageSum,
     pack_usage,
@@ -339,9 +340,15 @@ class SessionContext:
     compactions_on_path: frozenset[int] | None = field(default=None, compare=False, repr=False)
     """The indices of the compactions on the path, once computed (`context.compactions_on_path`): a cache."""
 
-    def continues(self, earlier: SessionContext) -> bool:
-        """Whether this context is `earlier` with messages appended (same compaction, same first rows)."""
+    def continues(self, earlier: SessionContext, revised: Collection[int] = ()) -> bool:
+        """Whether this context is `earlier` with messages appended (same compaction, same first rows). `revised`:
+        entries whose usage alone changed since (`RefreshResult.revised`): their rows are new objects for the same
+        entries."""
         n = len(earlier.messages)
         if self.compaction_index != earlier.compaction_index or self.reset_index != earlier.reset_index or len(self.messages) < n:
             return False
-        return n == 0 or (self.messages[n - 1] is earlier.messages[n - 1] and self.messages[0] is earlier.messages[0])
+
+        def same(a: ContextMessage, b: ContextMessage) -> bool:
+            return a is b or (a.entry_index == b.entry_index and a.entry_index in revised)
+
+        return n == 0 or (same(self.messages[n - 1], earlier.messages[n - 1]) and same(self.messages[0], earlier.messages[0]))

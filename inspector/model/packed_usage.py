@@ -19,6 +19,7 @@ __all__ = [
     "PATH_USAGE_STEP",
     "USAGE_KEYS",
     "USAGE_SIZE",
+    "VOID_USAGE",
     "PathUsage",
     "UsageSum",
     "pack_usage",
@@ -96,6 +97,8 @@ def unpack_context_tokens(packed: bytes | None) -> int | float | None:
 
 _NO_USAGE = struct.pack(f"<{_STANDARD_FIELDS}d", *[_NAN] * _STANDARD_FIELDS)
 """The standard fields of a packed usage with none of them (unpacks to `{}`: not counted as a call)."""
+VOID_USAGE = _NO_USAGE + struct.pack("<d", _NAN)
+"""A packed usage with no field at all: a slot voided in place (`EntryTable.revise_usage`) sums to nothing."""
 
 
 def _add_tokens(total: int | float, values: list[float]) -> int | float:

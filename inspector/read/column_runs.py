@@ -15,6 +15,8 @@ parent's reader must see one by one (`EntryReader.accept_index`):
 Entries of the other known types (compaction, custom, model change, label...) are packed like messages, with
 their `data` as the table's compact `extras` cells.
 
+A segmented file's usage marks (`inspector.read.usage_marks`) met in the range come last, as one `UsageMarks` part.
+
 A run's line numbers count from 1 within the range (the parent adds the lines of the ranges before it).
 The parent's reader shares id strings between entries (a parent id is its parent's id string) to save memory; a
 worker does the same within its range. Tool call ids travel encoded, as the table keeps them (`call_text`; a
@@ -33,6 +35,7 @@ from inspector.read.agent_message import other_entry_parts
 from inspector.read.estimates import ReaderEstimates
 from inspector.read.record_types import ErrorRecord, MessageRecord, OtherRecord
 from inspector.read.records import extract_record
+from inspector.read.usage_marks import UsageMarks
 from inspector.storage import nums_layout as nl
 from inspector.storage.call_cells import CALL_IDS, ODD_CELL, RESULT_ID, back_reference, call_cell
 from inspector.storage.extra_cells import pack_extra
@@ -77,8 +80,8 @@ class ColumnRun:
         return len(self.ids)
 
 
-RangeParts = list[ColumnRun | list[Row]]
-"""A range's lines in order: runs of packed message lines and lists of rows for the reader."""
+RangeParts = list[ColumnRun | list[Row] | UsageMarks]
+"""A range's lines in order: runs of packed message lines and lists of rows for the reader; then its usage marks."""
 
 
 class _RunBuilder:
@@ -266,4 +269,6 @@ def extract_range_runs(
             builder.row((line, offset, length, tuple(rec)))  # the wire form (`to_wire`)
             counted = counted or type(rec) is not ErrorRecord
     builder.close_run()
+    if scanner.usage_marks:
+        builder.parts.append(UsageMarks(scanner.take_usage_marks()))
     return builder.parts, scanner.next_line - first_line, scanner.pending

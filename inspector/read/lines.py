@@ -7,7 +7,8 @@ can re-index. It never writes.
 
 A segmented scanner (`segmented=True`, for the pi-format mirror of a Claude Code / Codex file) also splits each line
 at `SEGMENT_SEPARATOR`: one physical line may hold several entries (one line of the other tool's file that pi writes
-as several entries), each handed out with the line's number and its own offset.
+as several entries), each handed out with the line's number and its own offset; a usage mark among them (a later
+row revising an earlier row's usage: `inspector.read.usage_marks`) is no entry: the scanner keeps it in `usage_marks`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from inspector.read.usage_marks import USAGE_MARK_PREFIX, UsageMark, read_usage_mark
 
 CHUNK_SIZE = 1024 * 1024
 """Bytes read at a time: a chunk and its lines are alive together, so this bounds the scan's own memory (8 MiB
@@ -89,6 +92,8 @@ class LineScanner:
         self._identity: FileIdentity | None = None
         self._head = b""
         self._skip_newline = False
+        self.usage_marks: list[UsageMark] = []
+        """The usage marks of the segmented lines scanned, in file order (the caller takes them: `take_usage_marks`)."""
 
     @property
     def consumed(self) -> int:
@@ -207,7 +212,12 @@ class LineScanner:
             for data in lines:
                 if SEGMENT_SEPARATOR in data:
                     for at, part in segments(offset, data):
-                        yield line_no, at, part
+                        if part.startswith(USAGE_MARK_PREFIX):
+                            mark = read_usage_mark(part)
+                            if mark is not None:
+                                self.usage_marks.append(mark)
+                        else:
+                            yield line_no, at, part
                 else:
                     yield line_no, offset, data
                 offset += len(data) + 1
@@ -220,6 +230,11 @@ class LineScanner:
         self._consumed = offset
         self._next_line = line_no
         self._set_pending(tail)
+
+    def take_usage_marks(self) -> list[UsageMark]:
+        """The usage marks scanned since the last call, in file order."""
+        marks, self.usage_marks = self.usage_marks, []
+        return marks
 
     def take_pending(self) -> RawLine | None:
         """Hand out the unterminated last line as if complete (for a one-shot read of a static file)."""

@@ -348,7 +348,7 @@ def follow_leaf(tree: SessionTree, old: m.SessionContext, first_new: int) -> m.S
         current = by_id.get(pid) if pid else None
     kept = 0
     if current is not None:
-        at = _position_from_end(old.path, current)
+        at = position_from_end(old.path, current)
         if at is None:
             return None  # a branch off another path
         kept = at + 1
@@ -377,7 +377,7 @@ def compactions_on_path(entries: EntryTable, ctx: m.SessionContext) -> frozenset
     return known
 
 
-def _position_from_end(path: Sequence[int], index: int) -> int | None:
+def position_from_end(path: Sequence[int], index: int) -> int | None:
     """Where `index` is on `path`, looking from the end first (a branch point is usually near the leaf)."""
     for pos in range(len(path) - 1, max(-1, len(path) - 65), -1):
         if path[pos] == index:

@@ -3,6 +3,10 @@
 `open_session(path)` indexes the whole file (metadata and estimates for every entry, content left on
 disk); `Session.refresh()` reads only what was appended since, re-indexing from scratch when the file was
 truncated or replaced. Nothing here ever writes to the session file.
+
+A Claude Code / Codex mirror's usage marks (`inspector.read.usage_marks`) give an entry read earlier its revised
+usage: in the table, in the leaf's context (its row and the path's usage sum) and in the objects read on demand; a
+refresh names the entries so revised (`RefreshResult.revised`).
 """
 
 from __future__ import annotations
@@ -24,8 +28,9 @@ from inspector.read.formats.mirror_files import is_foreign_mirror
 from inspector.read.jsonl_reader import BOM, EntryReader, agent_message_of, peek_version
 from inspector.read.lines import FileIdentity, FileReplaced, LineScanner, read_range
 from inspector.read.records import decode_line
+from inspector.read.usage_marks import UsageMark, UsageMarks
 from inspector.session import context as _SHARED_WALK
-from inspector.session.context import tool_pairing_diagnostics
+from inspector.session.context import position_from_end, tool_pairing_diagnostics
 from inspector.session.tree import SessionTree
 from inspector.storage.entry_range import EntryRange
 from inspector.storage.entry_table import EntryTable
@@ -52,6 +57,8 @@ class RefreshResult:
     """The entries read (`EntryRange`: each built when read)."""
     reset: bool = False
     notice: str | None = None
+    revised: tuple[int, ...] = ()
+    """Entries read before whose recorded usage changed (a mirror's usage marks): their rows are to be shown again."""
 
 
 class Session:
@@ -139,34 +146,73 @@ class Session:
             )
         return self
 
-    def _consume(self) -> range:
-        """Index what the file holds past what was read; the indices of the entries added."""
+    def _consume(self) -> tuple[range, dict[int, bytes | None]]:
+        """Index what the file holds past what was read; the indices of the entries added, and the usage revised of
+        entries read before (by index)."""
         start = len(self.tree.entries)
         duplicates = len(self.tree.duplicates)
         size = os.stat(self.path).st_size
         fresh = self.scanner.consumed == 0 and not self.scanner.pending_len
+        marks: list[UsageMark] = []
         if fresh and size >= parallel.PARALLEL_MIN_BYTES and parallel.worker_count() > 1:
-            self._load_parallel(size)
+            marks = self._load_parallel(size)
         else:
             self._consume_serial()
+        marks += self.scanner.take_usage_marks()
         self._take_pending()
+        revised = self._apply_usage_marks(marks, start) if marks else {}
         new = range(start, len(self.tree.entries))
-        if new:
-            self._update_contexts(new, len(self.tree.duplicates) != duplicates)
-        return new
+        if new or revised:
+            self._update_contexts(new, len(self.tree.duplicates) != duplicates, revised)
+        return new, revised
 
-    def _update_contexts(self, new: range, new_duplicates: bool) -> None:
+    def _apply_usage_marks(self, marks: list[UsageMark], start: int) -> dict[int, bytes | None]:
+        """Give each marked assistant message its usage (a later mark wins); the revised entries before `start`."""
+        entries, get = self.tree.entries, self.tree.by_id.get
+        revised: dict[int, bytes | None] = {}
+        for entry_id, packed in marks:
+            i = get(entry_id)
+            if i is None or entries.type_of(i) != m.MESSAGE or entries.role_of(i) != "assistant" or entries.usage_packed(i) == packed:
+                continue
+            entries.revise_usage(i, packed)
+            if i < start:
+                revised[i] = packed
+        return revised
+
+    def _revise_context(self, ctx: m.SessionContext, revised: dict[int, bytes | None]) -> m.SessionContext:
+        """`ctx` with the usage of the `revised` entries (a new object when one is on its path: a context handed out
+        never changes): their rows replaced, the path's usage sum taken again from the first of them."""
+        positions = sorted(p for p in (position_from_end(ctx.path, i) for i in revised) if p is not None)
+        if not positions:
+            return ctx
+        messages = list(ctx.messages)
+        for k in range(len(messages) - 1, -1, -1):
+            row = messages[k]
+            if row.entry_index in revised:
+                messages[k] = dataclasses.replace(row, usage_packed=revised[row.entry_index])
+        path_usage = ctx.path_usage
+        if path_usage is not None:
+            column, path = self.tree.entries.usage_column, ctx.path
+            path_usage = path_usage.cut(positions[0], lambda a, b: column(path[a:b])).plus(column(path[positions[0] : path_usage.length]))
+        return dataclasses.replace(ctx, messages=messages, path=ctx.path[:], diagnostics=list(ctx.diagnostics), path_usage=path_usage)
+
+    def _update_contexts(self, new: range, new_duplicates: bool, revised: dict[int, bytes | None] | None = None) -> None:
         """Keep the leaf's context when the new entries just continue it; forget every other cached one.
 
         The continued context is a new object (its lists copied, ~1 ms for 300k rows): a context handed out
         earlier, possibly being read by another thread, never changes. The path before stays valid unless a new
         entry repeats an id (the later one wins: a parent may now be another entry) or is the missing parent of
-        the path's root (the path now goes further).
+        the path's root (the path now goes further). Entries whose usage was `revised` get it in the kept context.
         """
         old = self._context_cache.get(None)
         self._context_cache.clear()
         if old is None or new_duplicates:
             return
+        if revised:
+            old = self._revise_context(old, revised)
+            if not new:
+                self._context_cache[None] = old
+                return
         entries = self.tree.entries
         if old.path:
             root = old.path[0]
@@ -213,13 +259,15 @@ class Session:
         if index is not None:
             self.tree.link(index)
 
-    def _load_parallel(self, size: int) -> None:
-        """Index a big file with worker processes parsing byte ranges; entries are assembled here in order."""
+    def _load_parallel(self, size: int) -> list[UsageMark]:
+        """Index a big file with worker processes parsing byte ranges; entries are assembled here in order. The
+        usage marks met (a segmented file's), in file order."""
+        marks: list[UsageMark] = []
         with open(self.path, "rb") as f:
             first = f.readline()
             if first.startswith(BOM):
                 self._consume_serial()
-                return
+                return marks
             version = peek_version(first)
             if first.endswith(b"\r\n"):
                 self.reader.saw_crlf = True
@@ -240,24 +288,27 @@ class Session:
                         index = accept(base + line, offset, length, wire)  # the wire form: no named record rebuilt
                         if index is not None:
                             link(index)
+                elif type(part) is UsageMarks:
+                    marks += part.marks
                 else:
                     self.tree.link_range(self.reader.accept_run(cast(ColumnRun, part), base))
             del parts
             base += lines_seen
         release_free_heap()  # the last result's buffers: their pages back before the context and the figures are built
         self.scanner.resume(bounds[-1] - len(tail), base + 1, tail, FileIdentity.of(st))
+        return marks
 
     def refresh(self) -> RefreshResult:
         """Read what was appended since the last read; re-index if the file shrank or was replaced."""
         try:
-            new = self._consume()
+            new, revised = self._consume()
         except FileReplaced as exc:
             self._reset_state()
             self.load()
             return RefreshResult(EntryRange(self.tree.entries), reset=True, notice=f"{exc}; re-indexed")
         except FileNotFoundError:
             return RefreshResult(notice=f"{self.path} disappeared")
-        return RefreshResult(EntryRange(self.tree.entries, new.start, new.stop))
+        return RefreshResult(EntryRange(self.tree.entries, new.start, new.stop), revised=tuple(sorted(revised)))
 
     # -- queries --------------------------------------------------------------------------------
 
@@ -363,9 +414,23 @@ class Session:
             obj = None  # it was a JSON object when indexed
         if not isinstance(obj, dict):
             raise EntryChangedOnDisk(f"line {entry.line} changed on disk since it was indexed")
+        if self.segmented and entry.type == m.MESSAGE and entry.role == "assistant":
+            self._with_indexed_usage(entry, obj)
         if entry.type == m.COMPACTION and entry.data is not None:
             obj = entry.data  # carries the v1 firstKeptEntryIndex migration
         return obj
+
+    def _with_indexed_usage(self, entry: m.Entry, obj: dict[str, Any]) -> None:
+        """A mirror's assistant message with the usage the index holds (a usage mark may have revised the row's)."""
+        msg = obj.get("message")
+        entries = self.tree.entries
+        if not isinstance(msg, dict) or not 0 <= entry.index < len(entries) or entries.id_of(entry.index) != entry.id:
+            return
+        packed = entries.usage_packed(entry.index)
+        if packed is None:
+            msg.pop("usage", None)
+        elif m.pack_usage(msg.get("usage")) != packed:
+            msg["usage"] = m.unpack_usage(packed)
 
     def load_message(self, entry: m.Entry) -> dict[str, Any] | None:
         """The AgentMessage this entry contributes to the context (summaries as pi's virtual messages)."""

@@ -2,11 +2,13 @@
 
 `read_tail` reads backwards until it has `count` complete lines, so its cost depends on `count`, not on the
 file size. Line numbers are unknown at that point (they need the whole file): entries carry `line = 0`
-until the full index (`open_session`) replaces them.
+until the full index (`open_session`) replaces them. A mirror's usage marks (`inspector.read.usage_marks`) revise the
+entries of the tail they name.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +20,7 @@ from inspector.read.formats.mirror_files import is_foreign_mirror
 from inspector.read.jsonl_reader import EntryReader, peek_version
 from inspector.read.lines import segments
 from inspector.read.records import extract_record
+from inspector.read.usage_marks import is_usage_mark, read_usage_mark
 from inspector.session.session import Session
 
 BLOCK = 1024 * 1024
@@ -71,14 +74,25 @@ def read_tail(path: Path | str, count: int = 1000, version: int = m.CURRENT_SESS
         reader.start_after_header()  # the header lies before the tail: do not expect it here
     entries: list[m.Entry] = []
     segmented = is_foreign_mirror(path)
+    revised: dict[str, bytes | None] = {}
     for data in lines:
         for at, part in segments(offset, data) if segmented else ((offset, data),):
+            if segmented and is_usage_mark(part):
+                mark = read_usage_mark(part)
+                if mark is not None:
+                    revised[mark[0]] = mark[1]
+                continue
             rec = extract_record(part, version, reader.est)
             if rec is not None:
                 e = reader.accept_record(0, at, len(part), rec)
                 if e is not None:
                     entries.append(e)
         offset += len(data) + 1
+    if revised:
+        entries = [
+            dataclasses.replace(e, usage_packed=revised[e.id]) if e.id in revised and e.type == m.MESSAGE and e.role == "assistant" else e
+            for e in entries
+        ]
     return TailView(path, size, entries, reached_start, diags)
 
 

@@ -186,6 +186,31 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
             self.extras.update({start + k: extra for k, extra in extras.items()})
         self._add_ids(ids, parent_ids)  # last, as in `add_row`
 
+    def revise_usage(self, i: int, usage_packed: bytes | None) -> None:
+        """Give entry `i` the usage `usage_packed` (None: none) in place of the one it was added with (a Claude Code /
+        Codex mirror's usage mark, `inspector.read.usage_marks`). Its old slot is voided (a usage with no field: no
+        call, nothing summed, as if absent), the new usage takes a new slot, and `usage_total` sums again."""
+        old = self.usage_slot[i]
+        if old >= 0:
+            frozen = self._frozen
+            if frozen is not None and old < frozen.usage_slots:
+                if not isinstance(frozen.usage, bytearray):
+                    frozen.usage = bytearray(frozen.usage)  # a restored table's usage (small) becomes writable
+                frozen.usage[old * USAGE_SIZE : (old + 1) * USAGE_SIZE] = m.VOID_USAGE
+            else:
+                at = old - (0 if frozen is None else frozen.usage_slots)
+                self.usage_buffer[at * USAGE_SIZE : (at + 1) * USAGE_SIZE] = m.VOID_USAGE
+        if usage_packed is None:
+            self.usage_slot[i] = -1
+        else:
+            slot = self._usage_slots()
+            self.usage_buffer += usage_packed
+            self.usage_slot[i] = slot
+        rows, total = self._usage_total
+        # Summed again when the old usage is in the kept sum; a new pair either way, so a sum another thread is taking
+        # meanwhile (perhaps of the old bytes) is not kept (`usage_total`).
+        self._usage_total = (0, m.UsageSum()) if 0 <= old < rows else (rows, total)
+
     def snapshot_attrs(self) -> dict[str, Any]:
         """The attributes a snapshot stores (`inspector.session.snapshot`): the ids and the extras packed, the packed
         numbers, call text and usage as `FrozenColumns` (out of band)."""

@@ -78,12 +78,13 @@ class TableRanges(TableColumns):
     def usage_total(self) -> m.UsageSum:
         """Σ of every entry's packed usage. Kept, and extended by the rows added since: after a restore and an
         append only the new rows are summed."""
-        rows, total = self._usage_total
+        kept = self._usage_total
+        rows, total = kept
         now = self._usage_slots()
         for start in range(rows, now, _USAGE_ROWS_AT_ONCE):  # a piece at a time: no copy of the whole buffer
             # A slice, not a memoryview: an exported buffer would make another thread's append fail.
             total = total.plus_rows(self._usage_range(start, min(now, start + _USAGE_ROWS_AT_ONCE)))
-        if rows < now:
+        if rows < now and self._usage_total is kept:  # not when a usage was revised meanwhile (`revise_usage` resets it)
             self._usage_total = (now, total)  # one assignment: a reader in another thread sees the old or the new pair
         return total
 

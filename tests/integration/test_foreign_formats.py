@@ -288,7 +288,7 @@ def test_a_mirror_follows_appends_and_waits_for_a_line_s_newline(tmp_path):
     with p.open("a") as f:
         f.write(line3[20:] + "\n" + json.dumps(ca("a2", "u2", text("sure"), "m1")) + "\n")
     m = sync_foreign(p, "claude-code", m)
-    assert m.change == "revised" and m.lines == 4  # line 4 continues the API message of line 2: its usage moves there
+    assert m.change == "appended" and m.revised == 1 and m.lines == 4  # line 4 continues the API message of line 2: its usage moves there
     assert m.path.read_bytes().count(b"\n") == 4
     s = open_session(m.path)
     assert [e.line for e in s.entries] == [1, 2, 3, 4]

@@ -90,13 +90,21 @@ def test_the_usage_moves_to_the_last_line_as_the_message_grows_line_by_line(tmp_
     p = tmp_path / "s.jsonl"
     p.write_text("")
     m = None
+    before = b""
     for i, line in enumerate(lines, 1):
         with p.open("a") as f:
             f.write(json.dumps(line) + "\n")
         m = sync_foreign(p, "claude-code", m)
+        now = m.path.read_bytes()
+        assert now.startswith(before) and m.change in ("created", "appended"), i  # the mirror only grows: no byte read changes
+        before = now
         with_usage = [e.line for e in open_session(m.path).entries if e.usage is not None]
         assert with_usage == {1: [], 2: [2], 3: [3], 4: [4], 5: [4], 6: [4], 7: [7], 8: [7, 8]}[i], i
-    assert m is not None and m.path.read_bytes() == sync_foreign(write(tmp_path / "whole.jsonl", lines), "claude-code").path.read_bytes()
+        assert m.revised == (1 if i in (3, 4, 7) else 0), i  # the usage moved off a row of an earlier sync: a mark
+    whole = open_session(sync_foreign(write(tmp_path / "whole.jsonl", lines), "claude-code").path)
+    live = open_session(m.path)
+    assert [(e.id, e.line, e.usage) for e in live.entries] == [(e.id, e.line, e.usage) for e in whole.entries]
+    assert [live.load_message(e) for e in live.entries] == [whole.load_message(e) for e in whole.entries]
 
 
 def test_a_warm_run_translates_nothing_and_an_append_only_the_new_lines(tmp_path, monkeypatch):
@@ -119,7 +127,7 @@ def test_a_warm_run_translates_nothing_and_an_append_only_the_new_lines(tmp_path
     assert grown["usage"]["active_path"]["assistant_calls"] == 2
     assert grown == stats(write(tmp_path / "whole.jsonl", lines)) | {"file": str(p), "source": grown["source"]} | {
         k: grown[k] for k in ("size_bytes",)}
-    assert mirror.path.stat().st_ino != inode  # line 7 moved the usage off line 4: the mirror was replaced, not appended to
+    assert mirror.path.stat().st_ino == inode  # line 7 moved the usage off line 4: a usage mark appended, nothing replaced
 
 
 def test_a_file_rewritten_in_place_is_translated_again(tmp_path):

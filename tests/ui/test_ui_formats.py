@@ -97,3 +97,64 @@ async def test_a_claude_code_session_opens_from_the_session_browser(tmp_path, ui
     header = opened.query_one("#header", SessionHeader).render().plain
     assert "Claude Code" in header and path.name in header and "mirror-" not in header
     assert path.read_bytes() == before
+
+
+def _growing(tmp_path):
+    """A Claude Code file whose last API message (m2) is on one line, its mirror and the session followed."""
+    from inspector.read.formats.mirror import sync_foreign
+    from inspector.session.session import open_session
+
+    path = tmp_path / "s.jsonl"
+    path.write_text(_cc("u1", None, "user", "hello") + _assistant("a1", "u1", "hi " * 50, "m1") + _cc("u2", "a1", "user", "more")
+                    + _assistant("a2", "u2", "sure " * 80, "m2"))
+    mirror = sync_foreign(path, "claude-code")
+    return path, mirror, open_session(mirror.path)
+
+
+def test_a_transcript_model_following_a_usage_revision_takes_the_revised_rows_numbers_again(tmp_path):
+    from inspector.read.formats.mirror import sync_foreign
+    from widgets.transcript.model import TranscriptModel
+
+    path, mirror, session = _growing(tmp_path)
+    before = TranscriptModel(session, session.context())
+    for estimator in ("usage", "pi"):
+        before.prepare(estimator)
+    assert before.sizes("usage")[3] is not None  # the usage of m2 is on its first line so far
+    with path.open("a") as f:
+        f.write(_assistant("a3", "a2", "more of the same message " * 10, "m2"))
+    sync_foreign(path, "claude-code", mirror)
+    result = session.refresh()
+    assert not result.reset and result.revised == (3,)  # the row of line 4 lost its usage to line 5
+    ctx = session.context()
+    assert ctx.continues(before.ctx, result.revised) and not ctx.continues(before.ctx)
+    followed = TranscriptModel(session, ctx, previous=before, revised=result.revised)
+    stale = TranscriptModel(session, ctx, previous=before)
+    fresh = TranscriptModel(session, ctx)
+    for model in (followed, stale, fresh):
+        for estimator in ("usage", "pi"):
+            model.prepare(estimator)
+    assert followed.revised_from == 3 and followed.row_entries == fresh.row_entries
+    for estimator in ("usage", "pi"):
+        assert followed.sizes(estimator) == fresh.sizes(estimator) and followed.cumulative(estimator) == fresh.cumulative(estimator)
+        assert followed.max_size(estimator) == fresh.max_size(estimator)
+    assert fresh.sizes("usage")[3] is None and stale.sizes("usage")[3] is not None  # told nothing, the row keeps its old usage
+
+
+@pytest.mark.anyio
+async def test_the_app_follows_an_api_message_growing_line_by_line_without_reindexing(tmp_path, ui):
+    path = tmp_path / "proj" / "22222222-3333.jsonl"
+    path.parent.mkdir()
+    path.write_text(_cc("u1", None, "user", "hello") + _assistant("a1", "u1", "hi", "m1"))
+    pilot = await ui(path, size=SIZE)
+    screen = pilot.app.screen
+    assert isinstance(screen, InspectorScreen) and screen.session is not None
+    session = screen.session
+    for k in range(3):
+        with path.open("a") as f:
+            f.write(_assistant(f"a{k + 2}", f"a{k + 1}", f"part {k}", "m1"))
+        screen.check_for_updates()
+        await settle(pilot)
+        assert screen.session is session and screen.opener.foreign is not None and screen.opener.foreign.change == "appended"
+        assert [e.line for e in session.entries if e.usage is not None] == [k + 3]  # one call, on the newest line
+        assert screen.model is not None and screen.model.ctx is session.context()
+        assert screen.model.sizes("usage") == [None] * (k + 2) + [7]

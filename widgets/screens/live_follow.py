@@ -1,7 +1,8 @@
 """Live following of an open session: a watcher object the inspector screen owns, talking to it in messages.
 
 `LiveFollower.poll(view)` runs `Session.refresh()` in a thread worker (only new bytes are read; a truncated or
-replaced file is re-indexed by the engine) and posts to its screen: `Refreshed` (a new transcript model and
+replaced file is re-indexed by the engine; rows whose usage a Claude Code / Codex mirror revised are computed again)
+and posts to its screen: `Refreshed` (a new transcript model and
 figures), `Idle` (nothing new: the live text; replaces an older `Idle`), `Failed` (the file became unreadable)
 and `FiguresReady` (breakdown and diagnostics of a large session, computed off the refresh path). The screen
 applies them in `@on` handlers; the follower never touches a widget.
@@ -134,13 +135,15 @@ class LiveFollower:
             return
         if result.reset and why:
             result.notice = why
-        if not result.new_entries and not result.reset:
+        if not result.new_entries and not result.reset and not result.revised:
             self.screen.post_message(self.Idle(result.notice, self.live_text(session)))
             return
         ctx = session.context()  # cheap when the engine could extend the old context
-        if result.reset or not ctx.continues(old_model.ctx):
+        if result.reset or not ctx.continues(old_model.ctx, result.revised):
             previous = None
-        model = TranscriptModel(session, ctx, show_off_path=old_model.show_off_path, previous=None if result.reset else old_model)
+        model = TranscriptModel(
+            session, ctx, show_off_path=old_model.show_off_path, previous=None if result.reset else old_model, revised=result.revised
+        )
         if old_model.filter_roles or old_model.filter_tools:
             model.set_filters(old_model.filter_roles, old_model.filter_tools)
         model.prepare(view.estimator)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from inspector.base.cancel import checkpoint
@@ -91,10 +91,12 @@ class TranscriptModel:
         *,
         show_off_path: bool = False,
         previous: TranscriptModel | None = None,
+        revised: Collection[int] = (),
     ) -> None:
         """Rows of `ctx`. With `previous` (the model this one follows after a live append that only added rows),
         its per-row numbers are reused and only the new rows are computed: a refresh of a 300k-message session
-        stays proportional to what was appended."""
+        stays proportional to what was appended. `revised`: entries whose recorded usage changed since `previous`
+        (`RefreshResult.revised`): the numbers from the first of their rows on are computed again."""
         self.session = session
         self.ctx = ctx
         self.show_off_path = show_off_path
@@ -116,7 +118,7 @@ class TranscriptModel:
         self._max: dict[str, int] = {}
         self.filter_roles: frozenset[str] | None = None
         self.filter_tools: frozenset[str] | None = None
-        if previous is not None and not self._can_inherit(previous):
+        if previous is not None and not self._can_inherit(previous, revised):
             previous = None
         self._branch_counts = self._branches(previous)
         n = self.message_count
@@ -133,8 +135,12 @@ class TranscriptModel:
                 self.row_entries = _arr(msg.entry_index for msg in ctx.messages[:n])
             self._on_path = None
         self.view: Sequence[int] = range(len(self.row_entries))
+        self.revised_from = self.message_count
+        """The first row whose recorded usage was revised since the model this one follows (its numbers were taken
+        again; the message count when none was)."""
         if previous is not None:
-            self._inherit_numbers(previous)
+            self.revised_from = self._first_revised(revised)
+            self._inherit_numbers(previous, self.revised_from)
 
     def set_marks(self, kind: MarkKind, marks: Iterable[RowMark]) -> None:
         """Replace the marks of `kind` (from an engine filler such as `inspector.figures.marks.cache_expiry_marks`)."""
@@ -157,24 +163,39 @@ class TranscriptModel:
                         counts[parent] = kids
         return counts
 
-    def _can_inherit(self, previous: TranscriptModel) -> bool:
+    def _can_inherit(self, previous: TranscriptModel, revised: Collection[int]) -> bool:
         if previous.show_off_path or self.show_off_path or previous.session is not self.session:
             return False
+        if previous.ctx is self.ctx and revised:
+            return False  # the session's context did not follow the revision: nothing to tell the rows apart by
         return previous.message_count <= self.message_count and (previous.ctx is self.ctx or previous.extends(self.ctx))
 
-    def _inherit_numbers(self, previous: TranscriptModel) -> None:
+    def _first_revised(self, revised: Collection[int]) -> int:
+        """The first context position whose entry is in `revised` (the message count when none is)."""
+        if not revised:
+            return self.message_count
+        return next((pos for pos, msg in enumerate(self.ctx.messages) if msg.entry_index in revised), self.message_count)
+
+    def _inherit_numbers(self, previous: TranscriptModel, keep: int) -> None:
+        """Take `previous`'s numbers of its rows before position `keep` (the first whose usage was revised); compute
+        the others."""
         n = self.message_count
-        self.tiktoken = dict(previous.tiktoken)
-        self.flags = {name: dict(found) for name, found in previous.flags.items()}
+        kept = min(n, keep)
+        self.tiktoken = dict(previous.tiktoken)  # counts of the content: a usage revision changes none
+        self.flags = {name: {pos: v for pos, v in found.items() if pos < kept} for name, found in previous.flags.items()}
         self.flag_name = previous.flag_name
         for est, old in list(previous._sizes.items()):
-            self._sizes[est] = old[:n] + self._compute_sizes(est, min(len(old), n), n)
+            old = old[:kept]
+            self._sizes[est] = old + self._compute_sizes(est, len(old), n)
         for est, old in list(previous._cumulative.items()):
-            old = old[:n]
+            old = old[:kept]
             self._cumulative[est] = old + self._compute_cumulative(est, len(old), n, old[-1] if len(old) else UNKNOWN)
         for est, old_max in list(previous._max.items()):
             sizes = self._size_array(est)
-            self._max[est] = max(old_max, max(sizes[previous.message_count : n], default=0))
+            if kept < previous.message_count:
+                self._max[est] = max(max(sizes, default=0), 0)  # a revised row's old size may have been the largest
+            else:
+                self._max[est] = max(old_max, max(sizes[previous.message_count : n], default=0))
 
     # -- rows -----------------------------------------------------------------------------------
 

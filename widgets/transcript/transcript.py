@@ -174,7 +174,7 @@ class Transcript(ScrollView, can_focus=True):
         if old is not None:
             model.tiktoken.update(old.tiktoken)
             for name, found in old.flags.items():
-                model.set_flags(name, found)
+                model.set_flags(name, {pos: v for pos, v in found.items() if pos < model.revised_from})
             if old.filtered:
                 model.set_filters(old.filter_roles, old.filter_tools)
         model.flag_name = flag_estimator(self.estimator)

@@ -7,17 +7,20 @@ pi's `estimateContextTokens` (the last valid assistant usage plus the pi tokens 
 the last compaction, its kept messages from `firstKeptEntryId` and its summary, all estimated: a usage recorded before
 the latest compaction never counts, as in the rules' `context_usage.context_now`). The first `session_info` that sets
 or clears the name decides it. Entries are built by the index's own reader (`EntryReader`), so each figure is
-computed from exactly what the full read computes it from.
+computed from exactly what the full read computes it from; a mirror's usage marks (`inspector.read.usage_marks`), met
+before the rows they revise, give those rows their usage (the latest mark, met first, wins), as the full read does.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from inspector.model import entries as m
 from inspector.read.jsonl_reader import EntryReader
 from inspector.read.lines import SEGMENT_SEPARATOR, segments
 from inspector.read.records import ErrorRecord, extract_record
+from inspector.read.usage_marks import is_usage_mark, read_usage_mark
 from inspector.rules.ruleset import rule_set
 from inspector.session.context import maps_to_message
 
@@ -41,6 +44,8 @@ class Walk:
     def __init__(self, version: int, header: dict[str, Any] | None, segmented: bool = False) -> None:
         self.segmented = segmented
         """A Claude Code / Codex file's mirror: a line may hold several entries (`inspector.read.lines.segments`)."""
+        self.revised: dict[str, bytes | None] = {}
+        """A mirror's usage marks met so far, by entry id (the latest mark of an id is met first)."""
         self.diagnostics: list[m.Diagnostic] = []
         self.reader = EntryReader(self.diagnostics.append, version)
         self.usage = rule_set(self.reader.rules_id).tokens
@@ -70,7 +75,12 @@ class Walk:
         """One line, met walking backwards."""
         if self.segmented and SEGMENT_SEPARATOR in data:
             for at, part in reversed(segments(offset, data)):
-                self._accept(at, part, terminated)
+                if is_usage_mark(part):
+                    mark = read_usage_mark(part)
+                    if mark is not None:
+                        self.revised.setdefault(mark[0], mark[1])
+                else:
+                    self._accept(at, part, terminated)
             return
         self._accept(offset, data, terminated)
 
@@ -81,6 +91,8 @@ class Walk:
         entry = self.reader.accept_record(0, offset, len(data), rec)
         if entry is None:
             return
+        if self.revised and entry.id in self.revised and entry.type == m.MESSAGE and entry.role == "assistant":
+            entry = dataclasses.replace(entry, usage_packed=self.revised[entry.id])
         if not self.name_known and entry.type == m.SESSION_INFO and entry.data is not None:
             self.name_known, self.name = name_decision(entry.data)
         if entry.id is not None and entry.id not in self.seen:

@@ -15,7 +15,8 @@ before it), then a `user` line with `isCompactSummary` whose text is the summary
   written once, on the row of its LAST line, from that line's `usage` (`totalTokens` is the prompt size,
   `input + cache_creation_input + cache_read_input`): while the message is the latest, the row holding its usage
   is `holder_line`, and a further line of the same message moves the usage there (the old row, without usage, is
-  in `revisions`: the mirror rewrites it). A line of an API message already closed (another came since) carries
+  in `revisions`: the mirror writes it so, or marks the new line with the move when the row is already
+  written, `inspector.read.usage_marks`). A line of an API message already closed (another came since) carries
   no usage. `model: "<synthetic>"` messages carry no usage (not a model call).
 - The `isCompactSummary` line is a pi `compaction` entry: its `summary` is the summary text, `tokensBefore` the
   boundary's `compactMetadata.preTokens` (`details`: `trigger`, `preTokens` as recorded, the boundary's line), its

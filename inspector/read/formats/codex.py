@@ -9,8 +9,9 @@ one pi entry whose parent is the entry before it (`id` `L<line>`). How:
   assistant `toolCall` (its `call_id`), their outputs `toolResult`s.
 - `event_msg` `token_count` with `info.last_token_usage` measures the model request just answered: its usage is
   written on that response's last assistant row (`holder_line`; the row, with usage, is in `revisions`: the mirror
-  rewrites it), `input` the uncached input (`input_tokens - cached_input_tokens`, cached being a subset),
-  `cacheRead` the cached part, `totalTokens` the prompt (`input_tokens`). The `token_count` line itself is a
+  writes it so, or marks the `token_count` line with it when the row is already written,
+  `inspector.read.usage_marks`), `input` the uncached input (`input_tokens - cached_input_tokens`, cached being a
+  subset), `cacheRead` the cached part, `totalTokens` the prompt (`input_tokens`). The `token_count` line itself is a
   `custom` row (metadata, never a message); one with no new response since the last (Codex repeats them, e.g. on a
   rate-limit update) is no new call. `model_context_window` (there and on `task_started`) is the window the file
   records (`window`).

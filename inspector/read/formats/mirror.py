@@ -10,10 +10,12 @@ line is its translation (`claude_code`, `codex`). The file is never written. A s
 Every process shares the mirror (`mirror_files`: a sidecar, the translator's state, a lock): a file unchanged since
 the last sync (its size, mtime and digests) is not read again; a file that grew is translated from where the last
 sync stopped, with the translator's saved state, and the mirror appended (the reader picks the new lines up as a
-live session's). A translator may write one earlier row again (the usage of an API message goes on its last line's
-row, `claude_code`; a Codex `token_count` on the response it measures, `codex`): when that row is already in the
-mirror, the mirror is replaced with the row rewritten (temp + rename, `revised`: a reader sees a replaced file and
-re-indexes). A file that shrank or was replaced is translated again whole into a new mirror. A mirror is never the
+live session's). A translator may write an earlier row again (the usage of an API message goes on its last line's
+row, `claude_code`; a Codex `token_count` on the response it measures, `codex`): a row of the same sync is written
+as revised; a row already in the mirror is never touched: the new line carries a usage mark naming the row's entry
+and its usage (`inspector.read.usage_marks`), which every reader applies. So the mirror only ever grows while the
+file does (a reader, or a snapshot of the index, never holds bytes that changed), and a mirror made in one sync has
+no mark. A file that shrank or was replaced is translated again whole into a new mirror. A mirror is never the
 user's data: `cache clear` removes it.
 """
 
@@ -40,6 +42,7 @@ from inspector.read.formats.mirror_files import (
 )
 from inspector.read.formats.pi_lines import dumps
 from inspector.read.lines import SEGMENT_SEPARATOR
+from inspector.read.usage_marks import usage_mark
 
 MIRROR_PREFIX = "mirror-"
 TRANSLATORS: dict[str, type[ClaudeCodeTranslator] | type[CodexTranslator]] = {
@@ -74,9 +77,10 @@ class ForeignMirror:
     """The last line translated had no newline yet (its newline, when it comes, is not a new line)."""
     lines: int = 0
     change: str = "unchanged"
-    """`created` (first sync), `appended`, `revised` (an earlier row written again: the mirror replaced),
-    `rewritten` (the file shrank or was replaced) or `unchanged`."""
+    """`created` (first sync), `appended`, `rewritten` (the file shrank or was replaced) or `unchanged`."""
     added: int = 0
+    revised: int = 0
+    """Rows of earlier syncs whose usage this sync revised (usage marks on the new lines)."""
     problems: list[str] = field(default_factory=list)
     window: int | None = None
     """The context window the file records (Codex's `model_context_window`), None when it records none."""
@@ -84,8 +88,6 @@ class ForeignMirror:
     """By line: `trigger` and `tokens_before` as the file records them (the translator's)."""
     size: int = 0
     """The mirror's size in bytes."""
-    holder: tuple[int, int, int] | None = None
-    """The row the translator may still write again: (line, its offset in the mirror, its length with newline)."""
     file_size: int = 0
     mtime_ns: int = 0
     digests: tuple[str, str] = ("", "")
@@ -123,7 +125,7 @@ class ForeignMirror:
             "version": MIRROR_VERSION, "format": self.format, "source": os.path.realpath(self.source), "identity": list(self.identity),
             "offset": self.offset, "unterminated": self.unterminated, "lines": self.lines, "window": self.window,
             "compactions": {str(k): v for k, v in self.compactions.items()}, "size": self.size,
-            "holder": None if self.holder is None else list(self.holder), "file_size": self.file_size, "mtime_ns": self.mtime_ns,
+            "file_size": self.file_size, "mtime_ns": self.mtime_ns,
             "digests": list(self.digests), "serial": self.serial, "generation": self.generation, "problems": self.problems,
         })
 
@@ -153,9 +155,10 @@ def translate_line(translator: Any, raw: bytes) -> bytes:
     return raw if out is None else dumps(out)
 
 
-def _translate(mirror: ForeignMirror, data: bytes, *, whole: bool) -> tuple[list[bytes], dict[int, bytes]]:
-    """The mirror rows for `data` (the file's bytes from `mirror.offset`), advancing the mirror's state, with the
-    earlier rows written again (by line; those of this batch are already in the rows)."""
+def _translate(mirror: ForeignMirror, data: bytes, *, whole: bool) -> list[bytes]:
+    """The mirror rows for `data` (the file's bytes from `mirror.offset`), advancing the mirror's state: a row the
+    translator writes again is revised in place when it is one of them, else the line that revised it carries a usage
+    mark (`inspector.read.usage_marks`)."""
     if mirror.unterminated and data.startswith(b"\n"):
         data = data[1:]
         mirror.offset += 1
@@ -164,7 +167,7 @@ def _translate(mirror: ForeignMirror, data: bytes, *, whole: bool) -> tuple[list
     body, rest = data[:end], data[end:]
     translator = mirror.translator
     first = mirror.lines + 1
-    out = [translate_line(translator, raw) for raw in body.split(b"\n")[:-1]]
+    raws = body.split(b"\n")[:-1]
     consumed = end
     if rest and whole:
         try:
@@ -172,20 +175,28 @@ def _translate(mirror: ForeignMirror, data: bytes, *, whole: bool) -> tuple[list
         except orjson.JSONDecodeError:
             rest = b""
         if rest:
-            out.append(translate_line(translator, rest))
+            raws.append(rest)
             consumed += len(rest)
             mirror.unterminated = True
-    earlier: dict[int, bytes] = {}
-    for line, row in translator.revisions.items():
-        if line >= first:
-            out[line - first] = dumps(row)
-        else:
-            earlier[line] = dumps(row)
-    translator.revisions.clear()
+    out: list[bytes] = []
+    marks: dict[int, list[bytes]] = {}
+    revisions = translator.revisions
+    for raw in raws:
+        out.append(translate_line(translator, raw))
+        if revisions:
+            for line, row in revisions.items():
+                if line >= first:
+                    out[line - first] = dumps(row)
+                else:
+                    marks.setdefault(len(out) - 1, []).append(usage_mark(row["id"], row["message"].get("usage")))
+            revisions.clear()
+    for k, segments in marks.items():
+        out[k] = SEGMENT_SEPARATOR.join([out[k], *segments])
     mirror.offset += consumed
     mirror.lines += len(out)
     mirror.added = mirror.translated = len(out)
-    return out, earlier
+    mirror.revised = sum(map(len, marks.values()))
+    return out
 
 
 def _read_from(source: Path, offset: int) -> tuple[bytes, os.stat_result]:
@@ -196,17 +207,6 @@ def _read_from(source: Path, offset: int) -> tuple[bytes, os.stat_result]:
         while chunk := f.read(_CHUNK):
             chunks.append(chunk)
     return b"".join(chunks), st
-
-
-def _holder_after(mirror: ForeignMirror, rows: list[bytes], first_line: int, base: int) -> tuple[int, int, int] | None:
-    """Where the row the translator may still rewrite is, once `rows` (lines `first_line..`) are at `base`."""
-    line = getattr(mirror.translator, "holder_line", None)
-    if line is None:
-        return None
-    if line < first_line:
-        return mirror.holder if mirror.holder is not None and mirror.holder[0] == line else None
-    offset = base + sum(len(r) + 1 for r in rows[: line - first_line])
-    return (line, offset, len(rows[line - first_line]) + 1)
 
 
 def _finish(mirror: ForeignMirror, fd: int, st: os.stat_result) -> None:
@@ -234,12 +234,10 @@ def _load(base: str, fresh: ForeignMirror, fd: int, st: os.stat_result) -> Forei
             return None
         if tuple(meta["digests"]) != digests(fd, meta["offset"]):
             return None
-        holder = meta["holder"]
         return ForeignMirror(
             source=fresh.source, format=fresh.format, path=fresh.path, identity=fresh.identity, offset=meta["offset"],
             unterminated=meta["unterminated"], lines=meta["lines"], window=meta["window"],
-            compactions={int(k): v for k, v in meta["compactions"].items()}, size=meta["size"],
-            holder=None if holder is None else (holder[0], holder[1], holder[2]), file_size=meta["file_size"],
+            compactions={int(k): v for k, v in meta["compactions"].items()}, size=meta["size"], file_size=meta["file_size"],
             mtime_ns=meta["mtime_ns"], digests=(meta["digests"][0], meta["digests"][1]), serial=meta["serial"],
             generation=meta["generation"], problems=list(meta["problems"]),
         )
@@ -262,39 +260,23 @@ def _load_translator(mirror: ForeignMirror, base: str, previous: ForeignMirror |
         return False
 
 
-def _append(mirror: ForeignMirror, base: str) -> bool:
-    """Translate what the file holds past `mirror.offset` and add it to the mirror; False when an earlier row must be
-    written again that the mirror cannot place (the caller translates the file again whole)."""
-    first, before = mirror.lines + 1, mirror.size
+def _append(mirror: ForeignMirror, base: str) -> None:
+    """Translate what the file holds past `mirror.offset` and append it to the mirror."""
     with open(mirror.source, "rb") as f:
         st = os.fstat(f.fileno())
         f.seek(mirror.offset)
         data = f.read()
-        rows, earlier = _translate(mirror, data, whole=False)
-        if not rows and not earlier:  # only the start of a line without its newline yet
+        rows = _translate(mirror, data, whole=False)
+        if not rows:  # only the start of a line without its newline yet
             mirror.change, mirror.added = "unchanged", 0
-            return True
+            return
         tail = b"".join(r + b"\n" for r in rows)
-        if earlier:
-            holder = mirror.holder
-            if holder is None or set(earlier) != {holder[0]}:
-                return False
-            with open(mirror.path, "rb") as m:
-                old = m.read()
-            line, at, length = holder
-            replace_file(str(mirror.path), [old[:at], earlier[line], b"\n", old[at + length :], tail])
-            shift = len(earlier[line]) + 1 - length
-            mirror.size = before = before + shift
-            mirror.change = "revised"
-        else:
-            with open(mirror.path, "ab") as m:
-                m.write(tail)
-            mirror.change = "appended"
+        with open(mirror.path, "ab") as m:
+            m.write(tail)
+        mirror.change = "appended"
         mirror.size += len(tail)
-        mirror.holder = _holder_after(mirror, rows, first, before)
         _finish(mirror, f.fileno(), st)
     _save(mirror, base)
-    return True
 
 
 def _create(fresh: ForeignMirror, base: str, change: str) -> ForeignMirror:
@@ -302,11 +284,10 @@ def _create(fresh: ForeignMirror, base: str, change: str) -> ForeignMirror:
     with open(fresh.source, "rb") as f:
         st = os.fstat(f.fileno())
         data = f.read()
-        rows, _ = _translate(fresh, data, whole=True)
+        rows = _translate(fresh, data, whole=True)
         out = b"".join(r + b"\n" for r in rows)
         replace_file(str(fresh.path), out)
         fresh.size = len(out)
-        fresh.holder = _holder_after(fresh, rows, 1, 0)
         fresh.change = change
         _finish(fresh, f.fileno(), st)
     _save(fresh, base)
@@ -335,7 +316,8 @@ def sync_foreign(source: Path | str, fmt: str, mirror: ForeignMirror | None = No
             known.translator = mirror.translator if same and mirror is not None and mirror.serial == known.serial else None
             known.change = "unchanged" if mirror is None or (same and mirror.serial == known.serial) else "appended" if same else "rewritten"
             return known
-        if known is not None and st.st_size > known.offset and _load_translator(known, base, mirror if same else None) and _append(known, base):
+        if known is not None and st.st_size > known.offset and _load_translator(known, base, mirror if same else None):
+            _append(known, base)
             if mirror is not None and not same:
                 known.change = "rewritten"
             return known
