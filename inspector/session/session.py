@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -220,11 +220,17 @@ class Session:
                 self.diagnostics.append(m.Diagnostic("crlf", "CRLF line endings (the \\r is whitespace to JSON.parse)", "info", 1, 0))
             bounds = parallel.split_points(f, size, parallel.worker_count() * parallel.CHUNKS_PER_WORKER)
         st = self.scanner.check_identity()
+        results = parallel.parse_ranges(str(self.path), bounds, version, self.estimates)
+        lines, tail = self._assemble(results)
+        self.scanner.resume(bounds[-1] - len(tail), lines + 1, tail, FileIdentity.of(st))
+
+    def _assemble(self, results: Iterable[parallel.RangeResult]) -> tuple[int, bytes]:
+        """Add the entries of range results (in file order) to the index; the lines seen and the last range's tail."""
         accept = self.reader.accept_index
         link = self.tree.link
         base = 0
         tail = b""
-        for parts, lines_seen, tail in parallel.parse_ranges(str(self.path), bounds, version, self.estimates):  # noqa: B007 (the last range's tail is used after the loop)
+        for parts, lines_seen, tail in results:  # noqa: B007 (the last range's tail is used after the loop)
             # The columns grow while worker results come and go: no holes left in the heap. Set once the workers
             # are forked (they read the file in big blocks: a mapping per block would cost them page faults).
             keep_big_allocations_mapped()
@@ -238,7 +244,19 @@ class Session:
                     self.tree.link_range(self.reader.accept_run(cast(ColumnRun, part), base))
             del parts
             base += lines_seen
-        self.scanner.resume(bounds[-1] - len(tail), base + 1, tail, FileIdentity.of(st))
+        return base, tail
+
+    def index_ranges(self, results: Iterable[parallel.RangeResult], fd: int) -> Session:
+        """Index the file from range results parsed elsewhere, in file order, every range ending at a newline (a store
+        session's mirror, parsed as it is written: `inspector.session.store_index`); `fd`: the file they are the
+        whole of, open. The session is then as `load()` leaves it."""
+        lines, tail = self._assemble(results)
+        assert not tail, "every range ends with a complete line"
+        identity = FileIdentity.of(os.fstat(fd))
+        self.scanner.resume(identity.size, lines + 1, b"", identity)
+        if self.reader.header is None and not self.reader.invalid_header:
+            self.diagnostics.append(m.Diagnostic("empty", "no parseable line: no session header", "error"))
+        return self
 
     def refresh(self) -> RefreshResult:
         """Read what was appended since the last read; re-index if the file shrank or was replaced."""
@@ -395,7 +413,25 @@ def _check_openable(path: Path) -> None:
         raise SessionOpenError(f"{path}: {exc.strerror or exc}") from None
 
 
+_preloaded: dict[tuple[str, str], Session] = {}
+
+
+def preload(session: Session) -> None:
+    """Keep a session indexed ahead (a store session's, indexed while its mirror was written): the next
+    `open_session` of its path under its rules gets it, if the file is still the one it indexed."""
+    _preloaded[(os.fspath(session.path), session.rules_id)] = session
+
+
 def open_session(path: Path | str, rules_id: str | None = None) -> Session:
     """Open and index a session file under the rule set `rules_id` (None: the default). Raises `SessionOpenError`
     with a one-line reason."""
+    if _preloaded:
+        session = _preloaded.pop((os.fspath(path), reader_estimates(rules_id).rules_id), None)
+        identity = session.scanner.identity if session is not None else None
+        try:
+            st = os.stat(path)
+        except OSError:
+            st = None
+        if session is not None and identity is not None and st is not None and FileIdentity.of(st) == identity:
+            return session
     return Session(path, rules_id).load()
