@@ -17,6 +17,7 @@ first line with a byte-order mark or a carriage return is left to the plain open
 from __future__ import annotations
 
 import sqlite3
+from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -63,7 +64,7 @@ class IndexingRewrite:
                 take_rows(rows, snap, f)
                 return snap
             session = Session(path, rules_id)
-            bounds = _written_bounds(rows, snap, f, tmp)
+            bounds = _written_bounds(rows, snap, f, tmp, db)
             session.index_ranges(_parse_growing(tmp, bounds, peek_version(first), session.estimates), f.fileno())
         self.session = session
         return snap
@@ -74,9 +75,10 @@ def _first_line(path: str) -> bytes:
         return f.readline()
 
 
-def _written_bounds(rows: sqlite3.Cursor, snap: EventsSnapshot, f: BinaryIO, tmp: str) -> Iterator[int]:
+def _written_bounds(rows: sqlite3.Cursor, snap: EventsSnapshot, f: BinaryIO, tmp: str, db: sqlite3.Connection) -> Iterator[int]:
     """Offsets cutting the mirror into ranges that each end at a line's end: those of what is written already, then
-    one each time another `RANGE_BYTES` are written (and flushed), the rest of the rows being written meanwhile."""
+    one each time another `RANGE_BYTES` are written (and flushed), the rest of the rows being written meanwhile. The
+    read transaction ends with the last row (the parse of the last ranges does not hold it)."""
     with open(tmp, "rb") as written:
         yield from parallel.split_points(written, snap.written, max(1, snap.written // RANGE_BYTES))
     last = snap.written
@@ -86,29 +88,41 @@ def _written_bounds(rows: sqlite3.Cursor, snap: EventsSnapshot, f: BinaryIO, tmp
             f.flush()
             last = snap.written
             yield last
+    db.execute("COMMIT")
     if snap.written > last:
         f.flush()
         yield snap.written
 
 
 def _parse_growing(path: str, bounds: Iterator[int], version: int, est: ReaderEstimates) -> Iterator[parallel.RangeResult]:
-    """`extract_range_runs` of each range between consecutive `bounds` (taken as they come: taking one may write
-    more of the file) in worker processes, yielded in file order; each worker holds two ranges at most, as
-    `parallel.parse_ranges`."""
+    """`extract_range_runs` of each range between consecutive `bounds` (taken as they come: taking one writes more
+    of the file) in worker processes, yielded in file order. Range `k` goes to worker `k % workers`, each holding
+    two at most (`parallel.parse_ranges`); while bounds come, a result is taken only when it is ready (the writing
+    never waits for the parse), then in order."""
     from inspector.read.column_runs import extract_range_runs
     from inspector.storage.forkpool import ForkPool
 
     with ForkPool(parallel.worker_count(), extract_range_runs) as pool:
         workers = len(pool)
+        waiting: deque[tuple[int, int]] = deque()
+        sent = taken = 0
         start = next(bounds)
-        k = 0
-        for end in bounds:  # the next bound first (writing more): the workers parse meanwhile
-            done = pool.result(k % workers) if k >= 2 * workers else None  # the worker's range before last
-            pool.send(k % workers, path, start, end, 1, version, est)
+        for end in bounds:
+            waiting.append((start, end))
             start = end
-            k += 1
-            if done is not None:
-                yield done
-                del done  # do not keep a range's records alive while waiting for the next one
-        for j in range(max(0, k - 2 * workers), k):
-            yield pool.result(j % workers)
+            while True:
+                while waiting and sent < taken + 2 * workers:
+                    pool.send(sent % workers, path, *waiting.popleft(), 1, version, est)
+                    sent += 1
+                if taken == sent or not pool.ready(taken % workers):
+                    break
+                yield pool.result(taken % workers)
+                taken += 1
+        while taken < sent:
+            result = pool.result(taken % workers)
+            taken += 1
+            while waiting and sent < taken + 2 * workers:
+                pool.send(sent % workers, path, *waiting.popleft(), 1, version, est)
+                sent += 1
+            yield result
+            del result  # do not keep a range's records alive while waiting for the next one
