@@ -9,8 +9,8 @@ events as zstd frames), never through doctor. Figures, in the same run:
 
 - baseline: every event read with sqlite3 and `orjson.loads` (a compressed one decompressed first), in a fresh process;
 - open: `stats STORE --json --no-tiktoken --no-cache` in a fresh process with an empty cache dir (the mirror written
-  from nothing, the mirror indexed); target <= 3x the baseline; and again on the mirror it left (the mirror only
-  checked, the index built: `--no-cache`);
+  from nothing, indexed while it is written: `session/store_index.py`); target <= 3x the baseline; and again on the
+  mirror it left (the mirror only checked, the index built: `--no-cache`);
 - live: p50/p95 of the time from an event's insert (another connection, committed) to its entry being in a
   session refreshed through the mirror (`sync_mirror` + `Session.refresh`), engine level; target p95 < 250 ms.
 """

@@ -30,6 +30,7 @@ from inspector.rules.ruleset import (
 if TYPE_CHECKING:
     import argparse
 
+    from inspector.read.store.events import EventsSnapshot
     from inspector.read.store.mirror import Mirror
 
 VERSION_TIMEOUT_S = 5.0
@@ -112,7 +113,7 @@ def _by_version(version: str, where: str, source: str) -> RuleChoice:
     return RuleChoice(release.id, f"{where} says OpenClaw {version}; the nearest release carried is {release.id}", source)
 
 
-def store_rules(store: Mirror) -> RuleChoice:
+def store_rules(store: Mirror | EventsSnapshot) -> RuleChoice:
     """The rules of a session read from an OpenClaw SQLite store: the release that wrote the store
     (`schema_meta.app_version`), never older than `STORE_RULES`."""
     written = f"written by {store.app_version}" if store.app_version else "writer unknown"
@@ -139,11 +140,11 @@ def choose_rules(
     config: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
     ask_installed: bool = True,
-    store: Mirror | None = None,
+    store: Mirror | EventsSnapshot | None = None,
 ) -> RuleChoice:
     """The rule set for a session, and why (`UnknownRulesError` for an `explicit` id the product lacks).
 
-    `store`: the session is read from an OpenClaw SQLite store (through this mirror of it)."""
+    `store`: the session is read from an OpenClaw SQLite store (through this mirror of it, or what a read of it found)."""
     if explicit is not None:
         if explicit not in known_rule_ids():
             raise UnknownRulesError(explicit)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -30,8 +30,9 @@ from inspector.read.lines import FileIdentity, FileReplaced, LineScanner, read_r
 from inspector.read.records import decode_line
 from inspector.read.usage_marks import UsageMark, UsageMarks
 from inspector.session import context as _SHARED_WALK
-from inspector.session.context import position_from_end, tool_pairing_diagnostics
+from inspector.session.context import tool_pairing_diagnostics
 from inspector.session.tree import SessionTree
+from inspector.session.usage_revision import apply_usage_marks, revise_context
 from inspector.storage.entry_range import EntryRange
 from inspector.storage.entry_table import EntryTable
 from inspector.storage.heap import keep_big_allocations_mapped, release_free_heap
@@ -160,41 +161,11 @@ class Session:
             self._consume_serial()
         marks += self.scanner.take_usage_marks()
         self._take_pending()
-        revised = self._apply_usage_marks(marks, start) if marks else {}
+        revised = apply_usage_marks(self.tree, marks, start) if marks else {}
         new = range(start, len(self.tree.entries))
         if new or revised:
             self._update_contexts(new, len(self.tree.duplicates) != duplicates, revised)
         return new, revised
-
-    def _apply_usage_marks(self, marks: list[UsageMark], start: int) -> dict[int, bytes | None]:
-        """Give each marked assistant message its usage (a later mark wins); the revised entries before `start`."""
-        entries, get = self.tree.entries, self.tree.by_id.get
-        revised: dict[int, bytes | None] = {}
-        for entry_id, packed in marks:
-            i = get(entry_id)
-            if i is None or entries.type_of(i) != m.MESSAGE or entries.role_of(i) != "assistant" or entries.usage_packed(i) == packed:
-                continue
-            entries.revise_usage(i, packed)
-            if i < start:
-                revised[i] = packed
-        return revised
-
-    def _revise_context(self, ctx: m.SessionContext, revised: dict[int, bytes | None]) -> m.SessionContext:
-        """`ctx` with the usage of the `revised` entries (a new object when one is on its path: a context handed out
-        never changes): their rows replaced, the path's usage sum taken again from the first of them."""
-        positions = sorted(p for p in (position_from_end(ctx.path, i) for i in revised) if p is not None)
-        if not positions:
-            return ctx
-        messages = list(ctx.messages)
-        for k in range(len(messages) - 1, -1, -1):
-            row = messages[k]
-            if row.entry_index in revised:
-                messages[k] = dataclasses.replace(row, usage_packed=revised[row.entry_index])
-        path_usage = ctx.path_usage
-        if path_usage is not None:
-            column, path = self.tree.entries.usage_column, ctx.path
-            path_usage = path_usage.cut(positions[0], lambda a, b: column(path[a:b])).plus(column(path[positions[0] : path_usage.length]))
-        return dataclasses.replace(ctx, messages=messages, path=ctx.path[:], diagnostics=list(ctx.diagnostics), path_usage=path_usage)
 
     def _update_contexts(self, new: range, new_duplicates: bool, revised: dict[int, bytes | None] | None = None) -> None:
         """Keep the leaf's context when the new entries just continue it; forget every other cached one.
@@ -209,7 +180,7 @@ class Session:
         if old is None or new_duplicates:
             return
         if revised:
-            old = self._revise_context(old, revised)
+            old = revise_context(self.tree, old, revised)
             if not new:
                 self._context_cache[None] = old
                 return
@@ -262,23 +233,32 @@ class Session:
     def _load_parallel(self, size: int) -> list[UsageMark]:
         """Index a big file with worker processes parsing byte ranges; entries are assembled here in order. The
         usage marks met (a segmented file's), in file order."""
-        marks: list[UsageMark] = []
         with open(self.path, "rb") as f:
             first = f.readline()
             if first.startswith(BOM):
                 self._consume_serial()
-                return marks
+                return []
             version = peek_version(first)
             if first.endswith(b"\r\n"):
                 self.reader.saw_crlf = True
                 self.diagnostics.append(m.Diagnostic("crlf", "CRLF line endings (the \\r is whitespace to JSON.parse)", "info", 1, 0))
             bounds = parallel.split_points(f, size, parallel.worker_count() * parallel.CHUNKS_PER_WORKER)
         st = self.scanner.check_identity()
+        results = parallel.parse_ranges(str(self.path), bounds, version, self.estimates, self.segmented)
+        lines, tail, marks = self._assemble(results)
+        release_free_heap()  # the last result's buffers: their pages back before the context and the figures are built
+        self.scanner.resume(bounds[-1] - len(tail), lines + 1, tail, FileIdentity.of(st))
+        return marks
+
+    def _assemble(self, results: Iterable[parallel.RangeResult]) -> tuple[int, bytes, list[UsageMark]]:
+        """Add the entries of range results (in file order) to the index; the lines seen, the last range's tail and
+        the usage marks met (a segmented file's), in file order."""
+        marks: list[UsageMark] = []
         accept = self.reader.accept_index
         link = self.tree.link
         base = 0
         tail = b""
-        for parts, lines_seen, tail in parallel.parse_ranges(str(self.path), bounds, version, self.estimates, self.segmented):  # noqa: B007 (the last range's tail is used after the loop)
+        for parts, lines_seen, tail in results:  # noqa: B007 (the last range's tail is used after the loop)
             # The columns grow while worker results come and go: no holes left in the heap. Set once the workers
             # are forked (they read the file in big blocks: a mapping per block would cost them page faults).
             keep_big_allocations_mapped()
@@ -294,9 +274,21 @@ class Session:
                     self.tree.link_range(self.reader.accept_run(cast(ColumnRun, part), base))
             del parts
             base += lines_seen
-        release_free_heap()  # the last result's buffers: their pages back before the context and the figures are built
-        self.scanner.resume(bounds[-1] - len(tail), base + 1, tail, FileIdentity.of(st))
-        return marks
+        return base, tail, marks
+
+    def index_ranges(self, results: Iterable[parallel.RangeResult], fd: int) -> Session:
+        """Index the file from range results parsed elsewhere, in file order, every range ending at a newline (a store
+        session's mirror, parsed as it is written: `inspector.session.store_index`); `fd`: the file they are the
+        whole of, open. The session is then as `load()` leaves it."""
+        lines, tail, marks = self._assemble(results)
+        assert not tail, "every range ends with a complete line"
+        assert not marks, "a store mirror holds no usage marks"
+        release_free_heap()
+        identity = FileIdentity.of(os.fstat(fd))
+        self.scanner.resume(identity.size, lines + 1, b"", identity)
+        if self.reader.header is None and not self.reader.invalid_header:
+            self.diagnostics.append(m.Diagnostic("empty", "no parseable line: no session header", "error"))
+        return self
 
     def refresh(self) -> RefreshResult:
         """Read what was appended since the last read; re-index if the file shrank or was replaced."""
@@ -467,7 +459,25 @@ def _check_openable(path: Path) -> None:
         raise SessionOpenError(f"{path}: {exc.strerror or exc}") from None
 
 
+_preloaded: dict[tuple[str, str], Session] = {}
+
+
+def preload(session: Session) -> None:
+    """Keep a session indexed ahead (a store session's, indexed while its mirror was written): the next
+    `open_session` of its path under its rules gets it, if the file is still the one it indexed."""
+    _preloaded[(os.fspath(session.path), session.rules_id)] = session
+
+
 def open_session(path: Path | str, rules_id: str | None = None) -> Session:
     """Open and index a session file under the rule set `rules_id` (None: the default). Raises `SessionOpenError`
     with a one-line reason."""
+    if _preloaded:
+        session = _preloaded.pop((os.fspath(path), reader_estimates(rules_id).rules_id), None)
+        identity = session.scanner.identity if session is not None else None
+        try:
+            st = os.stat(path)
+        except OSError:
+            st = None
+        if session is not None and identity is not None and st is not None and FileIdentity.of(st) == identity:
+            return session
     return Session(path, rules_id).load()

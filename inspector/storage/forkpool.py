@@ -69,6 +69,10 @@ class ForkPool:
         except OSError as exc:
             raise WorkerGone(f"worker {worker} gone: {exc}") from None
 
+    def ready(self, worker: int) -> bool:
+        """Whether `worker`'s oldest unanswered call is answered (`result` would not wait for the call to end)."""
+        return self._workers[worker][1].ready()
+
     def result(self, worker: int) -> Any:
         """The answer to `worker`'s oldest unanswered call: its result, or its exception raised here."""
         try:

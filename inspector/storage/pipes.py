@@ -61,6 +61,12 @@ class Channel:
             left -= len(chunk)
         return b"".join(parts)
 
+    def ready(self) -> bool:
+        """Whether a message has begun to arrive (`recv` would not wait for the other end to start sending it)."""
+        import select
+
+        return bool(select.select([self._read], [], [], 0)[0])
+
     def recv(self) -> Any:
         """The next message (raises `EOFError` when the other end is closed)."""
         (size,) = _FRAME.unpack(self._exactly(_FRAME.size))

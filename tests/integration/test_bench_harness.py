@@ -73,7 +73,7 @@ def test_bench_run_measures_every_figure_on_a_tiny_file(tmp_path):
 
 
 def test_bench_scripts_explain_themselves():
-    for script, needle in (("generate.py", "--shape {chat,tools}"), ("run.py", "--markdown")):
+    for script, needle in (("generate.py", "--shape {chat,cjk,thinking,tools}"), ("run.py", "--markdown")):
         proc = subprocess.run([sys.executable, str(ROOT / "bench" / script), "--help"], capture_output=True, text=True,
                               timeout=60, check=False)
         assert proc.returncode == 0, proc.stderr[-2000:]

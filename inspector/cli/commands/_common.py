@@ -161,7 +161,7 @@ def open_store_source(args: argparse.Namespace) -> None:
             key = wanted or "KEY"
         raise CommandExit(STORE_REFUSAL.format(path=path, key=key), EXIT_ERROR)
     try:
-        mirror = open_store_session(store, wanted)
+        mirror = open_store_session(store, wanted, index=True, explicit_rules=_rules.explicit)
     except StoreError as exc:
         raise CommandExit(str(exc), EXIT_ERROR) from None
     except OSError as exc:

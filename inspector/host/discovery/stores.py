@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.read.store.connection import StoreError, connect
+from inspector.read.store.events import EventsSnapshot
 from inspector.read.store.locate import STORE_FILENAME, is_sqlite_file, store_of  # noqa: F401  (store_of re-exported)
 from inspector.read.store.mirror import Mirror, sync_mirror
 from inspector.read.store.rows import StoreSession, list_sessions, pick_session
@@ -94,12 +95,34 @@ def choose_session(store: Path, wanted: str | None) -> StoreSession:
     raise StoreSessionError(f"{store}: no session {wanted!r}; known: {', '.join(known)}{more}")
 
 
-def open_store_session(store: Path, wanted: str | None) -> Mirror:
-    """Choose the session (`choose_session`) and bring its JSONL mirror up to date (`sync_mirror`)."""
+def open_store_session(store: Path, wanted: str | None, index: bool = False, explicit_rules: str | None = None) -> Mirror:
+    """Choose the session (`choose_session`) and bring its JSONL mirror up to date (`sync_mirror`).
+
+    `index`: a big session whose mirror is written whole is indexed in the same pass (`session.store_index`), under
+    the rules `choose_rules` gives it (`explicit_rules`: `--rules`), and the next `open_session` of the mirror gets
+    that index."""
     chosen = choose_session(store, wanted)
-    mirror = sync_mirror(store, chosen.session_id)
+    rewrite = None
+    if index:
+        from inspector.session.store_index import IndexingRewrite
+
+        rewrite = IndexingRewrite(lambda snap: _index_rules(snap, explicit_rules))
+    mirror = sync_mirror(store, chosen.session_id, rewrite=rewrite)
+    if rewrite is not None and rewrite.session is not None:
+        from inspector.session.session import preload
+
+        preload(rewrite.session)
     if mirror.session_key is None:
         mirror.session_key = chosen.session_key
     return mirror
 
 
+def _index_rules(snap: EventsSnapshot, explicit: str | None) -> str | None:
+    """The rules a store session is read with (`choose_rules`), from what the read found of the store's writer."""
+    from inspector.host.rules_choice import choose_rules
+    from inspector.rules.ruleset import UnknownRulesError
+
+    try:
+        return choose_rules(explicit, store=snap).id
+    except UnknownRulesError:
+        return None

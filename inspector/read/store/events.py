@@ -19,7 +19,7 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -134,7 +134,7 @@ def decode_event(seq: int, event_json: bytes | None, event_zstd: bytes | None, u
             seq, "store_event_size", f"seq {seq}: decoded {len(data):,} bytes, event_utf8_bytes says {utf8_bytes:,}; skipped"
         )
     try:
-        data.decode("utf-8")
+        data.isascii() or data.decode("utf-8")  # ASCII is UTF-8: checked without building the string
     except UnicodeDecodeError:
         return PLACEHOLDER % seq, StoreProblem(seq, "store_event_utf8", f"seq {seq}: decoded event is not UTF-8; skipped")
     if b"\n" in data:
@@ -188,47 +188,62 @@ def read_events(
     snap = EventsSnapshot()
     sid = session_id
     with read_transaction(conn, store):
-        row = conn.execute("SELECT generation FROM transcript_rewrite_watermarks WHERE session_id=?", (sid,)).fetchone()
-        snap.generation = text(row[0]) if row is not None else None
-        row = conn.execute(
-            "SELECT indexed_seq, leaf_event_id FROM session_transcript_index_state WHERE session_id=?", (sid,)
-        ).fetchone()
-        if row is not None:
-            snap.indexed_seq = row[0] if isinstance(row[0], int) else None
-            snap.leaf_event_id = text(row[1])
-            _index_leaf(conn, sid, snap)
-        row = conn.execute("SELECT session_key FROM session_windows WHERE session_id=?", (sid,)).fetchone()
-        snap.session_key = text(row[0]) if row is not None else None
-        row = conn.execute("SELECT schema_version, app_version FROM schema_meta WHERE role='agent' ORDER BY meta_key LIMIT 1").fetchone()
-        if row is not None:
-            snap.schema_version = row[0] if isinstance(row[0], int) else None
-            snap.app_version = text(row[1])
-        if after_seq is not None:
-            snap.kept = conn.execute(
-                "SELECT count(*) FROM transcript_events WHERE session_id=? AND seq<=?", (sid, after_seq)
-            ).fetchone()[0]
-            if expect is not None and expect != (snap.generation, snap.kept):
-                snap.stale = True
-                return snap
-        cursor = conn.execute(
-            "SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id=? AND seq>? ORDER BY seq",
-            (sid, -(2**63) if after_seq is None else after_seq),
-        )
-        seqs, problems = snap.seqs, snap.problems
-        keep = snap.lines.append if out is None else None
-        write = out.write if out is not None else None
-        written = 0
-        for seq, event_json, event_zstd, utf8_bytes in cursor:
-            if event_zstd is None and type(event_json) is bytes and b"\n" not in event_json and (utf8_bytes is None or utf8_bytes == len(event_json)):
-                data = event_json  # the common row, checked inline
-            else:
-                data, problem = decode_event(seq, event_json, event_zstd, utf8_bytes)
-                if problem is not None:
-                    problems.append(problem)
-            seqs.append(seq)
-            if write is not None:
-                written += write(data) + write(b"\n")
-            else:
-                keep(data)  # type: ignore[misc]
-        snap.written = written
+        if not read_state(conn, sid, snap, after_seq, expect):
+            return snap
+        take_rows(event_rows(conn, sid, after_seq), snap, out)
     return snap
+
+
+def read_state(conn: sqlite3.Connection, sid: str, snap: EventsSnapshot, after_seq: int | None, expect: tuple[str | None, int] | None) -> bool:
+    """Fill `snap` with the session's generation, index state, key and the store's schema (inside the caller's read
+    transaction); False when `expect` says the caller's rows up to `after_seq` are stale (`snap.stale`)."""
+    row = conn.execute("SELECT generation FROM transcript_rewrite_watermarks WHERE session_id=?", (sid,)).fetchone()
+    snap.generation = text(row[0]) if row is not None else None
+    row = conn.execute("SELECT indexed_seq, leaf_event_id FROM session_transcript_index_state WHERE session_id=?", (sid,)).fetchone()
+    if row is not None:
+        snap.indexed_seq = row[0] if isinstance(row[0], int) else None
+        snap.leaf_event_id = text(row[1])
+        _index_leaf(conn, sid, snap)
+    row = conn.execute("SELECT session_key FROM session_windows WHERE session_id=?", (sid,)).fetchone()
+    snap.session_key = text(row[0]) if row is not None else None
+    row = conn.execute("SELECT schema_version, app_version FROM schema_meta WHERE role='agent' ORDER BY meta_key LIMIT 1").fetchone()
+    if row is not None:
+        snap.schema_version = row[0] if isinstance(row[0], int) else None
+        snap.app_version = text(row[1])
+    if after_seq is not None:
+        snap.kept = conn.execute("SELECT count(*) FROM transcript_events WHERE session_id=? AND seq<=?", (sid, after_seq)).fetchone()[0]
+        if expect is not None and expect != (snap.generation, snap.kept):
+            snap.stale = True
+            return False
+    return True
+
+
+def event_rows(conn: sqlite3.Connection, sid: str, after_seq: int | None) -> sqlite3.Cursor:
+    """`(seq, event_json, event_zstd, event_utf8_bytes)` of the session's rows past `after_seq` (all when None), in
+    seq order (inside the caller's read transaction)."""
+    return conn.execute(
+        "SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id=? AND seq>? ORDER BY seq",
+        (sid, -(2**63) if after_seq is None else after_seq),
+    )
+
+
+def take_rows(rows: Iterable[tuple[Any, ...]], snap: EventsSnapshot, out: BinaryIO | None) -> None:
+    """Decode `rows` (`event_rows`) into `snap`: their seqs and problems, each event written to `out` as a line (its
+    bytes and a newline; `snap.written` grows) or, without `out`, kept in `snap.lines`."""
+    seqs, problems = snap.seqs, snap.problems
+    keep = snap.lines.append if out is None else None
+    write = out.write if out is not None else None
+    written = 0
+    for seq, event_json, event_zstd, utf8_bytes in rows:
+        if event_zstd is None and type(event_json) is bytes and b"\n" not in event_json and (utf8_bytes is None or utf8_bytes == len(event_json)):
+            data = event_json  # the common row, checked inline
+        else:
+            data, problem = decode_event(seq, event_json, event_zstd, utf8_bytes)
+            if problem is not None:
+                problems.append(problem)
+        seqs.append(seq)
+        if write is not None:
+            written += write(data) + write(b"\n")
+        else:
+            keep(data)  # type: ignore[misc]
+    snap.written += written

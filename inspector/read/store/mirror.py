@@ -23,7 +23,7 @@ import os
 import sqlite3
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from hashlib import blake2b
@@ -216,14 +216,14 @@ def _load(meta_path: str, mirror: Mirror) -> bool:
 
 
 @contextmanager
-def _replacing(path: str, buffering: int = -1) -> Iterator[BinaryIO]:
-    """A temporary file beside `path`, renamed over it when the block ends (removed if the block raises): a reader of
-    the old file sees a replaced file, never a half-written one."""
+def _replacing(path: str, buffering: int = -1) -> Iterator[tuple[BinaryIO, str]]:
+    """A temporary file beside `path` and its path, renamed over `path` when the block ends (removed if the block
+    raises): a reader of the old file sees a replaced file, never a half-written one."""
     directory, name = os.path.split(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb", buffering=buffering) as f:
-            yield f
+            yield f, tmp
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -233,15 +233,23 @@ def _replacing(path: str, buffering: int = -1) -> Iterator[BinaryIO]:
         raise
 
 
-def _rewrite(db: sqlite3.Connection, store: Path | str, session_id: str, path: str) -> EventsSnapshot:
+Rewrite = Callable[[sqlite3.Connection, "Path | str", str, BinaryIO, str, str], EventsSnapshot]
+"""How a mirror is written whole: `(connection, store, session id, the temporary file, its path, the mirror's
+path)` -> the snapshot read (`read_events` with `out`, by default; `inspector.session.store_index` also indexes the
+events as they are written)."""
+
+
+def _rewrite(db: sqlite3.Connection, store: Path | str, session_id: str, path: str, rewrite: Rewrite | None = None) -> EventsSnapshot:
     """Every event of the session written to a temporary file renamed over `path` (a reader of the old mirror sees
     a replaced file)."""
-    with _replacing(path, buffering=1 << 20) as f:
+    with _replacing(path, buffering=1 << 20) as (f, tmp):
+        if rewrite is not None:
+            return rewrite(db, store, session_id, f, tmp, path)
         return read_events(db, store, session_id, None, out=f)
 
 
 def _replace(path: str, data: bytes) -> None:
-    with _replacing(path) as f:
+    with _replacing(path) as (f, _):
         f.write(data)
 
 
@@ -275,11 +283,12 @@ def _take(mirror: Mirror, snap: EventsSnapshot) -> None:
         mirror.session_key = snap.session_key
 
 
-def sync_mirror(store: Path | str, session_id: str, conn: sqlite3.Connection | None = None) -> Mirror:
+def sync_mirror(store: Path | str, session_id: str, conn: sqlite3.Connection | None = None, rewrite: Rewrite | None = None) -> Mirror:
     """Bring the mirror of `session_id` in `store` up to date (created, appended or rewritten); returns it.
 
-    `conn`: an open read-only connection to the store (`connect`) to reuse, e.g. by a poll. Raises `StoreError`
-    (`StoreBusy` for a locked store) and `OSError` (no directory to keep the mirror in)."""
+    `conn`: an open read-only connection to the store (`connect`) to reuse, e.g. by a poll. `rewrite`: how the
+    mirror is written when it is written whole (`Rewrite`). Raises `StoreError` (`StoreBusy` for a locked store)
+    and `OSError` (no directory to keep the mirror in)."""
     identity = StoreIdentity.of(store)
     directory = mirror_dir()
     name = mirror_name(identity, session_id)
@@ -300,7 +309,7 @@ def sync_mirror(store: Path | str, session_id: str, conn: sqlite3.Connection | N
                     mirror.change, mirror.size = "appended", mirror.size + snap.written
             if snap is None:
                 existed = os.path.exists(base + ".json")
-                snap = _rewrite(db, store, session_id, str(mirror.path))
+                snap = _rewrite(db, store, session_id, str(mirror.path), rewrite)
                 mirror.change = "rewritten" if existed else "created"
                 mirror.runs, mirror.problems, mirror.events, mirror.size = [], {}, 0, snap.written
             _take(mirror, snap)
