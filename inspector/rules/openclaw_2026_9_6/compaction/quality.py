@@ -20,8 +20,8 @@ model call), and when the last attempt fails too the compaction is cancelled (no
 New names: `SafeguardFacts` + `safeguard_facts` (what the safeguard derives from the messages: identifiers, the
 latest ask, its required context), `QualityRetention` (the facts as the retention plan, `retention.py`, takes
 them), `format_required_ask_context`, `summarizes_recent_turns` (the guard keeps the recent turns in what is
-summarized when the latest ask is theirs), `extract_pending_ask_section`, `leading_pending_ask`,
-`is_empty_pending_ask`, `format_latest_user_request_context`, `resolve_quality_guard_max_retries`,
+summarized when the latest ask is theirs), `guard_room` (the room a summary keeps whole under the guard), `extract_pending_ask_section`, `leading_pending_ask`,
+`is_empty_pending_ask`, `format_latest_user_request_context`, `resolve_quality_guard_max_retries`, `configured_max_retries`,
 `guard_note` (what the forecast says of the guard). Everything else is 2026.4.12's module (imported).
 """
 
@@ -35,7 +35,7 @@ from typing import Any
 
 from inspector.js.jsjson import js_len, js_stringify
 from inspector.js.utf16 import JS_WHITESPACE, js_trim
-from inspector.rules.openclaw_2026_4_12.compaction.assembly import extract_message_text
+from inspector.rules.openclaw_2026_4_12.compaction.assembly import SUMMARY_TRUNCATED_MARKER, extract_message_text
 from inspector.rules.openclaw_2026_4_12.compaction.boundary import REQUIRED_SUMMARY_SECTIONS
 from inspector.rules.openclaw_2026_4_12.compaction.quality import (
     AUDITED_MESSAGES,
@@ -54,6 +54,7 @@ from inspector.rules.openclaw_2026_4_12.compaction.quality import (
     tokenize_ask_overlap_text,
 )
 from inspector.rules.openclaw_2026_4_12.compaction.quality import has_ask_overlap as _has_ask_overlap_2026_4
+from inspector.rules.openclaw_2026_4_12.compaction.settings import _get
 from inspector.rules.openclaw_2026_9_6.compaction.overflow import js_regex
 from inspector.rules.openclaw_2026_9_6.pruning.pruner import slice_utf16_safe
 
@@ -113,6 +114,12 @@ def resolve_quality_guard_max_retries(value: Any) -> int:
     """`resolveQualityGuardMaxRetries`: a finite number floored into 0..3, else 1."""
     finite = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     return int(min(MAX_QUALITY_GUARD_MAX_RETRIES, max(0, math.floor(value if finite else DEFAULT_QUALITY_GUARD_MAX_RETRIES))))
+
+
+def configured_max_retries(config: dict[str, Any] | None) -> int:
+    """The retries the guard gives a failing summary under `config`: `resolve_quality_guard_max_retries` of
+    `agents.defaults.compaction.qualityGuard.maxRetries`."""
+    return resolve_quality_guard_max_retries(_get(config, "agents", "defaults", "compaction", "qualityGuard", "maxRetries"))
 
 
 def extract_pending_ask_section(summary: str) -> str:
@@ -249,6 +256,19 @@ def safeguard_facts(before_preserve: Sequence[dict[str, Any]], turn_prefix: Sequ
     ask = split_ask if split_ask is not None else prepared
     ids = tuple(audited_identifiers([*before_preserve, *turn_prefix]))
     return SafeguardFacts(ids, ask, split_ask, prepared, format_required_ask_context(ask or ""))
+
+
+def guard_room(facts: SafeguardFacts, max_chars: int) -> tuple[int, int]:
+    """The room a history summary keeps whole in a body slot of `max_chars` under the guard's retention plan: the
+    summary's own length (the slot less what the plan adds: the latest request's context first, the marker and the
+    audited identifiers it reserves) and the most each protected section (`## Pending user asks`, `## Exact
+    identifiers`) may hold (a quarter of what the plan leaves for contents)."""
+    from inspector.rules.openclaw_2026_9_6.compaction.retention import create_summary_quality_retention_plan
+
+    skeleton = "\n\n".join(REQUIRED_SUMMARY_SECTIONS)
+    plan = create_summary_quality_retention_plan(skeleton, SUMMARY_TRUNCATED_MARKER, facts.retention(facts.latest_ask or skeleton))
+    assert plan is not None  # the five headings in order
+    return max_chars - (plan.minimum_chars - js_len(skeleton)) - len(REQUIRED_SUMMARY_SECTIONS), plan.protected_cap(max_chars)
 
 
 def summarizes_recent_turns(facts: SafeguardFacts, summarizable_count: int, preserved_section: str, latest_unresolved_request: str | None = None) -> bool:

@@ -111,11 +111,12 @@ class QualityRetentionPlan:
         minimum = "\n\n".join([*([context_block] if context_block else []), *blocks[:start], self.marker, *blocks[start:]])
         self.minimum_chars = js_len(minimum)
 
-    def _protected_cap(self, max_chars: int) -> int:
+    def protected_cap(self, max_chars: int) -> int:
+        """The most a protected section (pending asks, exact identifiers) keeps in a body of `max_chars`."""
         return math.floor(max(0, max_chars - self.minimum_chars) * MAX_PROTECTED_SECTION_CONTENT_SHARE)
 
     def _protected_within_cap(self, max_chars: int) -> bool:
-        cap = self._protected_cap(max_chars)
+        cap = self.protected_cap(max_chars)
         return all(js_len(c) <= cap for c in self.contents[QUALITY_PROTECTED_SECTION_START:])
 
     def needs_rebuild(self, max_chars: int) -> bool:
@@ -151,7 +152,7 @@ class QualityRetentionPlan:
         if max_chars < self.minimum_chars:
             return None
         content_budget = max_chars - self.minimum_chars
-        cap = self._protected_cap(max_chars)
+        cap = self.protected_cap(max_chars)
         lengths = [js_len(c) for c in contents]
         allocations = [min(n, cap) if i >= start else 0 for i, n in enumerate(lengths)]
         optional_budget = max(0, content_budget - sum(allocations))
