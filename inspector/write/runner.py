@@ -292,7 +292,8 @@ class _Run:
         summary = assembled.written
         self._finish(None, "assembly", t, detail=f"{len(summary)} characters" + (", appended sections budgeted" if assembled.budgeted else ""))
         self.result.checks += summary_checks(R, history, prefix_summary, assembled, [m.message for m in summarizable], kept_msgs,
-                                             [m.message for m in prefix_msgs], prep.is_split_turn, _guard_check(R, s, self.o.plan.config))
+                                             [m.message for m in prefix_msgs], prep.is_split_turn, _guard_check(R, s, self.o.plan.config),
+                                             facts is not None or not hasattr(R.quality, "guard_note"))
         self.result.fallback_summary = stager.unavailable
         return summary, {"readFiles": plan.read_files, "modifiedFiles": plan.modified_files}
 

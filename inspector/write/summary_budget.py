@@ -197,13 +197,15 @@ def summary_checks(
     turn_prefix: Sequence[dict[str, Any]],
     is_split_turn: bool,
     guard: Check | None = None,
+    audited: bool = True,
 ) -> list[Check]:
     """`cap`, `budget` (when our write differs), `guard` (when given: the release's guard, on or off, and what it
-    does) and `quality` (when the rules have a quality guard) of a summary (see the module docstring)."""
+    does) and `quality` (when the rules have a quality guard, unless not `audited`: 2026.9.6 with its guard off
+    stores the summary unaudited) of a summary (see the module docstring)."""
     checks = [cap_check(rules, history, assembled.openclaw, assembled.suffix_chars or None, assembled.structural)]
     budget = budget_check(rules, history, assembled)
     checks += [budget] if budget is not None else []
     checks += [guard] if guard is not None else []
-    if rules.has("quality"):
+    if rules.has("quality") and audited:
         checks.append(quality_check(rules, history, prefix_summary, assembled, summarizable, before_preserve, turn_prefix, is_split_turn))
     return checks

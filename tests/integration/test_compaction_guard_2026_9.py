@@ -41,9 +41,9 @@ def _caught_run(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         return assemble(rules, history, prefix, preserved, failures, file_ops, quality)
 
     def catch_checks(rules: Any, history: str, prefix: Any, assembled: Any, summarizable: Any, before: Any, turn_prefix: Any, split: bool,
-                     guard: Any = None) -> Any:
+                     guard: Any = None, audited: bool = True) -> Any:
         caught.update(summarizable=list(summarizable), before=list(before), turn_prefix=list(turn_prefix), split=split, assembled=assembled)
-        return checks(rules, history, prefix, assembled, summarizable, before, turn_prefix, split, guard)
+        return checks(rules, history, prefix, assembled, summarizable, before, turn_prefix, split, guard, audited)
 
     monkeypatch.setattr(runner, "assemble", catch_assemble)
     monkeypatch.setattr(runner, "summary_checks", catch_checks)
@@ -98,5 +98,31 @@ def test_the_guard_off_writes_the_plain_assembly(tmp_path: Path, monkeypatch: py
     result = run_compaction(SESSIONS[0], RunOptions(rules_id="openclaw-2026.9.6", dry_run=True, plan=runner.PlanOptions(config=config)))
     assert result.status == "dry_run" and caught["quality"] is None
     assert result.entry["summary"].startswith(caught["history"][:200])
-    guard = {ch.name: ch for ch in result.checks}["guard"]
-    assert "quality guard is off" in guard.detail
+    checks = {ch.name: ch for ch in result.checks}
+    assert "quality guard is off" in checks["guard"].detail and "quality" not in checks  # stored unaudited
+
+
+@pytest.mark.parametrize(("rules_id", "config", "said"), [
+    ("openclaw-2026.4.12", None, None),
+    ("openclaw-2026.9.6", None, "is on (compaction.qualityGuard.enabled, on by default): a summary that fails it is regenerated with the "
+                                "reasons, 1 more time"),
+    ("openclaw-2026.9.6", {"maxRetries": 7.5}, "regenerated with the reasons, 3 more times"),
+    ("openclaw-2026.9.6", {"maxRetries": 0}, "regenerated with the reasons, no more times"),
+])
+def test_the_forecast_checks_say_what_the_guard_does(rules_id: str, config: dict[str, Any] | None, said: str | None) -> None:
+    """`plan`'s checks (`forecast_checks`): 2026.9.6's guard, its retries (`maxRetries` resolved as OpenClaw does) and
+    the cancel; nothing under 2026.4.12, whose checks stay as they were."""
+    from inspector.figures.forecast.plan import PlanOptions, plan_compaction
+    from inspector.session.session import open_session
+
+    session = open_session(SESSIONS[0], rules_id)
+    ctx = session.context()
+    options = PlanOptions(config={"agents": {"defaults": {"compaction": {"qualityGuard": config}}}} if config else None)
+    plan = plan_compaction(session, ctx, options, rules=rule_set(rules_id))
+    checks = {c.name: c for c in runner.forecast_checks(session, ctx, plan, options, rule_set(rules_id))}
+    assert checks["quality"].ok
+    if said is None:
+        assert list(checks) == ["cap", "quality"]
+    else:
+        assert list(checks) == ["cap", "guard", "quality"] and said in checks["guard"].detail
+        assert checks["guard"].detail.endswith("one that still fails cancels the compaction: nothing is written")
