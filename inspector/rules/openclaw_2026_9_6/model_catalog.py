@@ -100,7 +100,7 @@ def discovered_window(model: KnownModel) -> int | None:
 @lru_cache(maxsize=1)
 def _smallest_windows() -> dict[str, KnownModel]:
     out: dict[str, tuple[int, KnownModel]] = {}
-    for model in window_catalog().models:
+    for model in cast(tuple[KnownModel, ...], window_catalog().models):
         window = discovered_window(model)
         if window is not None and (model.model_id not in out or window < out[model.model_id][0]):
             out[model.model_id] = (window, model)
