@@ -97,6 +97,22 @@ def _model_of(summarizer: Summarizer) -> dict[str, Any] | None:
     """An LLM summarizer's model in OpenClaw's shape (`ProviderConfig.summary_model`); None for the rules summarizer."""
     config = getattr(summarizer, "config", None)
     return config.summary_model() if isinstance(config, ProviderConfig) else None
+
+
+def _guard_audits(rules: RuleSet, settings: Any) -> bool:
+    """Whether the release's safeguard budgets and audits the summary with its quality guard (2026.9.6, the guard on)."""
+    return bool(getattr(settings, "quality_guard", False)) and hasattr(rules.quality, "safeguard_facts")
+
+
+def _guard_check(rules: RuleSet, settings: Any, config: dict[str, Any] | None) -> Check | None:
+    """`guard`: the release's quality guard, on or off, the retries a failing summary gets and what a summary still
+    failing does (2026.9.6: `rules.quality.guard_note`; None for a release without one)."""
+    note = getattr(rules.quality, "guard_note", None)
+    if note is None:
+        return None
+    return Check("guard", True, note(bool(getattr(settings, "quality_guard", False)), rules.quality.configured_max_retries(config)))
+
+
 class _Refused(Exception):
     """A blocking check failed before any call."""
 
@@ -229,10 +245,17 @@ class _Run:
                 by_id[id(it)] = Msg(it, synthetic_message(self.rules, it))
         preserved = [by_id[id(it)].message for it in split.preserved]
         summarizable = [by_id[id(it)] for it in split.summarizable]
+        kept_msgs = [by_id[id(it)].message for it in kept_items]
+        facts = R.quality.safeguard_facts(kept_msgs, [m.message for m in prefix_msgs], prep.is_split_turn) if _guard_audits(R, s) else None
+        if facts is not None and R.quality.summarizes_recent_turns(facts, len(summarizable), R.assembly.format_preserved_turns_section(preserved).text):
+            summarizable = [by_id[id(it)] for it in kept_items]  # 2026.9.6's guard: the latest ask's turns summarized too
         budget = body_room(R, preserved, tool_failures, file_ops)
         prefix_budget = max(600, budget // 3) if prep.is_split_turn and prefix_msgs and budget else None
         split_room = prefix_budget + js_len(R.assembly.SPLIT_TURN_HEADING) + 8 if prefix_budget else 0
         stager.max_chars = max(200, budget - split_room) if budget else None  # 0: the assembly keeps none of it
+        if facts is not None and budget:  # 2026.9.6's guard: the room its retention plan leaves the summary whole
+            body_chars, stager.section_max_chars = R.quality.guard_room(facts, budget - split_room)
+            stager.max_chars = max(200, body_chars)
         max_chunk = plan.chunking.max_chunk_tokens if plan.chunking else max(1, window // 2)
         parts = stager.plan_parts(summarizable, max_chunk)
         do_prefix = prep.is_split_turn and bool(prefix_msgs)
@@ -255,7 +278,7 @@ class _Run:
 
         prefix_summary: str | None = None
         if do_prefix:
-            stager.max_chars = prefix_budget
+            stager.max_chars, stager.section_max_chars = prefix_budget, None
             pmax = max_chunk
             t = self._start(stager, "split_turn_prefix", f"prefix of the split turn ({len(prefix_msgs)} messages)",
                             stager.count_chunks(prefix_msgs, pmax), sum(m.item.tokens for m in prefix_msgs))
@@ -264,11 +287,13 @@ class _Run:
             prefix_summary = text
 
         t = self._start(None, "assembly", "recent turns, tool failures, file lists; 16000-character cap", 0)
-        assembled = assemble(R, history, prefix_summary, preserved, tool_failures, file_ops)
+        quality = facts.retention(R.assembly.unbudgeted_summary(history, prefix_summary)) if facts is not None else None
+        assembled = assemble(R, history, prefix_summary, preserved, tool_failures, file_ops, quality)
         summary = assembled.written
         self._finish(None, "assembly", t, detail=f"{len(summary)} characters" + (", appended sections budgeted" if assembled.budgeted else ""))
-        self.result.checks += summary_checks(R, history, prefix_summary, assembled, [m.message for m in summarizable],
-                                             [by_id[id(it)].message for it in kept_items], [m.message for m in prefix_msgs], prep.is_split_turn)
+        self.result.checks += summary_checks(R, history, prefix_summary, assembled, [m.message for m in summarizable], kept_msgs,
+                                             [m.message for m in prefix_msgs], prep.is_split_turn, _guard_check(R, s, self.o.plan.config),
+                                             facts is not None or not hasattr(R.quality, "guard_note"))
         self.result.fallback_summary = stager.unavailable
         return summary, {"readFiles": plan.read_files, "modifiedFiles": plan.modified_files}
 

@@ -116,6 +116,8 @@ class Stager:
     """The summary requests made so far (every attempt, failed ones too)."""
     max_chars: int | None = None
     """What each request's `SummaryRequest.max_chars` is (the room the assembly leaves the summary being made)."""
+    section_max_chars: int | None = None
+    """What each request's `SummaryRequest.section_max_chars` is (2026.9.6's guard: its protected sections' room)."""
     _started: float = 0.0
 
     def begin(self, stage: StageName, expected_calls: int) -> None:
@@ -139,7 +141,8 @@ class Stager:
         prompt = self.rules.prompts.safeguard_prompt(
             messages, self.reserve_tokens, instructions, previous, policy=self.policy, thinking_level=self.thinking_level
         )
-        request = SummaryRequest(purpose, tuple(messages), prompt, previous, label, self.rules, self.thinking_level, self.max_chars)
+        request = SummaryRequest(purpose, tuple(messages), prompt, previous, label, self.rules, self.thinking_level, self.max_chars,
+                                 self.section_max_chars)
         tokens_in = self.rules.items.total_tokens([m.item for m in msgs])
         result = call_summarizer(
             self.summarizer, request, stage=self.stage, session=self.session, breaker=self.breaker, cancel=self.cancel,

@@ -59,12 +59,16 @@ class Cut:
 @dataclass(frozen=True)
 class Assembled:
     """The release's stored summary (`openclaw`), what `compact` writes (`written`: the same unless `cuts`), and the
-    appended sections' length before any cut (`suffix_chars`)."""
+    appended sections' length before any cut (`suffix_chars`); with 2026.9.6's quality guard on, the body as
+    budgeted (`structural`, what the audit reads for headings) and whether the guard's facts alone exceed the
+    budget (`retention_infeasible`: OpenClaw cancels)."""
 
     openclaw: str
     written: str
     cuts: tuple[Cut, ...] = ()
     suffix_chars: int = 0
+    structural: str | None = None
+    retention_infeasible: bool = False
 
     @property
     def budgeted(self) -> bool:
@@ -120,9 +124,15 @@ def assemble(
     preserved: Sequence[dict[str, Any]],
     tool_failures: str,
     file_ops: str,
+    quality: Any = None,
 ) -> Assembled:
-    """The release's stored summary and what `compact` writes (see the module docstring)."""
+    """The release's stored summary and what `compact` writes (see the module docstring). `quality`: 2026.9.6's
+    quality retention parameters (`rules.quality.SafeguardFacts.retention`) when its guard is on."""
     A = rules.assembly
+    if quality is not None:
+        budgeted = A.finalize_budgeted(history, prefix_summary, preserved, tool_failures, file_ops, quality=quality)
+        stored = A.cap_compaction_summary(budgeted.summary)
+        return Assembled(stored, stored, structural=budgeted.structural_summary, retention_infeasible=budgeted.quality_retention_infeasible)
     openclaw = A.finalize_summary(history, prefix_summary, preserved, tool_failures, file_ops)
     if release_budgets(rules):
         return Assembled(openclaw, openclaw)
@@ -186,12 +196,16 @@ def summary_checks(
     before_preserve: Sequence[dict[str, Any]],
     turn_prefix: Sequence[dict[str, Any]],
     is_split_turn: bool,
+    guard: Check | None = None,
+    audited: bool = True,
 ) -> list[Check]:
-    """`cap`, `budget` (when our write differs) and `quality` (when the rules have a quality guard) of a summary (see
-    the module docstring)."""
-    checks = [cap_check(rules, history, assembled.openclaw, assembled.suffix_chars or None)]
+    """`cap`, `budget` (when our write differs), `guard` (when given: the release's guard, on or off, and what it
+    does) and `quality` (when the rules have a quality guard, unless not `audited`: 2026.9.6 with its guard off
+    stores the summary unaudited) of a summary (see the module docstring)."""
+    checks = [cap_check(rules, history, assembled.openclaw, assembled.suffix_chars or None, assembled.structural)]
     budget = budget_check(rules, history, assembled)
     checks += [budget] if budget is not None else []
-    if rules.has("quality"):
-        checks.append(quality_check(rules, history, prefix_summary, assembled.written, summarizable, before_preserve, turn_prefix, is_split_turn))
+    checks += [guard] if guard is not None else []
+    if rules.has("quality") and audited:
+        checks.append(quality_check(rules, history, prefix_summary, assembled, summarizable, before_preserve, turn_prefix, is_split_turn))
     return checks

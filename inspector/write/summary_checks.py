@@ -49,15 +49,24 @@ def release_name(rules: RuleSet) -> str:
     return f"OpenClaw {r.openclaw_version}" if r.openclaw_version else f"pi {r.pi_version}"
 
 
-def cap_check(rules: RuleSet, history: str, stored: str, suffix_chars: int | None = None) -> Check:
+def cap_check(rules: RuleSet, history: str, stored: str, suffix_chars: int | None = None, structural: str | None = None) -> Check:
     """`cap`: the history summary in the release's stored entry (`stored`, its own assembly) whole, cut (how much),
-    or lost (see the module docstring); `suffix_chars`: the appended sections' length before the cap."""
+    or lost (see the module docstring); `suffix_chars`: the appended sections' length before the cap; `structural`:
+    the body as 2026.9.6's quality guard re-rendered it (its sections, the latest request's context first)."""
     n = js_len(history)
     head = history[:80]
     name = release_name(rules)
     context_marker = getattr(rules.assembly, "CONTEXT_TRUNCATED_MARKER", None)
     turns_cut = bool(context_marker and context_marker in stored and context_marker not in history)
     turns_note = "; the recent turns preserved verbatim were cut from their start to fit" if turns_cut else ""
+    if structural is not None and not structural.startswith(head):
+        marker = rules.assembly.SUMMARY_TRUNCATED_MARKER.strip()
+        if marker in structural and marker not in history:
+            return Check("cap", False, f"{name} would cut the sections of the summary ({n:,} characters) to fit the {MAX_CHARS:,}-character "
+                                       f"cap, its quality guard keeping the headings, the latest request and the identifiers (its entry "
+                                       f"says so: \"{marker}\"){turns_note}")
+        return Check("cap", not turns_cut, f"{name} stores the summary whole ({n:,} characters), its sections re-rendered by its quality "
+                                           f"guard (the latest request's context, the identifiers; the entry {js_len(stored):,}){turns_note}")
     if history and not stored.startswith(head):
         appended = f" (the last of the {suffix_chars:,} characters of recent turns preserved verbatim, tool failures and file lists it appends)" if suffix_chars else ""
         return Check("cap", False, f"{name} would store {min(js_len(stored), MAX_CHARS):,} characters of appended turns{appended} and lose the "
@@ -75,18 +84,24 @@ def quality_check(
     rules: RuleSet,
     history: str,
     prefix_summary: str | None,
-    stored: str,
+    assembled: Any,
     summarizable: Sequence[dict[str, Any]],
     before_preserve: Sequence[dict[str, Any]],
     turn_prefix: Sequence[dict[str, Any]],
     is_split_turn: bool,
 ) -> Check:
-    """`quality`: the release's quality guard on the summary (see the module docstring)."""
+    """`quality`: the release's quality guard on the summary (see the module docstring); `assembled`: the stored
+    summary (`summary_budget.Assembled`)."""
     audited = history
     if prefix_summary is not None:
         split = rules.assembly.SPLIT_TURN_HEADING + prefix_summary
         audited = f"{history}\n\n---\n\n{split}" if history.strip() else split
-    audit = rules.quality.audit_safeguard_summary(audited, stored, summarizable, before_preserve, turn_prefix, is_split_turn)
+    if assembled.retention_infeasible:
+        return Check("quality", False, "the facts OpenClaw's quality guard keeps whole (headings, the latest request, the identifiers) alone "
+                                       f"exceed the {MAX_CHARS:,}-character cap: {rules.quality.QUALITY_FAILURE_OUTCOME}")
+    facts = {"structural_summary": assembled.structural, "source_summaries": (history, prefix_summary or ""),
+             "turn_prefix_summary": prefix_summary} if assembled.structural is not None else {}
+    audit = rules.quality.audit_safeguard_summary(audited, assembled.written, summarizable, before_preserve, turn_prefix, is_split_turn, **facts)
     if audit.ok:
         return Check("quality", True, "passes OpenClaw's quality guard (required sections, identifiers, the latest user ask)")
     return Check("quality", False, f"fails OpenClaw's quality guard ({', '.join(audit.reasons)}): {rules.quality.QUALITY_FAILURE_OUTCOME}")

@@ -22,7 +22,7 @@ from oracle.openclaw_2026_9 import openclaw_2026_9  # noqa: F401
 from inspector.js.utf16 import js_trim
 from inspector.rules.openclaw_2026_4_12.compaction.boundary import REQUIRED_SUMMARY_SECTIONS
 from inspector.rules.openclaw_2026_9_6.compaction import assembly as A
-from inspector.rules.openclaw_2026_9_6.compaction.quality_retry import format_latest_user_request_context
+from inspector.rules.openclaw_2026_9_6.compaction.quality import format_latest_user_request_context
 from inspector.rules.openclaw_2026_9_6.compaction.retention import QualityRetention, create_summary_quality_retention_plan
 
 SCRIPT = Path(__file__).parent.parent / "oracle" / "oc_2026_9_retention.mjs"

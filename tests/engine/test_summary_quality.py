@@ -3,7 +3,9 @@
 Generated texts mix what the audit looks for (hex runs, UUIDs, URLs, paths, host:port, long numbers, scientific
 notation) with prose in several languages (CJK, Korean particles, stop words), surrogate pairs and punctuation, and
 compare `extract_opaque_identifiers`, `extract_keywords`, `has_ask_overlap` and `audit_summary_quality` of both
-releases with OpenClaw 2026.9.6 (and 2026.4.12 where its dist is installed).
+releases with OpenClaw 2026.9.6 (and 2026.4.12 where its dist is installed); 2026.9.6's whole audit (repeated
+headings in the source summaries, the latest unresolved request, the retained turn's summary), its pending-ask
+section, required ask context and retry count too.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import os
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from oracle.openclaw_2026_9 import openclaw_2026_9  # noqa: F401
@@ -133,3 +136,91 @@ def test_the_identifier_scan_is_the_full_pattern_s_word_by_word_and_linear() -> 
     started = time.monotonic()  # the whole pattern backtracks for minutes on one 170,000-character word
     assert april.extract_opaque_identifiers("x" * 170_000) == [] and list(rule_based._openclaw_ids("x" * 170_000)) == []
     assert time.monotonic() - started < 5
+
+
+# ------------------------------------------------------------------ 2026.9.6's whole audit (every reason it gives)
+
+AUDIT_PIECES = [
+    "https://example.com/a/b?x=1", "http://h.io/x).", "/usr/local/bin", "/a", "C:\\Users\\me\\f.txt", "api.host.com:8443",
+    "deadbeefcafe", "DEADBEEF", "abc1234567", "12345678", "3.5GB", "1e5", "0.5x", ".5e3ms", "`/tmp/x.log`", "(ab12cd34ef)",
+    "中文", "😀", "𝒳", " ", "\n", "\r\n", "word", "the", "id_9f8e7d6c5b", "v1.2.3:80", "\u2028", "[0xdeadbeef99]",
+    "fix", "build", "deploy", "limiter", "修复", "None.",
+]
+REQUEST = "fix the build 中文 \"quoted\""
+ASKS = [REQUEST, "please deploy the limiter", "修复 build", "the a", "😀", "fix build deploy limiter now"]
+
+
+def _audit_text(rng: random.Random, n: int) -> str:
+    return "".join(rng.choice(AUDIT_PIECES) + rng.choice(["", " ", ", ", "\n"]) for _ in range(rng.randint(0, n)))
+
+
+def _audit_summary(rng: random.Random) -> str:
+    parts = []
+    for heading in R9.quality.REQUIRED_SUMMARY_SECTIONS:
+        r = rng.random()
+        if r < 0.1:
+            continue
+        parts.append(heading if r < 0.8 else rng.choice(["  " + heading + " ", heading + "s", "#" + heading]))
+        if heading == "## Pending user asks" and rng.random() < 0.5:
+            parts.append(rng.choice([R9.quality.format_latest_user_request_context(REQUEST), "None.", "- do x", "- " + rng.choice(ASKS), ""]))
+        parts.append(_audit_text(rng, rng.choice([3, 30, 300])))
+        if rng.random() < 0.1:
+            parts.append(heading)
+    return rng.choice(["\n", "\r\n", "\u2028"]).join(parts)
+
+
+def test_the_2026_9_audit_gives_every_reason_openclaw_gives(openclaw_2026_9) -> None:  # noqa: F811
+    """Sources repeating headings, a structural summary apart from the stored one, both identifier policies, a
+    latest ask or a latest unresolved request, a retained turn's summary with or without the ask pending."""
+    q, rng = R9.quality, random.Random(96)
+    jobs: list[dict[str, Any]] = []
+    ours: list[Any] = []
+    for _ in range(700):
+        summary = _audit_summary(rng)
+        structural = _audit_summary(rng) if rng.random() < 0.3 else None
+        sources = [_audit_summary(rng) for _ in range(rng.randint(0, 2))]
+        ids = q.extract_opaque_identifiers(_audit_text(rng, 20))
+        ask = rng.choice([None, *ASKS])
+        request = REQUEST if rng.random() < 0.3 else None
+        retained = _audit_summary(rng) if rng.random() < 0.4 else None
+        policy = rng.choice(["strict", "off", "custom"])
+        jobs.append({"release": "2026.9", "fn": "auditSummaryQuality", "args": [{
+            "summary": summary, "structuralSummary": summary if structural is None else structural, "sourceSummaries": sources,
+            "identifiers": ids, "latestAsk": ask, "latestUnresolvedUserRequest": request, "retainedTurnSummary": retained,
+            "identifierPolicy": policy,
+        }]})
+        ours.append(q.audit_summary_quality(summary, ids, ask, policy, structural_summary=structural, source_summaries=sources,
+                                            latest_unresolved_request=request, retained_turn_summary=retained).to_json())
+    for _ in range(100):
+        summary = _audit_summary(rng)
+        jobs.append({"release": "2026.9", "fn": "extractPendingAskSection", "args": [summary]})
+        ours.append(q.extract_pending_ask_section(summary))
+    for ask in ["", "  x  ", "a" * 2000, "a" * 2001 + " ", "😀" * 1500, "x" + "😀" * 1200, *ASKS]:
+        jobs.append({"release": "2026.9", "fn": "formatRequiredAskContext", "args": [ask]})
+        ours.append(q.format_required_ask_context(ask))
+    for value in (None, -1, 0, 1, 2.7, 3, 9, "2", True):
+        jobs.append({"release": "2026.9", "fn": "resolveQualityGuardMaxRetries", "args": [value]})
+        ours.append(q.resolve_quality_guard_max_retries(value))
+    assert q.resolve_quality_guard_max_retries(float("nan")) == 1  # JSON has no NaN: the fallback, as for any non-finite
+    real = openclaw_2026_9.run_script(SCRIPT, {"dist_2026_4": None, "jobs": jobs})
+    mismatches = [(job, m, r) for job, m, r in zip(jobs, ours, real, strict=True) if m != r]
+    assert not mismatches, mismatches[:3]
+    audits = real[:700]
+    reasons = {r.split(":")[0] for a in audits for r in a["reasons"]}
+    assert reasons == {"missing_section", "duplicate_section", "missing_identifiers", "latest_user_ask_not_foregrounded",
+                       "latest_user_ask_not_reflected", "retained_turn_ask_marked_pending"}, reasons
+    assert sum(a["ok"] for a in audits) > 20
+
+
+def test_the_retained_turn_s_pending_ask_fails_the_audit_with_or_without_a_request() -> None:
+    q = R9.quality
+    whole = "\n".join(f"{h}\n- fix the limiter" for h in q.REQUIRED_SUMMARY_SECTIONS)
+    pending = "## Pending user asks\n- fix the rate limiter"
+    assert q.audit_summary_quality(whole, [], "fix the rate limiter").ok
+    assert q.audit_summary_quality(whole, [], "fix the rate limiter", retained_turn_summary=pending).reasons == ("retained_turn_ask_marked_pending",)
+    assert q.audit_summary_quality(whole, [], "fix the rate limiter", retained_turn_summary="## Pending user asks\nNone.").ok
+    lead = q.format_latest_user_request_context("go")
+    led = whole.replace("## Pending user asks\n", f"## Pending user asks\n{lead}\n")
+    assert q.audit_summary_quality(led, [], None, latest_unresolved_request="go", retained_turn_summary=pending).reasons == (
+        "retained_turn_ask_marked_pending",)
+    assert q.audit_summary_quality(whole, [], None, latest_unresolved_request="go").reasons == ("latest_user_ask_not_foregrounded",)

@@ -200,3 +200,39 @@ def test_local_endpoint_matches_openclaw(run):
     real = run(cases)
     assert "local" in real and "custom" in real
     assert [wg.is_local_endpoint(c["baseUrl"]) for c in cases] == [r == "local" for r in real]
+
+
+BARE_SCRIPT = Path(__file__).parents[1] / "oracle" / "oc_2026_9_bare_window.mjs"
+
+
+def test_a_bare_id_gets_the_smallest_window_of_every_provider_listing_it(openclaw_2026_9, tmp_path) -> None:  # noqa: F811
+    """Every id of the 2026.9.6 table, without a provider: the window step's `window_model` against the real
+    `applyDiscoveredContextWindows` projecting the same table (the Gateway's context cache: per id the smallest of
+    Anthropic's fixed window, `contextTokens`, `contextWindow`); and, in a fresh scratch state, the real Gateway's
+    own cache (`ensureContextWindowCacheLoaded` + `lookupContextTokens`) holds only the providers the table's
+    docstring names, with the same windows for the ids they list."""
+    from inspector.rules.openclaw_2026_9_6 import model_catalog as MC
+    from inspector.rules.openclaw_2026_9_6.window_guard import resolve_context_window
+
+    models = MC.window_catalog().models
+    ids = sorted({m.model_id for m in models}) + ["no-such-model"]
+    rows = [{"provider": m.provider, "id": m.model_id, "contextWindow": m.context_window, "contextTokens": m.context_tokens} for m in models]
+    real = openclaw_2026_9.run_script(BARE_SCRIPT, {"home": str(tmp_path / "home"), "config": {}, "ids": ids, "models": rows})
+    ours = [found.runtime_window if (found := MC.window_model(None, i)) is not None else None for i in ids]
+    assert ours == real["projected"], [(i, o, r) for i, o, r in zip(ids, ours, real["projected"], strict=True) if o != r]
+    assert [resolve_context_window(None, i, None).tokens for i in ids[:-1]] == real["projected"][:-1]
+    # where it differs from the first-party pick (the prices' lookup)
+    differs = {i: (MC.known_model(None, i).runtime_window, o) for i, o in zip(ids, ours, strict=False)
+               if o is not None and MC.known_model(None, i).runtime_window != o}
+    assert differs["claude-opus-4-8"] == (1_000_000, 200_000) and differs["gpt-5.4-mini"] == (400_000, 272_000)
+    assert differs["deepseek-v4-flash"][1] == differs["deepseek-v4-pro"][1] == 1_000_000
+    # a fresh Gateway state: only the static catalog's providers, the same windows where they list an id
+    assert real["providers"] == ["claude-cli", "google", "google-vertex", "minimax", "minimax-portal", "opencode-go"]
+    fresh = dict(zip(ids, real["windows"], strict=True))
+    assert fresh["claude-opus-4-8"] == 200_000 and fresh["deepseek-v4-flash"] == 1_000_000 and fresh["gpt-5.4-mini"] is None
+    assert real["resolved"] == real["windows"]
+    # a provider that lists the id keeps its own row; 2026.4.12 unchanged
+    assert MC.window_model("anthropic", "claude-opus-4-8").runtime_window == 1_000_000
+    from inspector.rules.openclaw_2026_4_12.window_guard import resolve_context_window as april
+
+    assert april(None, "claude-opus-4-6", None).tokens == 1_000_000

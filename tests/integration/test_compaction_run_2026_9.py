@@ -53,9 +53,11 @@ def test_the_stored_summary_follows_2026_9_caps(tmp_path: Path) -> None:
     line = json.loads(session.read_bytes()[len(before):])
     summary = line["summary"]
     assert js_len(summary) <= A.MAX_COMPACTION_SUMMARY_CHARS
-    # the rules summary fits itself into the room the cap leaves it (the cut of a longer body: the split-turn test
-    # below), keeps its five sections and says what it left out
-    assert A.SUMMARY_TRUNCATED_MARKER not in summary and summary.startswith("## Decisions\n- Cut to fit the ")
+    # the rules summary fits itself into the room the cap and the quality guard (on by default) leave it (the cut of
+    # a longer body: the split-turn test below), keeps its five sections and says what it left out; the guard's
+    # retention plan puts the latest request's context first
+    assert summary.startswith("## Latest user request context\n\"turn 35: please look at 字 detail 😀 ")
+    assert A.SUMMARY_TRUNCATED_MARKER not in summary and "\"\n\n## Decisions\n- Cut to fit the " in summary
     assert all(h in summary for h in ("## Open TODOs", "## Constraints/Rules", "## Pending user asks", "## Exact identifiers"))
     assert {c["name"]: c["ok"] for c in res["checks"]}.items() >= {"cap": True, "quality": True}.items()
     assert summary.endswith("</read-files>")  # the file lists survive, without 2026.4's blank line
@@ -67,19 +69,28 @@ def test_the_stored_summary_follows_2026_9_caps(tmp_path: Path) -> None:
     assert set(line["details"]) == {"readFiles", "modifiedFiles"}  # a manual compaction answers no pending request
 
 
-def test_split_turn_summary_is_in_the_body(demo: Path, tmp_path: Path) -> None:  # noqa: F811
-    # as test_compaction_runner's cap test, under 2026.9.6: the split-turn section joins the body (before the cut),
-    # its headings nested, capped at 8,000
-    with OpenAIServer(reply="## Decisions\n" + "x" * 9_000, piece=4000) as srv:
-        out = cli(str(demo), "--rules", SEPT, "--summarizer", "openai", "--base-url", srv.base_url, "--model", "m1", "--yes", "--json",
-                  state=tmp_path / "s")
-        assert out.returncode == 0, out.stderr
-    summary = json.loads(out.stdout)["entry"]["summary"]
-    assert js_len(summary) == A.MAX_COMPACTION_SUMMARY_CHARS
-    turn = summary.index("**Turn Context (split turn):**")
-    assert turn < summary.index(A.SUMMARY_TRUNCATED_MARKER)
-    assert summary[turn:].startswith(A.SPLIT_TURN_HEADING + "### Decisions\n")
-    assert summary.endswith("</modified-files>")
+def test_split_turn_summary_is_in_the_body_with_the_guard_off(demo: Path, tmp_path: Path) -> None:  # noqa: F811
+    # as test_compaction_runner's cap test, under 2026.9.6 with its quality guard off: the split-turn section joins
+    # the body (before the cut), its headings nested, capped at 8,000; with the guard on (the default) it follows
+    # the body, in the suffix
+    config = tmp_path / "openclaw.json"
+    config.write_text(json.dumps({"agents": {"defaults": {"compaction": {"qualityGuard": {"enabled": False}}}}}))
+    summaries = []
+    for extra in (["--config", str(config)], []):
+        with OpenAIServer(reply="## Decisions\n" + "x" * 9_000, piece=4000) as srv:
+            out = cli(str(demo), "--rules", SEPT, "--summarizer", "openai", "--base-url", srv.base_url, "--model", "m1", "--yes", "--json",
+                      "--dry-run", *extra, state=tmp_path / "s")
+            assert out.returncode == 0, out.stderr
+        summaries.append(json.loads(out.stdout)["entry"]["summary"])
+    off, on = summaries
+    assert js_len(off) == A.MAX_COMPACTION_SUMMARY_CHARS
+    turn = off.index("**Turn Context (split turn):**")
+    assert turn < off.index(A.SUMMARY_TRUNCATED_MARKER)
+    assert off[turn:].startswith(A.SPLIT_TURN_HEADING + "### Decisions\n")
+    assert off.endswith("</modified-files>")
+    # with the guard on: the body cut first, then the suffix, cut from its head (the split turn's section first)
+    assert on.startswith("## Decisions\nxxx") and on.index(A.SUMMARY_TRUNCATED_MARKER) < on.index(A.CONTEXT_TRUNCATED_MARKER)
+    assert js_len(on) == A.MAX_COMPACTION_SUMMARY_CHARS and "**Turn Context (split turn):**" not in on
 
 
 def test_no_summary_unavailable_text_under_2026_9(demo: Path, tmp_path: Path) -> None:  # noqa: F811

@@ -224,3 +224,21 @@ async def test_threshold_row_is_named_by_the_rule_set(tmp_path, ui, rules, label
     triggers = str(pilot.app.screen.query_one(CompactionView).query_one("#plan-triggers").render()).splitlines()
     assert triggers[1].startswith(f"{label}: ")
     assert not any(line.startswith("pi threshold") for line in triggers) or label == "pi threshold"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("rules", ["openclaw-2026.4.12", "openclaw-2026.9.6"])
+async def test_the_forecast_says_what_the_quality_guard_does(tmp_path, ui, rules):
+    """Under 2026.9.6 the forecast's stages end with its quality guard (on by default): the retries a failing summary
+    gets and that one still failing cancels the compaction; 2026.4.12's forecast says nothing of it."""
+    path, overrides, _ = _split(tmp_path)
+    pilot = await _open(ui, path, {**overrides, "rules": rules})
+    await pilot.app.workers.wait_for_complete()  # the checks are computed after the plan, in a worker
+    await pilot.pause()
+    stages = str(pilot.app.screen.query_one(CompactionView).query_one("#plan-stages").render())
+    assert "assembly" in stages
+    if rules == "openclaw-2026.9.6":
+        assert "guard: OpenClaw 2026.9.6's quality guard is on" in stages and "1 more time" in stages
+        assert "still fails cancels the compaction" in stages
+    else:
+        assert "guard:" not in stages

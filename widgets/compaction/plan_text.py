@@ -148,13 +148,14 @@ def stages_text(plan: CompactionPlan) -> Text:
 
 def checks_text(checks: Sequence[Check]) -> Text:
     """The summary checks `compact` computes for this plan (`inspector.write.runner.forecast_checks`) that failed,
-    each a warning line (empty: none failed)."""
+    each a warning line, and the release's quality guard (`guard`, 2026.9.6: on or off, the retries a failing
+    summary gets, a summary still failing cancels the compaction), a plain line (empty: nothing to say)."""
     out = Text()
     for check in checks:
-        if not check.ok:
+        if not check.ok or check.name == "guard":
             out.append("\n" if out else "")
-            out.append(f"{check.name}: ", style="bold yellow")
-            out.append(one_line(check.detail, 600), style="yellow")
+            out.append(f"{check.name}: ", style="bold" if check.ok else "bold yellow")
+            out.append(one_line(check.detail, 600), style="" if check.ok else "yellow")
     return out
 
 

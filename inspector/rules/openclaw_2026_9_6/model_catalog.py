@@ -11,16 +11,27 @@ What is new beside 2026.4.12's `KnownModel`: `context_tokens` (the manifest's ru
 windows of 1050000), `default_window` (the `contextWindows` option `contextWindowDefault` names), `status`
 (`deprecated`, `preview`) and `runtime_window`, the window a run of that model gets before any config
 (`readAgentModelContextTokens(model) ?? resolveModelContextWindowProfile(...).contextTokens`). The window step and
-the prices read the same rows (`window_catalog() == load_catalog()`: no provider is left out); the lookup and the
-cost of a call are 2026.4.12's (`ModelCatalog`, `KnownModel.cost_of`: flat rates; the manifests' `tieredPricing` is
-not applied). Models that reach a run only from models.dev or a provider's live discovery are not in this table.
-The file is read on first use, not on import.
+the prices read the same rows (`window_catalog() == load_catalog()`: no provider is left out); the prices' lookup
+and the cost of a call are 2026.4.12's (`ModelCatalog`, `KnownModel.cost_of`: flat rates; the manifests'
+`tieredPricing` is not applied). Models that reach a run only from models.dev or a provider's live discovery are
+not in this table. The file is read on first use, not on import.
+
+The window step's lookup (`window_model`) differs for an id without a known provider: the Gateway's context cache
+(`context-cache-projection.ts` `applyDiscoveredContextWindow`, read by `context-resolution.ts`) keeps, for each
+bare id, the smallest window of every catalog model with that id (`discovered_window`: Anthropic's fixed window,
+else `contextTokens`, else `contextWindow`), so `claude-opus-4-8` alone is `claude-cli`'s 200000, not
+`anthropic`'s 1000000. Which providers' models that cache holds is the Gateway's prepared model catalog of the
+config, not every plugin: in a fresh state directory (default config, no discovery run yet) only the
+static-discovery manifest models (`claude-cli`) and the providers' static entries (`google`, `google-vertex`,
+`minimax`, `minimax-portal`, `opencode-go`); providers whose discovery is `runtime` or `refreshable` (`anthropic`,
+`openai`, `github-copilot`, `ollama-cloud`, ...) join once their discovery has run (the Gateway's published
+catalog). This table takes every bundled provider's models: the cache of a Gateway that discovered them all.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, cast
 
@@ -30,8 +41,8 @@ from inspector.rules.openclaw_2026_4_12.model_catalog import ModelCatalog
 OPENCLAW_VERSION = "2026.9.6"
 CATALOG_FILE = "model_catalog.json"
 
-__all__ = ["CATALOG_FILE", "OPENCLAW_VERSION", "KnownModel", "ModelCatalog", "known_model", "load_catalog",
-           "model_id_normalization", "window_catalog"]
+__all__ = ["CATALOG_FILE", "OPENCLAW_VERSION", "KnownModel", "ModelCatalog", "discovered_window", "known_model", "load_catalog",
+           "model_id_normalization", "window_catalog", "window_model"]
 
 
 @dataclass(frozen=True)
@@ -69,8 +80,46 @@ def window_catalog() -> ModelCatalog:
 
 
 def known_model(provider: str | None, model_id: str | None) -> KnownModel | None:
-    """The window step's entry for `provider`/`model_id` (see `ModelCatalog.lookup`); None when unknown."""
+    """The entry for `provider`/`model_id` (see `ModelCatalog.lookup`; a bare id: the first-party provider's, for its
+    prices); None when unknown. The window step's entry is `window_model`."""
     return cast(KnownModel | None, window_catalog().lookup(provider, model_id))
+
+
+def discovered_window(model: KnownModel) -> int | None:
+    """`applyDiscoveredContextWindow`'s window of one catalog model: Anthropic's fixed window for its provider
+    (`resolveAnthropicFixedContextWindow`: `claude-cli` only for `[1m]` ids), else its runtime cap `contextTokens`,
+    else `contextWindow`; None when not positive."""
+    from inspector.rules.openclaw_2026_9_6.model_ids import normalize_provider_id
+    from inspector.rules.openclaw_2026_9_6.window_guard import fixed_context_window
+
+    fixed = fixed_context_window(normalize_provider_id(model.provider), model.model_id)
+    value = fixed if fixed is not None else model.context_tokens if model.context_tokens is not None else model.context_window
+    return int(value) if value and value > 0 else None
+
+
+@lru_cache(maxsize=1)
+def _smallest_windows() -> dict[str, KnownModel]:
+    out: dict[str, tuple[int, KnownModel]] = {}
+    for model in cast(tuple[KnownModel, ...], window_catalog().models):
+        window = discovered_window(model)
+        if window is not None and (model.model_id not in out or window < out[model.model_id][0]):
+            out[model.model_id] = (window, model)
+    return {model_id: m if m.runtime_window == w else replace(m, context_tokens=w) for model_id, (w, m) in out.items()}
+
+
+def window_model(provider: str | None, model_id: str | None) -> KnownModel | None:
+    """The window step's entry for `provider`/`model_id`: the provider's own row (provider as given, or lower-cased
+    and trimmed), else, for a bare id or a provider that does not list it, the row with the smallest window of every
+    provider listing the id (`discovered_window`, as the Gateway's context cache keeps the smallest per id; its
+    `context_tokens` set to that window where the row's own `runtime_window` differs); None when unknown."""
+    if not model_id:
+        return None
+    catalog = window_catalog()
+    if provider:
+        hit = catalog.by_key.get((provider, model_id)) or catalog.by_key.get((provider.strip().lower(), model_id))
+        if hit is not None:
+            return cast(KnownModel, hit)
+    return _smallest_windows().get(model_id)
 
 
 def model_id_normalization() -> dict[str, dict[str, Any]]:

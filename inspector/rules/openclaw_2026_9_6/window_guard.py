@@ -12,8 +12,9 @@ message formatters), `src/agents/context-resolution.ts` (`resolveConfiguredConte
    native 1M window (`anthropic`, `anthropic-vertex`; `claude-cli` only for `[1m]` ids or `params.context1m: true`
    in `agents.defaults.models["<p>/<id>"]` / `agents.defaults.params`), to 1,000,000 ("fixed window"): the smaller
    one wins. Without `contextTokens`, the row's `contextWindow`;
-3. the model's own window (`model_catalog.known_model(...).runtime_window`: the manifest's `contextTokens`, else the
-   default `contextWindows` option, else `contextWindow`);
+3. the model's own window (`model_catalog.window_model(...).runtime_window`: the manifest's `contextTokens`, else the
+   default `contextWindows` option, else `contextWindow`; an id without a known provider: the smallest window of
+   every provider listing it, as the Gateway's context cache keeps it);
 4. `DEFAULT_CONTEXT_TOKENS` (200000).
 
 `agents.defaults.contextTokens` (and per-agent `contextTokens`) is a legacy key: the config loader deletes it, so
@@ -40,7 +41,7 @@ from inspector.rules.openclaw_2026_4_12.window_guard import (
     flag_window_tokens,
     normalize_positive_int,
 )
-from inspector.rules.openclaw_2026_9_6.model_catalog import known_model
+from inspector.rules.openclaw_2026_9_6.model_catalog import window_model
 from inspector.rules.openclaw_2026_9_6.model_ids import (
     claude_opus_5_identity,
     claude_sonnet_5_identity,
@@ -292,7 +293,7 @@ def resolve_context_window(
     if override is not None:
         return ContextWindow(flag_window_tokens(override), "flag")
     config = migrate_legacy_context_budget(config)
-    model = known_model(provider, model_id)
+    model = window_model(provider, model_id)
     resolved = _from_models_config(config, provider or "", model_id or "")
     if resolved is None and model is not None:
         if model.context_tokens is not None and model.context_tokens < model.context_window:

@@ -143,6 +143,9 @@ class SummaryRequest:
     max_chars: int | None = None
     """The characters OpenClaw's assembly leaves this summary within its 16,000-character cap (None: no bound): the
     `rules` summarizer fits its sections into it; a model is not told (OpenClaw does not tell it either)."""
+    section_max_chars: int | None = None
+    """With 2026.9.6's quality guard on, the most `## Pending user asks` and `## Exact identifiers` may each hold
+    before the guard's retention plan cuts them (None: no bound); the `rules` summarizer keeps them within it."""
 
 
 @dataclass

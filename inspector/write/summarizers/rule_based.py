@@ -10,7 +10,9 @@ everything is bounded, and "pending" items come from what the user asked as well
   need, ...), and tool calls that failed (OpenClaw's `collectToolFailures` rule: `isError` results);
 * `## Constraints/Rules`: user sentences with must / never / always / don't / only / avoid / make sure ...;
 * `## Pending user asks`: the latest user ask verbatim (up to 600 characters, OpenClaw's recent-turn limit) and
-  the asks before it; rules cannot know whether they were answered, and the section says so;
+  the asks before it; rules cannot know whether they were answered, and the section says so. A split turn's prefix
+  under 2026.9.6 says "None." there and its request under Decisions (its guard fails a retained turn's summary that
+  leaves the turn's ask pending);
 * `## Exact identifiers`: files read and modified (pi's file-operation rule: `read`/`write`/`edit` tool calls),
   then opaque identifiers verbatim: those OpenClaw's quality guard looks for (`extractOpaqueIdentifiers` over
   the last 10 messages), UUIDs, URLs, paths, hashes, host:port, in order of first appearance.
@@ -286,7 +288,8 @@ def _bullets(items: list[str], empty: str = NONE_FOUND) -> list[str]:
 
 
 def build_rules_sections(
-    messages: list[dict[str, Any]], previous_summary: str | None, purpose: str, rules: RuleSet, max_chars: int | None = None
+    messages: list[dict[str, Any]], previous_summary: str | None, purpose: str, rules: RuleSet, max_chars: int | None = None,
+    section_max_chars: int | None = None,
 ) -> list[tuple[str, list[str]]]:
     """The five sections (heading, lines: the `rules`' required summary sections) for these messages and the previous
     summary, fitted into `max_chars` when given (`fit_sections`)."""
@@ -334,6 +337,11 @@ def build_rules_sections(
         asks[i] = "- Earlier ask: " + asks[i][len("- Latest user ask: "):]
     if asks:
         asks.append(note)
+    if purpose == "turn_prefix" and f.asks and hasattr(rules.quality, "safeguard_facts"):
+        # 2026.9.6's guard fails a split turn's summary that leaves the turn's own ask pending
+        # (`retained_turn_ask_marked_pending`): the work kept after it answers the ask; it is said under Decisions.
+        decisions.append(f"{_TURN_REQUEST}{_clip(f.asks[-1], MAX_ASK_CHARS)}")
+        asks = ["None."]
 
     idents = list(carried["## Exact identifiers"])
     files_read = sorted(set(f.read) - set(f.modified))
@@ -360,7 +368,7 @@ def build_rules_sections(
         ("## Pending user asks", asks or ["None (no user message here)."]),
         ("## Exact identifiers", idents or ["None captured."]),
     ]
-    return fit_sections(sections, max_chars, f.audited) if max_chars else sections
+    return fit_sections(sections, max_chars, f.audited, section_max_chars) if max_chars else sections
 
 
 def render_sections(sections: list[tuple[str, list[str]]]) -> str:
@@ -369,13 +377,16 @@ def render_sections(sections: list[tuple[str, list[str]]]) -> str:
 
 
 _LATEST = "- Latest user ask: "
+GUARD_PROTECTED = ("## Pending user asks", "## Exact identifiers")
+"""The sections 2026.9.6's quality guard protects (its retention plan gives each at most a quarter of the room)."""
+_TURN_REQUEST = "- This turn's request (the work kept after this summary answers it): "
 
 
 def _cut_priority(heading: str, line: str, index: int) -> tuple[int, int] | None:
     """The order lines are left out in when the summary must shrink (None: kept whatever happens): earlier summaries'
     lines, tool failures (OpenClaw appends them anyway), identifiers beyond the audited ones (the last first), earlier
     asks, the tools used, then the oldest decisions, TODOs and constraints."""
-    if line.startswith(("- Rule-based summary", _LATEST, "- (Rules cannot tell", "- Cut to fit")) or not line.startswith("- "):
+    if line.startswith(("- Rule-based summary", _LATEST, _TURN_REQUEST, "- (Rules cannot tell", "- Cut to fit")) or not line.startswith("- "):
         return None
     if line.startswith("- Earlier summary:"):
         return (0, index)
@@ -390,19 +401,34 @@ def _cut_priority(heading: str, line: str, index: int) -> tuple[int, int] | None
     return (5, index)
 
 
-def fit_sections(sections: list[tuple[str, list[str]]], max_chars: int, audited: list[str]) -> list[tuple[str, list[str]]]:
+def fit_sections(sections: list[tuple[str, list[str]]], max_chars: int, audited: list[str],
+                 section_max_chars: int | None = None) -> list[tuple[str, list[str]]]:
     """The sections within `max_chars` UTF-16 units where they can be: lines left out in `_cut_priority` order, the
     audited identifiers (OpenClaw's quality guard's) kept, and a line under Decisions that says how many were left out
-    of which section. What cannot shrink (headings, the scope line, the latest ask) stays whole."""
+    of which section. What cannot shrink (headings, the scope line, the latest ask) stays whole. `section_max_chars`:
+    the room of each section 2026.9.6's guard protects (`GUARD_PROTECTED`), its lines left out first."""
     total = js_len(render_sections(sections))
-    if total <= max_chars:
+    guarded = [si for si, (h, _) in enumerate(sections) if h in GUARD_PROTECTED] if section_max_chars is not None else []
+    removed: set[tuple[int, int]] = set()
+
+    def section_over(si: int) -> bool:
+        kept_lines = [line for li, line in enumerate(sections[si][1]) if (si, li) not in removed]
+        return section_max_chars is not None and js_len("\n".join(kept_lines)) > section_max_chars
+
+    if total <= max_chars and not any(section_over(si) for si in guarded):
         return sections
     keep = {f"- {x}" for x in audited}
     order = sorted((prio, si, li) for si, (h, lines) in enumerate(sections) for li, line in enumerate(lines)
                    if line not in keep and (prio := _cut_priority(h, line, li)) is not None)
+    for si in guarded:
+        for _, osi, li in order:
+            if not section_over(si):
+                break
+            if osi == si:
+                removed.add((si, li))
+                total -= js_len(sections[si][1][li]) + 1
     note_room = 160
-    removed: set[tuple[int, int]] = set()
-    queue = iter(order)
+    queue = iter(o for o in order if (o[1], o[2]) not in removed)
 
     def rendered() -> list[tuple[str, list[str]]]:
         counts = Counter(sections[si][0] for si, _ in removed)
@@ -450,7 +476,7 @@ class RulesSummarizer:
     def stream(self, request: SummaryRequest, cancel: CancelToken | None = None) -> SummaryStream:
         """Yield the summary section by section (deterministic; cancellable between sections)."""
         sections = build_rules_sections(list(request.messages), request.previous_summary, request.purpose, request.rules or rule_set(),
-                                        request.max_chars)
+                                        request.max_chars, request.section_max_chars)
 
         def deltas() -> Iterator[str]:
             for i, (heading, lines) in enumerate(sections):

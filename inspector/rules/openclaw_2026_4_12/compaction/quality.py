@@ -265,17 +265,26 @@ def tokenize_ask_overlap_text(text: str, include_fallback_tokens: bool = False) 
     return merged
 
 
-def has_ask_overlap(summary: str, latest_ask: str | None, *, summary_fallback_tokens: bool = False) -> bool:
-    """`hasAskOverlap`: the summary holds one of the ask's meaningful keywords (two when it has three or more)."""
+def ask_overlap_requirement(latest_ask: str | None) -> tuple[list[str], int] | None:
+    """The ask's tokens to look for and how many must be found (2026.9's `resolveAskOverlapRequirement`): its
+    meaningful keywords (all its first 12 tokens when none is), two of them when there are three or more; None
+    when there is nothing to check (no ask, no token)."""
     if not latest_ask:
-        return True
+        return None
     ask_tokens = list(dict.fromkeys(tokenize_ask_overlap_text(latest_ask)))[:MAX_ASK_OVERLAP_TOKENS]
     if not ask_tokens:
+        return None
+    check = [t for t in ask_tokens if js_len(t) > 1 and not is_query_stop_word(t)] or ask_tokens
+    return check, 2 if len(check) >= MIN_ASK_OVERLAP_TOKENS_FOR_DOUBLE_MATCH else 1
+
+
+def has_ask_overlap(summary: str, latest_ask: str | None, *, summary_fallback_tokens: bool = False) -> bool:
+    """`hasAskOverlap`: the summary holds one of the ask's meaningful keywords (two when it has three or more)."""
+    requirement = ask_overlap_requirement(latest_ask)
+    if requirement is None:
         return True
-    meaningful = [t for t in ask_tokens if js_len(t) > 1 and not is_query_stop_word(t)]
-    check = meaningful or ask_tokens
+    check, required = requirement
     summary_tokens = set(tokenize_ask_overlap_text(summary, summary_fallback_tokens))
-    required = 2 if len(check) >= MIN_ASK_OVERLAP_TOKENS_FOR_DOUBLE_MATCH else 1
     return sum(1 for t in check if t in summary_tokens) >= required
 
 

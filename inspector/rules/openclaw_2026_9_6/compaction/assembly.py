@@ -26,6 +26,7 @@ cancels). The guard's audit and its retry count are `compaction/quality.py` (`au
 New names (beside 2026.4.12's): `partial_summary_note`, `stage_summary_label`, `ContextSection`, `Suffix`, `Budgeted`, `truncate_utf16_safe`,
 `format_context_segments`, `format_bounded_context_section`, `format_generated_split_turn_section`,
 `cap_compaction_suffix`, `budget_compaction_summary`, `fit_compaction_summary`, `finalize_summary`, `finalize_budgeted`,
+`unbudgeted_summary`,
 `extract_latest_user_request`, `latest_unresolved_request_section`, `assemble_core_summary`, `SummaryLimits`,
 `summary_limits` (what the forecast shows).
 """
@@ -416,6 +417,17 @@ def fit_compaction_summary(token_budget: float | None, render: Callable[[int], s
     return fitted
 
 
+def _split_turn_section(turn_prefix_summary: str | None) -> str:
+    split = format_generated_split_turn_section(turn_prefix_summary) if turn_prefix_summary is not None else ""
+    return f"\n\n{split}" if split else ""
+
+
+def unbudgeted_summary(history: str, turn_prefix_summary: str | None) -> str:
+    """The safeguard's `unbudgetedSummary`: the history with the split turn's generated section (what the quality
+    guard's retention plan audits, `QualityRetention.audit_summary`)."""
+    return append_summary_section(history, _split_turn_section(turn_prefix_summary))
+
+
 def finalize_budgeted(
     history: str,
     turn_prefix_summary: str | None,
@@ -431,8 +443,7 @@ def finalize_budgeted(
     guard is off) and the suffix (the split-turn section when the guard is on, preserved turns, tool failures, file
     lists, workspace rules) budgeted into 16,000 characters, fitted under `token_budget`; None where the JavaScript
     reports `CompactionError` (nothing fits). `quality`: the guard's retention parameters (the guard on)."""
-    split = format_generated_split_turn_section(turn_prefix_summary) if turn_prefix_summary is not None else ""
-    section = f"\n\n{split}" if split else ""
+    section = _split_turn_section(turn_prefix_summary)
     body = history if quality is not None else append_summary_section(history, section)
     preserved = format_preserved_turns_section(preserved_messages)
     suffix = assemble_suffix("", preserved, tool_failures, file_ops, workspace, generated_split_turn=section if quality is not None else "")

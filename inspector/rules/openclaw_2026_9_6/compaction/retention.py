@@ -10,57 +10,39 @@ first three share the rest in proportion to their length, each cut surrogate-saf
 before `## Pending user asks`. A body without the five sections in order has no plan (the plain cut applies).
 
 Every length is in UTF-16 code units, as JavaScript counts. Whether the summary reflects the latest ask
-(`hasAskOverlap`: the memory search's multilingual keywords) is asked of `QualityRetention.ask_overlap`, which the
-caller supplies; it is only asked when there is a latest ask and no latest unresolved request.
+(`hasAskOverlap`: the memory search's multilingual keywords) is asked of `QualityRetention.ask_overlap` (the
+parameters are `quality.QualityRetention`; `quality.SafeguardFacts.retention` supplies the guard's `has_ask_overlap`);
+it is only asked when there is a latest ask and no latest unresolved request.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+import re
 from dataclasses import dataclass
 
 from inspector.js.jsjson import js_len, js_stringify
 from inspector.js.utf16 import js_trim
 from inspector.rules.openclaw_2026_4_12.compaction.boundary import REQUIRED_SUMMARY_SECTIONS
-from inspector.rules.openclaw_2026_9_6.compaction.quality_retry import (
-    _EMPTY_ASK,
-    _LINE_BREAK,
+from inspector.rules.openclaw_2026_9_6.compaction.quality import (
     LATEST_USER_REQUEST_CONTEXT_LABEL,
-    _leading_pending_ask,
+    QualityRetention,
     format_latest_user_request_context,
+    is_empty_pending_ask,
+    leading_pending_ask,
     normalized_summary_lines,
     summary_includes_identifier,
 )
 from inspector.rules.openclaw_2026_9_6.pruning.pruner import slice_utf16_safe
+
+__all__ = ["QualityRetention"]
 
 QUALITY_PROTECTED_SECTION_START = 3
 PENDING_ASK_SECTION_INDEX = 3
 EXACT_IDENTIFIERS_SECTION_INDEX = 4
 MAX_PROTECTED_SECTION_CONTENT_SHARE = 0.25
 LATEST_USER_REQUEST_CONTEXT_HEADING = "## Latest user request context"
-
-
-@dataclass(frozen=True)
-class QualityRetention:
-    """What the safeguard passes to the plan (its `qualityRetention`): the summary the audit reads (`audit_summary`,
-    the history with the split-turn section), the audited `identifiers`, the latest user ask and whether it is the
-    split turn's (`latest_ask_in_retained_turn`), the latest unresolved request (overflow recovery), the required
-    ask context (`formatRequiredAskContext` of the latest ask), the identifier policy, and `ask_overlap(text, ask)`,
-    the guard's `hasAskOverlap`."""
-
-    ask_overlap: Callable[[str, str], bool]
-    audit_summary: str | None = None
-    identifiers: Sequence[str] = ()
-    latest_ask: str | None = None
-    latest_ask_in_retained_turn: bool = False
-    latest_unresolved_user_request: str | None = None
-    required_ask_context: str | None = None
-    identifier_policy: str = "strict"
-
-    def overlaps(self, text: str) -> bool:
-        """`hasAskOverlap(text, latestAsk)`: true without a latest ask."""
-        return True if not self.latest_ask else self.ask_overlap(text, self.latest_ask)
+_LINE_BREAK = re.compile(r"\r?\n")
 
 
 @dataclass(frozen=True)
@@ -117,7 +99,7 @@ class QualityRetentionPlan:
         self.tails = ["", "", "", ask_context, "\n".join(self.identifiers)]
         self.has_identifiers = all(summary_includes_identifier(summary, i) for i in self.identifiers)
         if unresolved:
-            self.has_ask_context = _leading_pending_ask(parsed) == ask_context
+            self.has_ask_context = leading_pending_ask(parsed) == ask_context
         elif not required:
             self.has_ask_context = True
         elif context_block:
@@ -129,11 +111,12 @@ class QualityRetentionPlan:
         minimum = "\n\n".join([*([context_block] if context_block else []), *blocks[:start], self.marker, *blocks[start:]])
         self.minimum_chars = js_len(minimum)
 
-    def _protected_cap(self, max_chars: int) -> int:
+    def protected_cap(self, max_chars: int) -> int:
+        """The most a protected section (pending asks, exact identifiers) keeps in a body of `max_chars`."""
         return math.floor(max(0, max_chars - self.minimum_chars) * MAX_PROTECTED_SECTION_CONTENT_SHARE)
 
     def _protected_within_cap(self, max_chars: int) -> bool:
-        cap = self._protected_cap(max_chars)
+        cap = self.protected_cap(max_chars)
         return all(js_len(c) <= cap for c in self.contents[QUALITY_PROTECTED_SECTION_START:])
 
     def needs_rebuild(self, max_chars: int) -> bool:
@@ -155,10 +138,10 @@ class QualityRetentionPlan:
             if leading == tail:
                 return optional
             if self.unresolved:
-                return "\n".join(p for p in (tail, "" if _EMPTY_ASK.search(leading) else optional) if p)
+                return "\n".join(p for p in (tail, "" if is_empty_pending_ask(leading) else optional) if p)
         if index == EXACT_IDENTIFIERS_SECTION_INDEX:
             return "\n".join(p for p in (optional, *(i for i in self.identifiers if not summary_includes_identifier(optional, i))) if p)
-        empty_ask = index == PENDING_ASK_SECTION_INDEX and self.ask_context and _EMPTY_ASK.search(optional)
+        empty_ask = index == PENDING_ASK_SECTION_INDEX and self.ask_context and is_empty_pending_ask(optional)
         return "\n".join(p for p in ("" if empty_ask else optional, tail) if p)
 
     def render(self, max_chars: int) -> RenderedBody | None:
@@ -169,7 +152,7 @@ class QualityRetentionPlan:
         if max_chars < self.minimum_chars:
             return None
         content_budget = max_chars - self.minimum_chars
-        cap = self._protected_cap(max_chars)
+        cap = self.protected_cap(max_chars)
         lengths = [js_len(c) for c in contents]
         allocations = [min(n, cap) if i >= start else 0 for i, n in enumerate(lengths)]
         optional_budget = max(0, content_budget - sum(allocations))
