@@ -11,9 +11,11 @@ commands give the recorded usage, labelled as such.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -31,8 +33,16 @@ PRE_USAGE = 122_237
 """The demo's last recorded usage: the context before the compaction."""
 
 
+_HOME = Path(tempfile.mkdtemp(prefix="si-context-now-"))
+"""A scratch HOME: `compact` keeps its journal and breaker state under it, never in the repository."""
+atexit.register(shutil.rmtree, _HOME, ignore_errors=True)
+
+
 def _env() -> dict[str, str]:
-    return dict(os.environ, HOME=str(ROOT / "tests" / "no-such-home"), OPENCLAW_STATE_DIR=str(ROOT / "no-state"), COLUMNS="250")
+    env = dict(os.environ, HOME=str(_HOME), OPENCLAW_STATE_DIR=str(_HOME / "no-state"), COLUMNS="250")
+    for name in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+        env.pop(name, None)
+    return env
 
 
 def cli(*args: object) -> str:
