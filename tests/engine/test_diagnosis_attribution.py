@@ -330,3 +330,30 @@ def test_without_a_tokenizer_the_estimator_is_calibrated_and_nothing_is_counted(
     assert not any(session.token_counts.values())
     counted = build_timeline(session, ctx, TimelineOptions(tokenizer=None, estimator="tiktoken")).to_json()["attribution"]
     assert counted["method"] == "tokenizer_ratio" and any(session.token_counts.values())
+
+
+def test_a_row_being_read_for_its_images_is_never_seen_as_imageless(monkeypatch):
+    """The transcript's flags and the timeline ask for image figures from two threads: while one reads an image row,
+    the other must not find it marked read without its figures (it flagged the demo's screenshot ×0.02)."""
+    import inspector.figures.diagnosis.misestimates as mis
+
+    session = open_session(demo_session_path())
+    rows = session.context().messages
+    real = mis.messages_containing
+    seen_meanwhile: list[dict[int, int]] = []
+
+    depth = [0]
+
+    def reading(*args, **kwargs):
+        depth[0] += 1
+        try:
+            for got in real(*args, **kwargs):
+                if depth[0] == 1:
+                    seen_meanwhile.append(mis.image_tokens(session, rows, "pi"))  # the other thread, mid-read
+                yield got
+        finally:
+            depth[0] -= 1
+
+    monkeypatch.setattr(mis, "messages_containing", reading)
+    first = image_tokens(session, rows, "pi")
+    assert first and seen_meanwhile and all(seen == first for seen in seen_meanwhile)

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 from gateway_replay import COMPACTED, DEMO, KEY, TOKEN, RecordedGateway, recorded_setup, sha, write_config
-from llm_servers import OpenAIServer
 from oracle.openclaw_2026_9 import openclaw_2026_9  # noqa: F401
-from oracle.openclaw_gateway import free_port, running_gateway
+from oracle.openclaw_gateway import free_port
 from store_support import build_store
 from test_ui_support import SIZE, make_app, settle
 
@@ -129,32 +128,6 @@ async def test_escape_stops_waiting_for_the_gateway(tmp_path: Path, ui) -> None:
         assert _screen_text(pilot.app).splitlines()[0].startswith(" cancelled: stopped waiting for the Gateway")
         assert isinstance(pilot.app.screen, GatewayCompactScreen)
     assert sha(store) == before
-
-
-@pytest.mark.anyio
-async def test_the_real_gateway_compacts_and_the_transcript_shows_its_entry(tmp_path: Path, ui, openclaw_2026_9) -> None:  # noqa: F811
-    """The real `openclaw gateway run` (2026.9.6, its model a fake server): `X`, Enter, Enter; the Gateway writes the
-    store and the inspector below shows the entry it wrote. ~20-40 s; skipped without the oracle."""
-    home = tmp_path / "home"
-    home.mkdir()
-    store = openclaw_2026_9.import_store({KEY: DEMO}, home)
-    with OpenAIServer(reply="## Decisions\nSUMMARY-FROM-THE-FAKE-SERVER") as llm, running_gateway(openclaw_2026_9, home, llm.base_url) as gw:
-        env = {k: v for k, v in gw.client_env().items() if k in ("HOME", "OPENCLAW_STATE_DIR")}
-        pilot = await ui(store, env=env, home=home)
-        inspector = pilot.app.screen
-        await pilot.press("X")
-        await settle(pilot)
-        screen = pilot.app.screen
-        assert isinstance(screen, GatewayCompactScreen) and screen.probe is not None and screen.probe.problem is None
-        assert f"{gw.url} (local loopback)" in _screen_text(pilot.app) and gw.token not in _screen_text(pilot.app)
-        await pilot.press("enter", "enter")
-        await settle(pilot, timeout=120)
-        assert screen.run is not None and screen.run.status == "committed", screen.run and screen.run.problem
-        assert llm.requests and gw.token not in _screen_text(pilot.app)
-        entry_id = screen.run.entry["id"]
-        assert _screen_text(pilot.app).splitlines()[1].startswith(f" entry {entry_id} · first kept entry ")
-    entry = inspector.session.entry_by_id(entry_id)
-    assert entry is not None and entry.type == "compaction" and "SUMMARY-FROM-THE-FAKE-SERVER" in (entry.data or {}).get("summary", "")
 
 
 def test_snapshot_result_at_top_80x24(snap_compare, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -128,12 +128,14 @@ def _image_memo(session: Session, rows: Sequence[m.ContextMessage]) -> _ImageMem
         return memo
     _, _, jobs = rows_line_jobs(session, todo, {})
     estimate_all = session.estimates.estimate_all
-    for r in todo:
-        memo.figures[r.entry_index] = None
+    found: dict[int, tuple[tuple[int, ...], tuple[int, ...]] | None] = dict.fromkeys((r.entry_index for r in todo), None)
     for pos, msg in messages_containing(str(session.path), jobs, session.version, IMAGE_NEEDLE):
         full, text = tuple(estimate_all(msg)), tuple(estimate_all(_without_images(msg)))
         if full != text:
-            memo.figures[todo[pos].entry_index] = (full, text)
+            found[todo[pos].entry_index] = (full, text)
+    # Published whole once read: another thread (the transcript's flags beside the timeline) never sees a row marked
+    # read before its figures are in.
+    memo.figures.update(found)
     return memo
 
 
