@@ -7,8 +7,11 @@ with `fstat` that it is a regular file, and refuses more than a cap, each with a
 
 from __future__ import annotations
 
+import fcntl
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -76,5 +79,17 @@ def read_regular_file(path: Path | str, max_bytes: int) -> bytes:
                 raise FileTooLargeError(f"{path}: more than the {max_bytes:,} bytes this tool reads")
             chunks.append(chunk)
         return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def exclusive_lock(path: str) -> Iterator[None]:
+    """An exclusive `flock` on the file `path` (created 0600, never through a symlink) while the block runs: what
+    serializes the processes that write one cache mirror."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
     finally:
         os.close(fd)

@@ -29,12 +29,12 @@ from typing import Any
 
 import orjson
 
+from inspector.base.safeio import exclusive_lock
 from inspector.read.formats.claude_code import ClaudeCodeTranslator
 from inspector.read.formats.codex import CodexTranslator
 from inspector.read.formats.mirror_files import (
     MIRROR_VERSION,
     digests,
-    locked,
     read_json,
     replace_file,
     restore_translator,
@@ -304,7 +304,7 @@ def sync_foreign(source: Path | str, fmt: str, mirror: ForeignMirror | None = No
     path = mirror_path(source, fmt, identity)
     base = str(path)[: -len(".jsonl")]
     fresh = ForeignMirror(source=source, format=fmt, path=path, identity=identity)
-    with locked(base + ".lock"):
+    with exclusive_lock(base + ".lock"):
         fd = os.open(source, os.O_RDONLY | os.O_CLOEXEC)
         try:
             st = os.fstat(fd)

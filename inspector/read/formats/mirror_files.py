@@ -11,12 +11,9 @@ may hold several entries: `inspector.read.lines.SEGMENT_SEPARATOR`).
 
 from __future__ import annotations
 
-import fcntl
 import os
 import re
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from hashlib import blake2b
 from typing import Any
 
@@ -26,19 +23,9 @@ MIRROR_VERSION = 4
 DIGEST_BYTES = 4096
 """How many bytes of the file each digest covers: its first ones, and the last ones translated."""
 INT_KEYED = frozenset({"compactions"})
-_MIRROR_NAME = re.compile(r"mirror-[0-9a-f]{32}\.jsonl")
 """Translator dictionaries keyed by line (JSON keys are strings)."""
+_MIRROR_NAME = re.compile(r"mirror-[0-9a-f]{32}\.jsonl")
 
-
-@contextmanager
-def locked(path: str) -> Iterator[None]:
-    """An exclusive lock on the file `path` (created 0600) while the block runs."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
 
 
 def replace_file(path: str, data: bytes | list[bytes]) -> None:

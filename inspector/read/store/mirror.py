@@ -18,7 +18,6 @@ session manager of an agent run builds it from the events, never from the index 
 from __future__ import annotations
 
 import bisect
-import fcntl
 import os
 import sqlite3
 import stat
@@ -32,6 +31,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from inspector.base.safeio import exclusive_lock
 from inspector.model import entries as m
 from inspector.read.store.connection import StoreIdentity, connect
 from inspector.read.store.events import EventsSnapshot, StoreProblem, read_events
@@ -185,15 +185,6 @@ def mirror_name(identity: StoreIdentity, session_id: str) -> str:
     return MIRROR_PREFIX + blake2b(key, digest_size=16).hexdigest()
 
 
-@contextmanager
-def _locked(path: str) -> Iterator[None]:
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
 
 def _load(meta_path: str, mirror: Mirror) -> bool:
     """Fill `mirror` from its sidecar; False when there is none, it is of another store or session, or the mirror
@@ -297,7 +288,7 @@ def sync_mirror(store: Path | str, session_id: str, conn: sqlite3.Connection | N
     own = conn is None
     db = connect(store) if conn is None else conn
     try:
-        with _locked(base + ".lock"):
+        with exclusive_lock(base + ".lock"):
             known = _load(base + ".json", mirror)
             snap = None
             if known:
