@@ -176,8 +176,8 @@ def replay(argv: list[str]) -> memoryview | None:
         if gateway is not None and gateway != gateway_witness(gateway["dirs"]):
             return None  # OpenClaw's Gateway log changed (or appeared): the output may have a gateway section
         rules_witness = header.get("rules_witness")
-        if rules_witness is not None and rules_witness != installed_openclaw_witness():
-            return None  # another openclaw on PATH (or none any more) may choose other rules
+        if rules_witness is not None and rules_witness != installed_agents_witness():
+            return None  # another openclaw or pi on PATH, or pi's settings changed: the rules chosen may differ
         if _witness_holds(header.get("config_witness")):
             touch(directory, name)
             return payload
@@ -261,7 +261,7 @@ def bind(
     }
 
 
-def installed_openclaw_witness() -> list[Any]:
+def installed_agents_witness() -> list[Any]:
     """What the rule choice may ask when neither `--rules`, the session nor the config decide
     (`inspector.host.rules_choice`): which `openclaw` and which `pi` are first on PATH, with their identities
     (`_identity`), and the identity of pi's `settings.json` (its `lastChangelogVersion` names the pi of a session in
@@ -288,7 +288,7 @@ def note_rules(choice: Any) -> None:
     if _recording is None:
         return
     asked = choice.source != "flag"
-    _recording.rules_witness = installed_openclaw_witness() if asked else None
+    _recording.rules_witness = installed_agents_witness() if asked else None
     if _recording.header is not None:
         _recording.header["rules_witness"] = _recording.rules_witness
 
