@@ -12,6 +12,7 @@ from pathlib import Path
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding
+from textual.driver import Driver
 from textual.screen import Screen
 
 from inspector.host.discovery.stores import store_of
@@ -57,6 +58,18 @@ class InspectorApp(App[int]):
         self.set_keymap(self.user_config.keymap)  # an id of no binding binds nothing: `_check_keymap` reports it
         self.collector = IdleCollector()
         """Full garbage collections wait until the user is idle (`widgets.heap`)."""
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this platform; on Linux / macOS the one that ends the app when its terminal goes
+        away (`widgets.terminal_driver`)."""
+        driver_class = super().get_driver_class()
+        if sys.platform == "win32":
+            return driver_class
+        from textual.drivers.linux_driver import LinuxDriver
+
+        from .terminal_driver import TerminalDriver
+
+        return TerminalDriver if driver_class is LinuxDriver else driver_class
 
     def on_mount(self) -> None:
         self.collector.start()

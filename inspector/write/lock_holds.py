@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CLEANUP_SIGNALS", "HELD", "HELD_LOCK", "Held", "register_cleanup"]
+__all__ = ["CLEANUP_SIGNALS", "HELD", "HELD_LOCK", "Held", "register_cleanup", "release_all_held"]
 
 CLEANUP_SIGNALS = ("SIGINT", "SIGTERM", "SIGQUIT", "SIGABRT")
 
@@ -46,6 +46,11 @@ def _release_all() -> None:
             with contextlib.suppress(OSError):
                 os.unlink(held.lock_path)
             HELD.pop(key, None)
+
+
+def release_all_held() -> None:
+    """Release every lock this process holds now (a process about to end without its `atexit`: `os._exit`)."""
+    _release_all()
 
 
 def _signal_handler(signum: int, frame: Any) -> None:

@@ -118,3 +118,52 @@ def test_sigterm_restores_the_terminal(tmp_path):
         assert sequence in rest
     assert rest.rfind(ALT_SCREEN_OFF) > rest.rfind(ALT_SCREEN_ON)
     assert proc.returncode == 128 + signal.SIGTERM
+
+
+def _cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+TAKE_TERMINAL = ("import fcntl, runpy, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
+                 "sys.argv = ['inspector', '--demo']; runpy.run_module('inspector', run_name='__main__')")
+"""`python -m inspector --demo` that first makes its pseudo-terminal (stdin) its controlling one, as a terminal does."""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="pseudo-terminal test for Linux")
+@pytest.mark.parametrize("controlling", [True, False], ids=["controlling-terminal", "no-SIGHUP"])
+def test_the_app_does_not_survive_its_terminal(tmp_path, controlling):
+    """The terminal closed under the app (a tmux pane killed, a window closed): the process is gone within a few
+    seconds and does not spin meanwhile (orphans used to spin at ~37% CPU for good). With the pty as controlling
+    terminal the kernel sends SIGHUP + SIGCONT; without, only the hang-up of the tty itself tells."""
+    master, slave = pty_pair()
+    argv = ["-c", TAKE_TERMINAL] if controlling else ["-m", "inspector", "--demo"]
+    proc = subprocess.Popen([sys.executable, *argv], stdin=slave, stdout=slave, stderr=slave,
+                            env=env(), cwd=tmp_path, start_new_session=True)
+    os.close(slave)
+    try:
+        shown = read_until(master, [ALT_SCREEN_ON, b"Context now"], 60, proc)
+        assert b"Context now" in shown, shown[-400:]
+        cpu_before = _cpu_seconds(proc.pid)
+        os.close(master)
+        master = -1
+        closed = time.monotonic()
+        status = rusage = None
+        while time.monotonic() - closed < 10:
+            pid, status, rusage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            time.sleep(0.02)
+        gone_after = time.monotonic() - closed
+    finally:
+        if master >= 0:
+            os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert rusage is not None and pid == proc.pid, f"still running {gone_after:.1f} s after its terminal closed"
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    cpu_after = rusage.ru_utime + rusage.ru_stime - cpu_before
+    assert gone_after < 5, gone_after
+    assert cpu_after < 0.5 * gone_after + 0.3, (cpu_after, gone_after)
