@@ -54,9 +54,13 @@ test: $(STAMP) oracle bytecode
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
 
 ## Benchmarks (not tests): a 1 GiB tool-heavy and a 256 MiB chat-heavy session, cold / warm / after an append, each
-## against raw orjson of the same file (generated once into $TMPDIR). The README table: make bench BENCH_ARGS=--markdown
+## against raw orjson of the same file (generated once into $TMPDIR); then the UI in a real terminal (tmux): every
+## shape and a store session, each key of the help screen, Esc during each background job, the forecast of the 1 GiB
+## session. The README tables: make bench BENCH_ARGS=--markdown UI_BENCH_ARGS=--markdown
+## (UI_BENCH_ARGS='--size 16MB' for a quick run, '--size chat=256MB,tools=1GB' per shape; see bench/ui_tmux.py).
 bench: $(STAMP) bytecode
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
+	$(BIN)/python bench/ui_tmux.py $(UI_BENCH_ARGS)
 
 ## Regenerate the SVGs in screenshots/ from the demo session.
 screenshots: $(STAMP)

@@ -1,24 +1,33 @@
 """UI figures per shape in a real terminal: the app driven in tmux, read back with `capture-pane` (issue 27).
 
-    python bench/ui_tmux.py                                  # chat, tools, thinking, cjk at 64 MiB + a store session
+    python bench/ui_tmux.py                                   # every shape at its default size + a store session
     python bench/ui_tmux.py --shapes chat --size 256MB --markdown
-    python bench/ui_tmux.py --shapes thinking --store-events 0 --cols 120 --rows 36
+    python bench/ui_tmux.py --size chat=64MB,tools=256MB --store-events 0 --forecast-file none
+    make bench UI_BENCH_ARGS='--size 16MB --markdown'         # after the CLI bench (`bench/run.py`)
 
-Per shape (`bench/generate.py --shape`, generated once into `--data-dir`; the store session: `bench/store.py`'s), a
-fresh `session-inspector FILE` (`python -m inspector`, an empty index cache of its own) runs in a detached tmux
-session of `--cols` x `--rows`. The screen is polled every `POLL` seconds; a screen is *settled* once it did not
-change for `QUIET` seconds, and a time is the one of its last change (so the quiet wait is not counted):
+Per shape (`bench/generate.py --shape`, the same files as `bench/run.py`'s, generated once into `--data-dir`; the store
+session: `bench/store.py`'s), a fresh `python -m inspector FILE` (an empty index cache of its own) runs in a detached
+tmux session of `--cols` x `--rows`. A screen is *settled* once it did not change for `ui_pane.QUIET` seconds (the
+app's own clock and spinners masked: `ui_pane.normalized`); a time is the one of its last change (the quiet wait is
+not counted), and a key counts only once the screen shows what it opens (`OPENS`; a press whose screen never does is
+listed under "screen checks failed"):
 
-- first screen: start -> the first screen showing the transcript's column header (`ctx`);
-- whole-file figures: start -> the screen settled with the indexing done (no "indexing" / "reading" left);
-- every key of the help screen (`KEYS`, pressed once the previous one settled, Esc closing what a key opened):
-  send -> settled;
-- Esc during each background job (the forecast `C`, the estimator `e`, the timeline `l`): the job's key, `ESC_AFTER`
-  seconds later Esc, Esc -> settled;
+- first screen: start -> the transcript's rows on screen (the "opening …" line gone);
+- whole-file figures: start -> settled with the indexing done (no "opening …", "indexing …", "loading…", "computing…" left);
+- every key of the help screen (`KEYS`, the tour of `tests/ui/test_ui_responsive.py`): send -> settled and shown;
+  the forecast `C` is the first: key -> the forecast shown (its triggers drawn);
+- Esc during each background job (`JOBS`: every `run_worker` / `@work` a key starts): the job's keys, `ESC_AFTER`
+  seconds later Esc, Esc -> settled on the transcript; then the app's CPU over the next second (a job's thread that
+  was not stopped shows as a busy core) and its CPU between the key and Esc (did the job still run);
 - append to screen: a user line appended to the file -> its text on screen (the file is truncated back after);
-- peak RSS after the key tour: `VmHWM` of the app's process (`/proc/PID/status`), and its ratio to the file.
+- peak RSS after the tour: `VmHWM` of the app's process, and its ratio to the file;
+- `q` right after a job started (`C`): q -> the process gone.
 
-Results go to `bench/out/ui_tmux.json`; `--markdown` prints the README table (one column per shape).
+With `--forecast-file` (default: `bench/run.py`'s 1 GiB tools session, when it was generated), the issue's target "the
+forecast of a 1 GB session within the cold-index time": the app opened on it (start -> whole-file figures), `C` ->
+the forecast shown, against `bench/measure.py index` (the engine's cold index) of the same file in the same run.
+
+Results go to `bench/out/ui_tmux.json`; `--markdown` prints the README table (`bench/ui_table.py`).
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -39,10 +49,14 @@ ROOT = HERE.parent
 sys.path[:0] = [str(HERE), str(ROOT), str(ROOT / "tests")]
 
 import generate
+from ui_pane import Check, Pane, normalized
+from ui_table import markdown
 
-POLL = 0.02
-QUIET = 0.4
 ESC_AFTER = 0.15
+CPU_WINDOW = 1.0
+SHAPES = ("chat", "tools", "thinking", "cjk")
+DEFAULT_SIZES = {"chat": "64MB", "tools": "128MB", "thinking": "64MB", "cjk": "64MB"}
+DEFAULT_STORE_EVENTS = 20_000
 KEYS = (
     "C", "Escape", "o", "o", "b", "u", "U", "c", "w", "Escape", "s", "s", "m", "Escape", "/", "Escape",
     "e", "e", "e", "e", "?", "Escape", "p", "Escape", "l", "Escape", "R", "Escape", "d", "Escape",
@@ -50,107 +64,105 @@ KEYS = (
     "Down", "Up", "PageDown", "PageUp", "End", "Home", "Enter", "Escape",
 )
 """The keys of `tests/ui/test_ui_responsive.py`'s tour, as tmux names them."""
-JOBS = ("C", "e", "l")
-SHAPES = ("chat", "tools", "thinking", "cjk")
-BUSY_WORDS = ("indexing", "reading", "computing")
+OPENS = {
+    "C": ("Compaction forecast", "Triggers"), "?": ("Each transcript row",), "p": ("Pruning preview", "saved"),
+    "l": ("Timeline ·", "Calls "), "R": ("Timeline ·", "Calls "), "d": ("Diagnostics ·",),
+    "X": ("summarizer ", "Plan"), "f": ("Show only",), "/": ("search messages",),
+}
+"""What each key's screen shows once it is there (every string on the screen); the first names the screen."""
+JOBS = (
+    ("forecast", (), "C"), ("estimator (tiktoken)", ("e",), "e"), ("timeline", (), "l"), ("repeats", (), "R"),
+    ("pruning preview", (), "p"), ("compaction plan", (), "X"), ("search (no match)", ("/", "-l zzqx-no-match"), "Enter"),
+)
+"""Every background job a key starts: (name, keys sent first, each settled; the key that starts the job)."""
+_HEADER = re.compile(r"^\s+(ctx|line) role", re.MULTILINE)
+_ESTIMATOR = re.compile(r"sizes: (.+?)\s{2,}")
+_OPENING = re.compile(r"^ opening \S", re.MULTILINE)
+_BUSY = re.compile(r"loading…|computing…|computing the |indexing \S+: \d+%|^ opening \S", re.MULTILINE)
+"""What the app shows while it still reads or computes (the header's "opening …", the gauge's "loading…", the
+indexing progress, the panels' "computing…")."""
 
 
-class Pane:
-    """The app in a detached tmux session."""
-
-    def __init__(self, name: str, cols: int, rows: int, argv: list[str], env: dict[str, str]) -> None:
-        self.name = name
-        exports = " ".join(f"{k}={_quote(v)}" for k, v in env.items())
-        command = f"exec env {exports} {' '.join(_quote(a) for a in argv)}"
-        subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", str(cols), "-y", str(rows), command], check=True)
-        subprocess.run(["tmux", "set-option", "-t", name, "remain-on-exit", "on"], capture_output=True)
-        self.started = time.perf_counter()
-        self.pid = int(self._tmux("display-message", "-p", "-t", name, "#{pane_pid}").strip())
-
-    def _tmux(self, *args: str) -> str:
-        return subprocess.run(["tmux", *args], capture_output=True, text=True, check=True).stdout
-
-    def screen(self) -> str:
-        return self._tmux("capture-pane", "-p", "-t", self.name)
-
-    def send(self, key: str) -> float:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, key], check=True)
-        return time.perf_counter()
-
-    def settled(self, since: float, timeout: float = 120.0, until: Any = None) -> tuple[float, str]:
-        """Seconds from `since` to the last change before the screen stayed the same for `QUIET` (and `until(text)`
-        holds, when given), and that screen."""
-        last, changed = self.screen(), time.perf_counter()
-        while time.perf_counter() - since < timeout:
-            time.sleep(POLL)
-            now = self.screen()
-            if now != last:
-                last, changed = now, time.perf_counter()
-            elif time.perf_counter() - changed >= QUIET and (until is None or until(now)):
-                return changed - since, now
-        return float("nan"), last
-
-    def wait_for(self, predicate: Any, since: float, timeout: float = 120.0) -> float:
-        while time.perf_counter() - since < timeout:
-            if predicate(self.screen()):
-                return time.perf_counter() - since
-            time.sleep(POLL)
-        return float("nan")
-
-    def peak_rss(self) -> int:
-        with open(f"/proc/{self.pid}/status") as f:
-            return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmHWM:"))
-
-    def close(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+def transcript_shown(screen: str) -> bool:
+    """The inspector's transcript with nothing opened over it."""
+    return bool(_HEADER.search(screen)) and not any(marks[0] in screen for marks in OPENS.values())
 
 
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "'\\''") + "'"
+def first_screen(screen: str) -> bool:
+    """The transcript's rows (the column header, the opening line gone)."""
+    return bool(_HEADER.search(screen)) and not _OPENING.search(screen)
 
 
-def _idle(text: str) -> bool:
-    low = text.lower()
-    return " ctx " in low and not any(w in low for w in BUSY_WORDS)
+def idle(screen: str) -> bool:
+    """The transcript with the whole-file figures in (nothing loading, indexing, computing)."""
+    return bool(_HEADER.search(screen)) and not _BUSY.search(screen)
 
 
-def measure(label: str, target: list[str], size: int, cols: int, rows: int, cache: Path, append_to: Path | None) -> dict[str, Any]:
-    """Every figure of one session (`target`: the app's arguments)."""
-    shutil.rmtree(cache, ignore_errors=True)
-    env = {"SESSION_INSPECTOR_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT), "TERM": "xterm-256color"}
-    pane = Pane(f"si-bench-{os.getpid()}-{label}", cols, rows, [sys.executable, "-m", "inspector", *target], env)
-    out: dict[str, Any] = {"shape": label, "bytes": size, "terminal": f"{cols}x{rows}"}
-    try:
-        out["first_screen"] = pane.wait_for(lambda s: " ctx " in s.lower(), pane.started)
-        out["whole_file"], _ = pane.settled(pane.started, until=_idle)
-        keys: dict[str, float] = {}
-        for i, key in enumerate(KEYS):
-            try:
-                took, _ = pane.settled(pane.send(key), timeout=60)
-            except subprocess.CalledProcessError:
-                raise RuntimeError(f"the app ended after key {i} {key!r} of the tour") from None
-            if "Pane is dead" in pane.screen():
-                raise RuntimeError(f"the app ended after key {i} {key!r} of the tour:\n{pane.screen()}")
-            keys[key] = max(keys.get(key, 0.0), took)
-        out["keys"] = keys
-        escs: dict[str, float] = {}
-        for job in JOBS:
-            pane.send(job)
-            time.sleep(ESC_AFTER)
-            escs[job], _ = pane.settled(pane.send("Escape"), timeout=60)
-            if job == "e":  # back to the first estimator
-                for _ in range(3):
-                    pane.settled(pane.send("e"), timeout=60)
-        out["esc_during"] = escs
-        if append_to is not None:
-            out["append"] = _append(pane, append_to)
-        out["peak_rss"] = pane.peak_rss()
-        out["peak_rss_ratio"] = out["peak_rss"] / size
-    finally:
-        subprocess.run(["tmux", "send-keys", "-t", pane.name, "q"], capture_output=True)
-        time.sleep(0.5)
-        pane.close()
+def check_for(key: str, before: str) -> Check | None:
+    """What the screen must show once `key` took effect (None: nothing checkable, e.g. a cursor move)."""
+    if key in OPENS:
+        return lambda s: all(m in s for m in OPENS[key])
+    if key == "Escape":
+        return lambda s: transcript_shown(s) or (not any(m[0] in s for m in OPENS.values()) and s != before)
+    if key == "e":
+        was = _ESTIMATOR.search(before)
+        return lambda s: (m := _ESTIMATOR.search(s)) is not None and (was is None or m.group(1) != was.group(1))
+    return None
+
+
+def press(pane: Pane, key: str, timeout: float = 60.0) -> tuple[float, bool]:
+    """Send `key` (`-l TEXT`: type TEXT); seconds to the settled screen that shows what it opens, and whether it did."""
+    before = normalized(pane.screen())
+    check = None if key.startswith("-l ") else check_for(key, before)
+    if key.startswith("-l "):
+        subprocess.run(["tmux", "send-keys", "-t", pane.name, "-l", key[3:]], check=True)
+        sent = time.perf_counter()
+    else:
+        sent = pane.send(key)
+    took, _screen, shown = pane.settled(sent, timeout=timeout, until=check)
+    if not pane.alive():
+        raise RuntimeError(f"the app ended after key {key!r}:\n{pane.screen()}")
+    return took, shown
+
+
+def tour(pane: Pane) -> tuple[dict[str, float], list[str]]:
+    """Every key of `KEYS` once the previous one settled: the slowest press per key, and the keys whose screen
+    never showed what they open."""
+    keys: dict[str, float] = {}
+    failed: list[str] = []
+    for i, key in enumerate(KEYS):
+        took, shown = press(pane, key)
+        if not shown:
+            failed.append(f"{i}:{key}")
+        keys[key] = max(keys.get(key, 0.0), took) if took == took else float("nan")
+    return keys, failed
+
+
+def esc_during_jobs(pane: Pane) -> dict[str, dict[str, float]]:
+    """Esc `ESC_AFTER` seconds into each job: Esc -> the transcript settled, the CPU before Esc and after."""
+    out: dict[str, dict[str, float]] = {}
+    for name, first, start in JOBS:
+        for key in first:
+            press(pane, key)
+        cpu0 = pane.cpu_seconds()
+        started = pane.send(start)
+        time.sleep(ESC_AFTER)
+        cpu1 = pane.cpu_seconds()
+        esc = pane.send("Escape")
+        took, _screen, shown = pane.settled(esc, timeout=60, until=transcript_shown)
+        out[name] = {"esc": took, "shown": float(shown), "cpu_before_esc": (cpu1 - cpu0) / (esc - started),
+                     "cpu_after": pane.cpu_share(CPU_WINDOW)}
+        if name.startswith("estimator"):  # back to the first estimator (pi chars/4)
+            for key in ("e", "e"):
+                press(pane, key)
     return out
+
+
+def q_during_job(pane: Pane, key: str = "C") -> dict[str, float]:
+    """`key`, `ESC_AFTER` seconds later q: q -> the process gone."""
+    pane.send(key)
+    time.sleep(ESC_AFTER)
+    return {"key": key, "exit": pane.gone_after(pane.send("q"))}  # type: ignore[dict-item]
 
 
 def _append(pane: Pane, path: Path) -> float:
@@ -162,8 +174,7 @@ def _append(pane: Pane, path: Path) -> float:
     marker = f"appended-{os.getpid()}"
     line = {"type": "message", "id": "bench0001", "parentId": last.get("id"), "timestamp": "2026-01-01T00:00:00.000Z",
             "message": {"role": "user", "content": marker, "timestamp": 1767225600000}}
-    pane.send("End")
-    pane.settled(time.perf_counter(), timeout=30)
+    press(pane, "End")
     try:
         with path.open("a") as f:
             f.write(json.dumps(line, separators=(",", ":")) + "\n")
@@ -172,48 +183,102 @@ def _append(pane: Pane, path: Path) -> float:
         os.truncate(path, size)
 
 
-def _data(args: argparse.Namespace) -> list[tuple[str, list[str], int, Path | None]]:
+def start(label: str, target: list[str], cols: int, rows: int, cache: Path) -> Pane:
+    shutil.rmtree(cache, ignore_errors=True)
+    env = {"SESSION_INSPECTOR_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT), "TERM": "xterm-256color"}
+    return Pane(f"si-bench-{os.getpid()}-{label}", cols, rows, [sys.executable, "-m", "inspector", *target], env)
+
+
+def measure(label: str, target: list[str], size: int, cols: int, rows: int, cache: Path, append_to: Path | None) -> dict[str, Any]:
+    """Every figure of one session (`target`: the app's arguments)."""
+    pane = start(label, target, cols, rows, cache)
+    out: dict[str, Any] = {"shape": label, "bytes": size, "terminal": f"{cols}x{rows}"}
+    try:
+        out["first_screen"] = pane.wait_for(first_screen, pane.started)
+        out["whole_file"], _, _ = pane.settled(pane.started, until=idle, timeout=600)
+        out["keys"], out["checks_failed"] = tour(pane)
+        out["esc_during"] = esc_during_jobs(pane)
+        if append_to is not None:
+            out["append"] = _append(pane, append_to)
+        out["peak_rss"] = pane.peak_rss()
+        out["peak_rss_ratio"] = out["peak_rss"] / size
+        out["q_during_job"] = q_during_job(pane)
+    finally:
+        if pane.alive():
+            subprocess.run(["tmux", "send-keys", "-t", pane.name, "q"], capture_output=True)
+            pane.gone_after(time.perf_counter(), timeout=5)
+        pane.close()
+    return out
+
+
+def forecast(path: Path, cols: int, rows: int, cache: Path) -> dict[str, Any]:
+    """The app on `path`: start -> whole-file figures, `C` -> the forecast shown; the engine's cold index of the
+    same file (`bench/measure.py index`, a fresh process) in the same run."""
+    out: dict[str, Any] = {"file": path.name, "bytes": path.stat().st_size}
+    proc = subprocess.run([sys.executable, str(HERE / "measure.py"), "index", str(path)], capture_output=True, text=True,
+                          env=os.environ | {"PYTHONPATH": str(ROOT)}, check=True)
+    out["cold_index"] = json.loads(proc.stdout)["seconds"]
+    pane = start("forecast", [str(path)], cols, rows, cache)
+    try:
+        out["whole_file"], _, _ = pane.settled(pane.started, until=idle, timeout=900)
+        out["forecast"], _ = press(pane, "C", timeout=900)
+        out["peak_rss"] = pane.peak_rss()
+    finally:
+        subprocess.run(["tmux", "send-keys", "-t", pane.name, "q"], capture_output=True)
+        pane.gone_after(time.perf_counter(), timeout=10)
+        pane.close()
+    out["forecast_over_cold_index"] = out["forecast"] / out["cold_index"]
+    return out
+
+
+def sizes(spec: str | None, shapes: list[str]) -> dict[str, int]:
+    """`--size 64MB` (every shape) or `--size chat=64MB,tools=256MB` (the others at their default)."""
+    out = {s: generate.parse_size(DEFAULT_SIZES[s]) for s in shapes}
+    for part in (spec or "").split(","):
+        if "=" in part:
+            shape, value = (p.strip() for p in part.split("=", 1))
+            if shape not in out:
+                raise SystemExit(f"--size: {shape!r} is not among --shapes")
+            out[shape] = generate.parse_size(value)
+        elif part.strip():
+            out = dict.fromkeys(out, generate.parse_size(part))
+    return out
+
+
+def sessions(args: argparse.Namespace) -> list[tuple[str, list[str], int, Path | None]]:
+    """(label, the app's arguments, bytes, the file to append to) of every session to measure."""
+    import run
+
+    shapes = [s for s in args.shapes.split(",") if s]
     targets = []
-    for shape in args.shapes.split(","):
-        if not shape:
-            continue
-        path = args.data_dir / f"ui-{shape}-{args.size}-seed0-{generate.generator_fingerprint()}.jsonl"
-        if not path.exists():
-            args.data_dir.mkdir(parents=True, exist_ok=True)
-            generate.generate(path.with_suffix(".tmp"), size_bytes=args.size, seed=0, shape=shape)
-            path.with_suffix(".tmp").rename(path)
-        targets.append((shape, [str(path)], path.stat().st_size, path))
+    for shape, size in sizes(args.size, shapes).items():
+        bench = run.prepare(shape, size, 0, args.data_dir)
+        targets.append((shape, [str(bench.path)], bench.size, bench.path))
     if args.store_events:
         import store
 
-        db, sid, _events = store.build(args.store_events, args.data_dir, 0)
-        targets.append((f"store ({args.store_events:,} events)", [str(db), "--session", sid], db.stat().st_size, None))
+        db, sid, events = store.build(args.store_events, args.data_dir, 0)
+        targets.append((f"store ({events:,} events)", [str(db), "--session", sid], db.stat().st_size, None))
     return targets
 
 
-def markdown(results: list[dict[str, Any]], header: str) -> str:
-    def s(v: float) -> str:
-        return "—" if v != v else (f"{v * 1000:.0f} ms" if v < 1 else f"{v:.2f} s")
-
-    heads = [f"{r['shape']}: {r['bytes'] / 2**20:.0f} MiB" for r in results]
-    rows = ["| figure | " + " | ".join(heads) + " |", "|---|" + "---|" * len(results)]
-    rows.append("| first screen | " + " | ".join(s(r["first_screen"]) for r in results) + " |")
-    rows.append("| whole-file figures | " + " | ".join(s(r["whole_file"]) for r in results) + " |")
-    for key in dict.fromkeys(KEYS):
-        rows.append(f"| key `{key}` to settled (slowest press) | " + " | ".join(s(r["keys"][key]) for r in results) + " |")
-    for job in JOBS:
-        rows.append(f"| Esc during `{job}` to settled | " + " | ".join(s(r["esc_during"][job]) for r in results) + " |")
-    rows.append("| append a line to shown | " + " | ".join(s(r["append"]) if "append" in r else "—" for r in results) + " |")
-    rows.append("| peak RSS after the key tour (× file) | "
-                + " | ".join(f"{r['peak_rss'] / 1e6:.0f} MB ({r['peak_rss_ratio']:.2f}×)" for r in results) + " |")
-    return header + "\n\n" + "\n".join(rows)
+def forecast_file(args: argparse.Namespace) -> Path | None:
+    if args.forecast_file == "none":
+        return None
+    if args.forecast_file:
+        return Path(args.forecast_file)
+    path = args.data_dir / f"tools-{1 << 30}-seed0-{generate.generator_fingerprint()}.jsonl"
+    return path if path.exists() else None
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--shapes", default=",".join(SHAPES))
-    parser.add_argument("--size", type=generate.parse_size, default=64 << 20)
-    parser.add_argument("--store-events", type=int, default=20_000, help="events of the store session (0: none)")
+    parser.add_argument("--size", default=None, help="every shape (16MB), or per shape (chat=64MB,tools=256MB); "
+                        f"default {','.join(f'{k}={v}' for k, v in DEFAULT_SIZES.items())}")
+    parser.add_argument("--store-events", type=int, default=DEFAULT_STORE_EVENTS, help="events of the store session (0: none)")
+    parser.add_argument("--forecast-file", default=None, help="the 1 GiB session of the forecast figure (none: skip; "
+                        "default: bench/run.py's tools 1 GiB session, when generated)")
     parser.add_argument("--cols", type=int, default=160)
     parser.add_argument("--rows", type=int, default=48)
     parser.add_argument("--data-dir", type=Path, default=Path(tempfile.gettempdir()) / "session-inspector-bench")
@@ -221,20 +286,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args(argv)
     if shutil.which("tmux") is None:
-        print("tmux is not installed", file=sys.stderr)
+        print("tmux is not installed: the UI bench is skipped", file=sys.stderr)
         return 2
-    results = []
+    started = time.perf_counter()
+    results: list[dict[str, Any]] = []
+    big: dict[str, Any] | None = None
     with tempfile.TemporaryDirectory() as scratch:
-        for label, target, size, path in _data(args):
-            print(f"{label}: {size / 2**20:.0f} MiB", file=sys.stderr, flush=True)
+        for label, target, size, path in sessions(args):
+            print(f"ui bench: {label}: {size / 2**20:.0f} MiB", file=sys.stderr, flush=True)
             results.append(measure(label.split()[0], target, size, args.cols, args.rows, Path(scratch) / "cache", path))
+        path = forecast_file(args)
+        if path is not None:
+            print(f"ui bench: forecast of {path.name}", file=sys.stderr, flush=True)
+            big = forecast(path, args.cols, args.rows, Path(scratch) / "cache")
     load = os.getloadavg()
-    header = (f"Measured {time.strftime('%Y-%m-%d %H:%M %Z')} on {os.cpu_count()} CPUs, load average {load[0]:.1f} / {load[1]:.1f} / "
-              f"{load[2]:.1f} (1 / 5 / 15 min), terminal {args.cols}x{args.rows}: `python bench/ui_tmux.py {' '.join(sys.argv[1:])}`")
+    header = (f"Measured {time.strftime('%Y-%m-%d %H:%M %Z')} on {os.cpu_count()} CPUs, load average {load[0]:.1f} / "
+              f"{load[1]:.1f} / {load[2]:.1f} (1 / 5 / 15 min), terminal {args.cols}x{args.rows}, "
+              f"{time.perf_counter() - started:.0f} s in all: `python bench/ui_tmux.py {' '.join(sys.argv[1:] if argv is None else argv)}`")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"header": header, "results": results}, indent=1))
+    args.out.write_text(json.dumps({"header": header, "results": results, "forecast": big}, indent=1))
     if args.markdown:
-        print(markdown(results, header))
+        print(markdown(results, big, header, KEYS, [name for name, _, _ in JOBS]))
     return 0
 
 
