@@ -17,7 +17,7 @@ listed under "screen checks failed"):
 - every key of the help screen (`KEYS`, the tour of `tests/ui/test_ui_responsive.py`): send -> settled and shown;
   the forecast `C` is the first: key -> the forecast shown (its triggers drawn);
 - Esc during each background job (`JOBS`: every `run_worker` / `@work` a key starts): the job's keys, `ESC_AFTER`
-  seconds later Esc, Esc -> settled on the transcript; then the app's CPU over the next second (a job's thread that
+  seconds after its screen is up (at once for the estimator and the search, which open none) Esc, Esc -> settled on the transcript; then the app's CPU over the next second (a job's thread that
   was not stopped shows as a busy core) and its CPU between the key and Esc (did the job still run);
 - append to screen: a user line appended to the file -> its text on screen (the file is truncated back after);
 - peak RSS after the tour: `VmHWM` of the app's process, and its ratio to the file;
@@ -138,14 +138,18 @@ def tour(pane: Pane) -> tuple[dict[str, float], list[str]]:
     return keys, failed
 
 
-def esc_during_jobs(pane: Pane) -> dict[str, dict[str, float]]:
-    """Esc `ESC_AFTER` seconds into each job: Esc -> the transcript settled, the CPU before Esc and after."""
+def esc_during_jobs(pane: Pane, failed: list[str]) -> dict[str, dict[str, float]]:
+    """Esc `ESC_AFTER` seconds into each job: Esc -> the transcript settled, the CPU before Esc and after (a key
+    before a job whose screen never showed what it opens goes to `failed`)."""
     out: dict[str, dict[str, float]] = {}
     for name, first, start in JOBS:
         for key in first:
-            press(pane, key)
+            if not press(pane, key, timeout=20)[1]:
+                failed.append(f"{name}:{key}")
         cpu0 = pane.cpu_seconds()
         started = pane.send(start)
+        if start in OPENS:  # Esc once the job's screen is up (and its work under way), not before the key took
+            pane.wait_for(lambda s, mark=OPENS[start][0]: mark in s, started, timeout=30)
         time.sleep(ESC_AFTER)
         cpu1 = pane.cpu_seconds()
         esc = pane.send("Escape")
@@ -154,7 +158,8 @@ def esc_during_jobs(pane: Pane) -> dict[str, dict[str, float]]:
                      "cpu_after": pane.cpu_share(CPU_WINDOW)}
         if name.startswith("estimator"):  # back to the first estimator (pi chars/4)
             for key in ("e", "e"):
-                press(pane, key)
+                if not press(pane, key, timeout=20)[1]:
+                    failed.append(f"{name}:{key} after")
     return out
 
 
@@ -193,16 +198,24 @@ def measure(label: str, target: list[str], size: int, cols: int, rows: int, cach
     """Every figure of one session (`target`: the app's arguments)."""
     pane = start(label, target, cols, rows, cache)
     out: dict[str, Any] = {"shape": label, "bytes": size, "terminal": f"{cols}x{rows}"}
+    phases: dict[str, float] = {}
+    out["bench_seconds"] = phases
     try:
         out["first_screen"] = pane.wait_for(first_screen, pane.started)
         out["whole_file"], _, _ = pane.settled(pane.started, until=idle, timeout=600)
+        phases["open"] = time.perf_counter() - pane.started
+        t0 = time.perf_counter()
         out["keys"], out["checks_failed"] = tour(pane)
-        out["esc_during"] = esc_during_jobs(pane)
+        phases["tour"], t0 = time.perf_counter() - t0, time.perf_counter()
+        out["esc_during"] = esc_during_jobs(pane, out["checks_failed"])
+        phases["jobs"], t0 = time.perf_counter() - t0, time.perf_counter()
         if append_to is not None:
             out["append"] = _append(pane, append_to)
         out["peak_rss"] = pane.peak_rss()
         out["peak_rss_ratio"] = out["peak_rss"] / size
         out["q_during_job"] = q_during_job(pane)
+        phases["append_q"] = time.perf_counter() - t0
+        print(f"ui bench: {label}: " + ", ".join(f"{k} {v:.0f} s" for k, v in phases.items()), file=sys.stderr, flush=True)
     finally:
         if pane.alive():
             subprocess.run(["tmux", "send-keys", "-t", pane.name, "q"], capture_output=True)

@@ -62,6 +62,10 @@ class TerminalDriver(LinuxDriver):
             self._watching.set()
             threading.Thread(target=self._watch, args=(self.fileno,), name="terminal-watch", daemon=True).start()
 
+    def stop_application_mode(self) -> None:
+        self._watching.clear()  # a normal exit or a suspend (Ctrl+Z): the terminal is given back, not lost
+        super().stop_application_mode()
+
     def _sigcont_application(self, *args: Any) -> None:
         # The kernel sends SIGCONT with SIGHUP on a hang-up: nothing to resume on a terminal that is gone.
         if self.hung_up.is_set() or terminal_gone(self.fileno):
@@ -100,6 +104,8 @@ class TerminalDriver(LinuxDriver):
                 continue
             except OSError:
                 events = [(fd, select.POLLERR)]
+            if not self._watching.is_set():
+                return
             if events and terminal_gone(fd):
                 self.on_hangup()
                 return
