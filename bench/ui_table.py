@@ -47,20 +47,23 @@ def markdown(results: list[dict[str, Any]], forecast: dict[str, Any] | None, hea
     """The table (and the 1 GiB forecast line when measured), under `header`."""
     heads = [f"{r['shape']}: {r['bytes'] / 2**20:.0f} MiB" for r in results]
     rows = ["| figure | " + " | ".join(heads) + " |", "|---|" + "---|" * len(results)]
-    rows.append(_row("first screen", results, lambda r: seconds(r["first_screen"])))
-    rows.append(_row("whole-file figures", results, lambda r: seconds(r["whole_file"])))
-    rows.append(_row("`C`: the forecast shown", results, lambda r: seconds(r["keys"].get("C"))))
+    rows.append(_row("first screen", results, lambda r: seconds(r.get("first_screen"))))
+    rows.append(_row("whole-file figures", results, lambda r: seconds(r.get("whole_file"))))
+    rows.append(_row("`C`: the forecast shown", results, lambda r: seconds(r.get("keys", {}).get("C"))))
     for key in dict.fromkeys(keys):
         if key != "C":
-            rows.append(_row(f"key `{key}` to settled (slowest press)", results, lambda r, k=key: seconds(r["keys"].get(k))))
+            rows.append(_row(f"key `{key}` to settled (slowest press)", results, lambda r, k=key: seconds(r.get("keys", {}).get(k))))
     rows.append(_row("every key showed what it opens", results, _checks))
     for job in jobs:
         rows.append(_row(f"Esc during {job} · CPU before Esc → after", results, lambda r, j=job: _job(r, j)))
     rows.append(_row("`q` right after `C`: the process gone", results, _q))
     rows.append(_row("append a line to shown", results, lambda r: seconds(r["append"]) if "append" in r else "—"))
     rows.append(_row("peak RSS after the tour (× file)", results,
-                     lambda r: f"{r['peak_rss'] / 1e6:.0f} MB ({r['peak_rss_ratio']:.2f}×)"))
+                     lambda r: f"{r['peak_rss'] / 1e6:.0f} MB ({r['peak_rss_ratio']:.2f}×)" if "peak_rss" in r else "—"))
     text = header + "\n\n" + "\n".join(rows)
+    for r in results:
+        if "crashed" in r:
+            text += f"\n\n**{r['shape']}: the app ended under the bench** (the cells after it are empty): {r['crashed']}"
     if forecast is not None:
         text += (f"\n\nForecast of `{forecast['file']}` ({forecast['bytes'] / 2**30:.2f} GiB): `C` → the forecast shown "
                  f"{seconds(forecast['forecast'])}, the engine's cold index of the same file (`bench/measure.py index`) "

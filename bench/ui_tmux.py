@@ -16,9 +16,10 @@ listed under "screen checks failed"):
 - whole-file figures: start -> settled with the indexing done (no "opening …", "indexing …", "loading…", "computing…" left);
 - every key of the help screen (`KEYS`, the tour of `tests/ui/test_ui_responsive.py`): send -> settled and shown;
   the forecast `C` is the first: key -> the forecast shown (its triggers drawn);
-- Esc during each background job (`JOBS`: every `run_worker` / `@work` a key starts): the job's keys, `ESC_AFTER`
-  seconds after its screen is up (at once for the estimator and the search, which open none) Esc, Esc -> settled on the transcript; then the app's CPU over the next second (a job's thread that
-  was not stopped shows as a busy core) and its CPU between the key and Esc (did the job still run);
+- Esc during each background job (`JOBS`: every `run_worker` / `@work` a key starts): the job's keys, Esc
+  `ESC_AFTER` seconds after its screen is up (after the key for the estimator and the search, which open none),
+  Esc -> settled on the transcript; then the app's CPU between the key and Esc (did the job still run) and over
+  the next second (a job's thread that was not stopped shows as a busy core);
 - append to screen: a user line appended to the file -> its text on screen (the file is truncated back after);
 - peak RSS after the tour: `VmHWM` of the app's process, and its ratio to the file;
 - `q` right after a job started (`C`): q -> the process gone.
@@ -55,7 +56,7 @@ from ui_table import markdown
 ESC_AFTER = 0.15
 CPU_WINDOW = 1.0
 SHAPES = ("chat", "tools", "thinking", "cjk")
-DEFAULT_SIZES = {"chat": "64MB", "tools": "128MB", "thinking": "64MB", "cjk": "64MB"}
+DEFAULT_SIZES = {"chat": "64MB", "tools": "64MB", "thinking": "64MB", "cjk": "64MB"}
 DEFAULT_STORE_EVENTS = 20_000
 KEYS = (
     "C", "Escape", "o", "o", "b", "u", "U", "c", "w", "Escape", "s", "s", "m", "Escape", "/", "Escape",
@@ -98,10 +99,15 @@ def idle(screen: str) -> bool:
     return bool(_HEADER.search(screen)) and not _BUSY.search(screen)
 
 
+def shows(*marks: str) -> Check:
+    """Whether a screen shows every one of `marks`."""
+    return lambda screen: all(m in screen for m in marks)
+
+
 def check_for(key: str, before: str) -> Check | None:
     """What the screen must show once `key` took effect (None: nothing checkable, e.g. a cursor move)."""
     if key in OPENS:
-        return lambda s: all(m in s for m in OPENS[key])
+        return shows(*OPENS[key])
     if key == "Escape":
         return lambda s: transcript_shown(s) or (not any(m[0] in s for m in OPENS.values()) and s != before)
     if key == "e":
@@ -125,17 +131,14 @@ def press(pane: Pane, key: str, timeout: float = 60.0) -> tuple[float, bool]:
     return took, shown
 
 
-def tour(pane: Pane) -> tuple[dict[str, float], list[str]]:
-    """Every key of `KEYS` once the previous one settled: the slowest press per key, and the keys whose screen
-    never showed what they open."""
-    keys: dict[str, float] = {}
-    failed: list[str] = []
+def tour(pane: Pane, keys: dict[str, float], failed: list[str]) -> None:
+    """Every key of `KEYS` once the previous one settled: the slowest press per key into `keys`, the keys whose
+    screen never showed what they open into `failed` (filled as it goes: a crash leaves what was measured)."""
     for i, key in enumerate(KEYS):
         took, shown = press(pane, key)
         if not shown:
             failed.append(f"{i}:{key}")
         keys[key] = max(keys.get(key, 0.0), took) if took == took else float("nan")
-    return keys, failed
 
 
 def esc_during_jobs(pane: Pane, failed: list[str]) -> dict[str, dict[str, float]]:
@@ -149,7 +152,7 @@ def esc_during_jobs(pane: Pane, failed: list[str]) -> dict[str, dict[str, float]
         cpu0 = pane.cpu_seconds()
         started = pane.send(start)
         if start in OPENS:  # Esc once the job's screen is up (and its work under way), not before the key took
-            pane.wait_for(lambda s, mark=OPENS[start][0]: mark in s, started, timeout=30)
+            pane.wait_for(shows(OPENS[start][0]), started, timeout=30)
         time.sleep(ESC_AFTER)
         cpu1 = pane.cpu_seconds()
         esc = pane.send("Escape")
@@ -205,7 +208,8 @@ def measure(label: str, target: list[str], size: int, cols: int, rows: int, cach
         out["whole_file"], _, _ = pane.settled(pane.started, until=idle, timeout=600)
         phases["open"] = time.perf_counter() - pane.started
         t0 = time.perf_counter()
-        out["keys"], out["checks_failed"] = tour(pane)
+        out["keys"], out["checks_failed"] = {}, []
+        tour(pane, out["keys"], out["checks_failed"])
         phases["tour"], t0 = time.perf_counter() - t0, time.perf_counter()
         out["esc_during"] = esc_during_jobs(pane, out["checks_failed"])
         phases["jobs"], t0 = time.perf_counter() - t0, time.perf_counter()
@@ -216,6 +220,10 @@ def measure(label: str, target: list[str], size: int, cols: int, rows: int, cach
         out["q_during_job"] = q_during_job(pane)
         phases["append_q"] = time.perf_counter() - t0
         print(f"ui bench: {label}: " + ", ".join(f"{k} {v:.0f} s" for k, v in phases.items()), file=sys.stderr, flush=True)
+    except RuntimeError as crash:  # the app ended under a key: say so (its last words), measure the next session
+        lines = [line.strip(" │╰╯─") for line in str(crash).splitlines() if line.strip(" │╰╯─")]
+        out["crashed"] = " / ".join([lines[0], *[line for line in lines if "Error" in line][-1:]])
+        print(f"ui bench: {label}: {out['crashed']}", file=sys.stderr, flush=True)
     finally:
         if pane.alive():
             subprocess.run(["tmux", "send-keys", "-t", pane.name, "q"], capture_output=True)
@@ -263,7 +271,7 @@ def sessions(args: argparse.Namespace) -> list[tuple[str, list[str], int, Path |
     import run
 
     shapes = [s for s in args.shapes.split(",") if s]
-    targets = []
+    targets: list[tuple[str, list[str], int, Path | None]] = []
     for shape, size in sizes(args.size, shapes).items():
         bench = run.prepare(shape, size, 0, args.data_dir)
         targets.append((shape, [str(bench.path)], bench.size, bench.path))
