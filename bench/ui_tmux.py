@@ -59,16 +59,18 @@ SHAPES = ("chat", "tools", "thinking", "cjk")
 DEFAULT_SIZES = {"chat": "64MB", "tools": "64MB", "thinking": "64MB", "cjk": "64MB"}
 DEFAULT_STORE_EVENTS = 20_000
 KEYS = (
-    "C", "Escape", "o", "o", "b", "u", "U", "c", "w", "Escape", "s", "s", "m", "Escape", "/", "Escape",
+    "C", "Escape", "o", "o", "b", "u", "U", "c", "w", "Escape", "s", "s", "m", "Escape", "/", "-l rate", "Enter", "Escape",
     "e", "e", "e", "e", "?", "Escape", "p", "Escape", "l", "Escape", "R", "Escape", "d", "Escape",
     "X", "Escape", "f", "Escape", "n", "N", "z", "z", "a", "r", "t", "Escape",
     "Down", "Up", "PageDown", "PageUp", "End", "Home", "Enter", "Escape",
 )
-"""The keys of `tests/ui/test_ui_responsive.py`'s tour, as tmux names them."""
+"""The keys of `tests/ui/test_ui_responsive.py`'s tour, as tmux names them, with a query typed in the search (`-l
+TEXT`: TEXT typed), so that `n` / `N` move between matches instead of opening the search bar (where the keys after
+them would be typed)."""
 OPENS = {
     "C": ("Compaction forecast", "Triggers"), "?": ("Each transcript row",), "p": ("Pruning preview", "saved"),
     "l": ("Timeline ·", "Calls "), "R": ("Timeline ·", "Calls "), "d": ("Diagnostics ·",),
-    "X": ("summarizer ", "Plan"), "f": ("Show only",), "/": ("search messages",),
+    "X": ("summarizer ", "Plan"), "f": ("Show only",),
 }
 """What each key's screen shows once it is there (every string on the screen); the first names the screen."""
 JOBS = (
@@ -78,6 +80,8 @@ JOBS = (
 """Every background job a key starts: (name, keys sent first, each settled; the key that starts the job)."""
 _HEADER = re.compile(r"^\s+(ctx|line) role", re.MULTILINE)
 _ESTIMATOR = re.compile(r"sizes: (.+?)\s{2,}")
+_SEARCH_BAR = re.compile(r"^▊  \S", re.MULTILINE)
+"""The search bar's input (its placeholder "search messages", or the query it keeps)."""
 _OPENING = re.compile(r"^ opening \S", re.MULTILINE)
 _BUSY = re.compile(r"loading…|computing…|computing the |indexing \S+: \d+%|^ opening \S", re.MULTILINE)
 """What the app shows while it still reads or computes (the header's "opening …", the gauge's "loading…", the
@@ -86,7 +90,8 @@ indexing progress, the panels' "computing…")."""
 
 def transcript_shown(screen: str) -> bool:
     """The inspector's transcript with nothing opened over it."""
-    return bool(_HEADER.search(screen)) and not any(marks[0] in screen for marks in OPENS.values())
+    return (bool(_HEADER.search(screen)) and not _SEARCH_BAR.search(screen)
+            and not any(marks[0] in screen for marks in OPENS.values()))
 
 
 def first_screen(screen: str) -> bool:
@@ -110,6 +115,8 @@ def check_for(key: str, before: str) -> Check | None:
         return shows(*OPENS[key])
     if key == "Escape":
         return lambda s: transcript_shown(s) or (not any(m[0] in s for m in OPENS.values()) and s != before)
+    if key == "/":
+        return lambda s: bool(_SEARCH_BAR.search(s))
     if key == "e":
         was = _ESTIMATOR.search(before)
         return lambda s: (m := _ESTIMATOR.search(s)) is not None and (was is None or m.group(1) != was.group(1))
