@@ -664,3 +664,24 @@ def test_snapshot_if_enabled_projection(no_touch, snap_compare):
         await settle(pilot)
 
     assert snap_compare(no_touch_app(session, last), terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.anyio
+async def test_the_diff_follows_the_session_release(tmp_path, monkeypatch, ui):
+    """A 2026.9.6 session's soft trim is drawn with that release's cut and note (its sizes are built in), not
+    2026.4.12's helpers (which its pruner does not have: the overlay crashed on `p`)."""
+    from inspector.rules.ruleset import rule_set
+
+    monkeypatch.chdir(tmp_path)
+    b, touch = pruning_builder()
+    b.write(tmp_path / "pruning.jsonl")
+    session = open_session(Path("pruning.jsonl"), "openclaw-2026.9.6")
+    pilot = await ui.run(make_app(session, touch, rules=rule_set("openclaw-2026.9.6")), SIZE)
+    screen = await settle(pilot)
+    listed = screen.query_one(PruningMessageList)
+    assert 2 in listed.indexes and screen.preview.actions[2] == ACTION_SOFT_TRIM
+    diff = screen.query_one(PruningDiff)
+    before = str(diff.query_one("#diff-before-body", Static).render())
+    after = str(diff.query_one("#diff-after-body", Static).render())
+    assert after.endswith("[Tool result trimmed: kept first 1500 chars and last 1500 chars of 23520 chars.]")
+    assert "kept: first 1,500 + last 1,500 · dropped: 20,520 of 23,520 chars" in before

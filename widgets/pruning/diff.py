@@ -23,7 +23,6 @@ from textual.widgets import Static
 
 from inspector.figures.pruning.preview import PrunePreview
 from inspector.js.jsjson import js_len
-from inspector.js.utf16 import js_slice
 from inspector.rules.pruning_terms import ACTION_HARD_CLEAR, ACTION_SOFT_TRIM
 
 from ..detail.render import image_summary
@@ -159,31 +158,23 @@ class PruningDiff(Horizontal):
 
     def _soft_trim(self, p: PrunePreview, i: int, msg: dict[str, Any], after_msg: dict[str, Any], before: Text, after: Text) -> None:
         s = self.get_component_rich_style
-        soft = p.resolved.settings.soft_trim
         content = msg.get("content")
-        pruner = p.rules_or_default.pruner
-        parts = pruner.collect_prunable_tool_result_segments(content) if pruner.has_image_blocks(content) else pruner.collect_text_segments(content)
-        joined = "\n".join(parts)
-        total = js_len(joined)
-        head_n, tail_n = max(0, soft.head_chars), max(0, soft.tail_chars)
-        if total <= soft.max_chars or head_n + tail_n >= total:
+        split = p.rules_or_default.pruner.soft_trim_split(msg, p.resolved.settings)
+        if split is None:
             # Only the images change (OpenClaw's marker instead); the text is kept whole.
             before.append("images replaced by OpenClaw's marker; the text is kept\n", s("diff--muted"))
             self._append(before, _content_text(content), "diff--kept")
         else:
-            head = js_slice(joined, 0, head_n)
-            middle = js_slice(joined, head_n, total - tail_n)
-            tail = js_slice(joined, total - tail_n) if tail_n else ""
             before.append(
-                f"kept: first {js_len(head):,} + last {js_len(tail):,} · dropped: {js_len(middle):,} of {total:,} chars\n",
+                f"kept: first {js_len(split.head):,} + last {js_len(split.tail):,} · dropped: {js_len(split.dropped):,} of {split.total:,} chars\n",
                 s("diff--muted"),
             )
-            self._append(before, head, "diff--kept")
-            self._append(before, middle, "diff--dropped", "dropped")
-            self._append(before, tail, "diff--kept")
+            self._append(before, split.head, "diff--kept")
+            self._append(before, split.dropped, "diff--dropped", "dropped")
+            self._append(before, split.tail, "diff--kept")
         text = after_msg["content"][0]["text"]
-        note = pruner.soft_trim_note(soft.head_chars, soft.tail_chars, p.result.soft_trim_raw_lens.get(i, total))
-        body = text[: len(text) - len(note)] if text.endswith(note) else text
+        note = split.note if split is not None else ""
+        body = text[: len(text) - len(note)] if note and text.endswith(note) else text
         self._append(after, body, "diff--kept")
         if body is not text:
             after.append(display_text(note), s("diff--note"))

@@ -144,6 +144,35 @@ def soft_trim_note(head_chars: int, tail_chars: int, raw_len: int) -> str:
     return f"\n\n[Tool result trimmed: kept first {head_chars} chars and last {tail_chars} chars of {raw_len} chars.]"
 
 
+@dataclass(frozen=True, slots=True)
+class SoftTrimSplit:
+    """Where a soft trim cuts one tool result: the joined text (images as OpenClaw's marker) is `head` + `dropped`
+    + `tail`, `total` UTF-16 units; `note` is the exact note OpenClaw appends to the trimmed text."""
+
+    head: str
+    dropped: str
+    tail: str
+    total: int
+    note: str
+
+
+def soft_trim_split(msg: dict[str, Any], settings: ContextPruningSettings) -> SoftTrimSplit | None:
+    """The cut `soft_trim_tool_result` makes, or None when the text is kept whole (only images change, or
+    nothing)."""
+    content = msg.get("content")
+    parts = collect_prunable_tool_result_segments(content) if has_image_blocks(content) else collect_text_segments(content)
+    raw_len = estimate_joined_text_length(parts)
+    soft = settings.soft_trim
+    head_chars, tail_chars = max(0, soft.head_chars), max(0, soft.tail_chars)
+    if raw_len <= soft.max_chars or head_chars + tail_chars >= raw_len:
+        return None
+    joined = "\n".join(parts)
+    head = take_head_from_joined_text(parts, head_chars)
+    tail = take_tail_from_joined_text(parts, tail_chars)
+    dropped = js_slice(joined, js_len(head), raw_len - js_len(tail))
+    return SoftTrimSplit(head, dropped, tail, raw_len, soft_trim_note(head_chars, tail_chars, raw_len))
+
+
 def soft_trim_tool_result(msg: dict[str, Any], settings: ContextPruningSettings) -> dict[str, Any] | None:
     """`softTrimToolResultMessage`: the trimmed copy, or None when OpenClaw leaves the message as it is.
 

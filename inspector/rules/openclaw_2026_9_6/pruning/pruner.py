@@ -40,6 +40,7 @@ from inspector.rules.openclaw_2026_4_12.pruning.pruner import (
     STAGE_NO_CONTEXT_WINDOW,
     STAGE_TOO_FEW_ASSISTANTS,
     PruneResult,
+    SoftTrimSplit,
     find_first_user_index,
 )
 from inspector.rules.openclaw_2026_4_12.pruning.settings import ContextPruningSettings
@@ -73,6 +74,7 @@ __all__ = [
     "read_projection_snapshot",
     "slice_utf16_safe",
     "soft_prune_cache_ttl_tool_result",
+    "soft_trim_split",
 ]
 
 KEEP_LAST_ASSISTANTS = 3
@@ -201,6 +203,19 @@ def soft_prune_cache_ttl_tool_result(message: dict[str, Any]) -> dict[str, Any]:
         tail = slice_utf16_safe(text, -SOFT_TRIM_TAIL_CHARS)
         text = f"{head}\n...\n{tail}" + soft_trim_note(raw_len)
     return {**message, "content": [{"type": "text", "text": text}]}
+
+
+def soft_trim_split(msg: dict[str, Any], settings: ContextPruningSettings | None = None) -> SoftTrimSplit | None:
+    """Where `soft_prune_cache_ttl_tool_result` cuts the joined text (its sizes are built in: `settings` are
+    ignored), or None when the text is kept whole."""
+    text = "\n".join(_soft_parts(msg))
+    raw_len = js_len(text)
+    if raw_len <= SOFT_TRIM_MAX_CHARS:
+        return None
+    head = slice_utf16_safe(text, 0, SOFT_TRIM_HEAD_CHARS)
+    tail = slice_utf16_safe(text, -SOFT_TRIM_TAIL_CHARS)
+    dropped = js_slice(text, js_len(head), raw_len - js_len(tail))
+    return SoftTrimSplit(head, dropped, tail, raw_len, soft_trim_note(raw_len))
 
 
 def soft_trim_tool_result(msg: dict[str, Any], settings: ContextPruningSettings | None = None) -> dict[str, Any] | None:
