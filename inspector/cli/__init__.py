@@ -93,14 +93,15 @@ def build_parser(modules: list[ModuleType] | None = None) -> argparse.ArgumentPa
 def run() -> None:
     """The `session-inspector` console script (and `python -m inspector`): `main()`, then the process ends.
 
-    After a headless command the interpreter's own teardown is skipped (`exit_now`): freeing an index of a few
-    hundred thousand entries object by object costs a command 15-50 ms after its output is complete. Not under a
-    profiler or a tracer (`python -m cProfile -o ...` writes its file after this returns).
+    After a headless command, and after the app has ended and given the terminal back, the interpreter's own
+    teardown is skipped (`exit_now`): freeing an index of a few hundred thousand entries object by object costs a
+    command 15-50 ms after its output is complete, and kept the app's process alive for seconds after `q` on a big
+    session. Not under a profiler or a tracer (`python -m cProfile -o ...` writes its file after this returns).
     """
     global _exits_now
     _exits_now = True
     code = main()
-    if _headless_ran and sys.getprofile() is None and sys.gettrace() is None:  # a profiler writes its file on return
+    if (_headless_ran or _app_ran) and sys.getprofile() is None and sys.gettrace() is None:  # a profiler writes its file on return
         exit_now(code)
     sys.exit(code)
 
@@ -129,6 +130,8 @@ def exit_now(code: int) -> None:
 
 _headless_ran = False
 """Whether `main` ran a headless command (the only kind `run` ends with `exit_now`)."""
+_app_ran = False
+"""Whether `main` ran the interactive app to its end (the terminal given back): `run` then ends with `exit_now`."""
 _exits_now = False
 """Whether this process ends with `exit_now` after a headless command (`run`): what it opened is then never freed."""
 
@@ -265,7 +268,10 @@ def run_app(argv: list[str]) -> int:
     """Open the interactive inspector (`session-inspector [PATH] [--demo] [--context-window N] [--config FILE]`)."""
     from widgets.app import main as run_inspector  # lazy: headless commands never import Textual
 
-    return run_inspector(argv)
+    global _app_ran
+    code = run_inspector(argv)
+    _app_ran = True
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

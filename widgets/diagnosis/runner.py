@@ -22,7 +22,9 @@ from pathlib import Path
 
 from textual.message import Message
 from textual.screen import Screen
+from textual.worker import get_current_worker
 
+from inspector.base.cancel import Cancelled, cancellable
 from inspector.figures.diagnosis.fill import FillState, context_fill
 from inspector.figures.diagnosis.gateway import recorded_gateway_log
 from inspector.figures.diagnosis.timeline import Timeline, TimelineOptions, build_timeline
@@ -143,13 +145,21 @@ class DiagnosisRunner:
 
     def _timeline(self, session: Session, ctx: m.SessionContext, options: TimelineOptions, wait: float,
                   log: tuple[Path | None, str | None] = (None, None)) -> None:
-        if wait > 0:
-            time.sleep(wait)  # in the worker, so that "no worker running" still means "the timeline is current"
+        cancelled = get_current_worker().cancelled_event
+        # The wait is in the worker, so that "no worker running" still means "the timeline is current"; the worker
+        # is cancelled when its screen goes or the app quits, and then ends within a step of the engine's loops.
+        if wait > 0 and cancelled.wait(wait):
+            self.running = False
+            return
         self.started_at = time.monotonic()
         explicit, session_key = log
         try:
-            gateway = recorded_gateway_log(session, options.window.config, session_key, explicit)
-            timeline = build_timeline(session, ctx, options if gateway is None else replace(options, gateway=gateway))
+            with cancellable(cancelled.is_set):
+                gateway = recorded_gateway_log(session, options.window.config, session_key, explicit)
+                timeline = build_timeline(session, ctx, options if gateway is None else replace(options, gateway=gateway))
+        except Cancelled:
+            self.running = False
+            return
         except (OSError, SessionOpenError) as exc:
             self.screen.post_message(self.TimelineFailed(ctx, f"timeline: {exc}"))
             return

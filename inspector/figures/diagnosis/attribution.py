@@ -44,6 +44,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspector.base.cancel import checked
 from inspector.figures.diagnosis.calls import AddedMessage, CallPoint, CallWalk
 from inspector.figures.diagnosis.misestimates import (
     FLAG_HIGH,
@@ -231,7 +232,7 @@ def _replay(walk: CallWalk, size: Callable[[m.ContextMessage], int]) -> list[int
     sums: list[int] = []
     total = 0
     step = 0
-    for call in walk.calls:
+    for call in checked(walk.calls):
         while step < call.ledger_at:
             reset, rows = walk.ledger[step]
             total = (0 if reset else total) + sum(size(r) for r in rows)

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from inspector.base.cancel import checked
 from inspector.figures.diagnosis.cost import COST_UNKNOWN, CallCost, cost_of_call, priced_cost
 from inspector.figures.rules_of import rules_of
 from inspector.figures.sizes import index_estimators
@@ -311,7 +312,7 @@ def walk_calls(session: Session, ctx: m.SessionContext, prices: ModelCatalog | N
 
     first_pos: dict[str, int] = {}  # entry id -> its first position on the path (build_context's first-kept scan)
     ids, shape_of = entries.ids, entries.shape_of
-    for pos, idx in enumerate(ctx.path):
+    for pos, idx in checked(enumerate(ctx.path)):
         entry_id = ids[idx]
         if entry_id is not None:
             first_pos.setdefault(entry_id, pos)

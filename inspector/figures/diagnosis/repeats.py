@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspector.base.cancel import checked
 from inspector.model import entries as m
 from inspector.session.session import Session
 from inspector.storage.entry_table import EntryTable
@@ -167,7 +168,7 @@ def tool_uses(session: Session, path: Sequence[int]) -> list[ToolUse]:
     entries = session.entries
     uses: list[ToolUse] = []
     by_call_id: dict[str, ToolUse] = {}
-    for idx in path:
+    for idx in checked(path):
         etype, role = entries.shape_of(idx)[:2]
         if etype != m.MESSAGE or role not in ("assistant", "toolResult"):
             continue
