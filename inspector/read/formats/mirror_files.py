@@ -14,10 +14,11 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from hashlib import blake2b
 from typing import Any
 
 import orjson
+
+from inspector.base.digests import blake2b
 
 MIRROR_VERSION = 4
 DIGEST_BYTES = 4096

@@ -25,12 +25,12 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from hashlib import blake2b
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import orjson
 
+from inspector.base.digests import blake2b
 from inspector.base.safeio import exclusive_lock
 from inspector.model import entries as m
 from inspector.read.store.connection import StoreIdentity, connect
