@@ -180,7 +180,7 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
         if type(extras) is PackedExtras:  # a worker's run: its cells laid after the others (`PackedExtras.extend_run`)
             table_extras = self.extras
             if type(table_extras) is not PackedExtras:
-                table_extras = self.extras = PackedExtras.growing(table_extras)
+                table_extras = self.extras = PackedExtras.growing(table_extras, blocks=True)
             table_extras.extend_run(extras, start)
         elif extras:
             self.extras.update({start + k: extra for k, extra in extras.items()})

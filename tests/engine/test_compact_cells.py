@@ -28,6 +28,7 @@ from inspector.storage import nums_layout as nl
 from inspector.storage.call_cells import RESULT_BACK_KIND, back_cell, back_reference
 from inspector.storage.entry_table import EntryTable
 from inspector.storage.extra_cells import pack_extra
+from inspector.storage.block_text import BlockText
 from inspector.storage.packed_extras import PackedExtras
 
 LAYOUT = reader_estimates().layout
@@ -128,7 +129,7 @@ def test_a_worker_run_packs_its_extras_and_the_table_keeps_them_packed(tmp_path:
         mp.setenv("SESSION_INSPECTOR_WORKERS", "1")
         serial = open_session(path)
     table = parallel.entries
-    assert type(table.extras) is PackedExtras and type(table.extras.text) is bytearray
+    assert type(table.extras) is PackedExtras and type(table.extras.text) is BlockText  # the runs' text, compressed
     customs = [i for i in range(len(table)) if table.type_of(i) == m.CUSTOM]
     assert [table[i].data for i in customs] == [orjson.loads(lines[i + 1]) for i in customs]
     assert [table[i].data for i in customs] == [serial.entries[i].data for i in customs]
