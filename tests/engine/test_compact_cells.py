@@ -25,10 +25,10 @@ from inspector.read.column_runs import extract_range_runs
 from inspector.read.estimates import reader_estimates
 from inspector.session.session import open_session
 from inspector.storage import nums_layout as nl
+from inspector.storage.block_text import BlockText
 from inspector.storage.call_cells import RESULT_BACK_KIND, back_cell, back_reference
 from inspector.storage.entry_table import EntryTable
 from inspector.storage.extra_cells import pack_extra
-from inspector.storage.block_text import BlockText
 from inspector.storage.packed_extras import PackedExtras
 
 LAYOUT = reader_estimates().layout
