@@ -1,10 +1,11 @@
-"""A growing table's `extras` text (`inspector.storage.packed_extras`) kept as zlib blocks, one per worker run.
+"""Bytes a growing entry table keeps as zlib blocks, one per worker run: its `extras` text
+(`inspector.storage.packed_extras`) and its packed usages (`usage_buffer`).
 
-The `extras` cells are whole lines of JSON (every entry that is not a message: custom entries, model changes,
-compactions...): on the 256 MiB `thinking` bench shape, 5.2 MB, an eighth of the index, read a cell at a time and
-rarely (the navigation of a rule set, a label, the UI's detail of one entry). JSON lines of one kind compress about
-six times at zlib's fastest level, a run's block in about a millisecond; reading a cell decompresses its block
-(~0.3 ms for a run's ~160 KB), the last one kept, so a pass in file order decompresses each block once.
+On the 256 MiB `thinking` bench shape the `extras` cells (whole JSON lines of the entries that are not messages) are
+5.2 MB and the usages 5.2 MB, a quarter of the index; both are read a cell or a slot at a time, or in one pass in
+file order. JSON lines compress about six times at zlib's fastest level, packed usages about twice, a run's block
+in about a millisecond; a read decompresses the blocks it spans (~0.3 ms for a run's ~160 KB), the last one kept, so
+a pass in file order decompresses each block once.
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ from typing import Any
 
 
 class BlockText:
-    """Bytes laid end to end, stored as zlib blocks: `len`, `+=` (a new block) and slices `[a:b]` (within one block:
-    a cell never spans two), `bytes()` the whole text. A block is added whole before the length that covers it, so a
-    reader in another thread never reads past what is there."""
+    """Bytes laid end to end, stored as zlib blocks: `len`, `extend` or `+=` (a new block), slices `[a:b]` (bytes; across blocks
+    too), slice assignment of the same length (`revise_usage`), `bytes()` the whole. A block is added whole before
+    the length that covers it, so a reader in another thread never reads past what is there."""
 
     __slots__ = ("_blocks", "_last", "_length", "_starts")
 
     LEVEL = 1
-    """zlib's fastest level: nearly the ratio of the default on JSON lines, at a third of its time."""
+    """zlib's fastest level: nearly the ratio of the default on these bytes, at a third of its time."""
 
     def __init__(self) -> None:
         self._blocks: list[bytes] = []
@@ -34,24 +35,64 @@ class BlockText:
     def __len__(self) -> int:
         return self._length
 
-    def __iadd__(self, data: Any) -> BlockText:
+    def __bool__(self) -> bool:
+        return self._length > 0
+
+    def extend(self, data: Any) -> None:
+        """Append `data` (bytes-like) as a new block."""
         if len(data):
             self._blocks.append(zlib.compress(data, self.LEVEL))
             self._starts.append(self._length)
             self._length += len(data)
+
+    def __iadd__(self, data: Any) -> BlockText:
+        self.extend(data)
         return self
 
-    def __getitem__(self, span: slice) -> bytes:
-        start = span.start or 0
-        stop = self._length if span.stop is None else span.stop
-        if stop <= start:
-            return b""
-        i = bisect_right(self._starts, start) - 1
+    def _block(self, i: int) -> bytes:
         last = self._last
         if last[0] != i:
             last = self._last = (i, zlib.decompress(self._blocks[i]))
+        return last[1]
+
+    def _bounds(self, span: slice) -> tuple[int, int]:
+        start, stop, step = span.indices(self._length)
+        if step != 1:
+            raise ValueError("BlockText slices have no step")
+        return start, max(start, stop)
+
+    def __getitem__(self, span: slice) -> bytes:
+        start, stop = self._bounds(span)
+        if stop == start:
+            return b""
+        i = bisect_right(self._starts, start) - 1
         base = self._starts[i]
-        return last[1][start - base : stop - base]
+        block = self._block(i)
+        if stop - base <= len(block):
+            return block[start - base : stop - base]
+        parts = []
+        while start < stop:
+            block = self._block(i)
+            parts.append(block[start - base : stop - base])
+            start = base + len(block)
+            base, i = start, i + 1
+        return b"".join(parts)
+
+    def __setitem__(self, span: slice, data: Any) -> None:
+        """Overwrite bytes in place (the same length: a voided usage), its blocks compressed again."""
+        start, stop = self._bounds(span)
+        if len(data) != stop - start:
+            raise ValueError("BlockText assignment must keep the length")
+        done = 0
+        while start < stop:
+            i = bisect_right(self._starts, start) - 1
+            base = self._starts[i]
+            block = bytearray(self._block(i))
+            n = min(stop, base + len(block)) - start
+            block[start - base : start - base + n] = data[done : done + n]
+            self._blocks[i] = zlib.compress(block, self.LEVEL)
+            self._last = (i, bytes(block))
+            start, done = start + n, done + n
 
     def __bytes__(self) -> bytes:
         return b"".join(map(zlib.decompress, self._blocks))

@@ -45,6 +45,7 @@ from typing import Any, overload
 
 from inspector.model import entries as m
 from inspector.storage import nums_layout as nl
+from inspector.storage.block_text import BlockText
 from inspector.storage.call_cells import (
     CALL_IDS_KIND,
     ODD_CELL,
@@ -134,7 +135,7 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
             self.usage_slot.append(-1)
         else:
             slot = len(self.usage_buffer) // USAGE_SIZE if frozen is None else self._usage_slots()
-            self.usage_buffer += usage_packed
+            self.usage_buffer.extend(usage_packed)
             self.usage_slot.append(slot)
         if timestamp is not None or data is not None:
             self.extras[index] = pack_extra(timestamp, data)
@@ -173,7 +174,11 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
         call_base = self._call_text_len()
         self.call_text += call_text
         self.call_end = extended_ends(self.call_end, [end + call_base for end in call_ends] if call_base else call_ends)
-        self.usage_buffer += usage_buffer
+        if type(self.usage_buffer) is bytearray:  # a worker's run: the usages kept as zlib blocks from now on
+            blocks = BlockText()
+            blocks.extend(self.usage_buffer)
+            self.usage_buffer = blocks
+        self.usage_buffer.extend(usage_buffer)
         self._last_calls = None  # a worker's cells name calls within its run only (`column_runs`)
         self.usage_slot.extend(array("i", [-1 if s < 0 else s + base for s in usage_slots]) if base else usage_slots)
         start = len(self)
@@ -204,7 +209,7 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
             self.usage_slot[i] = -1
         else:
             slot = self._usage_slots()
-            self.usage_buffer += usage_packed
+            self.usage_buffer.extend(usage_packed)
             self.usage_slot[i] = slot
         rows, total = self._usage_total
         # Summed again when the old usage is in the kept sum; a new pair either way, so a sum another thread is taking

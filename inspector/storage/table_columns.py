@@ -16,6 +16,7 @@ from typing import Any
 
 from inspector.model import entries as m
 from inspector.storage import nums_layout as nl
+from inspector.storage.block_text import BlockText
 from inspector.storage.buffers import out_of_band
 from inspector.storage.estimate_layout import EstimateLayout
 from inspector.storage.extra_cells import Extra
@@ -77,7 +78,7 @@ class TableColumns:
         self.call_end = array("I")  # 32-bit ends while `call_text` is under 4 GiB, then 64-bit ("q")
         self.call_odd: dict[int, Any] = {}
         self.usage_slot = array("i")
-        self.usage_buffer = bytearray()
+        self.usage_buffer: bytearray | BlockText = bytearray()  # zlib blocks once a worker's run is added
         self.extras: dict[int, Extra] | PackedExtras = {}  # packed in a snapshot (`inspector.storage.packed_extras`)
         self._usage_total: tuple[int, m.UsageSum] = (0, m.UsageSum())
         self._type_indices: dict[str, tuple[int, list[int]]] = {}

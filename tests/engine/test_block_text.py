@@ -31,3 +31,15 @@ def test_packed_extras_over_blocks_pickle_as_one_text() -> None:
     assert [table[row] for row in range(6)] == [b'{"id":"%d"}' % row for row in range(6)]
     back = pickle.loads(pickle.dumps(table, protocol=5))
     assert type(back.text) is bytes and dict(back.items()) == dict(table.items())
+
+
+def test_reads_across_blocks_and_overwrites_in_place() -> None:
+    text = BlockText()
+    runs = [bytes(range(40)), bytes(range(100, 130)), bytes(range(200, 250))]
+    for run in runs:
+        text.extend(run)
+    whole = bytearray(b"".join(runs))
+    assert text[10:95] == bytes(whole[10:95]) and text[:] == bytes(whole) and text[-5:] == bytes(whole[-5:])
+    text[35:75] = b"\xff" * 40  # spans the three blocks
+    whole[35:75] = b"\xff" * 40
+    assert bytes(text) == bytes(whole) and text[30:80] == bytes(whole[30:80])
