@@ -1,8 +1,8 @@
 """Bytes a growing entry table keeps as zlib blocks, one per worker run: its `extras` text
-(`inspector.storage.packed_extras`) and its packed usages (`usage_buffer`).
+(`inspector.storage.packed_extras`), its packed usages (`usage_buffer`) and its call text (`call_text`).
 
 On the 256 MiB `thinking` bench shape the `extras` cells (whole JSON lines of the entries that are not messages) are
-5.2 MB and the usages 5.2 MB, a quarter of the index; both are read a cell or a slot at a time, or in one pass in
+5.2 MB, the usages 5.2 MB and the call cells 2.3 MB, nearly a third of the index; both are read a cell or a slot at a time, or in one pass in
 file order. JSON lines compress about six times at zlib's fastest level, packed usages about twice, a run's block
 in about a millisecond; a read decompresses the blocks it spans (~0.3 ms for a run's ~160 KB), the last one kept, so
 a pass in file order decompresses each block once.
@@ -93,6 +93,13 @@ class BlockText:
             self._blocks[i] = zlib.compress(block, self.LEVEL)
             self._last = (i, bytes(block))
             start, done = start + n, done + n
+
+    def locate(self, start: int, end: int) -> tuple[bytes, int, int]:
+        """The decompressed block holding the cell [start, end) (within one block: a run's cells), and the cell's
+        bounds in it."""
+        i = bisect_right(self._starts, start) - 1
+        base = self._starts[i]
+        return self._block(i), start - base, end - base
 
     def __bytes__(self) -> bytes:
         return b"".join(map(zlib.decompress, self._blocks))

@@ -124,7 +124,7 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
             self._last_calls: tuple[int, tuple[str, ...]] | None = (index, calls)
         if cell == ODD_CELL:
             self.call_odd[index] = calls
-        self.call_text += cell
+        self.call_text.extend(cell)
         frozen = self._frozen
         end = len(self.call_text) if frozen is None else self._call_text_len()
         if end < 2**32 or self.call_end.typecode == "q":
@@ -172,7 +172,11 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
         self.nums = nl.join_rows(self.nums, nums)
         self.shape.extend(codes)
         call_base = self._call_text_len()
-        self.call_text += call_text
+        if type(self.call_text) is bytearray:  # as the usages below
+            blocks = BlockText()
+            blocks.extend(self.call_text)
+            self.call_text = blocks
+        self.call_text.extend(call_text)
         self.call_end = extended_ends(self.call_end, [end + call_base for end in call_ends] if call_base else call_ends)
         if type(self.usage_buffer) is bytearray:  # a worker's run: the usages kept as zlib blocks from now on
             blocks = BlockText()

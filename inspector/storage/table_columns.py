@@ -74,7 +74,7 @@ class TableColumns:
         self.shapes: list[Shape] = []
         self.shape_codes: dict[Shape, int] = {}
         self.type_codes: dict[str, list[int]] = {}
-        self.call_text = bytearray()
+        self.call_text: bytearray | BlockText = bytearray()  # zlib blocks once a worker's run is added
         self.call_end = array("I")  # 32-bit ends while `call_text` is under 4 GiB, then 64-bit ("q")
         self.call_odd: dict[int, Any] = {}
         self.usage_slot = array("i")
@@ -166,12 +166,13 @@ class TableColumns:
     def _call_text_at(self, start: int, end: int) -> tuple[Any, int, int]:
         """The buffer holding the call text cell [start, end) and the cell's bounds in it."""
         frozen = self._frozen
-        if frozen is None:
-            return self.call_text, start, end
-        n = len(frozen.call_text)
-        if end <= n:
-            return frozen.call_text, start, end
-        return self.call_text, start - n, end - n
+        if frozen is not None:
+            n = len(frozen.call_text)
+            if end <= n:
+                return frozen.call_text, start, end
+            start, end = start - n, end - n
+        text = self.call_text
+        return text.locate(start, end) if type(text) is BlockText else (text, start, end)
 
     def _usage_at(self, slot: int) -> bytes:
         """The packed usage in slot `slot`."""
