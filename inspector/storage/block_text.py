@@ -13,12 +13,12 @@ from __future__ import annotations
 import zlib
 from array import array
 from bisect import bisect_right
-from typing import Any
+from typing import Any, overload
 
 
 class BlockText:
-    """Bytes laid end to end, stored as zlib blocks: `len`, `extend` or `+=` (a new block), slices `[a:b]` (bytes; across blocks
-    too), slice assignment of the same length (`revise_usage`), `bytes()` the whole. A block is added whole before
+    """Bytes laid end to end, stored as zlib blocks: `len`, `extend` or `+=` (a new block), one byte `[i]`, slices `[a:b]` (bytes; across
+    blocks too), slice assignment of the same length (`revise_usage`), `bytes()` the whole. A block is added whole before
     the length that covers it, so a reader in another thread never reads past what is there."""
 
     __slots__ = ("_blocks", "_last", "_length", "_starts")
@@ -61,7 +61,20 @@ class BlockText:
             raise ValueError("BlockText slices have no step")
         return start, max(start, stop)
 
-    def __getitem__(self, span: slice) -> bytes:
+    @overload
+    def __getitem__(self, span: int) -> int: ...
+
+    @overload
+    def __getitem__(self, span: slice) -> bytes: ...
+
+    def __getitem__(self, span: int | slice) -> int | bytes:
+        if type(span) is int:
+            at = span + self._length if span < 0 else span
+            if not 0 <= at < self._length:
+                raise IndexError("BlockText index out of range")
+            block, start, _ = self.locate(at, at + 1)
+            return block[start]
+        assert type(span) is slice
         start, stop = self._bounds(span)
         if stop == start:
             return b""

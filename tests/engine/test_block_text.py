@@ -43,3 +43,4 @@ def test_reads_across_blocks_and_overwrites_in_place() -> None:
     text[35:75] = b"\xff" * 40  # spans the three blocks
     whole[35:75] = b"\xff" * 40
     assert bytes(text) == bytes(whole) and text[30:80] == bytes(whole[30:80])
+    assert text[0] == 0 and text[45] == 0xFF and text[-1] == 249
