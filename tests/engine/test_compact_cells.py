@@ -110,7 +110,7 @@ def test_back_reference_only_names_a_call_it_can_reach() -> None:
     for k in range(256):
         table.add_row(NUMS, f"u{k}", None, code, None, None)
     table.add_row(NUMS, "r", None, code, "c1", None)  # 257 rows after its call: the id itself
-    assert table.calls_of(len(table) - 1) == "c1" and table.call_text.endswith(b"c1")
+    assert table.calls_of(len(table) - 1) == "c1" and bytes(table.call_text).endswith(b"c1")
 
 
 def test_a_worker_run_packs_its_extras_and_the_table_keeps_them_packed(tmp_path: Path) -> None:
