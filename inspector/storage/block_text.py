@@ -110,6 +110,11 @@ class BlockText:
     def locate(self, start: int, end: int) -> tuple[bytes, int, int]:
         """The decompressed block holding the cell [start, end) (within one block: a run's cells), and the cell's
         bounds in it."""
+        i, block = self._last
+        if i >= 0:  # the last block read: a pass in file order asks it again and again
+            base = self._starts[i]
+            if base <= start and end - base <= len(block):
+                return block, start - base, end - base
         i = bisect_right(self._starts, start) - 1
         base = self._starts[i]
         return self._block(i), start - base, end - base
