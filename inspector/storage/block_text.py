@@ -38,8 +38,22 @@ class BlockText:
     def __bool__(self) -> bool:
         return self._length > 0
 
+    @classmethod
+    def of(cls, data: Any) -> BlockText:
+        """`data` (bytes-like) as one block (compressed where it is made: a worker, for the parent to keep as is)."""
+        text = cls()
+        text.extend(data)
+        return text
+
     def extend(self, data: Any) -> None:
-        """Append `data` (bytes-like) as a new block."""
+        """Append `data`: bytes-like (a new block), or another `BlockText` (its blocks, as they are)."""
+        if type(data) is BlockText:
+            base = self._length
+            for block, start in zip(data._blocks, data._starts):
+                self._blocks.append(block)
+                self._starts.append(base + start)
+            self._length += data._length
+            return
         if len(data):
             self._blocks.append(zlib.compress(data, self.LEVEL))
             self._starts.append(self._length)

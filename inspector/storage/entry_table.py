@@ -153,10 +153,10 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
         ids: list[str],
         parent_ids: list[str | None],
         codes: array,
-        call_text: bytes | bytearray,
+        call_text: bytes | bytearray | BlockText,
         call_ends: array,
         usage_slots: array,
-        usage_buffer: bytes | bytearray,
+        usage_buffer: bytes | bytearray | BlockText,
         extras: dict[int, Extra] | PackedExtras,
     ) -> None:
         """Add entries given as whole columns (a worker's `ColumnRun`, its `nums` rows in either layout of
@@ -172,17 +172,15 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
         self.nums = nl.join_rows(self.nums, nums)
         self.shape.extend(codes)
         call_base = self._call_text_len()
-        if type(self.call_text) is bytearray:  # as the usages below
-            blocks = BlockText()
-            blocks.extend(self.call_text)
-            self.call_text = blocks
-        self.call_text.extend(call_text)
+        call_blocks = self.call_text
+        if type(call_blocks) is not BlockText:  # a worker's run: the call text kept as zlib blocks from now on
+            call_blocks = self.call_text = BlockText.of(call_blocks)
+        call_blocks.extend(call_text)
         self.call_end = extended_ends(self.call_end, [end + call_base for end in call_ends] if call_base else call_ends)
-        if type(self.usage_buffer) is bytearray:  # a worker's run: the usages kept as zlib blocks from now on
-            blocks = BlockText()
-            blocks.extend(self.usage_buffer)
-            self.usage_buffer = blocks
-        self.usage_buffer.extend(usage_buffer)
+        usage_blocks = self.usage_buffer
+        if type(usage_blocks) is not BlockText:  # and the usages
+            usage_blocks = self.usage_buffer = BlockText.of(usage_blocks)
+        usage_blocks.extend(usage_buffer)
         self._last_calls = None  # a worker's cells name calls within its run only (`column_runs`)
         self.usage_slot.extend(array("i", [-1 if s < 0 else s + base for s in usage_slots]) if base else usage_slots)
         start = len(self)
