@@ -7,7 +7,10 @@ out `_blake2.blake2b`).
 
 from __future__ import annotations
 
-from _blake2 import blake2b
+try:
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import blake2b
 
 try:
     from _sha256 import sha256  # Python 3.11

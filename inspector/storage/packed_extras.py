@@ -69,6 +69,8 @@ class PackedExtras(Mapping[int, Any]):
     def pack(cls, extras: Mapping[int, Any]) -> PackedExtras:
         """`extras` (row -> cell) packed (a packed table with no added cell: itself)."""
         if type(extras) is PackedExtras and not extras.added:
+            if type(extras.text) is BlockText:  # a snapshot stores the text whole (read where it lies once restored)
+                return cls(extras.rows, extras.ends, bytes(extras.text), extras.odd)
             return extras
         cells = sorted(extras.items())
         json_cells = [(row, cell) for row, cell in cells if type(cell) is bytes]
@@ -84,8 +86,8 @@ class PackedExtras(Mapping[int, Any]):
         """Pickled with `text` out of band from protocol 5 (`inspector.session.snapshot`: restored, it is read where it
         lies), as bytes before it."""
         packed = PackedExtras.pack(self) if self.added else self
-        if type(packed.text) is BlockText:  # a snapshot stores the text whole (read where it lies once restored)
-            packed = PackedExtras(packed.rows, packed.ends, bytes(packed.text), packed.odd)
+        if type(packed.text) is BlockText:  # a worker's run: its blocks as they are (`pack` makes a snapshot's whole)
+            return (PackedExtras, (packed.rows, packed.ends, packed.text, packed.odd))
         text = PickleBuffer(packed.text) if isinstance(protocol, int) and protocol >= 5 else bytes(packed.text)
         return (PackedExtras, (packed.rows, packed.ends, text, packed.odd))
 

@@ -21,7 +21,7 @@ def test_slices_within_blocks_read_back_what_was_added() -> None:
     assert text[60:60] == b"" and text.stored_bytes < len(whole)
 
 
-def test_packed_extras_over_blocks_pickle_as_one_text() -> None:
+def test_packed_extras_over_blocks_travel_as_blocks_and_pack_as_one_text() -> None:
     table = PackedExtras.growing(blocks=True)
     for start in (0, 3):
         run = PackedExtras.growing()
@@ -29,8 +29,10 @@ def test_packed_extras_over_blocks_pickle_as_one_text() -> None:
             run.add(row, b'{"id":"%d"}' % (start + row))
         table.extend_run(run, start)
     assert [table[row] for row in range(6)] == [b'{"id":"%d"}' % row for row in range(6)]
-    back = pickle.loads(pickle.dumps(table, protocol=5))
-    assert type(back.text) is bytes and dict(back.items()) == dict(table.items())
+    back = pickle.loads(pickle.dumps(table, protocol=5))  # a worker's run: the blocks travel as they are
+    assert type(back.text) is BlockText and dict(back.items()) == dict(table.items())
+    whole = PackedExtras.pack(table)  # what a snapshot stores: one text
+    assert type(whole.text) is bytes and dict(whole.items()) == dict(table.items())
 
 
 def test_reads_across_blocks_and_overwrites_in_place() -> None:
