@@ -21,7 +21,7 @@ class BlockText:
     blocks too), slice assignment of the same length (`revise_usage`), `bytes()` the whole. A block is added whole before
     the length that covers it, so a reader in another thread never reads past what is there."""
 
-    __slots__ = ("_blocks", "_last", "_length", "_starts")
+    __slots__ = ("_blocks", "_last", "_length", "_starts", "window")
 
     LEVEL = 1
     """zlib's fastest level: nearly the ratio of the default on these bytes, at a third of its time."""
@@ -31,6 +31,9 @@ class BlockText:
         self._starts = array("q")
         self._length = 0
         self._last: tuple[int, bytes] = (-1, b"")
+        self.window: tuple[bytes, int, int] = (b"", 0, 0)
+        """The last block read, with where it starts and ends in the text: a reader in file order slices it
+        without a call (`TableColumns._call_text_at`)."""
 
     def __len__(self) -> int:
         return self._length
@@ -67,6 +70,8 @@ class BlockText:
         last = self._last
         if last[0] != i:
             last = self._last = (i, zlib.decompress(self._blocks[i]))
+            base = self._starts[i]
+            self.window = (last[1], base, base + len(last[1]))
         return last[1]
 
     def _bounds(self, span: slice) -> tuple[int, int]:
@@ -119,6 +124,7 @@ class BlockText:
             block[start - base : start - base + n] = data[done : done + n]
             self._blocks[i] = zlib.compress(block, self.LEVEL)
             self._last = (i, bytes(block))
+            self.window = (self._last[1], base, base + len(block))
             start, done = start + n, done + n
 
     def locate(self, start: int, end: int) -> tuple[bytes, int, int]:

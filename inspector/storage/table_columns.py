@@ -172,7 +172,12 @@ class TableColumns:
                 return frozen.call_text, start, end
             start, end = start - n, end - n
         text = self.call_text
-        return text.locate(start, end) if type(text) is BlockText else (text, start, end)
+        if type(text) is not BlockText:
+            return text, start, end
+        block, base, limit = text.window  # the block read last: in file order, nearly always the one
+        if base <= start and end <= limit:
+            return block, start - base, end - base
+        return text.locate(start, end)
 
     def _usage_at(self, slot: int) -> bytes:
         """The packed usage in slot `slot`."""

@@ -344,24 +344,29 @@ class Navigation:
         visited = bytearray(len(entries))
         current = self.leaf_id if from_id is None else from_id
         ids, parent_ids, by_id, logical = entries.ids, entries.parent_ids, self.by_id, self.logical_parents
+        index = by_id.get(current) if current else None
         while current and current not in seen:
-            index = by_id.get(current)
             if index is not None:
                 if visited[index]:
                     break
                 visited[index] = 1
                 path.append(index)
-                # parent_of, inlined
+                # parent_of, inlined (the parent's row looked up once, for the next step too)
                 if current in logical:
                     parent = logical[current]
+                    next_index = by_id.get(parent) if parent else None
                 else:
                     parent = parent_ids[index]
-                    if parent and parent not in by_id:
+                    next_index = by_id.get(parent) if parent else None
+                    if parent and next_index is None:
                         parent = self.canonical_parent(parent)
+                        next_index = by_id.get(parent) if parent else None
                 current = None if parent == ids[index] else parent
+                index = next_index
             else:
                 seen.add(current)
                 current = self.opaque_parents.get(current)
+                index = by_id.get(current) if current else None
         path.reverse()
         return path
 
