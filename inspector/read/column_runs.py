@@ -37,6 +37,7 @@ from inspector.read.record_types import ErrorRecord, MessageRecord, OtherRecord
 from inspector.read.records import extract_record
 from inspector.read.usage_marks import UsageMarks
 from inspector.storage import nums_layout as nl
+from inspector.storage.block_text import BlockText
 from inspector.storage.call_cells import CALL_IDS, ODD_CELL, RESULT_ID, back_reference, call_cell
 from inspector.storage.extra_cells import pack_extra
 from inspector.storage.packed_extras import PackedExtras
@@ -66,12 +67,12 @@ class ColumnRun:
     parent_ids: list[str | None] = field(default_factory=list)
     codes: array = field(default_factory=lambda: array("I"))
     shapes: list[tuple[Any, ...]] = field(default_factory=list)
-    call_text: bytearray = field(default_factory=bytearray)
+    call_text: bytearray | BlockText = field(default_factory=bytearray)
     call_ends: array = field(default_factory=lambda: array("I"))
     """The run's `calls` cells, encoded (`call_cells.call_cell`, never its odd kind) end to end, and where each
     ends in `call_text`."""
     usage_slots: array = field(default_factory=lambda: array("i"))
-    usage_buffer: bytearray = field(default_factory=bytearray)
+    usage_buffer: bytearray | BlockText = field(default_factory=bytearray)
     extras: PackedExtras = field(default_factory=PackedExtras.growing)
     """The `extras` cells of the run's entries of other types, by position in the run, packed (one buffer: the parent
     unpickles one object for them all, and keeps them so: `PackedExtras.extend_run`)."""
@@ -154,7 +155,7 @@ class _RunBuilder:
         else:
             buffer = run.usage_buffer
             run.usage_slots.append(len(buffer) // _USAGE_SIZE)
-            buffer += usage
+            buffer.extend(usage)
         return True
 
     def other(self, obj: dict[str, Any], line: int, offset: int, length: int, version: int) -> None:
@@ -184,9 +185,13 @@ class _RunBuilder:
         run, cells = self.run, self.cells
         if run is None:
             return
-        run.call_text = bytearray(b"".join(cells))
+        text = b"".join(cells)
         ends = accumulate(map(len, cells))
-        run.call_ends = array("I", ends) if len(run.call_text) < 2**32 else array("q", ends)
+        run.call_ends = array("I", ends) if len(text) < 2**32 else array("q", ends)
+        # Compressed here, in parallel: the parent keeps the blocks as they come (`inspector.storage.block_text`).
+        run.call_text = BlockText.of(text)
+        run.usage_buffer = BlockText.of(run.usage_buffer)
+        run.extras.text = BlockText.of(run.extras.text)
         self.run, self.cells = None, []
 
     def _add(self, run: ColumnRun, nums: bytes, eid: str, parent: str | None, shape: tuple[Any, ...], calls: bytes, usage: bytes | None) -> None:
@@ -207,7 +212,7 @@ class _RunBuilder:
             run.usage_slots.append(-1)
         else:
             run.usage_slots.append(len(run.usage_buffer) // m.USAGE_SIZE)
-            run.usage_buffer += usage
+            run.usage_buffer.extend(usage)
 
 
 def plain_other(obj: Any, note: str | None, length: int) -> bool:

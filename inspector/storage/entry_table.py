@@ -45,6 +45,7 @@ from typing import Any, overload
 
 from inspector.model import entries as m
 from inspector.storage import nums_layout as nl
+from inspector.storage.block_text import BlockText
 from inspector.storage.call_cells import (
     CALL_IDS_KIND,
     ODD_CELL,
@@ -123,7 +124,7 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
             self._last_calls: tuple[int, tuple[str, ...]] | None = (index, calls)
         if cell == ODD_CELL:
             self.call_odd[index] = calls
-        self.call_text += cell
+        self.call_text.extend(cell)
         frozen = self._frozen
         end = len(self.call_text) if frozen is None else self._call_text_len()
         if end < 2**32 or self.call_end.typecode == "q":
@@ -134,7 +135,7 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
             self.usage_slot.append(-1)
         else:
             slot = len(self.usage_buffer) // USAGE_SIZE if frozen is None else self._usage_slots()
-            self.usage_buffer += usage_packed
+            self.usage_buffer.extend(usage_packed)
             self.usage_slot.append(slot)
         if timestamp is not None or data is not None:
             self.extras[index] = pack_extra(timestamp, data)
@@ -152,10 +153,10 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
         ids: list[str],
         parent_ids: list[str | None],
         codes: array,
-        call_text: bytes | bytearray,
+        call_text: bytes | bytearray | BlockText,
         call_ends: array,
         usage_slots: array,
-        usage_buffer: bytes | bytearray,
+        usage_buffer: bytes | bytearray | BlockText,
         extras: dict[int, Extra] | PackedExtras,
     ) -> None:
         """Add entries given as whole columns (a worker's `ColumnRun`, its `nums` rows in either layout of
@@ -171,16 +172,22 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
         self.nums = nl.join_rows(self.nums, nums)
         self.shape.extend(codes)
         call_base = self._call_text_len()
-        self.call_text += call_text
+        call_blocks = self.call_text
+        if type(call_blocks) is not BlockText:  # a worker's run: the call text kept as zlib blocks from now on
+            call_blocks = self.call_text = BlockText.of(call_blocks)
+        call_blocks.extend(call_text)
         self.call_end = extended_ends(self.call_end, [end + call_base for end in call_ends] if call_base else call_ends)
-        self.usage_buffer += usage_buffer
+        usage_blocks = self.usage_buffer
+        if type(usage_blocks) is not BlockText:  # and the usages
+            usage_blocks = self.usage_buffer = BlockText.of(usage_blocks)
+        usage_blocks.extend(usage_buffer)
         self._last_calls = None  # a worker's cells name calls within its run only (`column_runs`)
         self.usage_slot.extend(array("i", [-1 if s < 0 else s + base for s in usage_slots]) if base else usage_slots)
         start = len(self)
         if type(extras) is PackedExtras:  # a worker's run: its cells laid after the others (`PackedExtras.extend_run`)
             table_extras = self.extras
             if type(table_extras) is not PackedExtras:
-                table_extras = self.extras = PackedExtras.growing(table_extras)
+                table_extras = self.extras = PackedExtras.growing(table_extras, blocks=True)
             table_extras.extend_run(extras, start)
         elif extras:
             self.extras.update({start + k: extra for k, extra in extras.items()})
@@ -204,7 +211,7 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
             self.usage_slot[i] = -1
         else:
             slot = self._usage_slots()
-            self.usage_buffer += usage_packed
+            self.usage_buffer.extend(usage_packed)
             self.usage_slot[i] = slot
         rows, total = self._usage_total
         # Summed again when the old usage is in the kept sum; a new pair either way, so a sum another thread is taking

@@ -16,6 +16,8 @@ from itertools import accumulate
 from pickle import PickleBuffer
 from typing import Any
 
+from inspector.storage.block_text import BlockText
+
 
 class PackedExtras(Mapping[int, Any]):
     """`extras` cells by row: the JSON ones in `text` (a bytes-like buffer; row `rows[k]` ends at `ends[k]`), the others in `odd`, the ones
@@ -30,9 +32,10 @@ class PackedExtras(Mapping[int, Any]):
         self.added: dict[int, Any] = {}
 
     @classmethod
-    def growing(cls, added: Mapping[int, Any] | None = None) -> PackedExtras:
-        """An empty table that grows (`add`, `extend_run`: its text a bytearray), with the cells `added` kept as added."""
-        packed = cls(array("q"), array("q"), bytearray(), {})
+    def growing(cls, added: Mapping[int, Any] | None = None, *, blocks: bool = False) -> PackedExtras:
+        """An empty table that grows (`add`, `extend_run`: its text a bytearray, or with `blocks` a `BlockText`: an
+        entry table's, extended by whole worker runs), with the cells `added` kept as added."""
+        packed = cls(array("q"), array("q"), BlockText() if blocks else bytearray(), {})
         if added:
             packed.added.update(added)
         return packed
@@ -52,7 +55,7 @@ class PackedExtras(Mapping[int, Any]):
         packed one. The text, the ends and the odd cells first, the rows last: a reader in another thread finds a row only
         once its cell is there. A table whose text is not growing (restored from a snapshot) keeps them as added."""
         text = self.text
-        if type(text) is not bytearray:
+        if type(text) is not bytearray and type(text) is not BlockText:
             self.added.update({start + row: cell for row, cell in run.items()})
             return
         base = len(text)
@@ -66,6 +69,8 @@ class PackedExtras(Mapping[int, Any]):
     def pack(cls, extras: Mapping[int, Any]) -> PackedExtras:
         """`extras` (row -> cell) packed (a packed table with no added cell: itself)."""
         if type(extras) is PackedExtras and not extras.added:
+            if type(extras.text) is BlockText:  # a snapshot stores the text whole (read where it lies once restored)
+                return cls(extras.rows, extras.ends, bytes(extras.text), extras.odd)
             return extras
         cells = sorted(extras.items())
         json_cells = [(row, cell) for row, cell in cells if type(cell) is bytes]
@@ -81,6 +86,8 @@ class PackedExtras(Mapping[int, Any]):
         """Pickled with `text` out of band from protocol 5 (`inspector.session.snapshot`: restored, it is read where it
         lies), as bytes before it."""
         packed = PackedExtras.pack(self) if self.added else self
+        if type(packed.text) is BlockText:  # a worker's run: its blocks as they are (`pack` makes a snapshot's whole)
+            return (PackedExtras, (packed.rows, packed.ends, packed.text, packed.odd))
         text = PickleBuffer(packed.text) if isinstance(protocol, int) and protocol >= 5 else bytes(packed.text)
         return (PackedExtras, (packed.rows, packed.ends, text, packed.odd))
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from inspector.model import entries as m
 from inspector.storage import nums_layout as nl
+from inspector.storage.block_text import BlockText
 from inspector.storage.buffers import out_of_band
 from inspector.storage.estimate_layout import EstimateLayout
 from inspector.storage.extra_cells import Extra
@@ -73,11 +74,11 @@ class TableColumns:
         self.shapes: list[Shape] = []
         self.shape_codes: dict[Shape, int] = {}
         self.type_codes: dict[str, list[int]] = {}
-        self.call_text = bytearray()
+        self.call_text: bytearray | BlockText = bytearray()  # zlib blocks once a worker's run is added
         self.call_end = array("I")  # 32-bit ends while `call_text` is under 4 GiB, then 64-bit ("q")
         self.call_odd: dict[int, Any] = {}
         self.usage_slot = array("i")
-        self.usage_buffer = bytearray()
+        self.usage_buffer: bytearray | BlockText = bytearray()  # zlib blocks once a worker's run is added
         self.extras: dict[int, Extra] | PackedExtras = {}  # packed in a snapshot (`inspector.storage.packed_extras`)
         self._usage_total: tuple[int, m.UsageSum] = (0, m.UsageSum())
         self._type_indices: dict[str, tuple[int, list[int]]] = {}
@@ -165,12 +166,18 @@ class TableColumns:
     def _call_text_at(self, start: int, end: int) -> tuple[Any, int, int]:
         """The buffer holding the call text cell [start, end) and the cell's bounds in it."""
         frozen = self._frozen
-        if frozen is None:
-            return self.call_text, start, end
-        n = len(frozen.call_text)
-        if end <= n:
-            return frozen.call_text, start, end
-        return self.call_text, start - n, end - n
+        if frozen is not None:
+            n = len(frozen.call_text)
+            if end <= n:
+                return frozen.call_text, start, end
+            start, end = start - n, end - n
+        text = self.call_text
+        if type(text) is not BlockText:
+            return text, start, end
+        block, base, limit = text.window  # the block read last: in file order, nearly always the one
+        if base <= start and end <= limit:
+            return block, start - base, end - base
+        return text.locate(start, end)
 
     def _usage_at(self, slot: int) -> bytes:
         """The packed usage in slot `slot`."""

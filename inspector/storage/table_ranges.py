@@ -12,6 +12,7 @@ from itertools import compress, islice, repeat
 from typing import Any
 
 from inspector.model import entries as m
+from inspector.storage.block_text import BlockText
 from inspector.storage.table_columns import USAGE_SIZE, TableColumns
 
 _PACKED_READS = 4096
@@ -19,6 +20,8 @@ _PACKED_READS = 4096
 
 _USAGE_ROWS_AT_ONCE = 2048
 """Usage rows summed per piece by `usage_total` (160 KB copied at a time)."""
+_USAGE_SPAN_AT_ONCE = 1 << 20
+"""`usage_rows` of a table whose usages are zlib blocks decompresses the span its rows cover at once up to this."""
 
 
 def _range_of(column: Sequence[Any], start: int, stop: int) -> Iterable[Any]:
@@ -95,8 +98,14 @@ class TableRanges(TableColumns):
         if self._frozen is not None:
             return b"".join(map(self._usage_at, slots))
         starts = list(map(operator.mul, slots, repeat(USAGE_SIZE)))
+        buf: Any = self.usage_buffer
+        if type(buf) is BlockText and starts:  # the span decompressed once, its slots sliced at C speed
+            low, high = min(starts), max(starts) + USAGE_SIZE
+            if high - low <= _USAGE_SPAN_AT_ONCE:
+                buf = buf[low:high]
+                starts = list(map(operator.sub, starts, repeat(low)))
         ends = map(operator.add, starts, repeat(USAGE_SIZE))
-        return b"".join(map(self.usage_buffer.__getitem__, map(slice, starts, ends)))
+        return b"".join(map(buf.__getitem__, map(slice, starts, ends)))
 
     def usage_column(self, indices: Iterable[int]) -> list[bytes | None]:
         """The packed usage of each entry of `indices`, in order (None: the entry has none)."""

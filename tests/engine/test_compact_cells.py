@@ -25,6 +25,7 @@ from inspector.read.column_runs import extract_range_runs
 from inspector.read.estimates import reader_estimates
 from inspector.session.session import open_session
 from inspector.storage import nums_layout as nl
+from inspector.storage.block_text import BlockText
 from inspector.storage.call_cells import RESULT_BACK_KIND, back_cell, back_reference
 from inspector.storage.entry_table import EntryTable
 from inspector.storage.extra_cells import pack_extra
@@ -109,7 +110,7 @@ def test_back_reference_only_names_a_call_it_can_reach() -> None:
     for k in range(256):
         table.add_row(NUMS, f"u{k}", None, code, None, None)
     table.add_row(NUMS, "r", None, code, "c1", None)  # 257 rows after its call: the id itself
-    assert table.calls_of(len(table) - 1) == "c1" and table.call_text.endswith(b"c1")
+    assert table.calls_of(len(table) - 1) == "c1" and bytes(table.call_text).endswith(b"c1")
 
 
 def test_a_worker_run_packs_its_extras_and_the_table_keeps_them_packed(tmp_path: Path) -> None:
@@ -128,7 +129,7 @@ def test_a_worker_run_packs_its_extras_and_the_table_keeps_them_packed(tmp_path:
         mp.setenv("SESSION_INSPECTOR_WORKERS", "1")
         serial = open_session(path)
     table = parallel.entries
-    assert type(table.extras) is PackedExtras and type(table.extras.text) is bytearray
+    assert type(table.extras) is PackedExtras and type(table.extras.text) is BlockText  # the runs' text, compressed
     customs = [i for i in range(len(table)) if table.type_of(i) == m.CUSTOM]
     assert [table[i].data for i in customs] == [orjson.loads(lines[i + 1]) for i in customs]
     assert [table[i].data for i in customs] == [serial.entries[i].data for i in customs]

@@ -26,7 +26,6 @@ occurrences whose previous copy was still there. `suggestion` is the usual fix f
 
 from __future__ import annotations
 
-import hashlib
 import json
 import posixpath
 import re
@@ -35,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.base.cancel import checked
+from inspector.base.digests import sha256
 from inspector.model import entries as m
 from inspector.session.session import Session
 from inspector.storage.entry_table import EntryTable
@@ -159,7 +159,7 @@ def _result_text_and_hash(message: dict[str, Any]) -> tuple[str, str]:
                 texts.append(block["text"])
             elif block.get("type") == "image":
                 parts.append(f"i:{block.get('mimeType')}:{block.get('data')}")
-    digest = hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+    digest = sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
     return "\n".join(texts), digest
 
 

@@ -17,13 +17,14 @@ file; dated files by date). A JSONL session's key is the `sessions.json` entry b
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from inspector.base.digests import sha256
 
 DEFAULT_LOG_DIR = Path("/tmp/openclaw")
 ROLLING_RE = re.compile(r"^(openclaw(?:-[a-z0-9-]+)?)-(\d{4}-\d{2}-\d{2})\.log$")
@@ -51,7 +52,7 @@ def profile_segment(env: Mapping[str, str]) -> str | None:
     encoded = "".join(out)
     if len(encoded) <= MAX_PROFILE_SEGMENT_LENGTH:
         return encoded
-    return "-3" + hashlib.sha256(profile.encode("utf-8", "surrogatepass")).hexdigest()
+    return "-3" + sha256(profile.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def default_log_dirs() -> list[Path]:

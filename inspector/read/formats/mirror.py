@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from hashlib import blake2b
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from inspector.base.digests import blake2b
 from inspector.base.safeio import exclusive_lock
 from inspector.read.formats.claude_code import ClaudeCodeTranslator
 from inspector.read.formats.codex import CodexTranslator

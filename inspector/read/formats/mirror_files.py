@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
-from hashlib import blake2b
 from typing import Any
 
 import orjson
+
+from inspector.base.digests import blake2b
 
 MIRROR_VERSION = 4
 DIGEST_BYTES = 4096
@@ -32,6 +32,7 @@ def replace_file(path: str, data: bytes | list[bytes]) -> None:
     """Write `data` to a temporary file beside `path` and rename it over `path` (a reader sees the old file or the
     new one, never half of one)."""
     directory, name = os.path.split(path)
+    import tempfile  # here: with shutil and random, ~1.5 MB resident in every command that reads a session
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as f:

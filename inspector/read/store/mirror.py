@@ -21,16 +21,15 @@ import bisect
 import os
 import sqlite3
 import stat
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from hashlib import blake2b
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import orjson
 
+from inspector.base.digests import blake2b
 from inspector.base.safeio import exclusive_lock
 from inspector.model import entries as m
 from inspector.read.store.connection import StoreIdentity, connect
@@ -171,6 +170,7 @@ def mirror_dir() -> str:
         return checked_dir(create=True)
     except CacheUnavailable:
         pass
+    import tempfile  # here: with shutil and random, ~1.5 MB resident in every command that reads a session
     path = os.path.join(tempfile.gettempdir(), f"session-inspector-mirrors-{os.getuid()}")
     os.makedirs(path, mode=0o700, exist_ok=True)
     st = os.lstat(path)
@@ -211,6 +211,7 @@ def _replacing(path: str, buffering: int = -1) -> Iterator[tuple[BinaryIO, str]]
     """A temporary file beside `path` and its path, renamed over `path` when the block ends (removed if the block
     raises): a reader of the old file sees a replaced file, never a half-written one."""
     directory, name = os.path.split(path)
+    import tempfile  # here: with shutil and random, ~1.5 MB resident in every command that reads a session
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb", buffering=buffering) as f:

@@ -30,6 +30,7 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from inspector.model import entries as m
+from inspector.rules.openclaw_2026_9_6.canonical_ids import CanonicalIds
 from inspector.session.tree import SessionTree
 from inspector.storage import nums_layout as nl
 from inspector.storage.entry_table import EntryTable
@@ -187,9 +188,9 @@ def classify(
 class Navigation:
     """`SessionEntryNavigation` after the first `rows` rows of a table (extended by `advance`)."""
 
-    rows: int = 0
-    by_id: dict[str, int] = field(default_factory=dict)
+    by_id: CanonicalIds
     """Canonical entries by id (the last of a repeated id)."""
+    rows: int = 0
     opaque_parents: dict[str, str | None] = field(default_factory=dict)
     logical_parents: dict[str, str | None] = field(default_factory=dict)
     invalid_leaf_rows: set[str] = field(default_factory=set)
@@ -202,6 +203,7 @@ class Navigation:
     def advance(self, entries: EntryTable) -> Navigation:
         """Read the rows added to `entries` since (in file order); returns self."""
         if self.rows < len(entries):
+            self.by_id.sync(len(entries), len(entries) - self.rows)
             ids, parent_ids, add = entries.ids, entries.parent_ids, self._add
             for index in range(self.rows, len(entries)):
                 add(classify(entries, index, ids, parent_ids), index)
@@ -338,24 +340,33 @@ class Navigation:
         """`getBranch(fromId)`: the entries root → `from_id` (default: the active leaf), following the normalized
         parents (a repeated id ends the walk)."""
         path = m.path_indices()
-        seen: set[str] = set()
+        seen: set[str] = set()  # the opaque ids passed (a canonical id is its row: `visited`)
+        visited = bytearray(len(entries))
         current = self.leaf_id if from_id is None else from_id
         ids, parent_ids, by_id, logical = entries.ids, entries.parent_ids, self.by_id, self.logical_parents
+        index = by_id.get(current) if current else None
         while current and current not in seen:
-            seen.add(current)
-            index = by_id.get(current)
             if index is not None:
+                if visited[index]:
+                    break
+                visited[index] = 1
                 path.append(index)
-                # parent_of, inlined
+                # parent_of, inlined (the parent's row looked up once, for the next step too)
                 if current in logical:
                     parent = logical[current]
+                    next_index = by_id.get(parent) if parent else None
                 else:
                     parent = parent_ids[index]
-                    if parent and parent not in by_id:
+                    next_index = by_id.get(parent) if parent else None
+                    if parent and next_index is None:
                         parent = self.canonical_parent(parent)
+                        next_index = by_id.get(parent) if parent else None
                 current = None if parent == ids[index] else parent
+                index = next_index
             else:
+                seen.add(current)
                 current = self.opaque_parents.get(current)
+                index = by_id.get(current) if current else None
         path.reverse()
         return path
 
@@ -372,7 +383,7 @@ def navigation(tree: SessionTree) -> Navigation:
     """The navigation over all of `tree`'s rows, kept with the tree and extended by the rows added since."""
     nav = _KEPT.get(tree)
     if nav is None or nav.rows > len(tree.entries):
-        nav = _KEPT[tree] = Navigation()
+        nav = _KEPT[tree] = Navigation(CanonicalIds(tree))
     return nav.advance(tree.entries)
 
 

@@ -16,11 +16,11 @@ and even with pruning turned off: `replay_projections`.
 from __future__ import annotations
 
 import base64
-import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspector.base.digests import sha256
 from inspector.js.jsjson import js_stringify
 
 CACHE_TTL_CUSTOM_TYPE = "openclaw.cache-ttl"
@@ -63,7 +63,7 @@ def tool_result_texts(message: dict[str, Any]) -> list[str]:
 
 def hash_tool_result_text(texts: Sequence[str]) -> str:
     """`hashToolResultText`: base64url SHA-256 of `JSON.stringify(texts)`."""
-    digest = hashlib.sha256(js_stringify(list(texts)).encode("utf-8")).digest()
+    digest = sha256(js_stringify(list(texts)).encode("utf-8")).digest()
     return base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
 
 
