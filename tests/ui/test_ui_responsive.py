@@ -133,7 +133,6 @@ async def test_no_key_blocks_the_event_loop(mid_session, ui):
             await settle(pilot, 60)
         if key not in blocked or watch.longest > blocked[key].longest:
             blocked[key] = watch
-    print("BLOCKED", {k: round(1000 * w.longest) for k, w in blocked.items()})  # TMP
     assert isinstance(pilot.app.screen, InspectorScreen), "every key's screen closed again"
     slow = {
         k: f"{1000 * w.longest:.0f} ms (process {1000 * w.longest_process:.0f}, wall {1000 * w.longest_wall:.0f})"
