@@ -44,6 +44,7 @@ from inspector.rules.pruning_terms import SCENARIO_IF_ENABLED, SCENARIO_NOW
 from inspector.rules.ruleset import RuleSet, rule_set
 from inspector.session.session import Session
 
+from ..frames import FrameJobs
 from ..inert import one_line
 from .diff import PruningDiff
 from .gate import PruningGate
@@ -161,6 +162,9 @@ class PruningScreen(ModalScreen[None]):
         """The token of the lower panels' drawing `_draw` queued (None: drawn)."""
         self._lower_mounted = False
         """The lower panels are mounted (`_mount_lower`)."""
+        self.frames = FrameJobs(self)
+        """What is drawn or mounted after the first frame, one frame each: the lower panels, the settings rows, the
+        panels of each preview (together, one frame held the UI thread ~100 ms on a big session)."""
         self.set_reactive(PruningScreen.force, self.state.force or force)
         self.set_reactive(PruningScreen.scenario, self.state.scenario)
 
@@ -181,7 +185,7 @@ class PruningScreen(ModalScreen[None]):
             with Horizontal(id="pruning-bottom"):
                 with Vertical(id="pruning-left"):
                     yield PruningSettingsPanel(settings, debounce=self.debounce, values=self.state.texts, id="pruning-settings",
-                                               fields=fields_for(self.rules))
+                                               fields=fields_for(self.rules), later=self.frames.add)
                     yield Button("Copy as openclaw.json snippet (y)", id="pruning-copy", compact=True)
                 with Vertical(id="pruning-right"):
                     yield Static("", id="pruning-status", markup=False)  # the rest: `_mount_lower`
@@ -202,7 +206,7 @@ class PruningScreen(ModalScreen[None]):
         self.set_class(self.app.size.width < NARROW_BELOW, "-narrow")
         self._label_scenario()
         self.request_preview()
-        self.call_after_refresh(self._mount_lower)
+        self.frames.add(self._mount_lower)
 
     async def _mount_lower(self) -> None:
         """The tool results, their before / after and the guard, mounted after the first frame (with it they held
@@ -216,9 +220,7 @@ class PruningScreen(ModalScreen[None]):
             return
         if self.focused is None:
             messages.focus()
-        if self.preview is not None:
-            self._draw()
-        elif self.failure is not None:
+        if self.preview is None and self.failure is not None:
             self.query_one("#pruning-guard", PruningGuard).fail(self.failure)
 
     def on_resize(self, event: events.Resize) -> None:
@@ -323,10 +325,15 @@ class PruningScreen(ModalScreen[None]):
         self._shown_generation = generation
         self._complete = complete
         self.set_class(False, "-failed")
-        try:
-            self._draw()
-        except NoMatches:  # removed while the message was on its way
-            return
+        self.frames.add(self._draw_shown)
+
+    def _draw_shown(self) -> None:
+        """`_draw` unless the overlay is closing or a failure came since."""
+        if self._live and self.failure is None:
+            try:
+                self._draw()
+            except NoMatches:  # removed while the job was on its way
+                return
 
     def _draw(self) -> None:
         """Every panel from the preview of the scenario on screen: the top ones now, the tool results, their
@@ -344,7 +351,7 @@ class PruningScreen(ModalScreen[None]):
         gauge.data = PruningGaugeData.of(shown)
         self.query_one("#pruning-totals", PruningTotals).show(shown)
         token = self._lower_pending = object()
-        self.call_after_refresh(self._draw_lower, token)
+        self.frames.add(lambda: self._draw_lower(token))
 
     def _draw_lower(self, token: object) -> None:
         """The lower panels of the preview `_draw` showed (unless a newer `_draw` came since)."""
@@ -366,7 +373,7 @@ class PruningScreen(ModalScreen[None]):
     def up_to_date(self) -> bool:
         """The preview on screen is the complete result of the latest request, every panel drawn."""
         return (self.preview is not None and self._shown_generation == self._generation and self._complete
-                and self._lower_mounted and self._lower_pending is None)
+                and self._lower_mounted and self._lower_pending is None and not self.frames.pending)
 
     def _show_status(self) -> None:
         status = self.query_one("#pruning-status", Static)
