@@ -29,6 +29,10 @@ from .screens.inspector import InspectorScreen
 from .user_config import load_user_config
 
 STYLES = Path(__file__).resolve().parent.parent / "styles" / "inspector.tcss"
+SCREEN_STYLES = tuple(STYLES.with_name(name) for name in ("pruning.tcss", "diagnosis.tcss", "compaction.tcss"))
+"""The stylesheets of the screens opened by a key (their `CSS_PATH`), loaded with the app's: Textual reads a screen's
+`CSS_PATH` when the screen is first pushed, then re-parses every stylesheet of the app and restyles every widget of
+every screen, ~70 ms on the key that opened it (the inspector screen's widgets are many)."""
 CONFIG_NOTICE_SECONDS = 30
 IDLE_TICK_SECONDS = 0.5
 NO_SESSIONS = (
@@ -40,7 +44,7 @@ NO_SESSIONS = (
 class InspectorApp(App[int]):
     """Session Inspector: a session browser, an inspector per session, error screens."""
 
-    CSS_PATH = str(STYLES)
+    CSS_PATH = [str(STYLES), *map(str, SCREEN_STYLES)]
     TITLE = "Session Inspector"
     COMMANDS = App.COMMANDS | {ScreenCommands}
     BINDINGS = [Binding("q", "quit", "Quit", id="app.quit")]

@@ -46,7 +46,7 @@ def test_timeline_chart_demo(here, snap_compare):
     the transcript 54,006 tok · 44.2% rising, early warning 61.1% and guard OK apart, first above early_0.5 at call 44,
     largest jump +16,343 at call 38 from a web_fetch result); the chart: prompt, transcript and not-in-transcript lines
     rising, threshold ticks win 200k / cmp 180k / 70% 140k / 50% 100k with their lines, a compaction line before
-    call 30 where the prompt drops, jump ranks 1-9 and ▲, the cursor ◆ on call 38; its figures and jump causes on
+    call 30 where the prompt drops, jump ranks 1-9 and ▲, the cursor ◆ on call 38 (▼ above it); its figures and jump causes on
     the right; the one repeat (same command ×2, 4,283 tok) below."""
     assert snap_compare(make_app(demo(here)), terminal_size=SIZE, run_before=keys("l"))
 

@@ -264,6 +264,12 @@ class TimelineChart(PlotWidget):
         self.set_xlabel("call # (path order)")
         self.set_ylabel("tokens")
 
+    def draw_now(self) -> None:
+        """Draw the plot on its canvas now, not in the next frame's `render` (a caller gives the drawing a frame of its
+        own: with the rest of that frame it held the UI thread over 100 ms on a big session)."""
+        if self.size:
+            self.render()
+
     def notify_style_update(self) -> None:
         super().notify_style_update()
         if self.timeline is not None:

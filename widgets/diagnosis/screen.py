@@ -52,6 +52,10 @@ HELP_INTRO = (
 )
 FOCUS_CHART = "chart"
 FOCUS_REPEATS = "repeats"
+STAGE_CHART = "chart"
+STAGE_REPEATS = "repeats"
+STAGES = (STAGE_CHART, STAGE_REPEATS)
+"""What a timeline shows after the summary, one frame each, in this order (`TimelineScreen._show_stage`)."""
 
 
 class TimelineScreen(Screen[DiagnosisJump | None]):
@@ -93,8 +97,9 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
 
     def on_mount(self) -> None:
         self._apply_size(self.size.width, self.size.height)
-        if self._pending is not None:
-            self._show_timeline(self._pending)
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            self._show_timeline(pending)
         else:
             self.query_one("#timeline-summary", TimelineSummary).show(None, self.status)
         self._focus_initial()
@@ -116,20 +121,34 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
         self._show_timeline(timeline)
 
     def _show_timeline(self, timeline: Timeline) -> None:
+        """The summary now, the chart (or table) and the repeats each after the next frame (`_show_stage`): drawn in
+        one frame with the screen's first one they held the UI thread ~120 ms."""
         self.timeline = timeline
         self.query_one("#timeline-summary", TimelineSummary).show(timeline)
-        cursor = self.cursor if self.cursor is not None and self.cursor < len(timeline.calls) else None
-        chart = self.query_one("#timeline-chart", TimelineChart)
-        chart.show(timeline, cursor)
-        self._update_legend()
+        self._update_legend()  # before the chart is drawn: the legend's height sizes the chart
         self._table_shows = None
-        if self.has_class("-tiny"):
-            self._fill_table()
-        self.query_one("#timeline-repeats", RepeatsPanel).show(timeline.repeats)
-        if not timeline.calls:
-            self.query_one("#timeline-call", CallFigures).update(
-                Text("No call on the active path has recorded usage: nothing to chart.", style="italic")
-            )
+        self.call_after_refresh(self._show_stage, timeline, STAGES[0])
+
+    def _show_stage(self, timeline: Timeline, stage: str) -> None:
+        """Show `stage` of `timeline` (unless a newer timeline is shown), then queue the next stage after a frame."""
+        if self.timeline is not timeline or not self.is_attached:
+            return
+        if stage == STAGE_CHART:
+            cursor = self.cursor if self.cursor is not None and self.cursor < len(timeline.calls) else None
+            chart = self.query_one("#timeline-chart", TimelineChart)
+            chart.show(timeline, cursor)
+            chart.draw_now()
+            if self.has_class("-tiny"):
+                self._fill_table()
+        elif stage == STAGE_REPEATS:
+            self.query_one("#timeline-repeats", RepeatsPanel).show(timeline.repeats)
+            if not timeline.calls:
+                self.query_one("#timeline-call", CallFigures).update(
+                    Text("No call on the active path has recorded usage: nothing to chart.", style="italic")
+                )
+        following = STAGES.index(stage) + 1
+        if following < len(STAGES):
+            self.call_after_refresh(self._show_stage, timeline, STAGES[following])
 
     def _fill_table(self) -> None:
         """The calls table (shown in a tiny terminal only) gets the calls of the timeline shown, unless it has them."""
@@ -139,7 +158,7 @@ class TimelineScreen(Screen[DiagnosisJump | None]):
 
     def _update_legend(self) -> None:
         chart = self.query_one("#timeline-chart", TimelineChart)
-        if chart.timeline is not None:
+        if self.timeline is not None:
             self.query_one("#timeline-legend", Static).update(chart_legend(chart, short=self.has_class("-compact")))
 
     def show_failure(self, reason: str) -> None:

@@ -15,6 +15,8 @@ from textual.widget import Widget
 
 from inspector.figures.pruning.preview import PrunePreview
 
+from .view import laid_out_width
+
 LABEL_WIDTH = 7
 PERCENT_WIDTH = 8
 
@@ -85,7 +87,7 @@ class PruningGauge(Widget):
         d = self.data
         if d is None:
             return Text("gauge: unavailable" if self.unavailable else "computing…", style=s("pgauge--muted"))
-        width = max(10, (self.content_region.width or 60) - LABEL_WIDTH - PERCENT_WIDTH)
+        width = max(10, (laid_out_width(self) or 60) - LABEL_WIDTH - PERCENT_WIDTH)
         return Group(self._bar("before", d.ratio_before, width), self._bar("after", d.ratio_after, width), self._scale(width))
 
     def _scale(self, width: int) -> Text:

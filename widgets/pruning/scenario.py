@@ -17,7 +17,7 @@ from inspector.figures.pruning.preview import PrunePreview
 from inspector.rules.pruning_terms import ACTION_KEEP, SCENARIO_IF_ENABLED, SCENARIO_NOW, SOURCE_NONE
 
 from ..inert import one_line
-from .view import PreviewPanel
+from .view import PreviewPanel, laid_out_width
 
 SCENARIO_TITLES = {SCENARIO_NOW: "NOW", SCENARIO_IF_ENABLED: "IF ENABLED (projection)"}
 """How each scenario is named on screen (box title, banner, help)."""
@@ -131,7 +131,7 @@ class PruningScenarioBanner(PreviewPanel):
 
     def render_preview(self, p: PrunePreview) -> Group:
         s = self.get_component_rich_style
-        width = max(20, self.content_region.width or 100)
+        width = max(20, laid_out_width(self) or 100)
         headline, detail = banner_lines(p, self.scenario)
         return Group(
             Text(one_line(headline, width * 2), style=s("scenario--headline")),

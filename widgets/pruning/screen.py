@@ -44,6 +44,7 @@ from inspector.rules.pruning_terms import SCENARIO_IF_ENABLED, SCENARIO_NOW
 from inspector.rules.ruleset import RuleSet, rule_set
 from inspector.session.session import Session
 
+from ..frames import FrameJobs
 from ..inert import one_line
 from .diff import PruningDiff
 from .gate import PruningGate
@@ -92,6 +93,7 @@ class PruningScreen(ModalScreen[None]):
     """The pruning preview of one session (see the module docstring); Esc closes it."""
 
     CSS_PATH = str(STYLES)
+    AUTO_FOCUS = ""  # none (None: the app's): the tool results get the focus once mounted (`_mount_lower`)
 
     BINDINGS = [
         Binding("escape", "close", "Close", id="pruning.close"),
@@ -156,6 +158,13 @@ class PruningScreen(ModalScreen[None]):
         self._shown_generation = 0
         self._complete = False
         self._dismissed = False
+        self._lower_pending: object | None = None
+        """The token of the lower panels' drawing `_draw` queued (None: drawn)."""
+        self._lower_mounted = False
+        """The lower panels are mounted (`_mount_lower`)."""
+        self.frames = FrameJobs(self)
+        """What is drawn or mounted after the first frame, one frame each: the lower panels, the settings rows, the
+        panels of each preview (together, one frame held the UI thread ~100 ms on a big session)."""
         self.set_reactive(PruningScreen.force, self.state.force or force)
         self.set_reactive(PruningScreen.scenario, self.state.scenario)
 
@@ -176,13 +185,10 @@ class PruningScreen(ModalScreen[None]):
             with Horizontal(id="pruning-bottom"):
                 with Vertical(id="pruning-left"):
                     yield PruningSettingsPanel(settings, debounce=self.debounce, values=self.state.texts, id="pruning-settings",
-                                               fields=fields_for(self.rules))
+                                               fields=fields_for(self.rules), later=self.frames.add)
                     yield Button("Copy as openclaw.json snippet (y)", id="pruning-copy", compact=True)
                 with Vertical(id="pruning-right"):
-                    yield Static("", id="pruning-status", markup=False)
-                    yield PruningMessageList(id="pruning-messages")
-                    yield PruningDiff(id="pruning-diff")
-                    yield PruningGuard(id="pruning-guard")
+                    yield Static("", id="pruning-status", markup=False)  # the rest: `_mount_lower`
         yield Footer()
 
     def _title(self, preview: PrunePreview | None = None) -> str:
@@ -197,10 +203,25 @@ class PruningScreen(ModalScreen[None]):
         if self.app.animation_level == "none":
             for field in self.query(Input):
                 field.cursor_blink = False
-        self.query_one("#pruning-messages", PruningMessageList).focus()
         self.set_class(self.app.size.width < NARROW_BELOW, "-narrow")
         self._label_scenario()
         self.request_preview()
+        self.frames.add(self._mount_lower)
+
+    async def _mount_lower(self) -> None:
+        """The tool results, their before / after and the guard, mounted after the first frame (with it they held
+        the UI thread ~100 ms on a big session), then drawn from the preview or the failure already there."""
+        if not self._live:
+            return
+        messages = PruningMessageList(id="pruning-messages")
+        await self.query_one("#pruning-right", Vertical).mount_all([messages, PruningDiff(id="pruning-diff"), PruningGuard(id="pruning-guard")])
+        self._lower_mounted = True
+        if not self._live:
+            return
+        if self.focused is None:
+            messages.focus()
+        if self.preview is None and self.failure is not None:
+            self.query_one("#pruning-guard", PruningGuard).fail(self.failure)
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_BELOW, "-narrow")
@@ -304,13 +325,20 @@ class PruningScreen(ModalScreen[None]):
         self._shown_generation = generation
         self._complete = complete
         self.set_class(False, "-failed")
-        try:
-            self._draw()
-        except NoMatches:  # removed while the message was on its way
-            return
+        self.frames.add(self._draw_shown)
+
+    def _draw_shown(self) -> None:
+        """`_draw` unless the overlay is closing or a failure came since."""
+        if self._live and self.failure is None:
+            try:
+                self._draw()
+            except NoMatches:  # removed while the job was on its way
+                return
 
     def _draw(self) -> None:
-        """Every panel from the preview of the scenario on screen."""
+        """Every panel from the preview of the scenario on screen: the top ones now, the tool results, their
+        before / after and the guard after the next frame (`_draw_lower`; in one frame they held the UI thread
+        ~100 ms on a big session)."""
         main, shown = self.preview, self.shown
         if main is None or shown is None:
             return
@@ -322,15 +350,30 @@ class PruningScreen(ModalScreen[None]):
         gauge.unavailable = False
         gauge.data = PruningGaugeData.of(shown)
         self.query_one("#pruning-totals", PruningTotals).show(shown)
-        self.query_one("#pruning-guard", PruningGuard).show(shown)
-        self.selected = self.query_one("#pruning-messages", PruningMessageList).show(shown, self.expiry, keep=self.selected)
-        self.query_one("#pruning-diff", PruningDiff).show(shown, self.selected)
-        self._show_status()
+        token = self._lower_pending = object()
+        self.frames.add(lambda: self._draw_lower(token))
+
+    def _draw_lower(self, token: object) -> None:
+        """The lower panels of the preview `_draw` showed (unless a newer `_draw` came since)."""
+        shown = self.shown
+        if token is not self._lower_pending or not self._live or shown is None:
+            return
+        self._lower_pending = None
+        if not self._lower_mounted:
+            return  # `_mount_lower` draws them
+        try:
+            self.query_one("#pruning-guard", PruningGuard).show(shown)
+            self.selected = self.query_one("#pruning-messages", PruningMessageList).show(shown, self.expiry, keep=self.selected)
+            self.query_one("#pruning-diff", PruningDiff).show(shown, self.selected)
+            self._show_status()
+        except NoMatches:  # removed while the callback was on its way
+            return
 
     @property
     def up_to_date(self) -> bool:
-        """The preview on screen is the complete result of the latest request."""
-        return self.preview is not None and self._shown_generation == self._generation and self._complete
+        """The preview on screen is the complete result of the latest request, every panel drawn."""
+        return (self.preview is not None and self._shown_generation == self._generation and self._complete
+                and self._lower_mounted and self._lower_pending is None and not self.frames.pending)
 
     def _show_status(self) -> None:
         status = self.query_one("#pruning-status", Static)
@@ -428,7 +471,8 @@ class PruningScreen(ModalScreen[None]):
 
     def action_more(self) -> None:
         """Show more of long text in the before/after view."""
-        self.query_one("#pruning-diff", PruningDiff).action_more()
+        if self._lower_mounted:
+            self.query_one("#pruning-diff", PruningDiff).action_more()
 
     async def action_focus_settings(self) -> None:
         """Move the focus to the first settings field."""

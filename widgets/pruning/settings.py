@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -171,7 +172,8 @@ class PruningSettingsPanel(SettingsForm, VerticalScroll):
         """Some field is invalid: `errors` maps dotted names to the reason (the preview keeps its last valid state)."""
 
     def __init__(self, settings: ContextPruningSettings, *, debounce: float = DEFAULT_DEBOUNCE, values: dict[str, Any] | None = None,
-                 id: str | None = None, classes: str | None = None, fields: tuple[SettingField, ...] = SETTING_FIELDS) -> None:
+                 id: str | None = None, classes: str | None = None, fields: tuple[SettingField, ...] = SETTING_FIELDS,
+                 later: Callable[[Callable[[], Any]], object] | None = None) -> None:
         """`settings` are the effective settings the fields start from; `values` are field texts typed before (the
         fields open with them, marked edited); `debounce` seconds of quiet before `Changed`; `fields` the settings
         the session's OpenClaw accepts (`fields_for(rules)`)."""
@@ -181,6 +183,8 @@ class PruningSettingsPanel(SettingsForm, VerticalScroll):
         self.values = {k: v for k, v in (values or {}).items() if k in self.initial}
         self._unmounted: list[SettingField] = list(fields)
         """The fields whose rows are not mounted yet (`on_mount`)."""
+        self._later = later
+        """Runs a job after the next frame (the overlay's `FrameJobs.add`; None: after the screen's next refresh)."""
 
     @classmethod
     def parse_field(cls, field: FormField, text: str) -> Any:
@@ -204,7 +208,13 @@ class PruningSettingsPanel(SettingsForm, VerticalScroll):
         """The fields are mounted after the screen's first frame, `ROWS_PER_FRAME` at a time: the ~50 widgets at
         once held the UI thread over 100 ms when the overlay opened."""
         self._unmounted = list(self.FIELDS)
-        self.call_after_refresh(self._mount_rows)
+        self._after_frame(self._mount_rows)
+
+    def _after_frame(self, job: Callable[[], Any]) -> None:
+        if self._later is not None:
+            self._later(job)
+        else:
+            self.screen.call_after_refresh(job)
 
     @property
     def complete(self) -> bool:
@@ -228,7 +238,7 @@ class PruningSettingsPanel(SettingsForm, VerticalScroll):
             if f.key in self.values:
                 self.check_field(f)
         if self._unmounted:
-            self.call_after_refresh(self._mount_rows)
+            self._after_frame(self._mount_rows)
 
     def edited_texts(self) -> dict[str, Any]:
         """The fields that differ from their starting text, as typed (text, or bool for `hardClear.enabled`)."""

@@ -11,6 +11,13 @@ from inspector.figures.pruning.preview import PrunePreview
 from ..inert import one_line
 
 
+def laid_out_width(widget: Widget) -> int:
+    """The width of `widget`'s content at the last layout (0 before the first). `render` must not ask
+    `content_region`: while a layout is pending Textual arranges every widget of the screen to answer (~20 ms on
+    the pruning overlay, on each panel's first draw)."""
+    return max(0, widget._size.width - widget.styles.gutter.width)
+
+
 class PreviewPanel(Widget):
     """A panel that renders the latest preview handed to `show()`, a placeholder while the first one is computed,
     or says it is unavailable once `fail()` was called without a preview to show.

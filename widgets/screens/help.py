@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.css.styles import RulesMap
 from textual.screen import ModalScreen
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import RenderOptions, RichVisual, Visual
 from textual.widgets import Static
 
 from ..inert import one_line
@@ -26,17 +33,52 @@ INTRO = (
 )
 
 
+class MemoRichVisual(RichVisual):
+    """A Rich renderable that never changes, laid out once per width: Textual asks a table's height and its lines
+    again at each layout (twice when the screen opens), and the help's key table took ~15 ms each time."""
+
+    def __init__(self, widget: Any, renderable: RenderableType) -> None:
+        super().__init__(widget, renderable)
+        self._heights: dict[int, int] = {}
+        self._strips: dict[tuple[int, Style], list[Strip]] = {}
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        if width not in self._heights:
+            self._heights[width] = super().get_height(rules, width)
+        return self._heights[width]
+
+    def render_strips(self, width: int, height: int | None, style: Style, options: RenderOptions) -> list[Strip]:
+        key = (width, style)
+        if key not in self._strips:
+            self._strips[key] = super().render_strips(width, None, style, options)
+        return self._strips[key][:height]
+
+
+class FixedTable(Static):
+    """A `Static` showing one Rich table for good, through `MemoRichVisual`."""
+
+    def __init__(self, table: Table) -> None:
+        super().__init__()
+        self._memo = MemoRichVisual(self, table)
+
+    @property
+    def visual(self) -> Visual:
+        return self._memo
+
+
 class HelpScreen(ModalScreen[None]):
     """Keys and concepts; any of Esc / q / ? closes it.
 
     Its background is opaque: a see-through one makes Textual draw the whole screen underneath, dimmed, on every
-    frame (~100 ms for the inspector on a big session)."""
+    frame (~100 ms for the inspector on a big session). Its scrollbar's gutter is always kept: else the tables are
+    laid out at one width, then again at the width the scrollbar leaves them."""
 
     DEFAULT_CSS = """
     HelpScreen {
         align: center middle;
         background: $background;
-        & #help-box { width: 96; max-width: 95%; height: 90%; border: heavy $primary; background: $panel; padding: 0 1; }
+        & #help-box { width: 96; max-width: 95%; height: 90%; border: heavy $primary; background: $panel; padding: 0 1;
+                      scrollbar-gutter: stable; }
     }
     """
 
@@ -61,7 +103,7 @@ class HelpScreen(ModalScreen[None]):
                 for key, label in ESTIMATOR_LABELS.items():
                     est.add_row(label, ESTIMATOR_HELP[key])
                 yield Static(Text("\nEstimators (e cycles)", style="bold"))
-                yield Static(est)
+                yield FixedTable(est)
             keys = Table(box=None, padding=(0, 1), show_header=False)
             keys.add_column(style="bold", no_wrap=True)
             keys.add_column(no_wrap=True)
@@ -69,7 +111,7 @@ class HelpScreen(ModalScreen[None]):
             for key, description, tooltip in self.key_rows:
                 keys.add_row(key, description, tooltip)
             yield Static(Text("\nKeys (also in the command palette, ctrl+p)", style="bold"))
-            yield Static(keys)
+            yield FixedTable(keys)
 
     def action_close(self) -> None:
         self.dismiss(None)
