@@ -137,13 +137,37 @@ def _astral_bucket(cp: int) -> int:
     return -1
 
 
+@functools.cache
+def _edge_tables() -> tuple[bytes, tuple[tuple[int, bytes, bytes], ...]]:
+    """For `weighted_lens`: the high bytes to delete before counting (never weighted, and 0x00, whose one weighted
+    character, U+00B7, is counted with `str.count`); and for every other partly weighted block, its high byte, a
+    `bytes.translate` table from a unit's high byte to 0xFF for that block (else 0), and one from a unit's low byte
+    to 1 + the bucket of the block's character (0: not weighted)."""
+    never, _, edges, edge_bucket, _ = _bmp_tables()
+    blocks = []
+    for hi in edges:
+        if hi == 0:
+            continue
+        lows = bytearray(256)
+        for lo in range(256):
+            bucket = edge_bucket.get(chr((hi << 8) | lo))
+            if bucket is not None:
+                lows[lo] = bucket + 1
+        blocks.append((hi, bytes(0xFF if b == hi else 0 for b in range(256)), bytes(lows)))
+    assert {ch for ch in edge_bucket if ord(ch) < 0x100} == {"\u00b7"}, "U+00B7 is Latin-1's one weighted character"
+    return never + b"\x00", tuple(blocks)
+
+
 def weighted_lens(s: str) -> tuple[int, int, int]:
     """`(UTF-16 length, estimateStringChars, estimateStringCharsWithMinimumRawWeight(s, {minimumRawWeight: 2}))` of a
     string, its code points bucketed once (the fused estimates need the three of a tool result's text).
 
     The bucket extras are the module docstring's. Split surrogate pairs count as the character they make, as in
     JavaScript; a lone surrogate is one unweighted unit. Counted on the UTF-16 units' high bytes (`bytes.translate`
-    runs at memory speed); only the characters of partly weighted blocks and astral ones are looked at one by one.
+    runs at memory speed): the units of blocks never weighted are dropped first, then the wholly weighted blocks
+    counted by kind; U+00B7 by `str.count`; a partly weighted block's characters by their low bytes, kept where the
+    high byte is the block's (a bitwise and of the two as integers: no character looked at one by one); astral
+    characters one by one.
     """
     n = len(s)
     if s.isascii():
@@ -151,26 +175,29 @@ def weighted_lens(s: str) -> tuple[int, int, int]:
     units = s.encode("utf-16-le", "surrogatepass")
     n = len(units) >> 1
     high = units[1::2]
-    codes = high.translate(_high_byte_codes())  # the kind of each unit's block, in one pass; then counted per kind
-    if codes.count(_NEVER_CODE) == n:
-        return n, n, 2 * n
-    _, _, _, edge_bucket, edge_pattern = _bmp_tables()
-    one = two = 0  # the extras at raw weight 1 and 2
+    deleted, blocks = _edge_tables()
+    kept = high.translate(None, deleted)  # the units of blocks that may be weighted, other than Latin-1's
+    dots = s.count("\u00b7") if 0 in high else 0
+    one = dots * _EXTRAS[1][0]  # the extras at raw weight 1 and 2
+    two = dots * _EXTRAS[2][0]
+    if not kept:
+        return n, n + one, 2 * n + two
+    codes = kept.translate(_high_byte_codes())  # the kind of each kept unit's block; then counted per kind
     for bucket, extra_one, extra_two in zip(range(_BMP_BUCKETS), _EXTRAS[1], _EXTRAS[2], strict=False):
         count = codes.count(bucket)
         one += count * extra_one
         two += count * extra_two
-    edges = codes.count(_EDGE_CODE)
-    if edges and edges == high.count(0):  # Latin-1 alone: U+00B7 is its one weighted character
-        count = s.count("\u00b7")
-        one += count * _EXTRAS[1][0]
-        two += count * _EXTRAS[2][0]
-    elif edges:
-        for ch in edge_pattern.findall(s):
-            bucket = edge_bucket[ch]
-            one += _EXTRAS[1][bucket]
-            two += _EXTRAS[2][bucket]
-    if codes.count(_SURROGATE_CODE):
+    if _EDGE_CODE in codes:
+        lows = units[0::2]
+        for hi, is_block, low_buckets in blocks:
+            if hi in kept:
+                marked = int.from_bytes(lows.translate(low_buckets), "little") & int.from_bytes(high.translate(is_block), "little")
+                found = marked.to_bytes(n, "little")
+                for bucket in range(_BMP_BUCKETS):
+                    count = found.count(bucket + 1)
+                    one += count * _EXTRAS[1][bucket]
+                    two += count * _EXTRAS[2][bucket]
+    if _SURROGATE_CODE in codes:
         joined = units.decode("utf-16-le", "surrogatepass")  # pairs joined, lone surrogates kept
         for ch in _astral_pattern().findall(joined):
             bucket = _astral_bucket(ord(ch))
