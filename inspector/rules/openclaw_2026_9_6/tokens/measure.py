@@ -138,13 +138,14 @@ def _astral_bucket(cp: int) -> int:
 
 
 @functools.cache
-def _edge_tables() -> tuple[bytes, tuple[tuple[int, bytes, bytes], ...]]:
+def _edge_tables() -> tuple[bytes, bytes, bytes, dict[int, tuple[bytes, bytes]]]:
     """For `weighted_lens`: the high bytes to delete before counting (never weighted, and 0x00, whose one weighted
-    character, U+00B7, is counted with `str.count`); and for every other partly weighted block, its high byte, a
-    `bytes.translate` table from a unit's high byte to 0xFF for that block (else 0), and one from a unit's low byte
-    to 1 + the bucket of the block's character (0: not weighted)."""
+    character, U+00B7, is counted with `str.count`); `_high_byte_codes`; the high bytes to delete to keep only the
+    other partly weighted blocks'; and for each of those blocks, by high byte, a `bytes.translate` table from a
+    unit's high byte to 0xFF for that block (else 0), and one from a unit's low byte to 1 + the bucket of the
+    block's character (0: not weighted)."""
     never, _, edges, edge_bucket, _ = _bmp_tables()
-    blocks = []
+    blocks = {}
     for hi in edges:
         if hi == 0:
             continue
@@ -153,9 +154,17 @@ def _edge_tables() -> tuple[bytes, tuple[tuple[int, bytes, bytes], ...]]:
             bucket = edge_bucket.get(chr((hi << 8) | lo))
             if bucket is not None:
                 lows[lo] = bucket + 1
-        blocks.append((hi, bytes(0xFF if b == hi else 0 for b in range(256)), bytes(lows)))
+        blocks[hi] = (bytes(0xFF if b == hi else 0 for b in range(256)), bytes(lows))
     assert {ch for ch in edge_bucket if ord(ch) < 0x100} == {"\u00b7"}, "U+00B7 is Latin-1's one weighted character"
-    return never + b"\x00", tuple(blocks)
+    not_edges = bytes(b for b in range(256) if b not in blocks)
+    return never + b"\x00", _high_byte_codes(), not_edges, blocks
+
+
+_FEW_UNITS = 48
+"""A partly weighted block with at most one unit in this many of a string is read unit by unit (`bytes.find`), else
+by the integers' bitwise and (about nine passes over the string's length)."""
+_ONE_COMMON, _ONE_RARE, _ONE_TWO_TOKEN = _EXTRAS[1][:_BMP_BUCKETS]
+_TWO_COMMON, _TWO_RARE, _TWO_TWO_TOKEN = _EXTRAS[2][:_BMP_BUCKETS]
 
 
 def weighted_lens(s: str) -> tuple[int, int, int]:
@@ -175,28 +184,36 @@ def weighted_lens(s: str) -> tuple[int, int, int]:
     units = s.encode("utf-16-le", "surrogatepass")
     n = len(units) >> 1
     high = units[1::2]
-    deleted, blocks = _edge_tables()
+    deleted, high_codes, not_edges, blocks = _edge_tables()
     kept = high.translate(None, deleted)  # the units of blocks that may be weighted, other than Latin-1's
     dots = s.count("\u00b7") if 0 in high else 0
-    one = dots * _EXTRAS[1][0]  # the extras at raw weight 1 and 2
-    two = dots * _EXTRAS[2][0]
     if not kept:
-        return n, n + one, 2 * n + two
-    codes = kept.translate(_high_byte_codes())  # the kind of each kept unit's block; then counted per kind
-    for bucket, extra_one, extra_two in zip(range(_BMP_BUCKETS), _EXTRAS[1], _EXTRAS[2], strict=False):
-        count = codes.count(bucket)
-        one += count * extra_one
-        two += count * extra_two
+        return n, n + dots * _ONE_COMMON, 2 * n + dots * _TWO_COMMON
+    codes = kept.translate(high_codes)  # the kind of each kept unit's block; then counted per kind
+    common, rare, two_token = codes.count(0) + dots, codes.count(1), codes.count(2)
     if _EDGE_CODE in codes:
         lows = units[0::2]
-        for hi, is_block, low_buckets in blocks:
-            if hi in kept:
-                marked = int.from_bytes(lows.translate(low_buckets), "little") & int.from_bytes(high.translate(is_block), "little")
-                found = marked.to_bytes(n, "little")
-                for bucket in range(_BMP_BUCKETS):
-                    count = found.count(bucket + 1)
-                    one += count * _EXTRAS[1][bucket]
-                    two += count * _EXTRAS[2][bucket]
+        for hi in set(kept.translate(None, not_edges)):
+            is_block, low_buckets = blocks[hi]
+            if kept.count(hi) * _FEW_UNITS <= n:  # a few (fullwidth commas in CJK text): found one by one
+                at = high.find(hi)
+                while at >= 0:
+                    bucket = low_buckets[lows[at]]
+                    if bucket == 1:
+                        common += 1
+                    elif bucket == 2:
+                        rare += 1
+                    elif bucket == 3:
+                        two_token += 1
+                    at = high.find(hi, at + 1)
+                continue
+            marked = int.from_bytes(lows.translate(low_buckets), "little") & int.from_bytes(high.translate(is_block), "little")
+            found = marked.to_bytes(n, "little")
+            common += found.count(1)
+            rare += found.count(2)
+            two_token += found.count(3)
+    one = common * _ONE_COMMON + rare * _ONE_RARE + two_token * _ONE_TWO_TOKEN  # the extras at raw weight 1 and 2
+    two = common * _TWO_COMMON + rare * _TWO_RARE + two_token * _TWO_TWO_TOKEN
     if _SURROGATE_CODE in codes:
         joined = units.decode("utf-16-le", "surrogatepass")  # pairs joined, lone surrogates kept
         for ch in _astral_pattern().findall(joined):
