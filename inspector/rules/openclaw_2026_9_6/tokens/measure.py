@@ -73,32 +73,18 @@ _BMP_BUCKETS = 3
 
 
 @functools.cache
-def _bmp_tables() -> tuple[bytes, tuple[bytes, ...], bytes, dict[str, int], re.Pattern[str]]:
-    """The BMP's weighted characters by the high byte of their UTF-16 unit (built on first use).
-
-    Returns the high bytes no weighted character has (never weighted; the surrogates 0xD8-0xDF are kept out of it:
-    they may be astral weighted characters); for each BMP bucket, the bytes that are NOT high bytes whose whole
-    block of 256 belongs to it (`translate` deletes them: what is left is the count); the high bytes of the
-    partly weighted blocks ("edges"); the bucket of each weighted character of an edge block; and a pattern
-    matching those characters (BMP only: compiled to a bitmap)."""
-    bucket_of: dict[int, int] = {}
+def _block_lows() -> tuple[bytes, ...]:
+    """For each high byte of a UTF-16 unit (a block of 256 BMP code points), a table from the unit's low byte to 1 +
+    the BMP bucket of that code point, 0 when it is not weighted (filled range by range: built on first use in
+    about a millisecond). A block is never weighted (all 0), wholly one bucket's (all the same), or partly weighted
+    (an "edge"); the surrogate blocks 0xD8-0xDF hold no BMP character (astral ones are read apart)."""
+    tables = [bytearray(256) for _ in range(256)]
     for bucket, ranges in enumerate(WEIGHTED_CJK_RANGES[:_BMP_BUCKETS]):
         for a, b in ranges:
-            bucket_of.update(dict.fromkeys(range(a, b + 1), bucket))
-    full: list[set[int]] = [set() for _ in range(_BMP_BUCKETS)]
-    edges: set[int] = set()
-    for hi in {cp >> 8 for cp in bucket_of}:
-        block = {bucket_of.get(cp, -1) for cp in range(hi << 8, (hi + 1) << 8)}
-        if len(block) == 1 and -1 not in block:
-            full[block.pop()].add(hi)
-        else:
-            edges.add(hi)
-    weighted = set().union(*full, edges, range(0xD8, 0xE0))
-    never = bytes(b for b in range(256) if b not in weighted)
-    not_full = tuple(bytes(b for b in range(256) if b not in f) for f in full)
-    edge_bucket = {chr(cp): bucket for cp, bucket in bucket_of.items() if cp >> 8 in edges}
-    pattern = re.compile("[" + "".join(sorted(edge_bucket)) + "]")
-    return never, not_full, bytes(sorted(edges)), edge_bucket, pattern
+            for hi in range(a >> 8, (b >> 8) + 1):
+                lo, top = max(a, hi << 8) & 0xFF, min(b, (hi << 8) | 0xFF) & 0xFF
+                tables[hi][lo : top + 1] = bytes([bucket + 1]) * (top + 1 - lo)
+    return tuple(bytes(t) for t in tables)
 
 
 _HIGH_SURROGATES = bytes(range(0xD8, 0xE0))
@@ -107,19 +93,18 @@ _EDGE_CODE, _SURROGATE_CODE, _NEVER_CODE = _BMP_BUCKETS, _BMP_BUCKETS + 1, _BMP_
 
 @functools.cache
 def _high_byte_codes() -> bytes:
-    """A `bytes.translate` table from the high byte of a UTF-16 unit to what its block is: the BMP bucket (0-2) of a
-    wholly weighted block, `_EDGE_CODE` for a partly weighted one, `_SURROGATE_CODE`, or `_NEVER_CODE` (never
-    weighted). Each high byte is exactly one of them (`_bmp_tables`): one translate, then a count per code."""
-    never, not_full, edges, _, _ = _bmp_tables()
+    """A `bytes.translate` table from the high byte of a UTF-16 unit to what its block is (`_block_lows`): the BMP
+    bucket (0-2) of a wholly weighted block, `_EDGE_CODE` for a partly weighted one, `_SURROGATE_CODE`, or
+    `_NEVER_CODE` (never weighted): one translate, then a count per code."""
     codes = bytearray([_NEVER_CODE]) * 256
-    for bucket, bucket_not_full in enumerate(not_full):
-        for hi in set(range(256)) - set(bucket_not_full):
-            codes[hi] = bucket
-    for hi in edges:
-        codes[hi] = _EDGE_CODE
+    for hi, lows in enumerate(_block_lows()):
+        kinds = set(lows)
+        if kinds == {0}:
+            continue
+        codes[hi] = next(iter(kinds)) - 1 if len(kinds) == 1 else _EDGE_CODE
     for hi in _HIGH_SURROGATES:
+        assert codes[hi] == _NEVER_CODE, "no BMP character in the surrogate blocks"
         codes[hi] = _SURROGATE_CODE
-    assert {hi for hi in range(256) if codes[hi] == _NEVER_CODE} == set(never), "the blocks' kinds overlap"
     return bytes(codes)
 
 
@@ -142,22 +127,19 @@ def _edge_tables() -> tuple[bytes, bytes, bytes, dict[int, tuple[bytes, bytes]]]
     """For `weighted_lens`: the high bytes to delete before counting (never weighted, and 0x00, whose one weighted
     character, U+00B7, is counted with `str.count`); `_high_byte_codes`; the high bytes to delete to keep only the
     other partly weighted blocks'; and for each of those blocks, by high byte, a `bytes.translate` table from a
-    unit's high byte to 0xFF for that block (else 0), and one from a unit's low byte to 1 + the bucket of the
-    block's character (0: not weighted)."""
-    never, _, edges, edge_bucket, _ = _bmp_tables()
-    blocks = {}
-    for hi in edges:
-        if hi == 0:
-            continue
-        lows = bytearray(256)
-        for lo in range(256):
-            bucket = edge_bucket.get(chr((hi << 8) | lo))
-            if bucket is not None:
-                lows[lo] = bucket + 1
-        blocks[hi] = (bytes(0xFF if b == hi else 0 for b in range(256)), bytes(lows))
-    assert {ch for ch in edge_bucket if ord(ch) < 0x100} == {"\u00b7"}, "U+00B7 is Latin-1's one weighted character"
+    unit's high byte to 0xFF for that block (else 0), and its `_block_lows` table (a unit's low byte to 1 + its
+    bucket)."""
+    codes = _high_byte_codes()
+    lows = _block_lows()
+    assert [lo for lo in range(256) if lows[0][lo]] == [0xB7] and codes[0] == _EDGE_CODE, "U+00B7: Latin-1's one"
+    never = bytes(hi for hi in range(256) if codes[hi] == _NEVER_CODE)
+    blocks = {
+        hi: (bytes(0xFF if b == hi else 0 for b in range(256)), lows[hi])
+        for hi in range(1, 256)
+        if codes[hi] == _EDGE_CODE
+    }
     not_edges = bytes(b for b in range(256) if b not in blocks)
-    return never + b"\x00", _high_byte_codes(), not_edges, blocks
+    return never + b"\x00", codes, not_edges, blocks
 
 
 _FEW_UNITS = 48
