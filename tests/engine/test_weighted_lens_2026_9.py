@@ -50,3 +50,16 @@ def test_random_mixes_of_the_ranges_edges() -> None:
     for _ in range(20000):
         text = "".join(rng.choice(pool) for _ in range(rng.randint(1, 24)))
         assert weighted_lens(text) == _reference(text), repr(text)
+
+
+def test_long_strings_with_a_few_characters_of_a_partly_weighted_block() -> None:
+    """Few units of a block in a long string are read one by one (`bytes.find`), many by the integers' and."""
+    edges = {cp + d for ranges in WEIGHTED_CJK_RANGES[:3] for a, b in ranges for cp in (a, b) for d in (-1, 0, 1)}
+    pool = [chr(cp) for cp in sorted(edges) if not 0xD800 <= cp <= 0xDFFF]
+    rng = random.Random(11)
+    for _ in range(3000):
+        few = [rng.choice(pool) for _ in range(rng.randint(1, 6))]
+        body = list("\u4e00a" * rng.randint(50, 200)) + few
+        rng.shuffle(body)
+        text = "".join(body)
+        assert weighted_lens(text) == _reference(text), repr(few)
