@@ -76,9 +76,12 @@ class CliRunner:
             self._cache_flag = "--no-cache" in out.stdout
         return self._cache_flag
 
-    def run(self, command: str, path: Path, *, cache_dir: Path, use_cache: bool) -> CliRun:
-        """`python -m inspector <command> PATH`, with the cache in `cache_dir` (or `--no-cache`)."""
+    def run(self, command: str, path: Path, *, cache_dir: Path, use_cache: bool, rules: str | None = None) -> CliRun:
+        """`python -m inspector <command> PATH`, with the cache in `cache_dir` (or `--no-cache`), under the rule set
+        `rules` (`--rules`; None: the CLI's own choice)."""
         argv = [self.python, "-m", "inspector", *COMMANDS[command]]
+        if rules is not None:
+            argv += ["--rules", rules]
         if not use_cache and self.has_cache():
             argv.append("--no-cache")
         argv.append(str(path))

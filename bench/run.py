@@ -6,6 +6,11 @@
     python bench/run.py --shapes tools,chat,thinking,cjk   # every shape (thinking and cjk: 256 MiB each)
     python bench/run.py --render bench/out/results.json   # re-print the table of a saved run
     python bench/run.py --file ~/.openclaw/agents/main/sessions/X.jsonl --repeat 1   # a real session (a copy)
+    python bench/run.py --shapes chat,cjk --rules openclaw-2026.4.12,openclaw-2026.9.6   # per release
+
+With `--rules ID[,ID]`, the cold index (`measure.py index FILE ID`) and every CLI row (`--rules ID`) run under each
+rule set in turn, one column per shape and rule set ("chat [ID]" when there are several); the other figures (tail,
+tokenizer, memory, append latency) stay the default rule set's. Without it, the CLI chooses as it does for a user.
 
 Per shape (`bench/generate.py --shape`), a session is generated once (deterministic for `--seed`) into
 `--data-dir` (default: the system temp dir, never the repo) together with the entries that continue it (1 MiB).
@@ -119,10 +124,11 @@ def copy_of(path: Path, scratch: Path) -> BenchFile:
     return BenchFile(name, copy, None, copy.stat().st_size, None)
 
 
-def child(kind: str, path: Path, env: dict[str, str]) -> dict[str, Any]:
-    """One `bench/measure.py` figure in a fresh process."""
-    out = subprocess.run([sys.executable, str(HERE / "measure.py"), kind, str(path)], capture_output=True, text=True,
-                         env=env, check=False)
+def child(kind: str, path: Path, env: dict[str, str], rules: str | None = None) -> dict[str, Any]:
+    """One `bench/measure.py` figure in a fresh process (`rules`: the cold index under that rule set)."""
+    extra = [rules] if rules is not None and kind == "index" else []
+    out = subprocess.run([sys.executable, str(HERE / "measure.py"), kind, str(path), *extra], capture_output=True,
+                         text=True, env=env, check=False)
     if out.returncode != 0:
         raise RuntimeError(f"measure.py {kind} failed: {out.stderr[-3000:]}")
     result: dict[str, Any] = json.loads(out.stdout)
@@ -143,16 +149,18 @@ def _median_cli(runs: list[CliRun]) -> dict[str, Any]:
 class ShapeBench:
     """Every figure for one file, in order (the baseline first, on a warm page cache)."""
 
-    def __init__(self, bench: BenchFile, runner: CliRunner, repeat: int, commands: list[str]) -> None:
-        self.bench, self.runner, self.repeat, self.commands = bench, runner, repeat, commands
-        self.scratch = runner.scratch / bench.shape.replace(":", "-")
+    def __init__(self, bench: BenchFile, runner: CliRunner, repeat: int, commands: list[str],
+                 rules: str | None = None) -> None:
+        self.bench, self.runner, self.repeat, self.commands, self.rules = bench, runner, repeat, commands, rules
+        self.scratch = runner.scratch / (bench.shape.replace(":", "-") + (f"-{rules}" if rules else ""))
         self.phases: dict[str, float] = {}  # figure -> wall seconds spent on it (to keep a default run short)
 
     def _child(self, kind: str, path: Path | None = None) -> dict[str, Any]:
         """`child`, with an empty cache dir of its own (an engine-level cache never helps a cold figure)."""
         cache = Path(tempfile.mkdtemp(prefix="cache-", dir=self.scratch))
         try:
-            return child(kind, path or self.bench.path, dict(self.runner.base_env, SESSION_INSPECTOR_CACHE_DIR=str(cache)))
+            env = dict(self.runner.base_env, SESSION_INSPECTOR_CACHE_DIR=str(cache))
+            return child(kind, path or self.bench.path, env, self.rules)
         finally:
             shutil.rmtree(cache, ignore_errors=True)
 
@@ -193,7 +201,7 @@ class ShapeBench:
         self.scratch.mkdir(parents=True)
         b = self.bench
         self._child("baseline")  # warm the page cache
-        result: dict[str, Any] = {"file": str(b.path), "shape": b.shape, "size_bytes": b.size}
+        result: dict[str, Any] = {"file": str(b.path), "shape": b.shape, "size_bytes": b.size, "rules": self.rules}
         result["baseline"] = self._repeat("baseline")
         result["index"] = self._repeat("index")
         result["entries"] = result["index"]["entries"]
@@ -218,15 +226,15 @@ class ShapeBench:
         b, runner = self.bench, self.runner
         _log(f"  {b.shape}: {name} cold")
         unused = self.scratch / f"{name}-unused-cache"
-        cold = [runner.run(name, b.path, cache_dir=unused, use_cache=False) for _ in range(self.repeat)]
+        cold = [runner.run(name, b.path, cache_dir=unused, use_cache=False, rules=self.rules) for _ in range(self.repeat)]
         out: dict[str, Any] = {"cold": _median_cli(cold), "warm": None, "append": None}
         out["cold_wrote_cache"] = sorted(str(p.relative_to(unused)) for p in unused.rglob("*")) if unused.exists() else []
         if not runner.has_cache():
             return out
         _log(f"  {b.shape}: {name} warm")
         cache = self.scratch / f"{name}-cache"
-        first = runner.run(name, b.path, cache_dir=cache, use_cache=True)
-        warm = [runner.run(name, b.path, cache_dir=cache, use_cache=True) for _ in range(self.repeat)]
+        first = runner.run(name, b.path, cache_dir=cache, use_cache=True, rules=self.rules)
+        warm = [runner.run(name, b.path, cache_dir=cache, use_cache=True, rules=self.rules) for _ in range(self.repeat)]
         out["first"] = first.to_json()
         out["warm"] = _median_cli(warm)
         out["warm_output_identical"] = {r.stdout_sha256 for r in [*cold, first, *warm]} == {cold[0].stdout_sha256}
@@ -248,8 +256,8 @@ class ShapeBench:
             head = f.readline()
         alone.write_bytes(head + b.continuation.read_bytes())
         try:
-            return [runner.run(name, alone, cache_dir=self.scratch / f"{name}-unused-cache", use_cache=False)
-                    for _ in range(self.repeat)]
+            return [runner.run(name, alone, cache_dir=self.scratch / f"{name}-unused-cache", use_cache=False,
+                               rules=self.rules) for _ in range(self.repeat)]
         finally:
             alone.unlink()
 
@@ -271,9 +279,10 @@ class ShapeBench:
             try:
                 with b.path.open("ab") as f:
                     f.write(data)
-                runs.append(runner.run(name, b.path, cache_dir=cache, use_cache=True))
+                runs.append(runner.run(name, b.path, cache_dir=cache, use_cache=True, rules=self.rules))
                 if len(runs) == self.repeat:
-                    reference = runner.run(name, b.path, cache_dir=self.scratch / f"{name}-unused-cache", use_cache=False)
+                    reference = runner.run(name, b.path, cache_dir=self.scratch / f"{name}-unused-cache", use_cache=False,
+                                           rules=self.rules)
             finally:
                 os.truncate(b.path, b.size)
         assert reference is not None
@@ -322,6 +331,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=OUT, help="where results JSON is written (default bench/out)")
     ap.add_argument("--markdown", action="store_true", help="print only the markdown table on stdout")
     ap.add_argument("--render", type=Path, metavar="RESULTS", help="print the table of a saved results file and exit")
+    ap.add_argument("--rules", default=None, metavar="ID[,ID]",
+                    help="rule set ids: the cold index and the CLI rows under each (default: none given, the CLI's own "
+                         "choice: the default rule set for a generated session)")
     ap.add_argument("--store-events", type=int, default=200_000,
                     help="events of the SQLite store session measured (bench/store.py; default 200000, 0: none)")
     args = ap.parse_args(argv)
@@ -342,6 +354,9 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"unknown command {c!r} (known: {', '.join(COMMANDS)})")
     if args.repeat < 1:
         ap.error("--repeat must be at least 1")
+    # Not checked here (importing the engine would raise this process's RSS, a floor under every child's): an
+    # unknown id fails the first measured process.
+    rules: list[str | None] = [r.strip() for r in (args.rules or "").split(",") if r.strip()] or [None]
     sizes = _sizes(args.size, shapes)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="si-bench-") as scratch:
@@ -362,14 +377,14 @@ def main(argv: list[str] | None = None) -> int:
             "tiny_entries": tiny_stats.entries,
             "shapes": {},
         }
-        for shape in shapes:
-            bench = prepare(shape, sizes[shape], args.seed, args.data_dir)
-            _log(f"{shape}: {bench.path} ({bench.size / 2**20:.1f} MiB)")
-            results["shapes"][shape] = ShapeBench(bench, runner, args.repeat, commands).run()
-        for f in args.file:
-            bench = copy_of(f, Path(scratch))
-            _log(f"{bench.shape}: {f} ({bench.size / 2**20:.1f} MiB)")
-            results["shapes"][bench.shape] = ShapeBench(bench, runner, args.repeat, commands).run()
+        results["rules"] = rules
+        benches = [prepare(shape, sizes[shape], args.seed, args.data_dir) for shape in shapes]
+        benches += [copy_of(f, Path(scratch)) for f in args.file]
+        for bench in benches:
+            for rid in rules:
+                key = bench.shape if len(rules) == 1 else f"{bench.shape} [{rid}]"
+                _log(f"{key}: {bench.path} ({bench.size / 2**20:.1f} MiB)")
+                results["shapes"][key] = ShapeBench(bench, runner, args.repeat, commands, rid).run()
         if args.store_events > 0:
             import store
 

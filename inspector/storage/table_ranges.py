@@ -6,12 +6,15 @@ a copy of a column to the peak."""
 from __future__ import annotations
 
 import operator
+from array import array
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import compress, islice, repeat
 from typing import Any
 
 from inspector.model import entries as m
+from inspector.storage import nums_layout as nl
 from inspector.storage.block_text import BlockText
 from inspector.storage.table_columns import USAGE_SIZE, TableColumns
 
@@ -113,3 +116,41 @@ class TableRanges(TableColumns):
             return [None if s < 0 else self._usage_at(s) for s in map(self.usage_slot.__getitem__, indices)]
         buf = self.usage_buffer
         return [None if s < 0 else bytes(buf[s * USAGE_SIZE : (s + 1) * USAGE_SIZE]) for s in map(self.usage_slot.__getitem__, indices)]
+
+    def flag_bytes_in(self, start: int, stop: int) -> bytes:
+        """The low byte of the flags (`model.FLAG_*`: every flag fits in it) of rows [start, stop), one byte per row
+        (C-level strided slices of the restored rows and of the rows added since; no row unpacked)."""
+        frozen = self._frozen
+        head = b""
+        if frozen is not None:
+            if start < frozen.rows:
+                head = nl.flag_bytes(frozen.nums, frozen.wide, start, min(stop, frozen.rows))
+            start, stop = max(0, start - frozen.rows), max(0, stop - frozen.rows)
+        if start >= stop:
+            return head
+        nums = self.nums
+        return head + nl.flag_bytes(nums, type(nums) is not bytearray, start, stop)
+
+    def call_kinds_in(self, start: int, stop: int) -> bytes:
+        """The first byte of each `calls` cell of rows [start, stop) (`call_cells.*_KIND`: what the cell holds), 0
+        for a row without one; C-level passes over the cell ends and the call text, no cell decoded."""
+        if start >= stop:
+            return b""
+        ends = self.call_end
+        starts = ends[start - 1 : stop - 1] if start else array(ends.typecode, [0]) + ends[: stop - 1]
+        has_cell = bytes(map(operator.ne, ends[start:stop], starts))
+        frozen = self._frozen
+        if frozen is None:
+            kinds = _bytes_at(self.call_text, starts)
+        else:
+            n = len(frozen.call_text)
+            split = bisect_left(starts, n)
+            kinds = _bytes_at(frozen.call_text, starts[:split])
+            kinds += _bytes_at(self.call_text, array(starts.typecode, map(operator.sub, starts[split:], repeat(n))))
+        return bytes(map(operator.mul, kinds, has_cell))  # a row without a cell read the next row's first byte
+
+
+def _bytes_at(text: Any, positions: array[int]) -> bytes:
+    """The byte of `text` at each of `positions` (non-decreasing); 0 for a position at or past its end."""
+    inside = bisect_left(positions, len(text))
+    return bytes(map(text.__getitem__, positions[:inside])) + bytes(len(positions) - inside)

@@ -54,6 +54,23 @@ class CanonicalIds:
         else:
             self._flags[row] = 1
 
+    def set_run(self, run_ids: list[str], start: int) -> None:
+        """`self[eid] = start + k` for the k-th id of `run_ids`, in order: flags set in one step when each id is
+        seen once (the tree's index names its row) and none is special, else one by one."""
+        stop = start + len(run_ids)
+        special = self._special
+        if (not special or special.isdisjoint(run_ids)) and list(map(self._row_of, run_ids)) == list(range(start, stop)):
+            self._flags[start:stop] = b"\x01" * (stop - start)
+            return
+        for k, eid in enumerate(run_ids):
+            self[eid] = start + k
+
+    def as_dict(self, ids: Any) -> dict[Any, int]:
+        """Every id of `ids` (and every repeated one) with its canonical row: the plain dict this stands for."""
+        out = {eid: row for eid in ids if eid is not None and (row := self.get(eid)) is not None}
+        out.update(self._repeated)
+        return out
+
     def get(self, eid: Any, default: int | None = None) -> int | None:
         """The row of the last canonical entry with id `eid` (else `default`)."""
         special = self._special

@@ -22,94 +22,47 @@ moved to the canonical entry (`resolveOpaqueSessionFirstKeptEntryId`).
 
 from __future__ import annotations
 
-import functools
+import re
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 from weakref import WeakKeyDictionary
 
 from inspector.model import entries as m
 from inspector.rules.openclaw_2026_9_6.canonical_ids import CanonicalIds
+from inspector.rules.openclaw_2026_9_6.navigation_rows import (
+    CANONICAL_TYPES,
+    MESSAGE_ROLES,
+    RESET_REASONS,
+    kinds_ok,
+    plain_rows,
+    valid_other,
+)
 from inspector.session.tree import SessionTree
 from inspector.storage import nums_layout as nl
 from inspector.storage.entry_table import EntryTable
 
-CANONICAL_TYPES = frozenset(
-    {
-        m.MESSAGE, m.THINKING_LEVEL_CHANGE, m.MODEL_CHANGE, m.COMPACTION, m.RESET, m.BRANCH_SUMMARY, m.CUSTOM,
-        m.CUSTOM_MESSAGE, m.LABEL, m.SESSION_INFO,
-    }
-)  # fmt: skip
-"""`isCanonicalSessionEntryType`: the entry types of 2026.9's schema (`sessionEntryTypeSchema`)."""
-RESET_REASONS = frozenset({"new", "reset", "idle", "daily", "cron-stale"})
-"""The `reason`s a `reset` entry may give."""
-MESSAGE_ROLES = frozenset({"user", "assistant", "toolResult", "custom", "bashExecution"})
-"""The roles of `readableMessageSchema`."""
+__all__ = [
+    "CANONICAL", "CANONICAL_TYPES", "IGNORED", "LEAF_ROW", "MESSAGE_ROLES", "OPAQUE", "RESET_REASONS", "Navigation",
+    "Row", "classify", "navigation", "rows_of_kind",
+]  # fmt: skip
 
 _FLAGS_BYTE = nl.FLAGS_BYTE
 
 CANONICAL, LEAF_ROW, OPAQUE, IGNORED = 0, 1, 2, 3
 """What a row is to the navigation (`classify`)."""
-
-
-def _str(value: object) -> bool:
-    return type(value) is str
+_ROWS_AT_ONCE = 1 << 16
+"""Rows read per piece by `Navigation.advance` (its per-row bytes stay small)."""
+_PLAIN_RUN = re.compile(b"\x01+")
 
 
 def _nonblank(value: object) -> bool:
     return type(value) is str and value != ""
 
 
-def _content_ok(value: object) -> bool:
-    """`readableContentSchema`: a string, or a list of objects with a string `type`."""
-    return type(value) is str or (type(value) is list and all(type(b) is dict and _str(b.get("type")) for b in value))
-
-
-def _coerced_string(value: object) -> str | None:
-    """JavaScript's `String(value)` (zod's `coerce.string()`) for a string or an array of them (`["new"]` is
-    `"new"`); None for anything else (no reason reads as one of `RESET_REASONS` then)."""
-    if type(value) is str:
-        return value
-    if type(value) is list and all(type(v) is str for v in value):
-        return ",".join(value)
-    return None
-
-
-def _valid_other(etype: str, data: dict[str, Any]) -> bool:
-    """`indexedSessionEntrySchema` for an entry other than `message` (its whole line is in `data`)."""
-    if not _nonblank(data.get("id")) or ("timestamp" in data and not _str(data["timestamp"])):
-        return False
-    parent = data.get("parentId", None)
-    if parent is not None and not _str(parent):
-        return False
-    get = data.get
-    if etype == m.THINKING_LEVEL_CHANGE:
-        return _nonblank(get("thinkingLevel"))
-    if etype == m.MODEL_CHANGE:
-        return _nonblank(get("provider")) and _nonblank(get("modelId"))
-    if etype == m.COMPACTION:
-        tokens = get("tokensBefore")
-        return _str(get("summary")) and _nonblank(get("firstKeptEntryId")) and type(tokens) in (int, float)
-    if etype == m.RESET:
-        return _coerced_string(get("reason")) in RESET_REASONS and ("firstKeptEntryId" not in data or _str(data["firstKeptEntryId"]))
-    if etype == m.BRANCH_SUMMARY:
-        return _str(get("fromId")) and _str(get("summary"))
-    if etype == m.CUSTOM:
-        return _nonblank(get("customType"))
-    if etype == m.CUSTOM_MESSAGE:  # its content is not in `data` (re-read on demand): taken as valid
-        return _nonblank(get("customType")) and type(get("display")) is bool
-    if etype == m.LABEL:
-        return _nonblank(get("targetId")) and ("label" not in data or _str(data["label"]))
-    if etype == m.SESSION_INFO:
-        return "name" not in data or _str(data["name"])
-    return False
-
-
-@functools.lru_cache(maxsize=4096)
-def _kinds_ok(kinds: tuple[Any, ...]) -> bool:
-    """`readableContentSchema` from a content's block kinds: a string, or blocks that all have a string `type`."""
-    return kinds == ("string",) or all(type(k) is str and k != "?" for k in kinds)
+def _str(value: object) -> bool:
+    return type(value) is str
 
 
 def _valid_message(entries: EntryTable, index: int, eid: object, shape: tuple[Any, ...]) -> bool:
@@ -118,7 +71,7 @@ def _valid_message(entries: EntryTable, index: int, eid: object, shape: tuple[An
     if type(eid) is not str or eid == "":
         return False
     role, kinds = shape[1], shape[6]
-    if role not in MESSAGE_ROLES or not _kinds_ok(kinds):
+    if role not in MESSAGE_ROLES or not kinds_ok(kinds):
         return False
     if role == "toolResult":
         return kinds != ("string",) and shape[2] is not None and entries.tool_call_id_of(index) is not None
@@ -163,7 +116,7 @@ def classify(
         return Row(IGNORED)
     eid, has_parent = data.get("id"), "parentId" in data
     parent = data.get("parentId")
-    if etype in CANONICAL_TYPES and _valid_other(etype, data):
+    if etype in CANONICAL_TYPES and valid_other(etype, data):
         side = data.get("appendMode") == "side"
         target = data.get("targetId") if etype == m.LABEL else None
         return Row(CANONICAL, eid, parent, has_parent, etype, side, target)
@@ -201,14 +154,69 @@ class Navigation:
     reset_descendants: set[str] = field(default_factory=set)
 
     def advance(self, entries: EntryTable) -> Navigation:
-        """Read the rows added to `entries` since (in file order); returns self."""
+        """Read the rows added to `entries` since (in file order); returns self.
+
+        Equal to `classify` + `_add` row by row (`advance_by_row`), but the runs of plain rows (`navigation_rows.plain_rows`)
+        are taken in bulk: such a message only becomes the leaf (a dict update for the run) while the leaf is the
+        append parent and no reset came before; after a reset, one short loop per run."""
+        n = len(entries)
+        if self.rows < n:
+            self.by_id.sync(n, n - self.rows)
+            ids, parent_ids = entries.ids, entries.parent_ids
+            for start in range(self.rows, n, _ROWS_AT_ONCE):
+                stop = min(n, start + _ROWS_AT_ONCE)
+                done = start
+                for run in _PLAIN_RUN.finditer(plain_rows(entries, start, stop, ids, parent_ids)):
+                    a, b = start + run.start(), start + run.end()
+                    self._by_row(entries, done, a, ids, parent_ids)
+                    self._plain_run(entries, a, b, ids, parent_ids)
+                    done = b
+                self._by_row(entries, done, stop, ids, parent_ids)
+        self.rows = n
+        return self
+
+    def advance_by_row(self, entries: EntryTable) -> Navigation:
+        """`advance`, one row at a time (`classify`, then `_add`): the reference the bulk path is tested against."""
         if self.rows < len(entries):
             self.by_id.sync(len(entries), len(entries) - self.rows)
-            ids, parent_ids, add = entries.ids, entries.parent_ids, self._add
-            for index in range(self.rows, len(entries)):
-                add(classify(entries, index, ids, parent_ids), index)
+        self._by_row(entries, self.rows, len(entries), entries.ids, entries.parent_ids)
         self.rows = len(entries)
         return self
+
+    def _by_row(self, entries: EntryTable, start: int, stop: int, ids: list[str | None], parent_ids: list[str | None]) -> None:
+        add = self._add
+        for index in range(start, stop):
+            add(classify(entries, index, ids, parent_ids), index)
+
+    def _plain_run(self, entries: EntryTable, a: int, b: int, ids: list[str | None], parent_ids: list[str | None]) -> None:
+        """`_add` of rows [a, b), each a plain row (`navigation_rows.plain_rows`: canonical, not a side append, with a
+        parent key, no label, no reset) when its id is a non-empty string (else the run goes row by row)."""
+        run_ids = cast("list[str]", ids[a:b])
+        if "" in run_ids or set(map(type, run_ids)) != {str}:
+            self._by_row(entries, a, b, ids, parent_ids)
+            return
+        if self.latest_reset_id is None:
+            if self.leaf_id != self.append_parent_id:  # the first one may continue from the leaf: row by row
+                self._by_row(entries, a, a + 1, ids, parent_ids)
+                a, run_ids = a + 1, run_ids[1:]
+                if not run_ids:
+                    return
+            # Each continues the leaf, which is the append parent: `_add_canonical` only records it and moves there.
+            self.by_id.set_run(run_ids, a)
+        else:
+            by_id, logical_parents, descendants = self.by_id, self.logical_parents, self.reset_descendants
+            leaf, append_parent = self.leaf_id, self.append_parent_id
+            for index, eid, parent in zip(range(a, b), run_ids, parent_ids[a:b]):
+                if parent is None or parent not in descendants or (parent == append_parent and leaf != append_parent):
+                    logical_parents[eid] = leaf
+                by_id[eid] = index
+                logical = logical_parents[eid] if eid in logical_parents else parent
+                if logical is not None and logical in descendants:
+                    descendants.add(eid)
+                leaf = append_parent = eid
+        last = run_ids[-1]
+        self.leaf_id = self.append_parent_id = last
+        self.append_mode = None
 
     def _known(self, ref: str | None) -> bool:
         return ref is None or ref in self.by_id or (ref in self.opaque_parents and ref not in self.invalid_leaf_rows)

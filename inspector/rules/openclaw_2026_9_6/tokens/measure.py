@@ -73,32 +73,18 @@ _BMP_BUCKETS = 3
 
 
 @functools.cache
-def _bmp_tables() -> tuple[bytes, tuple[bytes, ...], bytes, dict[str, int], re.Pattern[str]]:
-    """The BMP's weighted characters by the high byte of their UTF-16 unit (built on first use).
-
-    Returns the high bytes no weighted character has (never weighted; the surrogates 0xD8-0xDF are kept out of it:
-    they may be astral weighted characters); for each BMP bucket, the bytes that are NOT high bytes whose whole
-    block of 256 belongs to it (`translate` deletes them: what is left is the count); the high bytes of the
-    partly weighted blocks ("edges"); the bucket of each weighted character of an edge block; and a pattern
-    matching those characters (BMP only: compiled to a bitmap)."""
-    bucket_of: dict[int, int] = {}
+def _block_lows() -> tuple[bytes, ...]:
+    """For each high byte of a UTF-16 unit (a block of 256 BMP code points), a table from the unit's low byte to 1 +
+    the BMP bucket of that code point, 0 when it is not weighted (filled range by range: built on first use in
+    about a millisecond). A block is never weighted (all 0), wholly one bucket's (all the same), or partly weighted
+    (an "edge"); the surrogate blocks 0xD8-0xDF hold no BMP character (astral ones are read apart)."""
+    tables = [bytearray(256) for _ in range(256)]
     for bucket, ranges in enumerate(WEIGHTED_CJK_RANGES[:_BMP_BUCKETS]):
         for a, b in ranges:
-            bucket_of.update(dict.fromkeys(range(a, b + 1), bucket))
-    full: list[set[int]] = [set() for _ in range(_BMP_BUCKETS)]
-    edges: set[int] = set()
-    for hi in {cp >> 8 for cp in bucket_of}:
-        block = {bucket_of.get(cp, -1) for cp in range(hi << 8, (hi + 1) << 8)}
-        if len(block) == 1 and -1 not in block:
-            full[block.pop()].add(hi)
-        else:
-            edges.add(hi)
-    weighted = set().union(*full, edges, range(0xD8, 0xE0))
-    never = bytes(b for b in range(256) if b not in weighted)
-    not_full = tuple(bytes(b for b in range(256) if b not in f) for f in full)
-    edge_bucket = {chr(cp): bucket for cp, bucket in bucket_of.items() if cp >> 8 in edges}
-    pattern = re.compile("[" + "".join(sorted(edge_bucket)) + "]")
-    return never, not_full, bytes(sorted(edges)), edge_bucket, pattern
+            for hi in range(a >> 8, (b >> 8) + 1):
+                lo, top = max(a, hi << 8) & 0xFF, min(b, (hi << 8) | 0xFF) & 0xFF
+                tables[hi][lo : top + 1] = bytes([bucket + 1]) * (top + 1 - lo)
+    return tuple(bytes(t) for t in tables)
 
 
 _HIGH_SURROGATES = bytes(range(0xD8, 0xE0))
@@ -107,19 +93,18 @@ _EDGE_CODE, _SURROGATE_CODE, _NEVER_CODE = _BMP_BUCKETS, _BMP_BUCKETS + 1, _BMP_
 
 @functools.cache
 def _high_byte_codes() -> bytes:
-    """A `bytes.translate` table from the high byte of a UTF-16 unit to what its block is: the BMP bucket (0-2) of a
-    wholly weighted block, `_EDGE_CODE` for a partly weighted one, `_SURROGATE_CODE`, or `_NEVER_CODE` (never
-    weighted). Each high byte is exactly one of them (`_bmp_tables`): one translate, then a count per code."""
-    never, not_full, edges, _, _ = _bmp_tables()
+    """A `bytes.translate` table from the high byte of a UTF-16 unit to what its block is (`_block_lows`): the BMP
+    bucket (0-2) of a wholly weighted block, `_EDGE_CODE` for a partly weighted one, `_SURROGATE_CODE`, or
+    `_NEVER_CODE` (never weighted): one translate, then a count per code."""
     codes = bytearray([_NEVER_CODE]) * 256
-    for bucket, bucket_not_full in enumerate(not_full):
-        for hi in set(range(256)) - set(bucket_not_full):
-            codes[hi] = bucket
-    for hi in edges:
-        codes[hi] = _EDGE_CODE
+    for hi, lows in enumerate(_block_lows()):
+        kinds = set(lows)
+        if kinds == {0}:
+            continue
+        codes[hi] = next(iter(kinds)) - 1 if len(kinds) == 1 else _EDGE_CODE
     for hi in _HIGH_SURROGATES:
+        assert codes[hi] == _NEVER_CODE, "no BMP character in the surrogate blocks"
         codes[hi] = _SURROGATE_CODE
-    assert {hi for hi in range(256) if codes[hi] == _NEVER_CODE} == set(never), "the blocks' kinds overlap"
     return bytes(codes)
 
 
@@ -137,13 +122,43 @@ def _astral_bucket(cp: int) -> int:
     return -1
 
 
+@functools.cache
+def _edge_tables() -> tuple[bytes, bytes, bytes, dict[int, tuple[bytes, bytes]]]:
+    """For `weighted_lens`: the high bytes to delete before counting (never weighted, and 0x00, whose one weighted
+    character, U+00B7, is counted with `str.count`); `_high_byte_codes`; the high bytes to delete to keep only the
+    other partly weighted blocks'; and for each of those blocks, by high byte, a `bytes.translate` table from a
+    unit's high byte to 0xFF for that block (else 0), and its `_block_lows` table (a unit's low byte to 1 + its
+    bucket)."""
+    codes = _high_byte_codes()
+    lows = _block_lows()
+    assert [lo for lo in range(256) if lows[0][lo]] == [0xB7] and codes[0] == _EDGE_CODE, "U+00B7: Latin-1's one"
+    never = bytes(hi for hi in range(256) if codes[hi] == _NEVER_CODE)
+    blocks = {
+        hi: (bytes(0xFF if b == hi else 0 for b in range(256)), lows[hi])
+        for hi in range(1, 256)
+        if codes[hi] == _EDGE_CODE
+    }
+    not_edges = bytes(b for b in range(256) if b not in blocks)
+    return never + b"\x00", codes, not_edges, blocks
+
+
+_FEW_UNITS = 48
+"""A partly weighted block with at most one unit in this many of a string is read unit by unit (`bytes.find`), else
+by the integers' bitwise and (about nine passes over the string's length)."""
+_ONE_COMMON, _ONE_RARE, _ONE_TWO_TOKEN = _EXTRAS[1][:_BMP_BUCKETS]
+_TWO_COMMON, _TWO_RARE, _TWO_TWO_TOKEN = _EXTRAS[2][:_BMP_BUCKETS]
+
+
 def weighted_lens(s: str) -> tuple[int, int, int]:
     """`(UTF-16 length, estimateStringChars, estimateStringCharsWithMinimumRawWeight(s, {minimumRawWeight: 2}))` of a
     string, its code points bucketed once (the fused estimates need the three of a tool result's text).
 
     The bucket extras are the module docstring's. Split surrogate pairs count as the character they make, as in
     JavaScript; a lone surrogate is one unweighted unit. Counted on the UTF-16 units' high bytes (`bytes.translate`
-    runs at memory speed); only the characters of partly weighted blocks and astral ones are looked at one by one.
+    runs at memory speed): the units of blocks never weighted are dropped first, then the wholly weighted blocks
+    counted by kind; U+00B7 by `str.count`; a partly weighted block's characters by their low bytes, kept where the
+    high byte is the block's (a bitwise and of the two as integers: no character looked at one by one); astral
+    characters one by one.
     """
     n = len(s)
     if s.isascii():
@@ -151,26 +166,37 @@ def weighted_lens(s: str) -> tuple[int, int, int]:
     units = s.encode("utf-16-le", "surrogatepass")
     n = len(units) >> 1
     high = units[1::2]
-    codes = high.translate(_high_byte_codes())  # the kind of each unit's block, in one pass; then counted per kind
-    if codes.count(_NEVER_CODE) == n:
-        return n, n, 2 * n
-    _, _, _, edge_bucket, edge_pattern = _bmp_tables()
-    one = two = 0  # the extras at raw weight 1 and 2
-    for bucket, extra_one, extra_two in zip(range(_BMP_BUCKETS), _EXTRAS[1], _EXTRAS[2], strict=False):
-        count = codes.count(bucket)
-        one += count * extra_one
-        two += count * extra_two
-    edges = codes.count(_EDGE_CODE)
-    if edges and edges == high.count(0):  # Latin-1 alone: U+00B7 is its one weighted character
-        count = s.count("\u00b7")
-        one += count * _EXTRAS[1][0]
-        two += count * _EXTRAS[2][0]
-    elif edges:
-        for ch in edge_pattern.findall(s):
-            bucket = edge_bucket[ch]
-            one += _EXTRAS[1][bucket]
-            two += _EXTRAS[2][bucket]
-    if codes.count(_SURROGATE_CODE):
+    deleted, high_codes, not_edges, blocks = _edge_tables()
+    kept = high.translate(None, deleted)  # the units of blocks that may be weighted, other than Latin-1's
+    dots = s.count("\u00b7") if 0 in high else 0
+    if not kept:
+        return n, n + dots * _ONE_COMMON, 2 * n + dots * _TWO_COMMON
+    codes = kept.translate(high_codes)  # the kind of each kept unit's block; then counted per kind
+    common, rare, two_token = codes.count(0) + dots, codes.count(1), codes.count(2)
+    if _EDGE_CODE in codes:
+        lows = units[0::2]
+        for hi in set(kept.translate(None, not_edges)):
+            is_block, low_buckets = blocks[hi]
+            if kept.count(hi) * _FEW_UNITS <= n:  # a few (fullwidth commas in CJK text): found one by one
+                at = high.find(hi)
+                while at >= 0:
+                    bucket = low_buckets[lows[at]]
+                    if bucket == 1:
+                        common += 1
+                    elif bucket == 2:
+                        rare += 1
+                    elif bucket == 3:
+                        two_token += 1
+                    at = high.find(hi, at + 1)
+                continue
+            marked = int.from_bytes(lows.translate(low_buckets), "little") & int.from_bytes(high.translate(is_block), "little")
+            found = marked.to_bytes(n, "little")
+            common += found.count(1)
+            rare += found.count(2)
+            two_token += found.count(3)
+    one = common * _ONE_COMMON + rare * _ONE_RARE + two_token * _ONE_TWO_TOKEN  # the extras at raw weight 1 and 2
+    two = common * _TWO_COMMON + rare * _TWO_RARE + two_token * _TWO_TWO_TOKEN
+    if _SURROGATE_CODE in codes:
         joined = units.decode("utf-16-le", "surrogatepass")  # pairs joined, lone surrogates kept
         for ch in _astral_pattern().findall(joined):
             bucket = _astral_bucket(ord(ch))
