@@ -15,8 +15,11 @@ system; about 2 MB of a 256 MB session's peak, for ~1 ms a call).
 
 glibc also gives each thread that allocates an arena of its own (up to 8 per core), and what a thread freed stays
 in its arena for that arena's next user: an app whose worker threads take turns (indexing, the timeline, previews,
-estimators) spreads the same memory over several arenas. `limit_malloc_arenas` caps them (before threads start):
-the app's peak after a tour of every key, 175 -> 155 MB on a 200-entry session.
+estimators) spreads the same memory over several arenas, and how much depends on which thread got which arena
+(the peak after the same tour of keys varied by 25 MB from run to run). `limit_malloc_arenas` makes them share one
+(before threads start): the app's peak after a tour of every key, 177 -> 143 MB on a 200-entry session and
+191 -> 161 MB on a 16 MiB one, within 2 MB from run to run (one allocation lock for every thread: cheap here,
+Python's small objects never reach malloc).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ M_MMAP_THRESHOLD = -3
 """glibc's `mallopt` parameter number for the mapping threshold."""
 M_ARENA_MAX = -8
 """glibc's `mallopt` parameter number for the arena cap."""
-MALLOC_ARENAS = 2
+MALLOC_ARENAS = 1
 """Arenas the threads of a process that calls `limit_malloc_arenas` share (glibc's default: 8 per core)."""
 MAPPED_FROM = 128 * 1024
 """Allocations of at least this many bytes get a mapping of their own (glibc's default, kept fixed)."""
