@@ -80,6 +80,21 @@ class SidePanelViews:
         detail.focus()
         self.maximize(detail, container=False)
 
+    def _watch_maximized(self, previously_maximized: Any, maximized: Any) -> None:
+        """Textual's own watcher, restyling only what the change restyles: the screen (Textual's
+        `Screen.-maximized-view`) and the two widgets' subtrees (`.-maximized`). Textual's `set_class` on the screen
+        restyles every node of it, which blocked `z` for ~100 ms; no rule of this app depends on those classes
+        elsewhere."""
+        self.set_class(maximized is not None, "-maximized-view", update=False)
+        nodes = [self]
+        if previously_maximized is not None:
+            previously_maximized.remove_class("-maximized", update=False)
+            nodes.extend(previously_maximized.walk_children(with_self=True))
+        if maximized is not None:
+            maximized.add_class("-maximized", update=False)
+            nodes.extend(maximized.walk_children(with_self=True))
+        self.app.stylesheet.update_nodes(nodes, animate=False)
+
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id == "tab-message":
             self._show_detail()
