@@ -16,6 +16,7 @@ from textual.driver import Driver
 from textual.screen import Screen
 
 from inspector.host.discovery.stores import store_of
+from inspector.storage.heap import limit_malloc_arenas
 
 from .browser.screen import BrowserScreen
 from .commands import ScreenCommands
@@ -46,6 +47,7 @@ class InspectorApp(App[int]):
     BINDINGS = [Binding("q", "quit", "Quit", id="app.quit")]
 
     def __init__(self, options: InspectorOptions | None = None) -> None:
+        limit_malloc_arenas()  # before the first worker thread (`inspector.storage.heap`)
         super().__init__()
         self.options = options or InspectorOptions()
         if not self.options.animations:

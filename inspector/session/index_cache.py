@@ -191,7 +191,7 @@ def save(session: Session) -> bool:
         return False
     try:
         directory = checked_dir(create=True)
-        payload = snapshot.dump(session)
+        payload = snapshot.dump_parts(session)
     except Exception:  # unpicklable state: no snapshot, never a crash
         return False
     header = {"kind": KIND, "code": code_version(), "file": key.to_json()}

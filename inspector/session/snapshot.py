@@ -148,9 +148,11 @@ _FRAME = struct.Struct("<QI")
 _BUFFER_LEN = struct.Struct("<Q")
 
 
-def dump(session: Session) -> bytes:
-    """The session's state (and its leaf context, when built): the pickle stream, then the buffers pickled out of band
-    (`pickle.PickleBuffer`: the big columns), each preceded by its length."""
+def dump_parts(session: Session) -> list[bytes | memoryview]:
+    """The session's state (and its leaf context, when built), as the pieces of `dump`'s bytes in order: the frame, the
+    pickle stream, then each buffer pickled out of band (`pickle.PickleBuffer`: the big columns, views of the
+    session's own arrays, not copies) preceded by its length. Written one after the other, they cost no copy of the
+    columns (joined, a 256 MiB session's snapshot cost ~50 MB more at its peak)."""
     attrs = {k: v for k, v in vars(session).items() if k != "_context_cache"}
     leaf_ctx = session._context_cache.get(None)
     memo: dict[int, ObjectState] = {}
@@ -161,12 +163,18 @@ def dump(session: Session) -> bytes:
     buffers: list[pickle.PickleBuffer] = []
     out = io.BytesIO()
     _Pickler(out, protocol=5, buffer_callback=buffers.append).dump(state)
+    del state, memo
     stream = out.getbuffer()
     parts: list[bytes | memoryview] = [_FRAME.pack(len(stream), len(buffers)), stream]
-    for buffer in buffers:  # each length, then the buffer: joined once (no copy of a column per buffer)
+    for buffer in buffers:
         raw = buffer.raw()
         parts += (_BUFFER_LEN.pack(raw.nbytes), raw)
-    return b"".join(parts)
+    return parts
+
+
+def dump(session: Session) -> bytes:
+    """`dump_parts` joined: the snapshot's bytes, as `load` reads them."""
+    return b"".join(dump_parts(session))
 
 
 def _unframe(data: bytes | memoryview) -> tuple[memoryview, list[memoryview]]:

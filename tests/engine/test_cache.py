@@ -676,3 +676,10 @@ def test_compaction_facts_are_kept_and_follow_what_arrives(tmp_path: Path) -> No
         got = session_stats(session, WindowOptions(), None)
         assert got == session_stats(open_session(path), WindowOptions(), None)
     assert [c["kind"] for c in got["compactions"]] == ["split_turn", "split_turn", "manual"]
+
+
+def test_an_entry_given_in_pieces_is_written_whole(_own_index_cache: Path) -> None:
+    pieces = [b"head", memoryview(array("q", [1, 2, 3])).cast("B"), bytearray(b"tail")]
+    assert store.write_entry(_own_index_cache, "pieces", {"kind": "other"}, pieces)
+    read = store.read_entry(_own_index_cache, "pieces")
+    assert read is not None and bytes(read[1]) == b"head" + array("q", [1, 2, 3]).tobytes() + b"tail"

@@ -44,6 +44,16 @@ SUMMARY_ROLES = frozenset({"compactionSummary", "branchSummary"})
 _arr = int_array
 
 
+def _membership(indices: Iterable[int], count: int) -> bytearray:
+    """One byte per entry index below `count`, 1 for those in `indices` (a path's entries: a byte each, where a set
+    of them took ~80 bytes an entry)."""
+    out = bytearray(count)
+    for i in indices:
+        if i < count:
+            out[i] = 1
+    return out
+
+
 def _saturating(compute: Callable[..., array], start: int, stop: int, carry: int | None = None) -> array:
     """`compute(start, stop[, carry])` (an `inspector.figures.sizes` function), one message at a time once a recorded
     number overflows the signed 64-bit arrays: that message's value is held at `INT64_MAX` instead of failing
@@ -124,10 +134,13 @@ class TranscriptModel:
         n = self.message_count
         self._ctx_pos: array | None = None  # None: row == context position (context mode)
         if show_off_path:
-            self.row_entries: array = _arr(range(self._entry_count))
-            pos_of = {msg.entry_index: pos for pos, msg in enumerate(ctx.messages[:n])}
-            self._ctx_pos = _arr(pos_of.get(i, UNKNOWN) for i in range(self._entry_count))
-            self._on_path: set[int] | None = set(ctx.path)
+            count = self._entry_count
+            self.row_entries: array = _arr(range(count))
+            self._ctx_pos = _arr((UNKNOWN,)) * count
+            for pos, msg in enumerate(ctx.messages[:n]):
+                if msg.entry_index < count:
+                    self._ctx_pos[msg.entry_index] = pos
+            self._on_path: bytearray | None = _membership(ctx.path, count)
         else:
             if previous is not None:
                 self.row_entries = previous.row_entries[:] + _arr(msg.entry_index for msg in ctx.messages[len(previous.row_entries) : n])
@@ -239,7 +252,7 @@ class TranscriptModel:
         """Everything the transcript draws for row `row` (unfiltered index)."""
         entry = self.entry(row)
         msg = self.message(row)
-        on_path = True if self._on_path is None else entry.index in self._on_path
+        on_path = True if self._on_path is None else entry.index < len(self._on_path) and bool(self._on_path[entry.index])
         dropped = bool(self._on_path is not None and on_path and msg is None and entry.role is not None and entry.type != m.COMPACTION)
         return RowInfo(entry, msg, on_path, self._branch_counts.get(entry.index, 0), dropped)
 

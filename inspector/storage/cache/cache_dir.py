@@ -17,6 +17,7 @@ import struct
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: a replayed memo imports as little as it can
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
     from inspector.base.clock import Clock
@@ -198,15 +199,18 @@ def discard(directory: str | os.PathLike[str], name: str) -> None:
         pass
 
 
-def write_entry(directory: str | os.PathLike[str], name: str, header: dict[str, Any], payload: bytes | memoryview, *, durable: bool = True) -> bool:
+def write_entry(directory: str | os.PathLike[str], name: str, header: dict[str, Any],
+                payload: bytes | memoryview | Sequence[bytes | memoryview], *, durable: bool = True) -> bool:
     """Write an entry atomically (temp + fsync + rename), then evict the least recently used entries. `durable=False`:
-    no fsync, for an entry whose header lets a reader tell it whole (a crash may leave it short or zeroed).
+    no fsync, for an entry whose header lets a reader tell it whole (a crash may leave it short or zeroed). A
+    `payload` given as a sequence of pieces is written piece by piece (never joined: no copy of a big payload).
 
     Returns False (and leaves no temporary file) when it could not be written or alone exceeds the bound.
     """
     head = encode_header(header)
     limit = max_bytes()
-    if len(head) + len(payload) > limit:
+    pieces = [payload] if isinstance(payload, (bytes, bytearray, memoryview)) else list(payload)
+    if len(head) + sum(memoryview(p).nbytes for p in pieces) > limit:
         return False
     tmp = os.path.join(directory, f".{name}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
     try:
@@ -216,7 +220,8 @@ def write_entry(directory: str | os.PathLike[str], name: str, header: dict[str, 
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(head)
-            f.write(payload)
+            for piece in pieces:
+                f.write(piece)
             f.flush()
             if durable:
                 os.fsync(f.fileno())
