@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from inspector.read.estimates import reader_estimates
@@ -191,11 +192,11 @@ def save(session: Session) -> bool:
         return False
     try:
         directory = checked_dir(create=True)
-        payload = snapshot.dump_parts(session)
-    except Exception:  # unpicklable state: no snapshot, never a crash
+    except Exception:  # the cache must never fail the command
         return False
     header = {"kind": KIND, "code": code_version(), "file": key.to_json()}
-    written = write_entry(directory, index_entry_name(session.path, session.rules_id), header, payload)
+    # Pickled straight into the entry's file (unpicklable state: not written, never a crash).
+    written = write_entry(directory, index_entry_name(session.path, session.rules_id), header, partial(snapshot.dump_into, session))
     if written:
         opened.dirty = False
         opened.counts = _token_count(session)

@@ -16,7 +16,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterable
 from itertools import compress, repeat
-from operator import is_not, itemgetter, methodcaller
+from operator import and_, is_not, lshift, methodcaller, or_
 from typing import Any, Protocol, cast
 
 from inspector.storage.buffers import Items, items_view, out_of_band
@@ -56,12 +56,22 @@ class _ListSource:
         return len(self.ids)
 
 
-def _pick(values: list[int], positions: list[int]) -> list[int] | tuple[int, ...]:
-    """`[values[p] for p in positions]` at C speed."""
-    if len(positions) < 2:
-        return [values[p] for p in positions]
-    picked: tuple[int, ...] = itemgetter(*positions)(values)
-    return picked
+SORT_SLICES = 8
+"""`_ranked` sorts the rows in this many slices of the hash range: one slice's keys at a time (a sixth of the memory of
+sorting them all at once, for a pass over the hashes per slice)."""
+
+
+def _ranked(hashes: array[int]) -> array[int]:
+    """The rows in the order of their hashes (equal hashes in row order: a stable sort), as an array of rows. Each
+    slice of the hash range is sorted as keys `hash << 32 | row` (no key function: one int a row, and only that slice's)."""
+    rows = len(hashes)
+    keys = array("Q", map(or_, map(lshift, hashes, repeat(32)), range(rows)))
+    order = array("i")
+    step = (1 << 64) // SORT_SLICES
+    for low in range(0, 1 << 64, step):
+        ranked = sorted(filter(range(low, low + step).__contains__, keys))
+        order.extend(map(and_, ranked, repeat(0xFFFFFFFF)))
+    return order
 
 
 class IdIndex:
@@ -105,14 +115,14 @@ class IdIndex:
             present = list(compress(range(len(ids)), map(is_not, ids, repeat(None))))
             named = list(map(ids.__getitem__, present))
         try:
-            hashes = list(map(zlib.crc32, map(str.encode, named)))  # type: ignore[arg-type]
+            hashes = array("I", map(zlib.crc32, map(str.encode, named)))  # type: ignore[arg-type]
         except UnicodeEncodeError:  # a lone surrogate
-            hashes = list(map(zlib.crc32, map(_utf8, named)))
-        ranked = sorted(range(len(hashes)), key=hashes.__getitem__)  # stable: equal hashes keep file order
+            hashes = array("I", map(zlib.crc32, map(_utf8, named)))
+        order = _ranked(hashes)
         index = cls.__new__(cls)
         index._dict = None
-        index._hashes = array("I", _pick(hashes, ranked))
-        index._order = array("i", ranked if type(present) is range else _pick(present, ranked))
+        index._hashes = array("I", map(hashes.__getitem__, order))
+        index._order = order if type(present) is range else array("i", map(present.__getitem__, order))
         index._rows = len(ids)
         index._ids = _ListSource(ids)
         index._added = {}
@@ -234,6 +244,10 @@ class IdIndex:
         return f"IdIndex({form})"
 
     # -- the dict -------------------------------------------------------------------------------------
+
+    def built_dict(self) -> dict[str, int] | None:
+        """The dict of the ids when it is built (the row of the last entry with each id), else None: nothing is built."""
+        return self._dict
 
     @property
     def is_flat(self) -> bool:

@@ -10,7 +10,9 @@ builds both lists (a parent id is then its parent's string object again, as the 
 from __future__ import annotations
 
 from array import array
-from itertools import accumulate, chain, repeat
+from collections.abc import Mapping
+from itertools import accumulate, chain, compress, repeat
+from operator import is_
 from typing import Any
 
 from inspector.storage.buffers import Items, items_view, out_of_band
@@ -42,29 +44,31 @@ class PackedIds:
         return (_restored, (self.text, ends_code, columns, self.odd, self.parent_odd))
 
     @classmethod
-    def pack(cls, ids: list[Any], parent_ids: list[Any]) -> PackedIds | None:
-        """Both lists packed, or None when they cannot be (of different lengths, or a parent id that is not hashable)."""
+    def pack(cls, ids: list[Any], parent_ids: list[Any], rows_by_id: Mapping[Any, int] | None = None) -> PackedIds | None:
+        """Both lists packed, or None when they cannot be (of different lengths, or a parent id that is not hashable).
+        `rows_by_id`: the row of the last entry with each id, when the caller has it (the tree's id index): no dict of
+        the ids is built then."""
         if len(ids) != len(parent_ids):
             return None
         if set(map(type, ids)) <= {str}:
             odd: dict[int, Any] = {}
             named = ids
-            row_of: dict[Any, int] = dict(zip(ids, range(len(ids))))  # the last entry with an id wins
+            row_of: Mapping[Any, int] = dict(zip(ids, range(len(ids)))) if rows_by_id is None else rows_by_id  # the last entry with an id wins
         else:
             odd = {i: v for i, v in enumerate(ids) if type(v) is not str}
             named = ["" if type(v) is not str else v for v in ids]
             row_of = {v: i for i, v in enumerate(ids) if type(v) is str}
         text = "".join(named)
-        ends = array("q", accumulate(map(len, named)))
-        if not ends or ends[-1] < 2**31:
-            ends = array("i", ends)
-        row_of[None] = _NONE
+        total = sum(map(len, named))
+        ends = array("i" if total < 2**31 else "q", accumulate(map(len, named)))
         try:
-            rows = list(map(row_of.get, parent_ids, repeat(_ODD)))
+            rows = array("i", map(row_of.get, parent_ids, repeat(_ODD)))  # a null parent id too: `_NONE` below
         except TypeError:  # an unhashable parent id
             return None
+        for i in compress(range(len(rows)), map(is_, parent_ids, repeat(None))) if None in parent_ids else ():
+            rows[i] = _NONE
         parent_odd = {i: parent_ids[i] for i, r in enumerate(rows) if r == _ODD} if _ODD in rows else {}
-        return cls(text, ends, odd, array("i", rows), parent_odd)
+        return cls(text, ends, odd, rows, parent_odd)
 
     def id_of(self, i: int) -> Any:
         """The id of row `i` (0 <= i < count)."""
