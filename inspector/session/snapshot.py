@@ -166,13 +166,12 @@ _BUFFER_LEN = struct.Struct("<Q")
 
 def _state(session: Session) -> dict[str, Any]:
     """The session's state (and its leaf context, when built), ready to pickle (`freeze`). The entry table packs its
-    parent ids by the rows of the tree's id index while that is a dict (`EntryTable.snapshot_rows`), not by a dict of
-    its own."""
+    parent ids by the rows of the tree's id index (`EntryTable.snapshot_rows`), not by a dict of its own."""
     attrs = {k: v for k, v in vars(session).items() if k != "_context_cache"}
     leaf_ctx = session._context_cache.get(None)
     memo: dict[int, ObjectState] = {}
     tree = session.tree
-    with tree.entries.snapshot_rows(tree.by_id.built_dict()):
+    with tree.entries.snapshot_rows(tree.by_id.rows_of):
         return {
             "session": {k: freeze(v, 0, memo) for k, v in attrs.items() if not callable(v)},
             "context": None if leaf_ctx is None else freeze(leaf_ctx, 0, memo),

@@ -40,7 +40,7 @@ ranges of rows; `EntryTable` adds rows, builds an `Entry`, reads one entry's cel
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, overload
 
@@ -221,10 +221,10 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
         self._usage_total = (0, m.UsageSum()) if 0 <= old < rows else (rows, total)
 
     @contextmanager
-    def snapshot_rows(self, rows_by_id: Mapping[Any, int] | None) -> Iterator[None]:
-        """While a snapshot is taken: `rows_by_id` (the row of the last entry with each id: the tree's id index, when
-        it is a dict) packs the parent ids (`PackedIds.pack`) instead of a dict of the ids built for it."""
-        self._snapshot_rows = rows_by_id
+    def snapshot_rows(self, rows_of: Callable[[list[Any]], Any]) -> Iterator[None]:
+        """While a snapshot is taken: `rows_of` (the row of the last entry with each of a list of ids: the tree's id
+        index) packs the parent ids (`PackedIds.pack`) instead of a dict of the ids built for it."""
+        self._snapshot_rows = rows_of
         try:
             yield
         finally:
@@ -235,9 +235,9 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
         numbers, call text and usage as `FrozenColumns` (out of band: the columns themselves, or `WholeBytes` made as
         they are written, not copies)."""
         attrs = dict(vars(self))
-        rows_by_id = attrs.pop("_snapshot_rows", None)
+        rows_of = attrs.pop("_snapshot_rows", None)
         ids, parent_ids = self.ids, self.parent_ids
-        packed = PackedIds.pack(ids, parent_ids, rows_by_id)
+        packed = PackedIds.pack(ids, parent_ids, rows_of)
         if packed is not None:
             attrs["_id_cols"] = (packed.count, packed, [], [])
         attrs["extras"] = PackedExtras.pack(self.extras)

@@ -10,7 +10,7 @@ builds both lists (a parent id is then its parent's string object again, as the 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping
+from collections.abc import Callable
 from itertools import accumulate, chain, compress, repeat
 from operator import is_
 from typing import Any
@@ -44,16 +44,21 @@ class PackedIds:
         return (_restored, (self.text, ends_code, columns, self.odd, self.parent_odd))
 
     @classmethod
-    def pack(cls, ids: list[Any], parent_ids: list[Any], rows_by_id: Mapping[Any, int] | None = None) -> PackedIds | None:
+    def pack(cls, ids: list[Any], parent_ids: list[Any], rows_of: Callable[[list[Any]], Items | None] | None = None) -> PackedIds | None:
         """Both lists packed, or None when they cannot be (of different lengths, or a parent id that is not hashable).
-        `rows_by_id`: the row of the last entry with each id, when the caller has it (the tree's id index): no dict of
-        the ids is built then."""
+        `rows_of`: gives the row of the last entry with each of a list of ids (`_ODD` for none, None when it cannot
+        tell), when the caller has it (the tree's id index): no dict of the ids is built then."""
         if len(ids) != len(parent_ids):
             return None
+        rows: Items | None = None
         if set(map(type, ids)) <= {str}:
             odd: dict[int, Any] = {}
             named = ids
-            row_of: Mapping[Any, int] = dict(zip(ids, range(len(ids)))) if rows_by_id is None else rows_by_id  # the last entry with an id wins
+            try:
+                rows = None if rows_of is None else rows_of(parent_ids)
+            except TypeError:  # an unhashable parent id
+                return None
+            row_of: dict[Any, int] = {} if rows is not None else dict(zip(ids, range(len(ids))))  # the last entry with an id wins
         else:
             odd = {i: v for i, v in enumerate(ids) if type(v) is not str}
             named = ["" if type(v) is not str else v for v in ids]
@@ -62,7 +67,8 @@ class PackedIds:
         total = sum(map(len, named))
         ends = array("i" if total < 2**31 else "q", accumulate(map(len, named)))
         try:
-            rows = array("i", map(row_of.get, parent_ids, repeat(_ODD)))  # a null parent id too: `_NONE` below
+            if rows is None:
+                rows = array("i", map(row_of.get, parent_ids, repeat(_ODD)))  # a null parent id too: `_NONE` below
         except TypeError:  # an unhashable parent id
             return None
         for i in compress(range(len(rows)), map(is_, parent_ids, repeat(None))) if None in parent_ids else ():
