@@ -237,7 +237,7 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
         attrs = dict(vars(self))
         rows_of = attrs.pop("_snapshot_rows", None)
         ids, parent_ids = self.ids, self.parent_ids
-        packed = PackedIds.pack(ids, parent_ids, rows_of)
+        packed = PackedIds.pack(ids, parent_ids, rows_of, for_snapshot=True)
         if packed is not None:
             attrs["_id_cols"] = (packed.count, packed, [], [])
         attrs["extras"] = PackedExtras.pack(self.extras)
