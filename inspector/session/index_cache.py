@@ -196,6 +196,7 @@ def save(session: Session, *, release: bool = False) -> bool:
         directory = checked_dir(create=True)
         if release:
             session.tree.by_id.flatten()
+            session._link_reader()  # its lookup bound to the flat table, not the emptied dict
     except Exception:  # the cache must never fail the command
         return False
     header = {"kind": KIND, "code": code_version(), "file": key.to_json()}

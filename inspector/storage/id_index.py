@@ -287,7 +287,9 @@ class IdIndex:
 
     def flatten(self) -> None:
         """Give the dict up for the flat table (as a snapshot stores it): for a process that writes the snapshot and
-        ends, the dict's memory (~60 bytes an id) is where the snapshot is made. Lookups keep working (`_flat_get`)."""
+        ends, the dict's memory (~60 bytes an id) is where the snapshot is made. Lookups through the index keep
+        working (`_flat_get`); the dict is emptied, so a lookup bound to it elsewhere must be bound again
+        (`Session._link_reader`) or not used."""
         ids = self._ids
         if self._dict is None or ids is None:
             return
@@ -295,8 +297,8 @@ class IdIndex:
         if not set(map(type, id_list)) <= {str, type(None)}:
             return  # kept as a dict (see `flat_over`)
         with self._lock:
-            self._dict = None
-            self._added = {}
+            mapping, self._dict, self._added = self._dict, None, {}
+            mapping.clear()  # emptied, not only dropped: a lookup bound to it (`Session._link_reader`) would keep it whole
             release_free_heap()  # the dict's pages back first: freed in the middle of the heap, they stay resident
             flat = IdIndex.flat_over(id_list)
             assert flat is not None
