@@ -194,7 +194,7 @@ def dump_into(session: Session, file: IO[bytes]) -> None:
     buffers.reverse()
     while buffers:  # each released once written (a view of a live column no longer pins it)
         buffer = buffers.pop()
-        if type(buffer) is WholeBytes:
+        if isinstance(buffer, WholeBytes):
             file.write(_BUFFER_LEN.pack(len(buffer)))
             written = sum(map(file.write, buffer.chunks()))
             if written != len(buffer):

@@ -87,9 +87,9 @@ class PackedExtras(Mapping[int, Any]):
         at_rows = [bisect_left(rows_in, row) for row, _ in added]
         if any(k < len(rows_in) and rows_in[k] == row for k, (row, _) in zip(at_rows, added)) or any(row in extras.odd for row, _ in added):
             return cls._packed(extras)
-        rows, ends, parts = array("q"), array("q"), []
+        rows, ends, parts = array("q"), array("q"), list[Any]()
         size = taken = 0
-        for k, (row, cell) in [*zip(at_rows, added), (len(rows_in), (None, None))]:
+        for k, (row, cell) in [*zip(at_rows, added), (len(rows_in), (-1, None))]:
             if taken < k:  # the packed cells before this one, as they are
                 start, stop = (ends_in[taken - 1] if taken else 0), ends_in[k - 1]
                 rows.extend(rows_in[taken:k])
@@ -101,7 +101,7 @@ class PackedExtras(Mapping[int, Any]):
                 rows.append(row)
                 ends.append(size)
                 parts.append(cell)
-        odd = {**extras.odd, **{row: cell for row, cell in added if cell is not None and type(cell) is not bytes}}
+        odd = {**extras.odd, **{row: cell for row, cell in added if type(cell) is not bytes}}
         return cls(rows, ends, WholeBytes(*parts), odd)
 
     @classmethod

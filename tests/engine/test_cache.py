@@ -6,11 +6,10 @@ commands print (stats, context, timeline). Real files, a real cache dir (the aut
 
 from __future__ import annotations
 
-import pickle
-
 import marshal
 import mmap
 import os
+import pickle
 import stat
 from array import array
 from pathlib import Path

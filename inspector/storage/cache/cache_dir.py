@@ -213,7 +213,11 @@ def write_entry(directory: str | os.PathLike[str], name: str, header: dict[str, 
     head = encode_header(header)
     limit = max_bytes()
     writer = payload if callable(payload) else None
-    pieces = [] if writer is not None else [payload] if isinstance(payload, (bytes, bytearray, memoryview)) else list(payload)
+    pieces: list[Any] = []
+    if isinstance(payload, (bytes, bytearray, memoryview)):
+        pieces = [payload]
+    elif not callable(payload):
+        pieces = list(payload)
     if len(head) + sum(memoryview(p).nbytes for p in pieces) > limit:
         return False
     tmp = os.path.join(directory, f".{name}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
