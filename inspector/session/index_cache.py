@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from inspector.read.estimates import reader_estimates
@@ -179,8 +180,10 @@ def file_key(session: Session) -> FileKey | None:
     return make_key(session.path, session.file_size, opened.before)
 
 
-def save(session: Session) -> bool:
-    """Write the snapshot of a session opened by `open_cached`, if its state is new; True when written."""
+def save(session: Session, *, release: bool = False) -> bool:
+    """Write the snapshot of a session opened by `open_cached`, if its state is new; True when written. `release`:
+    the process ends next (`save_opened(retain=True)`), so the tree's id index first gives its dict up for the flat
+    table the snapshot stores (`IdIndex.flatten`): the snapshot is made in the dict's room, not on top of it."""
     opened = _opened.get(id(session))
     if opened is None or session.provisional:
         return False
@@ -191,11 +194,14 @@ def save(session: Session) -> bool:
         return False
     try:
         directory = checked_dir(create=True)
-        payload = snapshot.dump_parts(session)
-    except Exception:  # unpicklable state: no snapshot, never a crash
+        if release:
+            session.tree.by_id.flatten()
+            session._link_reader()  # its lookup bound to the flat table, not the emptied dict
+    except Exception:  # the cache must never fail the command
         return False
     header = {"kind": KIND, "code": code_version(), "file": key.to_json()}
-    written = write_entry(directory, index_entry_name(session.path, session.rules_id), header, payload)
+    # Pickled straight into the entry's file (unpicklable state: not written, never a crash).
+    written = write_entry(directory, index_entry_name(session.path, session.rules_id), header, partial(snapshot.dump_into, session))
     if written:
         opened.dirty = False
         opened.counts = _token_count(session)
@@ -212,7 +218,7 @@ def save_opened(*, retain: bool = False) -> int:
     dropping the last reference would free an index of a few hundred thousand entries, object by object)."""
     pending = [o.session for o in _opened.values()]
     try:
-        return sum(save(s) for s in pending)
+        return sum(save(s, release=retain) for s in pending)
     finally:
         if retain:
             _retained.extend(pending)

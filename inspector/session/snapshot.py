@@ -25,9 +25,10 @@ import struct
 from array import array
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from inspector.session.session import Session
+from inspector.storage.buffers import WholeBytes, as_written
 
 COLUMNS_MIN = 32
 """Shorter lists are pickled as they are."""
@@ -128,11 +129,26 @@ ARRAY_OUT_OF_BAND = 1 << 16
 class _Pickler(pickle.Pickler):
     """Pickles every big `array` out of band (the table's columns, the id index, the context path): restored with one
     copy from where the snapshot lies (`_array_from`). In band, an array travels as a bytes object that is then
-    copied into the array: twice the fresh memory, ~5 ms of page faults on a 300k-entry session."""
+    copied into the array: twice the fresh memory, ~5 ms of page faults on a 300k-entry session. A `WholeBytes` (a
+    column made whole only as it is written: `inspector.storage.buffers`) goes out of band too, restored as the
+    buffer it is written as. `buffers` collects what goes out of band, in order: `PickleBuffer`s and `WholeBytes`."""
+
+    def __init__(self, file: IO[bytes]) -> None:
+        super().__init__(file, protocol=5, buffer_callback=self._out_of_band)
+        self.buffers: list[pickle.PickleBuffer | WholeBytes] = []
+        self._whole: WholeBytes | None = None
+
+    def _out_of_band(self, buffer: pickle.PickleBuffer) -> bool:
+        whole, self._whole = self._whole, None
+        self.buffers.append(buffer if whole is None else whole)
+        return False
 
     def reducer_override(self, obj: Any) -> Any:
         if type(obj) is array and len(obj) * obj.itemsize >= ARRAY_OUT_OF_BAND:
             return (_array_from, (obj.typecode, pickle.PickleBuffer(obj)))
+        if type(obj) is WholeBytes:
+            self._whole = obj  # written in its place (`_out_of_band`, called for the empty stand-in next)
+            return (as_written, (pickle.PickleBuffer(b""),))
         return NotImplemented
 
 
@@ -148,33 +164,57 @@ _FRAME = struct.Struct("<QI")
 _BUFFER_LEN = struct.Struct("<Q")
 
 
-def dump_parts(session: Session) -> list[bytes | memoryview]:
-    """The session's state (and its leaf context, when built), as the pieces of `dump`'s bytes in order: the frame, the
-    pickle stream, then each buffer pickled out of band (`pickle.PickleBuffer`: the big columns, views of the
-    session's own arrays, not copies) preceded by its length. Written one after the other, they cost no copy of the
-    columns (joined, a 256 MiB session's snapshot cost ~50 MB more at its peak)."""
+def _state(session: Session) -> dict[str, Any]:
+    """The session's state (and its leaf context, when built), ready to pickle (`freeze`). The entry table packs its
+    parent ids by the rows of the tree's id index (`EntryTable.snapshot_rows`), not by a dict of its own."""
     attrs = {k: v for k, v in vars(session).items() if k != "_context_cache"}
     leaf_ctx = session._context_cache.get(None)
     memo: dict[int, ObjectState] = {}
-    state = {
-        "session": {k: freeze(v, 0, memo) for k, v in attrs.items() if not callable(v)},
-        "context": None if leaf_ctx is None else freeze(leaf_ctx, 0, memo),
-    }
-    buffers: list[pickle.PickleBuffer] = []
-    out = io.BytesIO()
-    _Pickler(out, protocol=5, buffer_callback=buffers.append).dump(state)
-    del state, memo
-    stream = out.getbuffer()
-    parts: list[bytes | memoryview] = [_FRAME.pack(len(stream), len(buffers)), stream]
-    for buffer in buffers:
-        raw = buffer.raw()
-        parts += (_BUFFER_LEN.pack(raw.nbytes), raw)
-    return parts
+    tree = session.tree
+    with tree.entries.snapshot_rows(tree.by_id.rows_of):
+        return {
+            "session": {k: freeze(v, 0, memo) for k, v in attrs.items() if not callable(v)},
+            "context": None if leaf_ctx is None else freeze(leaf_ctx, 0, memo),
+        }
+
+
+def dump_into(session: Session, file: IO[bytes]) -> None:
+    """Write the snapshot of `session` into `file` (seekable) from where it stands: the frame, the pickle stream, then
+    each out-of-band buffer (the big columns: views of the session's own buffers, or `WholeBytes` made piece by piece)
+    preceded by its length; the frame is filled in last. Nothing of the whole is held: the stream goes to the file
+    as it is made, a column from where it lies (a 256 MiB session's snapshot held ~40 MB more, joined)."""
+    start = file.tell()
+    file.write(_FRAME.pack(0, 0))
+    pickler = _Pickler(file)
+    pickler.dump(_state(session))
+    buffers = pickler.buffers
+    pickler.clear_memo()
+    del pickler
+    length, count = file.tell() - start - _FRAME.size, len(buffers)
+    buffers.reverse()
+    while buffers:  # each released once written (a view of a live column no longer pins it)
+        buffer = buffers.pop()
+        if isinstance(buffer, WholeBytes):
+            file.write(_BUFFER_LEN.pack(len(buffer)))
+            written = sum(map(file.write, buffer.chunks()))
+            if written != len(buffer):
+                raise ValueError("a column changed while its snapshot was written")
+        else:
+            with buffer.raw() as raw:
+                file.write(_BUFFER_LEN.pack(raw.nbytes))
+                file.write(raw)
+            buffer.release()
+    end = file.tell()
+    file.seek(start)
+    file.write(_FRAME.pack(length, count))
+    file.seek(end)
 
 
 def dump(session: Session) -> bytes:
-    """`dump_parts` joined: the snapshot's bytes, as `load` reads them."""
-    return b"".join(dump_parts(session))
+    """The snapshot's bytes, as `load` reads them (`dump_into` a buffer)."""
+    out = io.BytesIO()
+    dump_into(session, out)
+    return out.getvalue()
 
 
 def _unframe(data: bytes | memoryview) -> tuple[memoryview, list[memoryview]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import zlib
 from array import array
 from bisect import bisect_right
+from collections.abc import Iterator
 from typing import Any, overload
 
 
@@ -141,6 +142,18 @@ class BlockText:
 
     def __bytes__(self) -> bytes:
         return b"".join(map(zlib.decompress, self._blocks))
+
+    def chunks(self, start: int = 0, stop: int | None = None) -> Iterator[Any]:
+        """Bytes `[start, stop)` (all by default) block by block, each decompressed when asked for (a snapshot writes
+        them so: no whole copy)."""
+        start, stop = self._bounds(slice(start, stop))
+        i = bisect_right(self._starts, start) - 1
+        while start < stop:
+            base = self._starts[i]
+            block = zlib.decompress(self._blocks[i])
+            end = min(stop, base + len(block))
+            yield memoryview(block)[start - base : end - base]
+            start, i = end, i + 1
 
     @property
     def stored_bytes(self) -> int:

@@ -40,12 +40,14 @@ ranges of rows; `EntryTable` adds rows, builds an `Entry`, reads one entry's cel
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, overload
 
 from inspector.model import entries as m
 from inspector.storage import nums_layout as nl
 from inspector.storage.block_text import BlockText
+from inspector.storage.buffers import WholeBytes
 from inspector.storage.call_cells import (
     CALL_IDS_KIND,
     ODD_CELL,
@@ -218,24 +220,37 @@ class EntryTable(TableRanges, Sequence[m.Entry]):
         # meanwhile (perhaps of the old bytes) is not kept (`usage_total`).
         self._usage_total = (0, m.UsageSum()) if 0 <= old < rows else (rows, total)
 
+    @contextmanager
+    def snapshot_rows(self, rows_of: Callable[[list[Any]], Any]) -> Iterator[None]:
+        """While a snapshot is taken: `rows_of` (the row of the last entry with each of a list of ids: the tree's id
+        index) packs the parent ids (`PackedIds.pack`) instead of a dict of the ids built for it."""
+        self._snapshot_rows = rows_of
+        try:
+            yield
+        finally:
+            del self._snapshot_rows
+
     def snapshot_attrs(self) -> dict[str, Any]:
         """The attributes a snapshot stores (`inspector.session.snapshot`): the ids and the extras packed, the packed
-        numbers, call text and usage as `FrozenColumns` (out of band)."""
+        numbers, call text and usage as `FrozenColumns` (out of band: the columns themselves, or `WholeBytes` made as
+        they are written, not copies)."""
         attrs = dict(vars(self))
+        rows_of = attrs.pop("_snapshot_rows", None)
         ids, parent_ids = self.ids, self.parent_ids
-        packed = PackedIds.pack(ids, parent_ids)
+        packed = PackedIds.pack(ids, parent_ids, rows_of, for_snapshot=True)
         if packed is not None:
             attrs["_id_cols"] = (packed.count, packed, [], [])
         attrs["extras"] = PackedExtras.pack(self.extras)
         frozen = self._frozen
-        nums: bytes | bytearray = self.nums
-        call_text, usage = bytes(self.call_text), bytes(self.usage_buffer)
+        nums: Any = self.nums
         if frozen is not None:
             nums = nl.join_rows(nl.WideNums(frozen.nums) if frozen.wide else bytearray(frozen.nums), self.nums)
-            call_text, usage = bytes(frozen.call_text) + call_text, bytes(frozen.usage) + usage
+            call_text, usage = WholeBytes(frozen.call_text, self.call_text), WholeBytes(frozen.usage, self.usage_buffer)
+        else:
+            call_text, usage = WholeBytes(self.call_text), WholeBytes(self.usage_buffer)
         wide = type(nums) is nl.WideNums
         rows = len(nums) // (nl.WIDE_SIZE if wide else nl.NARROW_SIZE)
-        attrs["_frozen"] = FrozenColumns(rows, wide, bytes(nums), call_text, usage)
+        attrs["_frozen"] = FrozenColumns(rows, wide, WholeBytes(nums), call_text, usage)
         attrs["nums"], attrs["call_text"], attrs["usage_buffer"] = bytearray(), bytearray(), bytearray()
         return attrs
 

@@ -13,13 +13,15 @@ from __future__ import annotations
 import threading
 import zlib
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
+from collections import deque
 from collections.abc import Iterable
-from itertools import compress, repeat
-from operator import is_not, itemgetter, methodcaller
+from itertools import compress, count, repeat
+from operator import and_, call, eq, is_not, lshift, methodcaller, or_, rshift, sub
 from typing import Any, Protocol, cast
 
 from inspector.storage.buffers import Items, items_view, out_of_band
+from inspector.storage.heap import release_free_heap
 
 _utf8 = methodcaller("encode", "utf-8", "surrogatepass")  # lone surrogates (JSON allows them) encode too
 
@@ -56,12 +58,49 @@ class _ListSource:
         return len(self.ids)
 
 
-def _pick(values: list[int], positions: list[int]) -> list[int] | tuple[int, ...]:
-    """`[values[p] for p in positions]` at C speed."""
-    if len(positions) < 2:
-        return [values[p] for p in positions]
-    picked: tuple[int, ...] = itemgetter(*positions)(values)
-    return picked
+MISSING = -2
+"""`rows_of`'s row for a key no entry has."""
+SORT_BUCKETS = 16
+"""`_ranked` sorts the rows in this many buckets of the hash range, one at a time (a quarter of the memory of sorting
+them all at once, in less time)."""
+
+
+def _ranked(hashes: array[int]) -> array[int]:
+    """The rows in the order of their hashes (equal hashes in row order: a stable sort), as an array of rows. The keys
+    `hash << 32 | row` (sorted without a key function) are dealt into buckets by their top bits in one C-level pass,
+    kept as arrays (8 bytes a row, not an int object), and each bucket is sorted alone."""
+    buckets = [array("Q") for _ in range(SORT_BUCKETS)]
+    top = 64 - (SORT_BUCKETS - 1).bit_length()
+    keys = map(or_, map(lshift, hashes, repeat(32)), count())
+    deal = map([b.append for b in buckets].__getitem__, map(rshift, hashes, repeat(top - 32)))
+    deque(map(call, deal, keys), maxlen=0)
+    order = array("i")
+    for k in range(SORT_BUCKETS):
+        ranked = sorted(buckets[k])
+        buckets[k] = array("Q")
+        order.extend(map(and_, ranked, repeat(0xFFFFFFFF)))
+    return order
+
+
+def _rows_in_flat(hashes: Items, order: Items, ids: list[str | None], keys: list[Any]) -> array[int]:
+    """The row of the last entry with each of `keys` in a flat table over `ids` (`MISSING` for a key no entry has, None
+    or not a string too). C-level passes, no int object kept a key: the hash of each key, its last equal hash
+    (bisect), that row's id compared; only a key whose hash is not its id's (absent, or sharing a hash with another
+    id) is looked for one by one."""
+    if any(map(is_not, map(type, keys), repeat(str))):
+        set(compress(keys, map(is_not, map(type, keys), repeat(str))))  # TypeError for an unhashable key, as a dict's
+    if not hashes:
+        return array("i", repeat(MISSING, len(keys)))
+    wanted = array("I", map(zlib.crc32, map(_utf8, map(format, keys))))  # a key not a string: never found (below)
+    found = array("i", map(order.__getitem__, map(sub, map(bisect_right, repeat(hashes), wanted), repeat(1))))
+    for k in compress(count(), map(is_not, map(eq, map(ids.__getitem__, found), keys), repeat(True))):
+        row, at, key = MISSING, bisect_left(hashes, wanted[k]), keys[k]
+        while type(key) is str and at < len(hashes) and hashes[at] == wanted[k]:
+            if ids[order[at]] == key:
+                row = order[at]
+            at += 1
+        found[k] = row
+    return found
 
 
 class IdIndex:
@@ -105,14 +144,14 @@ class IdIndex:
             present = list(compress(range(len(ids)), map(is_not, ids, repeat(None))))
             named = list(map(ids.__getitem__, present))
         try:
-            hashes = list(map(zlib.crc32, map(str.encode, named)))  # type: ignore[arg-type]
+            hashes = array("I", map(zlib.crc32, map(str.encode, named)))  # type: ignore[arg-type]
         except UnicodeEncodeError:  # a lone surrogate
-            hashes = list(map(zlib.crc32, map(_utf8, named)))
-        ranked = sorted(range(len(hashes)), key=hashes.__getitem__)  # stable: equal hashes keep file order
+            hashes = array("I", map(zlib.crc32, map(_utf8, named)))
+        order = _ranked(hashes)
         index = cls.__new__(cls)
         index._dict = None
-        index._hashes = array("I", _pick(hashes, ranked))
-        index._order = array("i", ranked if type(present) is range else _pick(present, ranked))
+        index._hashes = array("I", map(hashes.__getitem__, order))
+        index._order = order if type(present) is range else array("i", map(present.__getitem__, order))
         index._rows = len(ids)
         index._ids = _ListSource(ids)
         index._added = {}
@@ -234,6 +273,37 @@ class IdIndex:
         return f"IdIndex({form})"
 
     # -- the dict -------------------------------------------------------------------------------------
+
+    def rows_of(self, keys: list[Any]) -> array[int] | None:
+        """The row of the last entry with each of `keys` (`MISSING` for a key no entry has), from the dict or the
+        flat table, without building anything; None when the index cannot tell alone (a restored table with ids
+        added since)."""
+        if self._dict is not None:
+            return array("i", map(self._dict.get, keys, repeat(MISSING)))
+        ids = self._ids
+        if self._added or ids is None or self._rows != len(ids):
+            return None
+        return _rows_in_flat(self._hashes, self._order, ids.ids, keys)
+
+    def flatten(self) -> None:
+        """Give the dict up for the flat table (as a snapshot stores it): for a process that writes the snapshot and
+        ends, the dict's memory (~60 bytes an id) is where the snapshot is made. Lookups through the index keep
+        working (`_flat_get`); the dict is emptied, so a lookup bound to it elsewhere must be bound again
+        (`Session._link_reader`) or not used."""
+        ids = self._ids
+        if self._dict is None or ids is None:
+            return
+        id_list = ids.ids
+        if not set(map(type, id_list)) <= {str, type(None)}:
+            return  # kept as a dict (see `flat_over`)
+        with self._lock:
+            mapping, self._dict, self._added = self._dict, None, {}
+            mapping.clear()  # emptied, not only dropped: a lookup bound to it (`Session._link_reader`) would keep it whole
+            release_free_heap()  # the dict's pages back first: freed in the middle of the heap, they stay resident
+            flat = IdIndex.flat_over(id_list)
+            assert flat is not None
+            self._hashes, self._order, self._rows, self._lookups = flat._hashes, flat._order, flat._rows, 0
+        release_free_heap()  # and the sort's
 
     @property
     def is_flat(self) -> bool:

@@ -12,11 +12,12 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterator, Mapping
-from itertools import accumulate
-from pickle import PickleBuffer
+from itertools import accumulate, repeat
+from operator import add
 from typing import Any
 
 from inspector.storage.block_text import BlockText
+from inspector.storage.buffers import Span, WholeBytes, out_of_band
 
 
 class PackedExtras(Mapping[int, Any]):
@@ -68,10 +69,43 @@ class PackedExtras(Mapping[int, Any]):
     @classmethod
     def pack(cls, extras: Mapping[int, Any]) -> PackedExtras:
         """`extras` (row -> cell) packed (a packed table with no added cell: itself)."""
-        if type(extras) is PackedExtras and not extras.added:
-            if type(extras.text) is BlockText:  # a snapshot stores the text whole (read where it lies once restored)
-                return cls(extras.rows, extras.ends, bytes(extras.text), extras.odd)
+        if type(extras) is PackedExtras:
+            if extras.added:
+                return cls._appended(extras)
+            if type(extras.text) is BlockText:  # a snapshot stores the text whole (read where it lies once restored),
+                return cls(extras.rows, extras.ends, WholeBytes(extras.text), extras.odd)  # made as it is written
             return extras
+        return cls._packed(extras)
+
+    @classmethod
+    def _appended(cls, extras: PackedExtras) -> PackedExtras:
+        """A packed table with cells added since (rows of their own, between or after its rows): its text in spans
+        between the added JSON cells (`WholeBytes`: nothing joined, nothing decompressed until written); packed anew
+        when an added cell has a row the table holds."""
+        rows_in, ends_in, text = extras.rows, extras.ends, extras.text
+        added = sorted(extras.added.items())
+        at_rows = [bisect_left(rows_in, row) for row, _ in added]
+        if any(k < len(rows_in) and rows_in[k] == row for k, (row, _) in zip(at_rows, added)) or any(row in extras.odd for row, _ in added):
+            return cls._packed(extras)
+        rows, ends, parts = array("q"), array("q"), list[Any]()
+        size = taken = 0
+        for k, (row, cell) in [*zip(at_rows, added), (len(rows_in), (-1, None))]:
+            if taken < k:  # the packed cells before this one, as they are
+                start, stop = (ends_in[taken - 1] if taken else 0), ends_in[k - 1]
+                rows.extend(rows_in[taken:k])
+                ends.extend(map(add, ends_in[taken:k], repeat(size - start)) if size != start else ends_in[taken:k])
+                parts.append(Span(text, start, stop))
+                size, taken = size + stop - start, k
+            if type(cell) is bytes:
+                size += len(cell)
+                rows.append(row)
+                ends.append(size)
+                parts.append(cell)
+        odd = {**extras.odd, **{row: cell for row, cell in added if type(cell) is not bytes}}
+        return cls(rows, ends, WholeBytes(*parts), odd)
+
+    @classmethod
+    def _packed(cls, extras: Mapping[int, Any]) -> PackedExtras:
         cells = sorted(extras.items())
         json_cells = [(row, cell) for row, cell in cells if type(cell) is bytes]
         text = b"".join(cell for _, cell in json_cells)
@@ -88,7 +122,7 @@ class PackedExtras(Mapping[int, Any]):
         packed = PackedExtras.pack(self) if self.added else self
         if type(packed.text) is BlockText:  # a worker's run: its blocks as they are (`pack` makes a snapshot's whole)
             return (PackedExtras, (packed.rows, packed.ends, packed.text, packed.odd))
-        text = PickleBuffer(packed.text) if isinstance(protocol, int) and protocol >= 5 else bytes(packed.text)
+        text = out_of_band(packed.text, protocol)
         return (PackedExtras, (packed.rows, packed.ends, text, packed.odd))
 
     def get(self, row: int, default: Any = None) -> Any:  # type: ignore[override]

@@ -10,10 +10,14 @@ builds both lists (a parent id is then its parent's string object again, as the 
 from __future__ import annotations
 
 from array import array
-from itertools import accumulate, chain, repeat
+from collections.abc import Callable, Iterator
+from itertools import accumulate, chain, compress, repeat
+from operator import is_, methodcaller
 from typing import Any
 
-from inspector.storage.buffers import Items, items_view, out_of_band
+from inspector.storage.buffers import Items, WholeBytes, items_view, out_of_band
+
+_utf8 = methodcaller("encode", "utf-8", "surrogatepass")
 
 _NONE = -1
 """`parents` value of a null parent id."""
@@ -42,29 +46,39 @@ class PackedIds:
         return (_restored, (self.text, ends_code, columns, self.odd, self.parent_odd))
 
     @classmethod
-    def pack(cls, ids: list[Any], parent_ids: list[Any]) -> PackedIds | None:
-        """Both lists packed, or None when they cannot be (of different lengths, or a parent id that is not hashable)."""
+    def pack(cls, ids: list[Any], parent_ids: list[Any], rows_of: Callable[[list[Any]], Items | None] | None = None, *,
+             for_snapshot: bool = False) -> PackedIds | None:
+        """Both lists packed, or None when they cannot be (of different lengths, or a parent id that is not hashable).
+        `rows_of`: gives the row of the last entry with each of a list of ids (`_ODD` for none, None when it cannot
+        tell), when the caller has it (the tree's id index): no dict of the ids is built then. `for_snapshot`: only
+        to be pickled, the text a `WholeBytes` of the ids' UTF-8 (`IdText`: made as the snapshot writes it)."""
         if len(ids) != len(parent_ids):
             return None
+        rows: Items | None = None
         if set(map(type, ids)) <= {str}:
             odd: dict[int, Any] = {}
             named = ids
-            row_of: dict[Any, int] = dict(zip(ids, range(len(ids))))  # the last entry with an id wins
+            try:
+                rows = None if rows_of is None else rows_of(parent_ids)
+            except TypeError:  # an unhashable parent id
+                return None
+            row_of: dict[Any, int] = {} if rows is not None else dict(zip(ids, range(len(ids))))  # the last entry with an id wins
         else:
             odd = {i: v for i, v in enumerate(ids) if type(v) is not str}
             named = ["" if type(v) is not str else v for v in ids]
             row_of = {v: i for i, v in enumerate(ids) if type(v) is str}
-        text = "".join(named)
-        ends = array("q", accumulate(map(len, named)))
-        if not ends or ends[-1] < 2**31:
-            ends = array("i", ends)
-        row_of[None] = _NONE
+        text: Any = WholeBytes(IdText(named)) if for_snapshot else "".join(named)
+        total = sum(map(len, named))
+        ends = array("i" if total < 2**31 else "q", accumulate(map(len, named)))
         try:
-            rows = list(map(row_of.get, parent_ids, repeat(_ODD)))
+            if rows is None:
+                rows = array("i", map(row_of.get, parent_ids, repeat(_ODD)))  # a null parent id too: `_NONE` below
         except TypeError:  # an unhashable parent id
             return None
+        for i in compress(range(len(rows)), map(is_, parent_ids, repeat(None))) if None in parent_ids else ():
+            rows[i] = _NONE
         parent_odd = {i: parent_ids[i] for i, r in enumerate(rows) if r == _ODD} if _ODD in rows else {}
-        return cls(text, ends, odd, array("i", rows), parent_odd)
+        return cls(text, ends, odd, rows, parent_odd)
 
     def id_of(self, i: int) -> Any:
         """The id of row `i` (0 <= i < count)."""
@@ -94,5 +108,30 @@ class PackedIds:
         return ids, parent_ids
 
 
-def _restored(text: str, ends_code: str, columns: tuple[Any, Any], odd: dict[int, Any], parent_odd: dict[int, Any]) -> PackedIds:
+class IdText:
+    """The ids laid end to end as UTF-8 (lone surrogates passed, as a pickled string), made a block of ids at a time
+    (`chunks`): a snapshot writes the ids' text without joining it first."""
+
+    __slots__ = ("ids", "nbytes")
+
+    BLOCK = 1 << 14
+    """Ids encoded at a time."""
+
+    def __init__(self, ids: list[str]) -> None:
+        self.ids = ids
+        ascii_only = all(map(str.isascii, ids))
+        self.nbytes = sum(map(len, ids)) if ascii_only else sum(map(len, map(_utf8, ids)))
+
+    def __len__(self) -> int:
+        return self.nbytes
+
+    def chunks(self) -> Iterator[bytes]:
+        ids = self.ids
+        for at in range(0, len(ids), self.BLOCK):
+            yield _utf8("".join(ids[at : at + self.BLOCK]))
+
+
+def _restored(text: Any, ends_code: str, columns: tuple[Any, Any], odd: dict[int, Any], parent_odd: dict[int, Any]) -> PackedIds:
+    if type(text) is not str:  # written as UTF-8 (`IdText`)
+        text = str(text, "utf-8", "surrogatepass")
     return PackedIds(text, items_view(columns[0], ends_code), odd, items_view(columns[1], "i"), parent_odd)

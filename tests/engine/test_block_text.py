@@ -5,6 +5,7 @@ from __future__ import annotations
 import pickle
 
 from inspector.storage.block_text import BlockText
+from inspector.storage.buffers import WholeBytes
 from inspector.storage.packed_extras import PackedExtras
 
 
@@ -31,8 +32,10 @@ def test_packed_extras_over_blocks_travel_as_blocks_and_pack_as_one_text() -> No
     assert [table[row] for row in range(6)] == [b'{"id":"%d"}' % row for row in range(6)]
     back = pickle.loads(pickle.dumps(table, protocol=5))  # a worker's run: the blocks travel as they are
     assert type(back.text) is BlockText and dict(back.items()) == dict(table.items())
-    whole = PackedExtras.pack(table)  # what a snapshot stores: one text
-    assert type(whole.text) is bytes and dict(whole.items()) == dict(table.items())
+    whole = PackedExtras.pack(table)  # what a snapshot stores: one text, made whole as it is written
+    assert type(whole.text) is WholeBytes and bytes(whole.text) == bytes(table.text)
+    again = pickle.loads(pickle.dumps(whole, protocol=5))
+    assert type(again.text) is bytes and dict(again.items()) == dict(table.items())
 
 
 def test_reads_across_blocks_and_overwrites_in_place() -> None:

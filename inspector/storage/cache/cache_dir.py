@@ -17,8 +17,8 @@ import struct
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: a replayed memo imports as little as it can
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import Any
+    from collections.abc import Callable, Sequence
+    from typing import Any, BinaryIO
 
     from inspector.base.clock import Clock
 
@@ -200,16 +200,24 @@ def discard(directory: str | os.PathLike[str], name: str) -> None:
 
 
 def write_entry(directory: str | os.PathLike[str], name: str, header: dict[str, Any],
-                payload: bytes | memoryview | Sequence[bytes | memoryview], *, durable: bool = True) -> bool:
+                payload: bytes | memoryview | Sequence[bytes | memoryview] | Callable[[BinaryIO], object], *,
+                durable: bool = True) -> bool:
     """Write an entry atomically (temp + fsync + rename), then evict the least recently used entries. `durable=False`:
     no fsync, for an entry whose header lets a reader tell it whole (a crash may leave it short or zeroed). A
-    `payload` given as a sequence of pieces is written piece by piece (never joined: no copy of a big payload).
+    `payload` given as a sequence of pieces is written piece by piece (never joined: no copy of a big payload); given
+    as a callable, it writes the payload itself into the file it is passed (seekable, after the header: an index
+    snapshot made as it is written), and any exception it raises is a failure to write.
 
     Returns False (and leaves no temporary file) when it could not be written or alone exceeds the bound.
     """
     head = encode_header(header)
     limit = max_bytes()
-    pieces = [payload] if isinstance(payload, (bytes, bytearray, memoryview)) else list(payload)
+    writer = payload if callable(payload) else None
+    pieces: list[Any] = []
+    if isinstance(payload, (bytes, bytearray, memoryview)):
+        pieces = [payload]
+    elif not callable(payload):
+        pieces = list(payload)
     if len(head) + sum(memoryview(p).nbytes for p in pieces) > limit:
         return False
     tmp = os.path.join(directory, f".{name}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
@@ -220,13 +228,17 @@ def write_entry(directory: str | os.PathLike[str], name: str, header: dict[str, 
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(head)
+            if writer is not None:
+                writer(f)
+                if f.tell() > limit:
+                    raise OSError("the entry alone exceeds the cache's bound")
             for piece in pieces:
                 f.write(piece)
             f.flush()
             if durable:
                 os.fsync(f.fileno())
         os.replace(tmp, os.path.join(directory, name))
-    except OSError:
+    except Exception:  # OSError, or whatever a payload writer raised
         try:
             os.unlink(tmp)
         except OSError:
