@@ -151,6 +151,12 @@ class TableRanges(TableColumns):
 
 
 def _bytes_at(text: Any, positions: array[int]) -> bytes:
-    """The byte of `text` at each of `positions` (non-decreasing); 0 for a position at or past its end."""
+    """The byte of `text` at each of `positions` (non-decreasing); 0 for a position at or past its end. A
+    `BlockText` (zlib blocks) gives the span the positions cover once, not a block lookup per byte."""
     inside = bisect_left(positions, len(text))
-    return bytes(map(text.__getitem__, positions[:inside])) + bytes(len(positions) - inside)
+    wanted = positions[:inside]
+    if inside and isinstance(text, BlockText):
+        low = wanted[0]
+        text = text[low : wanted[-1] + 1]
+        wanted = array(wanted.typecode, map(operator.sub, wanted, repeat(low)))
+    return bytes(map(text.__getitem__, wanted)) + bytes(len(positions) - inside)

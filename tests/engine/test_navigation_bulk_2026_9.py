@@ -153,3 +153,30 @@ def test_the_bench_shapes_navigate_alike(tmp_path: Path) -> None:
         entries = tree.entries
         assert _alike(tree), shape
         assert any(entries.type_of(i) != m.MESSAGE for i in range(len(entries)))
+
+
+def test_a_worker_read_table_navigates_alike(tmp_path: Path, monkeypatch) -> None:
+    """A table the workers packed keeps its call text as zlib blocks (`BlockText`): the bulk reads over it
+    (`call_kinds_in`, `flag_bytes_in`) equal the per-row reads, and the navigation the row-by-row one."""
+    from inspector.read import parallel as par
+    from inspector.storage.block_text import BlockText
+
+    monkeypatch.setenv("SESSION_INSPECTOR_WORKERS", "2")
+    monkeypatch.setattr(par, "PARALLEL_MIN_BYTES", 0)
+    path = tmp_path / "thinking.jsonl"
+    bench_generator().generate(path, entries=3000, seed=9, shape="thinking")
+    tree = open_session(path, RULES).tree
+    entries = tree.entries
+    assert isinstance(entries.call_text, BlockText), "the worker path was taken"
+    n = len(entries)
+    for a, b in [(0, n), (1, n // 2), (n // 3, n - 1)]:
+        kinds = entries.call_kinds_in(a, b)
+        for i in range(a, b):
+            calls = entries.calls_of(i)
+            if calls is None:
+                assert kinds[i - a] == 0
+            elif kinds[i - a] == CALL_IDS_KIND:
+                assert entries.tool_call_ids_of(i) and entries.tool_call_id_of(i) is None
+            else:
+                assert kinds[i - a] and entries.tool_call_id_of(i) is not None
+    assert _alike(tree)
