@@ -25,12 +25,13 @@ from widgets.transcript import model as transcript_model
 from widgets.transcript.model import TranscriptModel
 
 MAX_BLOCK = 0.100
-NOT_YET = {"z": 0.200, "p": 0.200}
+NOT_YET = {"z": 0.200, "p": 0.200, "t": 0.250}
 """Keys still over `MAX_BLOCK` at times, with the bound they are held to meanwhile: `z` (zoom the message, and back)
 30-120 ms: Textual lays out and repaints the whole screen, and restyles the focus change (its restyle of the screen's
 `-maximized-view` class, every node, is already cut to the screen and the zoomed widget); `p` 40-55 ms quiet, 60-78
 ms with the machine loaded and 112 ms once in the whole suite: Textual re-renders the overlay's ~80 widgets when its
-top panels fill in."""
+top panels fill in; `t` (the next colour theme) ~60-116 ms: Textual restyles and repaints every widget of the app
+with the new theme's variables."""
 SIZE = (160, 48)
 KEYS = (
     "C", "escape", "o", "o", "b", "u", "U", "c", "w", "escape", "s", "s", "m", "escape", "slash", "r", "a", "t", "e", "enter", "escape",
