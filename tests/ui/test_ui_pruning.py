@@ -233,7 +233,7 @@ async def test_editing_soft_trim_max_chars_changes_actions_and_totals(fixture, u
 @pytest.mark.anyio
 async def test_typing_is_debounced_into_one_preview(fixture, ui):
     session, touch = fixture
-    pilot = await ui.run(make_app(session, touch, debounce=0.3), SIZE)
+    pilot = await ui.run(make_app(session, touch, debounce=1.0), SIZE)
     screen = await settle(pilot)
     generation = screen._generation
     panel = screen.query_one(PruningSettingsPanel)
